@@ -1,0 +1,103 @@
+"""genqsim: a quantum-circuit simulator whose routines run on any array of numbers.
+
+>>> import genqsim as gq
+>>> c = gq.Circuit(2).h(0).cx(0, 1)
+>>> gq.simulate(c, numbers="sympy").amplitudes.tolist()
+[sqrt(2)/2, 0, 0, sqrt(2)/2]
+"""
+
+from __future__ import annotations
+
+from . import gates, library
+from .backends import available_backends, get_backend, register_backend, select_backend
+from .circuit import Circuit, Operation, parameters
+from .errors import (
+    ControlTargetOverlapError,
+    ControlValueError,
+    DuplicateQubitError,
+    GenqsimError,
+    InvalidProbabilityError,
+    MatrixShapeError,
+    NonFiniteError,
+    NotNumericError,
+    NotUnitaryError,
+    NumberTypeError,
+    PauliSyntaxError,
+    QubitCountMismatchError,
+    QubitIndexError,
+    StateShapeError,
+    StateTooLargeError,
+    UnboundParameterError,
+    UnknownBackendError,
+    UnknownGateError,
+    UnknownNumberSystemError,
+    UnknownParameterError,
+)
+from .gates import Gate, GateKind, MatrixGate, PauliRotation, gate
+from .numbers import NumberSystem, available_number_systems, get_number_system
+from .pauli import PauliSum
+from .state import StateVector, basis, expectation, simulate, zeros
+
+__version__ = "0.1.0"
+
+
+def simplify(value):
+    """Simplify a symbolic result: an expression, or each entry of an array or StateVector."""
+    import numpy as np
+    import sympy
+
+    if isinstance(value, StateVector):
+        value = value.amplitudes
+    if isinstance(value, np.ndarray):
+        out = np.empty_like(value)
+        out.reshape(-1)[:] = [sympy.simplify(v) for v in value.reshape(-1)]
+        return out
+    return sympy.simplify(value)
+
+
+__all__ = [
+    "Circuit",
+    "ControlTargetOverlapError",
+    "ControlValueError",
+    "DuplicateQubitError",
+    "Gate",
+    "GateKind",
+    "GenqsimError",
+    "InvalidProbabilityError",
+    "MatrixGate",
+    "MatrixShapeError",
+    "NonFiniteError",
+    "NotNumericError",
+    "NotUnitaryError",
+    "NumberSystem",
+    "NumberTypeError",
+    "Operation",
+    "PauliRotation",
+    "PauliSum",
+    "PauliSyntaxError",
+    "QubitCountMismatchError",
+    "QubitIndexError",
+    "StateShapeError",
+    "StateTooLargeError",
+    "StateVector",
+    "UnboundParameterError",
+    "UnknownBackendError",
+    "UnknownGateError",
+    "UnknownNumberSystemError",
+    "UnknownParameterError",
+    "available_backends",
+    "available_number_systems",
+    "basis",
+    "expectation",
+    "gate",
+    "gates",
+    "get_backend",
+    "get_number_system",
+    "library",
+    "parameters",
+    "register_backend",
+    "select_backend",
+    "simplify",
+    "simulate",
+    "zeros",
+]

@@ -1,0 +1,451 @@
+"""Circuits: ordered operations on ``n_qubits`` qubits, built with chained methods.
+
+Qubit 0 is the least-significant bit of a basis index. Parameters are SymPy symbols (strings
+passed as parameters become real symbols of that name), so the same circuit runs numerically
+after :meth:`Circuit.bind` or symbolically as it is.
+"""
+
+from __future__ import annotations
+
+import numbers as _abc
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .errors import (
+    QubitCountMismatchError,
+    QubitIndexError,
+    UnknownParameterError,
+)
+from .gates import Barrier, Gate, GateKind, MatrixGate, NamedGate, PauliRotation
+from .numbers import to_python_complex
+from .validation import as_qubit_tuple, check_operation_qubits
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A gate on ``targets``, applied where every control qubit holds its control value."""
+
+    gate: Gate
+    targets: tuple[int, ...]
+    controls: tuple[int, ...] = ()
+    control_values: tuple[int, ...] = ()
+
+    @property
+    def qubits(self) -> tuple[int, ...]:
+        """Every qubit the operation involves: controls, then targets."""
+        return self.controls + self.targets
+
+    @property
+    def kind(self) -> GateKind:
+        return self.gate.kind
+
+    def inverse(self) -> Operation:
+        return Operation(self.gate.inverse(), self.targets, self.controls, self.control_values)
+
+    def bind(self, mapping: Mapping) -> Operation:
+        return Operation(self.gate.bind(mapping), self.targets, self.controls, self.control_values)
+
+    def remapped(self, qubit_map: Sequence[int]) -> Operation:
+        """The operation with each qubit ``q`` renamed ``qubit_map[q]``."""
+        return Operation(
+            self.gate,
+            tuple(qubit_map[q] for q in self.targets),
+            tuple(qubit_map[q] for q in self.controls),
+            self.control_values,
+        )
+
+    def __str__(self) -> str:
+        ctrl = ""
+        if self.controls:
+            pairs = ", ".join(f"{q}={v}" for q, v in zip(self.controls, self.control_values))
+            ctrl = f" if [{pairs}]"
+        return f"{self.gate!r} on {list(self.targets)}{ctrl}"
+
+
+def parameters(names: str | Iterable[str]) -> tuple[sympy.Symbol, ...]:
+    """Real SymPy symbols for circuit parameters: ``a, b = gq.parameters("a b")``;
+    ranges as in SymPy (``gq.parameters("t0:4")`` gives t0..t3).
+
+    Real symbols let conjugates, probabilities and expectation values simplify correctly.
+    """
+    if not isinstance(names, str):
+        names = " ".join(names)
+    return tuple(sympy.symbols(names.replace(",", " "), real=True, seq=True))
+
+
+def _bind_value(value: Any, name: str) -> sympy.Basic:
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (_abc.Number, np.number)):
+        raise TypeError(f"value for parameter {name} must be a number, got {value!r}")
+    to_python_complex(value, f"value for parameter {name}")  # refuses NaN and infinities
+    return sympy.sympify(value.item() if isinstance(value, np.generic) else value)
+
+
+class Circuit:
+    """An ordered list of :class:`Operation` on ``n_qubits`` qubits.
+
+    Builder methods (``h``, ``cx``, ``rz``, ``unitary``, ...) append and return the circuit, so
+    calls chain: ``Circuit(2).h(0).cx(0, 1)``.
+    """
+
+    def __init__(self, n_qubits: int, operations: Iterable[Operation] = ()) -> None:
+        if isinstance(n_qubits, bool) or not isinstance(n_qubits, (_abc.Integral, np.integer)):
+            raise TypeError(f"n_qubits must be an integer, got {n_qubits!r}")
+        if n_qubits < 0:
+            raise QubitIndexError(f"n_qubits must be non-negative, got {n_qubits}")
+        self.n_qubits = int(n_qubits)
+        self._ops: list[Operation] = []
+        for op in operations:
+            self._append_op(op)
+
+    # -- core ---------------------------------------------------------------------------------
+    @property
+    def operations(self) -> tuple[Operation, ...]:
+        return tuple(self._ops)
+
+    def _append_op(self, op: Operation) -> None:
+        t, c, v = check_operation_qubits(
+            self.n_qubits, op.targets, op.controls, op.control_values or None, op.gate.n_qubits
+        )
+        self._ops.append(Operation(op.gate, t, c, v))
+
+    def append(
+        self,
+        gate: Gate | str,
+        targets: int | Sequence[int],
+        controls: int | Sequence[int] = (),
+        control_values: int | Sequence[int] | None = None,
+    ) -> Circuit:
+        """Append a gate (a :class:`Gate` or a library name) on ``targets`` under controls."""
+        g = NamedGate(gate) if isinstance(gate, str) else gate
+        if not isinstance(g, Gate):
+            raise TypeError(f"expected a Gate or gate name, got {gate!r}")
+        t, c, v = check_operation_qubits(
+            self.n_qubits, targets, controls, control_values, g.n_qubits
+        )
+        self._ops.append(Operation(g, t, c, v))
+        return self
+
+    def _named(self, name: str, params: Sequence[Any], targets, controls=(), values=None):
+        return self.append(NamedGate(name, *params), targets, controls, values)
+
+    # -- one-qubit gates ----------------------------------------------------------------------
+    def id(self, q: int) -> Circuit:
+        return self._named("id", (), q)
+
+    def x(self, q: int) -> Circuit:
+        return self._named("x", (), q)
+
+    def y(self, q: int) -> Circuit:
+        return self._named("y", (), q)
+
+    def z(self, q: int) -> Circuit:
+        return self._named("z", (), q)
+
+    def h(self, q: int) -> Circuit:
+        return self._named("h", (), q)
+
+    def s(self, q: int) -> Circuit:
+        return self._named("s", (), q)
+
+    def sdg(self, q: int) -> Circuit:
+        return self._named("sdg", (), q)
+
+    def t(self, q: int) -> Circuit:
+        return self._named("t", (), q)
+
+    def tdg(self, q: int) -> Circuit:
+        return self._named("tdg", (), q)
+
+    def sx(self, q: int) -> Circuit:
+        return self._named("sx", (), q)
+
+    def sxdg(self, q: int) -> Circuit:
+        return self._named("sxdg", (), q)
+
+    def rx(self, theta: Any, q: int) -> Circuit:
+        return self._named("rx", (theta,), q)
+
+    def ry(self, theta: Any, q: int) -> Circuit:
+        return self._named("ry", (theta,), q)
+
+    def rz(self, theta: Any, q: int) -> Circuit:
+        return self._named("rz", (theta,), q)
+
+    def p(self, lam: Any, q: int) -> Circuit:
+        """Phase gate ``diag(1, exp(i lam))``."""
+        return self._named("p", (lam,), q)
+
+    def u(self, theta: Any, phi: Any, lam: Any, q: int) -> Circuit:
+        """``U(theta, phi, lam)`` as in OpenQASM / Qiskit."""
+        return self._named("u", (theta, phi, lam), q)
+
+    u3 = u
+
+    # -- controlled gates ---------------------------------------------------------------------
+    def cx(self, control: int, target: int) -> Circuit:
+        return self._named("x", (), target, control)
+
+    cnot = cx
+
+    def cy(self, control: int, target: int) -> Circuit:
+        return self._named("y", (), target, control)
+
+    def cz(self, control: int, target: int) -> Circuit:
+        return self._named("z", (), target, control)
+
+    def ch(self, control: int, target: int) -> Circuit:
+        return self._named("h", (), target, control)
+
+    def cp(self, lam: Any, control: int, target: int) -> Circuit:
+        return self._named("p", (lam,), target, control)
+
+    def crx(self, theta: Any, control: int, target: int) -> Circuit:
+        return self._named("rx", (theta,), target, control)
+
+    def cry(self, theta: Any, control: int, target: int) -> Circuit:
+        return self._named("ry", (theta,), target, control)
+
+    def crz(self, theta: Any, control: int, target: int) -> Circuit:
+        return self._named("rz", (theta,), target, control)
+
+    def cu(self, theta: Any, phi: Any, lam: Any, gamma: Any, control: int, target: int) -> Circuit:
+        """Controlled ``exp(i gamma) U(theta, phi, lam)`` (Qiskit's ``CUGate``)."""
+        return self._named("u", (theta, phi, lam, gamma), target, control)
+
+    def ccx(self, control1: int, control2: int, target: int) -> Circuit:
+        return self._named("x", (), target, (control1, control2))
+
+    toffoli = ccx
+
+    def mcx(self, controls: Sequence[int], target: int, control_values=None) -> Circuit:
+        """X on ``target`` controlled by any number of qubits."""
+        return self._named("x", (), target, controls, control_values)
+
+    def cswap(self, control: int, a: int, b: int) -> Circuit:
+        return self._named("swap", (), (a, b), control)
+
+    fredkin = cswap
+
+    # -- two-qubit gates ----------------------------------------------------------------------
+    def swap(self, a: int, b: int) -> Circuit:
+        return self._named("swap", (), (a, b))
+
+    def iswap(self, a: int, b: int) -> Circuit:
+        return self._named("iswap", (), (a, b))
+
+    def rxx(self, theta: Any, a: int, b: int) -> Circuit:
+        return self._named("rxx", (theta,), (a, b))
+
+    def ryy(self, theta: Any, a: int, b: int) -> Circuit:
+        return self._named("ryy", (theta,), (a, b))
+
+    def rzz(self, theta: Any, a: int, b: int) -> Circuit:
+        return self._named("rzz", (theta,), (a, b))
+
+    def pauli_rotation(self, pauli: str, theta: Any, qubits: Sequence[int]) -> Circuit:
+        """``exp(-i theta P / 2)``; ``pauli[i]`` acts on ``qubits[i]``."""
+        return self.append(PauliRotation(pauli, theta), qubits)
+
+    # -- arbitrary matrices and control ---------------------------------------------------------
+    def unitary(
+        self,
+        matrix: Any,
+        targets: int | Sequence[int],
+        controls: int | Sequence[int] = (),
+        control_values: int | Sequence[int] | None = None,
+        *,
+        name: str = "unitary",
+        check_unitary: bool = True,
+    ) -> Circuit:
+        """Any ``2**k x 2**k`` matrix on ``targets`` (``targets[0]`` = least-significant bit
+        of the matrix index), optionally controlled; numeric matrices are checked unitary."""
+        return self.append(
+            MatrixGate(matrix, name, check_unitary), targets, controls, control_values
+        )
+
+    def controlled(
+        self,
+        operation: Gate | str | Circuit,
+        targets: int | Sequence[int] | None = None,
+        controls: int | Sequence[int] = (),
+        control_values: int | Sequence[int] | None = None,
+    ) -> Circuit:
+        """Append ``operation`` under extra controls: a gate (with ``targets``) or a whole
+        circuit (its qubit ``i`` mapped to ``targets[i]``, identity map when omitted)."""
+        if isinstance(operation, Circuit):
+            qubit_map = tuple(range(operation.n_qubits)) if targets is None else targets
+            qubit_map = as_qubit_tuple(qubit_map, self.n_qubits, "target")
+            if len(qubit_map) != operation.n_qubits:
+                raise QubitCountMismatchError(
+                    f"circuit has {operation.n_qubits} qubits but {len(qubit_map)} targets given"
+                )
+            _, c, v = check_operation_qubits(self.n_qubits, qubit_map, controls, control_values)
+            new_ops = []
+            for op in operation.operations:
+                if op.kind is GateKind.BARRIER:
+                    continue
+                mapped = op.remapped(qubit_map)
+                check_operation_qubits(self.n_qubits, mapped.targets, mapped.controls + c)
+                new_ops.append(
+                    Operation(
+                        mapped.gate, mapped.targets, mapped.controls + c, mapped.control_values + v
+                    )
+                )
+            self._ops.extend(new_ops)
+            return self
+        if targets is None:
+            raise TypeError("controlled(gate, ...) needs targets")
+        return self.append(operation, targets, controls, control_values)
+
+    def barrier(self, *qubits: int) -> Circuit:
+        """A barrier on ``qubits`` (all when none given): no effect on the state, but gates are
+        never fused or reordered across it."""
+        qs = qubits or tuple(range(self.n_qubits))
+        if len(qs) == 1 and not isinstance(qs[0], (_abc.Integral, np.integer)):
+            qs = tuple(qs[0])
+        return self.append(Barrier(len(qs)), qs)
+
+    # -- whole-circuit transformations ----------------------------------------------------------
+    @property
+    def parameters(self) -> tuple[sympy.Symbol, ...]:
+        """Free parameters in order of first appearance (sorted by name within one gate)."""
+        seen: dict[sympy.Symbol, None] = {}
+        for op in self._ops:
+            for s in sorted(op.gate.free_symbols, key=str):
+                seen.setdefault(s, None)
+        return tuple(seen)
+
+    def bind(self, values: Mapping[Any, Any]) -> Circuit:
+        """A new circuit with parameters replaced by values (numbers or SymPy expressions).
+
+        Keys are symbols or their names; unknown keys raise ``UnknownParameterError``. Python
+        floats bind as floats (so numeric runs stay fast), SymPy values stay exact.
+        """
+        by_name = {str(p): p for p in self.parameters}
+        mapping: dict[sympy.Symbol, Any] = {}
+        for key, value in values.items():
+            name = key if isinstance(key, str) else str(key)
+            if name not in by_name:
+                known = ", ".join(by_name) or "none"
+                raise UnknownParameterError(
+                    f"circuit has no parameter {name!r} (its parameters: {known})"
+                )
+            mapping[by_name[name]] = _bind_value(value, name)
+        inexact = any(
+            isinstance(v, sympy.Float) or (isinstance(v, sympy.Basic) and v.has(sympy.Float))
+            for v in mapping.values()
+        )
+        ops = []
+        for op in self._ops:
+            bound = op.bind(mapping)
+            if inexact and op.gate.free_symbols & set(mapping):
+                bound = Operation(
+                    _floated(bound.gate), bound.targets, bound.controls, bound.control_values
+                )
+            ops.append(bound)
+        return Circuit(self.n_qubits, ops)
+
+    def inverse(self) -> Circuit:
+        """The adjoint circuit: inverse gates in reverse order."""
+        return Circuit(self.n_qubits, [op.inverse() for op in reversed(self._ops)])
+
+    def compose(self, other: Circuit, qubits: Sequence[int] | None = None) -> Circuit:
+        """A new circuit: this one followed by ``other`` (its qubit ``i`` on ``qubits[i]``)."""
+        if not isinstance(other, Circuit):
+            raise TypeError(f"can only compose with a Circuit, got {type(other).__name__}")
+        if qubits is None:
+            if other.n_qubits != self.n_qubits:
+                raise QubitCountMismatchError(
+                    f"cannot compose a {other.n_qubits}-qubit circuit onto {self.n_qubits} qubits "
+                    "without a qubit map (compose(other, qubits=[...]))"
+                )
+            qubit_map: tuple[int, ...] = tuple(range(self.n_qubits))
+        else:
+            qubit_map = as_qubit_tuple(qubits, self.n_qubits, "qubit")
+            if len(qubit_map) != other.n_qubits:
+                raise QubitCountMismatchError(
+                    f"qubit map has {len(qubit_map)} entries for a {other.n_qubits}-qubit circuit"
+                )
+        return Circuit(self.n_qubits, [*self._ops, *(op.remapped(qubit_map) for op in other._ops)])
+
+    def __add__(self, other: Circuit) -> Circuit:
+        return self.compose(other)
+
+    def copy(self) -> Circuit:
+        return Circuit(self.n_qubits, self._ops)
+
+    # -- inspection ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._ops)
+
+    def __iter__(self) -> Iterator[Operation]:
+        return iter(self._ops)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Circuit)
+            and self.n_qubits == other.n_qubits
+            and self._ops == other._ops
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # circuits are mutable
+
+    def count_ops(self) -> dict[str, int]:
+        """How many operations of each kind, controlled ones named with a ``c`` prefix per
+        control (``cx``, ``ccx``), most frequent first."""
+        counts = Counter("c" * len(op.controls) + op.gate.name for op in self._ops)
+        return dict(counts.most_common())
+
+    @property
+    def size(self) -> int:
+        """Number of operations, barriers excluded."""
+        return sum(1 for op in self._ops if op.kind is not GateKind.BARRIER)
+
+    def depth(self) -> int:
+        """Length of the longest chain of operations sharing qubits (barriers count zero but
+        synchronise their qubits)."""
+        level = [0] * self.n_qubits
+        for op in self._ops:
+            qs = op.qubits
+            if not qs:
+                continue
+            top = max(level[q] for q in qs)
+            new = top if op.kind is GateKind.BARRIER else top + 1
+            for q in qs:
+                level[q] = new
+        return max(level, default=0)
+
+    def __str__(self) -> str:
+        from .drawing import draw
+
+        return draw(self)
+
+    def __repr__(self) -> str:
+        return f"<Circuit: {self.n_qubits} qubits, {self.size} operations, depth {self.depth()}>"
+
+
+def _floated(gate: Gate) -> Gate:
+    """Replace closed parameter expressions with Python numbers (fast numeric runs)."""
+    if not isinstance(gate, (NamedGate, PauliRotation)):
+        return gate
+    new_params = []
+    changed = False
+    for p in gate.params:
+        if isinstance(p, sympy.Basic) and not p.free_symbols:
+            z = to_python_complex(p)
+            new_params.append(z.real if z.imag == 0 else z)
+            changed = True
+        else:
+            new_params.append(p)
+    if not changed:
+        return gate
+    if isinstance(gate, PauliRotation):
+        return PauliRotation(gate.pauli, new_params[0])
+    return NamedGate(gate.name, *new_params)

@@ -1,0 +1,261 @@
+"""The ``genqsim`` command line: run built-in circuits on any number system.
+
+``genqsim run qpe:3 --numbers sympy --bind phi=0.3`` prints exact symbolic amplitudes and the
+probabilities at ``phi = 0.3``. Exit codes: 0 success, 2 usage or input error (one line, no
+traceback), 1 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+
+from . import __version__
+from .backends import available_backends
+from .circuit import Circuit
+from .errors import CircuitSourceError, GenqsimError
+from .library import BUILTINS
+from .memory import available_memory, format_bytes
+from .numbers import available_number_systems, get_number_system
+from .state import simulate
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(GenqsimError, ValueError):
+    """Bad command-line input."""
+
+
+def parse_source(source: str) -> Circuit:
+    """A circuit from ``name:n`` (``qft:3``, ``ghz:20``, ``walsh:5``, ``qpe:3``)."""
+    name, _, arg = source.partition(":")
+    if name not in BUILTINS:
+        raise CircuitSourceError(
+            f"unknown circuit {source!r}; built-ins: {', '.join(f'{k}:N' for k in BUILTINS)}"
+        )
+    if not arg.isdigit() or int(arg) < 1:
+        raise CircuitSourceError(f"{source!r}: give the number of qubits as {name}:N with N >= 1")
+    return BUILTINS[name](int(arg))
+
+
+def parse_bindings(items: Sequence[str]) -> dict[str, sympy.Expr | float]:
+    """``["phi=0.3", "t=pi/4"]`` -> values (a plain number stays a float, else exact SymPy)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise UsageError(f"--bind expects NAME=VALUE, got {item!r}")
+        value = _read_number(name, text)
+        out[name.strip()] = value
+    return out
+
+
+def _read_number(name: str, text: str) -> Any:
+    """A float where the text is one, else an exact SymPy number (``pi/4``)."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        value = sympy.sympify(text, locals={"pi": sympy.pi, "e": sympy.E})
+    except (sympy.SympifyError, SyntaxError, TypeError) as exc:
+        raise UsageError(f"--bind {name}: cannot read value {text!r} ({exc})") from None
+    if not isinstance(value, sympy.Expr) or value.free_symbols:
+        raise UsageError(f"--bind {name}: value {text!r} is not a number")
+    return value
+
+
+def _bitstring(index: int, n: int) -> str:
+    return format(index, f"0{n}b") if n else ""
+
+
+def _tidy(expr: Any) -> Any:
+    return sympy.powsimp(sympy.expand(expr), combine="exp")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Simulate and collect everything to print; the same dict is the JSON output."""
+    circuit = parse_source(args.source)
+    numbers = get_number_system(args.numbers)
+    values = parse_bindings(args.bind or [])
+    unknown = set(values) - {str(p) for p in circuit.parameters}
+    if unknown:
+        known = ", ".join(str(p) for p in circuit.parameters) or "none"
+        raise UsageError(
+            f"--bind: no parameter named {', '.join(sorted(unknown))} (known: {known})"
+        )
+    # Symbolic numbers keep parameters free in the amplitudes; bindings are then used only to
+    # evaluate probabilities. Numeric numbers need them bound before the run.
+    run_circuit = circuit if numbers.symbolic else circuit.bind(values)
+    psi = simulate(run_circuit, numbers=numbers, backend=args.backend, initial=args.initial)
+    n = psi.n_qubits
+    result: dict[str, Any] = {
+        "circuit": args.source,
+        "n_qubits": n,
+        "numbers": numbers.name,
+        "backend": psi.backend.name,
+        "parameters": [str(p) for p in circuit.parameters],
+        "bound": {k: str(v) for k, v in values.items()},
+    }
+    probs = psi.probabilities()
+    if numbers.symbolic:
+        subs = {p: values[str(p)] for p in circuit.parameters if str(p) in values}
+        amps = [_tidy(a) for a in psi.amplitudes]
+        result["amplitudes"] = {_bitstring(i, n): str(a) for i, a in enumerate(amps) if a != 0}
+        evaluated = [sympy.sympify(p).subs(subs) for p in probs]
+        if any(e.free_symbols for e in evaluated):
+            result["probabilities_symbolic"] = {
+                _bitstring(i, n): str(sympy.simplify(p)) for i, p in enumerate(probs) if p != 0
+            }
+            numeric = None
+        else:
+            numeric = np.array([float(sympy.re(sympy.N(e))) for e in evaluated])
+    else:
+        numeric = np.asarray(probs, dtype=np.float64)
+        if n <= 6:
+            result["amplitudes"] = {
+                _bitstring(i, n): _complex_text(a) for i, a in enumerate(psi.amplitudes) if a != 0
+            }
+    if numeric is not None:
+        order = np.argsort(-numeric, kind="stable")[: args.top]
+        result["probabilities"] = {
+            _bitstring(int(i), n): float(numeric[i]) for i in order if numeric[i] > 1e-15
+        }
+    if args.observable:
+        value = psi.expectation(args.observable)
+        if numbers.symbolic:
+            subs = {p: values[str(p)] for p in circuit.parameters if str(p) in values}
+            exact = sympy.simplify(value)
+            result["expectation"] = {"observable": args.observable, "value": str(exact)}
+            closed = sympy.sympify(exact).subs(subs)
+            if not closed.free_symbols:
+                result["expectation"]["numeric"] = float(sympy.re(sympy.N(closed)))
+        else:
+            result["expectation"] = {"observable": args.observable, "value": value}
+    if args.shots:
+        if numbers.symbolic:
+            sampler = simulate(circuit.bind(values), numbers="complex128", initial=args.initial)
+        else:
+            sampler = psi
+        result["counts"] = sampler.sample(args.shots, seed=args.seed)
+        result["shots"], result["seed"] = args.shots, args.seed
+    return result
+
+
+def _complex_text(z: complex) -> str:
+    z = complex(z)
+    return f"{z.real:+.6f}{z.imag:+.6f}j"
+
+
+def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
+    lines = [
+        f"circuit {result['circuit']}: {result['n_qubits']} qubits, numbers={result['numbers']}, "
+        f"backend={result['backend']}"
+    ]
+    if result["parameters"]:
+        lines.append(f"parameters: {', '.join(result['parameters'])}")
+    if circuit_text:
+        lines += ["", circuit_text]
+    if "amplitudes" in result:
+        lines += ["", "amplitudes (qubit n-1 leftmost):"]
+        lines += [f"  |{k}>  {v}" for k, v in result["amplitudes"].items()]
+    if "probabilities_symbolic" in result:
+        lines += ["", "probabilities (bind the parameters with --bind for numbers):"]
+        lines += [f"  |{k}>  {v}" for k, v in result["probabilities_symbolic"].items()]
+    if "probabilities" in result:
+        at = ", ".join(f"{k}={v}" for k, v in result["bound"].items())
+        lines += ["", f"probabilities{' at ' + at if at else ''}:"]
+        lines += [f"  |{k}>  {v:.6f}" for k, v in result["probabilities"].items()]
+    if "expectation" in result:
+        e = result["expectation"]
+        text = f"<{e['observable']}> = {e['value']}"
+        if "numeric" in e:
+            text += f" = {e['numeric']:.10g}"
+        lines += ["", text]
+    if "counts" in result:
+        lines += ["", f"counts ({result['shots']} shots, seed {result['seed']}):"]
+        for k, v in sorted(result["counts"].items(), key=lambda kv: -kv[1]):
+            lines.append(f"  {k}  {v}")
+    return "\n".join(lines)
+
+
+def info() -> str:
+    lines = [
+        f"genqsim {__version__}",
+        f"number systems: {', '.join(available_number_systems())}",
+        f"backends: {', '.join(available_backends())}",
+        f"memory available for states: {format_bytes(available_memory())}",
+    ]
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="genqsim", description="Simulate quantum circuits on any kind of numbers."
+    )
+    parser.add_argument("--version", action="version", version=f"genqsim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("run", help="simulate a circuit and print its state")
+    p.add_argument("source", help="built-in circuit: qft:N, ghz:N, walsh:N, qpe:N")
+    p.add_argument(
+        "--numbers",
+        default="complex128",
+        help=f"number system ({', '.join(available_number_systems())})",
+    )
+    p.add_argument("--backend", default=None, help="backend name (default: chosen automatically)")
+    p.add_argument(
+        "--bind",
+        action="append",
+        metavar="NAME=VALUE",
+        help="value of a free parameter (repeatable); with symbolic numbers the "
+        "amplitudes stay symbolic and probabilities are evaluated at it",
+    )
+    p.add_argument("--initial", default=None, help="initial basis state as a bitstring")
+    p.add_argument("--observable", default=None, help='Pauli sum, e.g. "Z0 Z1 + 0.5*X2"')
+    p.add_argument("--shots", type=int, default=0, help="sample this many measurements")
+    p.add_argument("--seed", type=int, default=None, help="random seed for --shots")
+    p.add_argument("--top", type=int, default=16, help="print the K largest probabilities")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--draw", action="store_true", help="print the circuit drawing")
+    sub.add_parser("info", help="version, number systems, backends, memory")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse prints its own message
+        return EXIT_OK if exc.code == 0 else EXIT_USAGE
+    try:
+        if args.command == "info":
+            print(info())
+            return EXIT_OK
+        if args.shots < 0 or args.top < 1:
+            raise UsageError("--shots must be >= 0 and --top >= 1")
+        result = run(args)
+        if args.format == "json":
+            print(json.dumps(result, indent=2))
+        else:
+            drawing = str(parse_source(args.source)) if args.draw else None
+            print(render_text(result, drawing))
+        return EXIT_OK
+    except (GenqsimError, ValueError, TypeError, KeyError) as exc:
+        print(f"genqsim: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # internal error: say so, keep the traceback for reports
+        import traceback
+
+        traceback.print_exc()
+        print(f"genqsim: internal error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

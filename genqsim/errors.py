@@ -1,0 +1,95 @@
+"""Typed errors raised by genqsim.
+
+Every error derives from :class:`GenqsimError`; each also derives from the built-in exception a
+Python user would expect (``ValueError`` for bad values, ``TypeError`` for bad types,
+``MemoryError`` for states that do not fit), so ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+
+class GenqsimError(Exception):
+    """Base class of every error genqsim raises on purpose."""
+
+
+class QubitIndexError(GenqsimError, IndexError):
+    """A qubit index is not an integer in ``range(n_qubits)``."""
+
+
+class DuplicateQubitError(GenqsimError, ValueError):
+    """The same qubit appears twice among an operation's targets and controls."""
+
+
+class ControlTargetOverlapError(DuplicateQubitError):
+    """A qubit is used both as a control and as a target."""
+
+
+class ControlValueError(GenqsimError, ValueError):
+    """``control_values`` does not match ``controls`` or holds something other than 0/1."""
+
+
+class MatrixShapeError(GenqsimError, ValueError):
+    """A gate matrix, diagonal or permutation has the wrong shape for its targets."""
+
+
+class NotUnitaryError(GenqsimError, ValueError):
+    """A matrix given as a gate is not unitary (within tolerance)."""
+
+
+class NonFiniteError(GenqsimError, ValueError):
+    """A numeric parameter or matrix entry is NaN or infinite."""
+
+
+class UnboundParameterError(GenqsimError, ValueError):
+    """A circuit still has free parameters where the numbers cannot carry symbols."""
+
+
+class UnknownParameterError(GenqsimError, KeyError):
+    """``bind`` was given a parameter that the circuit does not have."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownGateError(GenqsimError, ValueError):
+    """A gate name is not in the gate library."""
+
+
+class UnknownNumberSystemError(GenqsimError, ValueError):
+    """A number system name is not known (or its optional dependency is missing)."""
+
+
+class UnknownBackendError(GenqsimError, ValueError):
+    """A backend name is not registered, or cannot handle the given array."""
+
+
+class NumberTypeError(GenqsimError, TypeError):
+    """An array's element type does not belong to the requested number system."""
+
+
+class StateShapeError(GenqsimError, ValueError):
+    """A state array is not one-dimensional with a power-of-two length."""
+
+
+class QubitCountMismatchError(GenqsimError, ValueError):
+    """A circuit, observable or second state does not have the state's number of qubits."""
+
+
+class StateTooLargeError(GenqsimError, MemoryError):
+    """A state would not fit in the memory available; raised before allocating."""
+
+
+class PauliSyntaxError(GenqsimError, ValueError):
+    """A Pauli-sum string cannot be parsed."""
+
+
+class NotNumericError(GenqsimError, ValueError):
+    """A numeric result (sampling, measurement) was asked of a state with free symbols."""
+
+
+class InvalidProbabilityError(GenqsimError, ValueError):
+    """Probabilities are negative, non-finite or sum to zero, so nothing can be sampled."""
+
+
+class CircuitSourceError(GenqsimError, ValueError):
+    """A circuit source given to the command line (``qft:3``, a file) is not understood."""

@@ -1,0 +1,626 @@
+"""The gate library: gates as recipes that build their matrices in any number system.
+
+A :class:`Gate` knows its structure — ``DIAGONAL`` (Z, S, T, Rz, P, RZZ, ...), ``PERMUTATION``
+(X, Y, SWAP, iSWAP: a permutation of basis states with phases) or ``DENSE`` (H, Rx, U, ...) — so
+backends can apply it with the cheapest primitive. Its entries are built by the state's number
+system: ``H`` holds ``1/sqrt(2)`` exactly under SymPy and a rounded float under complex64.
+
+Matrix convention: for a gate on ``targets``, ``targets[0]`` is the least-significant bit of the
+matrix index (Qiskit's convention), so ``CX`` with control 0 and target 1 equals the matrix
+``unitary(CX4, targets=[1, 0])``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .errors import MatrixShapeError, NonFiniteError, NotUnitaryError, UnknownGateError
+from .numbers import Number, NumberSystem, get_number_system, to_python_complex
+
+
+class GateKind(enum.Enum):
+    """How a gate acts on basis states; decides which backend primitive applies it."""
+
+    DIAGONAL = "diagonal"
+    PERMUTATION = "permutation"
+    DENSE = "dense"
+    BARRIER = "barrier"
+
+
+Builder = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """A named gate: arity, parameter count, structure and how to build its entries.
+
+    ``build(numbers, *params)`` returns the diagonal (DIAGONAL), ``(permutation, phases)``
+    (PERMUTATION, phases ``None`` when all are one) or the rows of the matrix (DENSE).
+    ``inverse(params)`` returns ``(name, params)`` of the inverse gate.
+    """
+
+    name: str
+    n_qubits: int
+    n_params: tuple[int, ...]
+    kind: GateKind
+    build: Builder
+    inverse: Callable[[tuple], tuple[str, tuple]]
+    label: str = ""
+
+
+GATE_SPECS: dict[str, GateSpec] = {}
+
+
+def _spec(name, n_qubits, n_params, kind, inverse=None, label=""):
+    def register(build: Builder) -> Builder:
+        inv = inverse or (lambda p, _n=name: (_n, p))
+        GATE_SPECS[name] = GateSpec(name, n_qubits, n_params, kind, build, inv, label or name)
+        return build
+
+    return register
+
+
+def _negated(name: str) -> Callable[[tuple], tuple[str, tuple]]:
+    return lambda p: (name, tuple(-x for x in p))
+
+
+def _named(name: str) -> Callable[[tuple], tuple[str, tuple]]:
+    return lambda p: (name, p)
+
+
+# -- one-qubit gates ----------------------------------------------------------------------------
+D, P, M = GateKind.DIAGONAL, GateKind.PERMUTATION, GateKind.DENSE
+
+
+@_spec("id", 1, (0,), D, label="I")
+def _id(ns: NumberSystem):
+    return [ns.one, ns.one]
+
+
+@_spec("x", 1, (0,), P, label="X")
+def _x(ns: NumberSystem):
+    return [1, 0], None
+
+
+@_spec("y", 1, (0,), P, label="Y")
+def _y(ns: NumberSystem):
+    return [1, 0], [ns.I, -ns.I]
+
+
+@_spec("z", 1, (0,), D, label="Z")
+def _z(ns: NumberSystem):
+    return [ns.one, -ns.one]
+
+
+@_spec("h", 1, (0,), M, label="H")
+def _h(ns: NumberSystem):
+    s = ns.one / ns.sqrt(2 * ns.one)
+    return [[s, s], [s, -s]]
+
+
+@_spec("s", 1, (0,), D, inverse=_named("sdg"), label="S")
+def _s(ns: NumberSystem):
+    return [ns.one, ns.I]
+
+
+@_spec("sdg", 1, (0,), D, inverse=_named("s"), label="S†")
+def _sdg(ns: NumberSystem):
+    return [ns.one, -ns.I]
+
+
+@_spec("t", 1, (0,), D, inverse=_named("tdg"), label="T")
+def _t(ns: NumberSystem):
+    return [ns.one, ns.expi(ns.pi / 4)]
+
+
+@_spec("tdg", 1, (0,), D, inverse=_named("t"), label="T†")
+def _tdg(ns: NumberSystem):
+    return [ns.one, ns.expi(-ns.pi / 4)]
+
+
+@_spec("sx", 1, (0,), M, inverse=_named("sxdg"), label="√X")
+def _sx(ns: NumberSystem):
+    a, b = (ns.one + ns.I) / 2, (ns.one - ns.I) / 2
+    return [[a, b], [b, a]]
+
+
+@_spec("sxdg", 1, (0,), M, inverse=_named("sx"), label="√X†")
+def _sxdg(ns: NumberSystem):
+    a, b = (ns.one - ns.I) / 2, (ns.one + ns.I) / 2
+    return [[a, b], [b, a]]
+
+
+@_spec("rx", 1, (1,), M, inverse=_negated("rx"), label="Rx")
+def _rx(ns: NumberSystem, theta):
+    c, s = ns.cos(theta / 2), ns.sin(theta / 2)
+    return [[c, -ns.I * s], [-ns.I * s, c]]
+
+
+@_spec("ry", 1, (1,), M, inverse=_negated("ry"), label="Ry")
+def _ry(ns: NumberSystem, theta):
+    c, s = ns.cos(theta / 2), ns.sin(theta / 2)
+    return [[c, -s], [s, c]]
+
+
+@_spec("rz", 1, (1,), D, inverse=_negated("rz"), label="Rz")
+def _rz(ns: NumberSystem, theta):
+    return [ns.expi(-theta / 2), ns.expi(theta / 2)]
+
+
+@_spec("p", 1, (1,), D, inverse=_negated("p"), label="P")
+def _p(ns: NumberSystem, lam):
+    return [ns.one, ns.expi(lam)]
+
+
+def _u_inverse(p: tuple) -> tuple[str, tuple]:
+    theta, phi, lam, *gamma = p
+    return "u", (-theta, -lam, -phi, *(-g for g in gamma))
+
+
+@_spec("u", 1, (3, 4), M, inverse=_u_inverse, label="U")
+def _u(ns: NumberSystem, theta, phi, lam, gamma=0):
+    c, s = ns.cos(theta / 2), ns.sin(theta / 2)
+    g = ns.expi(gamma) if gamma != 0 else ns.one
+    return [
+        [g * c, -g * ns.expi(lam) * s],
+        [g * ns.expi(phi) * s, g * ns.expi(phi + lam) * c],
+    ]
+
+
+# -- two-qubit gates ----------------------------------------------------------------------------
+
+
+@_spec("swap", 2, (0,), P, label="SWAP")
+def _swap(ns: NumberSystem):
+    return [0, 2, 1, 3], None
+
+
+@_spec("iswap", 2, (0,), P, inverse=_named("iswapdg"), label="iSWAP")
+def _iswap(ns: NumberSystem):
+    return [0, 2, 1, 3], [ns.one, ns.I, ns.I, ns.one]
+
+
+@_spec("iswapdg", 2, (0,), P, inverse=_named("iswap"), label="iSWAP†")
+def _iswapdg(ns: NumberSystem):
+    return [0, 2, 1, 3], [ns.one, -ns.I, -ns.I, ns.one]
+
+
+@_spec("rzz", 2, (1,), D, inverse=_negated("rzz"), label="RZZ")
+def _rzz(ns: NumberSystem, theta):
+    a, b = ns.expi(-theta / 2), ns.expi(theta / 2)
+    return [a, b, b, a]
+
+
+def pauli_action(pauli: str, numbers: NumberSystem) -> tuple[list[int], list[Number]]:
+    """``P|j> = phase[j] |perm[j]>`` for a Pauli string; ``pauli[i]`` acts on bit ``i`` of j."""
+    size = 1 << len(pauli)
+    perm, phases = [], []
+    for j in range(size):
+        out, phase = j, numbers.one
+        for bit, letter in enumerate(pauli):
+            b = j >> bit & 1
+            if letter in "XY":
+                out ^= 1 << bit
+            if letter == "Y":
+                phase = phase * (numbers.I if b == 0 else -numbers.I)
+            elif letter == "Z" and b:
+                phase = -phase
+        perm.append(out)
+        phases.append(phase)
+    return perm, phases
+
+
+def pauli_rotation_matrix(pauli: str, theta: Number, ns: NumberSystem) -> list[list[Number]]:
+    """Rows of ``exp(-i theta P / 2) = cos(theta/2) I - i sin(theta/2) P``."""
+    size = 1 << len(pauli)
+    c, s = ns.cos(theta / 2), ns.sin(theta / 2)
+    perm, phases = pauli_action(pauli, ns)
+    rows = [[ns.zero] * size for _ in range(size)]
+    for j in range(size):
+        rows[j][j] = rows[j][j] + c
+        rows[perm[j]][j] = rows[perm[j]][j] - ns.I * s * phases[j]
+    return rows
+
+
+@_spec("rxx", 2, (1,), M, inverse=_negated("rxx"), label="RXX")
+def _rxx(ns: NumberSystem, theta):
+    return pauli_rotation_matrix("XX", theta, ns)
+
+
+@_spec("ryy", 2, (1,), M, inverse=_negated("ryy"), label="RYY")
+def _ryy(ns: NumberSystem, theta):
+    return pauli_rotation_matrix("YY", theta, ns)
+
+
+# -- gates ----------------------------------------------------------------------------------
+
+
+def _as_param(value: Any) -> Any:
+    """Accept numbers and SymPy expressions; a string names a real parameter."""
+    if isinstance(value, str):
+        return sympy.Symbol(value, real=True)
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        raise TypeError(f"a gate parameter must be a number or symbol, got {value!r}")
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (int, float, complex, sympy.Basic)):
+        if isinstance(value, (float, complex)):
+            to_python_complex(value)  # raises NonFiniteError for NaN / inf
+        return value
+    raise TypeError(
+        f"a gate parameter must be a number, a SymPy expression or a name, got {value!r}"
+    )
+
+
+def _free_symbols(values: Sequence[Any]) -> frozenset:
+    out: set = set()
+    for v in values:
+        if isinstance(v, sympy.Basic):
+            out |= v.free_symbols
+    return frozenset(out)
+
+
+def _substitute(value: Any, mapping: Mapping) -> Any:
+    if isinstance(value, sympy.Basic) and value.free_symbols & set(mapping):
+        return value.xreplace(mapping)
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, sympy.Basic) or isinstance(b, sympy.Basic):
+        return sympy.sympify(a) == sympy.sympify(b)
+    return a == b
+
+
+class Gate:
+    """A gate: a recipe for a ``2**k x 2**k`` unitary in any number system."""
+
+    name: str
+    n_qubits: int
+    params: tuple
+    kind: GateKind
+
+    @property
+    def label(self) -> str:
+        """Short name for drawings."""
+        return self.name
+
+    @property
+    def free_symbols(self) -> frozenset:
+        """SymPy symbols the gate depends on."""
+        return _free_symbols(self.params)
+
+    def diagonal(self, numbers: NumberSystem) -> np.ndarray:
+        """The diagonal of a DIAGONAL gate."""
+        raise TypeError(f"{self.name} is not diagonal")
+
+    def permutation(self, numbers: NumberSystem) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(perm, phases)`` of a PERMUTATION gate: ``|j> -> phases[j] |perm[j]>``."""
+        raise TypeError(f"{self.name} is not a permutation")
+
+    def matrix(self, numbers: NumberSystem | str = "complex128") -> np.ndarray:
+        """The dense matrix in the given numbers (built from the diagonal or permutation)."""
+        ns = get_number_system(numbers)
+        size = 1 << self.n_qubits
+        if self.kind is GateKind.DIAGONAL:
+            out = ns.array([[ns.zero] * size for _ in range(size)])
+            diag = self.diagonal(ns)
+            for j in range(size):
+                out[j, j] = diag[j]
+            return out
+        if self.kind is GateKind.PERMUTATION:
+            out = ns.array([[ns.zero] * size for _ in range(size)])
+            perm, phases = self.permutation(ns)
+            for j in range(size):
+                out[perm[j], j] = ns.one if phases is None else phases[j]
+            return out
+        raise NotImplementedError
+
+    def inverse(self) -> Gate:
+        raise NotImplementedError
+
+    def bind(self, mapping: Mapping) -> Gate:
+        """The gate with symbols replaced by values from ``mapping``."""
+        raise NotImplementedError
+
+    def _key(self) -> tuple:
+        return (self.name, self.n_qubits, self.kind)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Gate) or self._key() != other._key():
+            return False
+        return len(self.params) == len(other.params) and all(
+            _same(a, b) for a, b in zip(self.params, other.params)
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        args = ", ".join(str(p) for p in self.params)
+        return f"{self.name}({args})" if args else self.name
+
+
+class NamedGate(Gate):
+    """A gate from the library table (``h``, ``rz``, ``iswap``, ...)."""
+
+    def __init__(self, name: str, *params: Any) -> None:
+        key = name.lower()
+        if key not in GATE_SPECS:
+            raise UnknownGateError(
+                f"unknown gate {name!r}; known gates: {', '.join(sorted(GATE_SPECS))}"
+            )
+        spec = GATE_SPECS[key]
+        if len(params) not in spec.n_params:
+            expected = " or ".join(str(k) for k in spec.n_params)
+            raise TypeError(f"gate {key!r} takes {expected} parameter(s), got {len(params)}")
+        self.spec = spec
+        self.name = key
+        self.n_qubits = spec.n_qubits
+        self.params = tuple(_as_param(p) for p in params)
+        self.kind = spec.kind
+
+    @property
+    def label(self) -> str:
+        if not self.params:
+            return self.spec.label
+        return f"{self.spec.label}({', '.join(_short(p) for p in self.params)})"
+
+    def _built(self, numbers: NumberSystem):
+        return self.spec.build(numbers, *(numbers.real_scalar(p) for p in self.params))
+
+    def diagonal(self, numbers: NumberSystem) -> np.ndarray:
+        if self.kind is not GateKind.DIAGONAL:
+            return super().diagonal(numbers)
+        return numbers.array(self._built(numbers))
+
+    def permutation(self, numbers: NumberSystem):
+        if self.kind is not GateKind.PERMUTATION:
+            return super().permutation(numbers)
+        perm, phases = self._built(numbers)
+        return np.asarray(perm, dtype=np.int64), None if phases is None else numbers.array(phases)
+
+    def matrix(self, numbers: NumberSystem | str = "complex128") -> np.ndarray:
+        ns = get_number_system(numbers)
+        if self.kind is GateKind.DENSE:
+            return ns.array(self._built(ns))
+        return super().matrix(ns)
+
+    def inverse(self) -> Gate:
+        name, params = self.spec.inverse(self.params)
+        return NamedGate(name, *params)
+
+    def bind(self, mapping: Mapping) -> Gate:
+        return NamedGate(self.name, *(_substitute(p, mapping) for p in self.params))
+
+
+class PauliRotation(Gate):
+    """``exp(-i theta P / 2)`` for a Pauli string ``P`` (``pauli[i]`` acts on ``targets[i]``).
+
+    All-Z strings are diagonal, so ``PauliRotation("ZZZ", t)`` costs one phase pass.
+    """
+
+    def __init__(self, pauli: str, theta: Any) -> None:
+        pauli = pauli.upper()
+        if not pauli or set(pauli) - set("IXYZ"):
+            raise UnknownGateError(f"a Pauli string holds only I, X, Y, Z; got {pauli!r}")
+        self.pauli = pauli
+        self.name = "pauli_rotation"
+        self.n_qubits = len(pauli)
+        self.params = (_as_param(theta),)
+        self.kind = GateKind.DIAGONAL if set(pauli) <= set("IZ") else GateKind.DENSE
+
+    def _key(self) -> tuple:
+        return (*super()._key(), self.pauli)
+
+    @property
+    def label(self) -> str:
+        return f"exp(-i{_short(self.params[0])}/2·{self.pauli})"
+
+    def diagonal(self, numbers: NumberSystem) -> np.ndarray:
+        if self.kind is not GateKind.DIAGONAL:
+            return super().diagonal(numbers)
+        theta = numbers.real_scalar(self.params[0])
+        _, signs = pauli_action(self.pauli, numbers)
+        plus, minus = numbers.expi(-theta / 2), numbers.expi(theta / 2)
+        return numbers.array([plus if s == numbers.one else minus for s in signs])
+
+    def matrix(self, numbers: NumberSystem | str = "complex128") -> np.ndarray:
+        ns = get_number_system(numbers)
+        if self.kind is GateKind.DENSE:
+            return ns.array(pauli_rotation_matrix(self.pauli, ns.real_scalar(self.params[0]), ns))
+        return super().matrix(ns)
+
+    def inverse(self) -> Gate:
+        return PauliRotation(self.pauli, -self.params[0])
+
+    def bind(self, mapping: Mapping) -> Gate:
+        return PauliRotation(self.pauli, _substitute(self.params[0], mapping))
+
+    def __repr__(self) -> str:
+        return f"pauli_rotation({self.pauli!r}, {self.params[0]})"
+
+
+class MatrixGate(Gate):
+    """Any ``2**k x 2**k`` matrix, numeric or symbolic; its structure is detected from its
+    exact zeros, so a user-given diagonal or permutation matrix runs on the cheap primitives."""
+
+    def __init__(self, matrix: Any, name: str = "unitary", check_unitary: bool = True) -> None:
+        entries = _matrix_entries(matrix)
+        rows, cols = entries.shape
+        if rows != cols or rows < 2 or rows & (rows - 1):
+            raise MatrixShapeError(
+                f"a gate matrix must be 2**k x 2**k with k >= 1, got shape {entries.shape}"
+            )
+        if check_unitary:
+            _check_unitary(entries)
+        self.entries = entries
+        self.name = name
+        self.n_qubits = rows.bit_length() - 1
+        self.params = ()
+        self.kind = _classify(entries)
+
+    @property
+    def free_symbols(self) -> frozenset:
+        return _free_symbols(list(self.entries.reshape(-1)))
+
+    @property
+    def label(self) -> str:
+        return "U" if self.name == "unitary" else self.name
+
+    def diagonal(self, numbers: NumberSystem) -> np.ndarray:
+        if self.kind is not GateKind.DIAGONAL:
+            return super().diagonal(numbers)
+        return numbers.array(np.diagonal(self.entries).copy())
+
+    def permutation(self, numbers: NumberSystem):
+        if self.kind is not GateKind.PERMUTATION:
+            return super().permutation(numbers)
+        size = self.entries.shape[0]
+        perm = np.empty(size, dtype=np.int64)
+        phases = []
+        for j in range(size):
+            i = next(r for r in range(size) if not _is_exact_zero(self.entries[r, j]))
+            perm[j] = i
+            phases.append(self.entries[i, j])
+        if all(_is_exact_one(p) for p in phases):
+            return perm, None
+        return perm, numbers.array(np.array(phases, dtype=object))
+
+    def matrix(self, numbers: NumberSystem | str = "complex128") -> np.ndarray:
+        return get_number_system(numbers).array(self.entries)
+
+    def inverse(self) -> Gate:
+        conj = np.vectorize(_conj_entry, otypes=[self.entries.dtype])(self.entries)
+        return MatrixGate(conj.T.copy(), name=_dagger_name(self.name), check_unitary=False)
+
+    def bind(self, mapping: Mapping) -> Gate:
+        if not self.free_symbols & set(mapping):
+            return self
+        new = np.vectorize(lambda v: _substitute(v, mapping), otypes=[object])(self.entries)
+        return MatrixGate(new, name=self.name, check_unitary=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MatrixGate) or self.entries.shape != other.entries.shape:
+            return False
+        return all(_same(a, b) for a, b in zip(self.entries.reshape(-1), other.entries.reshape(-1)))
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.entries.shape))
+
+    def __repr__(self) -> str:
+        return f"MatrixGate({self.n_qubits} qubits, {self.kind.value})"
+
+
+class Barrier(Gate):
+    """A marker: does nothing, but keeps later optimisations from moving gates across it."""
+
+    def __init__(self, n_qubits: int) -> None:
+        self.name = "barrier"
+        self.n_qubits = n_qubits
+        self.params = ()
+        self.kind = GateKind.BARRIER
+
+    def inverse(self) -> Gate:
+        return self
+
+    def bind(self, mapping: Mapping) -> Gate:
+        return self
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _dagger_name(name: str) -> str:
+    return name[:-1] if name.endswith("†") else name + "†"
+
+
+def _conj_entry(value: Any) -> Any:
+    if isinstance(value, sympy.Basic):
+        return sympy.conjugate(value)
+    return np.conj(value)
+
+
+def _is_exact_zero(value: Any) -> bool:
+    if isinstance(value, sympy.Basic):
+        return value.is_zero is True
+    return bool(value == 0)
+
+
+def _is_exact_one(value: Any) -> bool:
+    if isinstance(value, sympy.Basic):
+        return value == 1
+    return bool(value == 1)
+
+
+def _matrix_entries(matrix: Any) -> np.ndarray:
+    """Validate a user matrix and return it as a 2-D array (complex, or object if symbolic)."""
+    if isinstance(matrix, sympy.MatrixBase):
+        matrix = np.array(matrix.tolist(), dtype=object)
+    arr = np.asarray(matrix)
+    if arr.ndim != 2:
+        raise MatrixShapeError(f"a gate matrix must be 2-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind == "b":
+        raise TypeError("a boolean array is not a gate matrix; convert it explicitly")
+    if arr.dtype.kind in "iufc":
+        if not np.all(np.isfinite(arr)):
+            raise NonFiniteError("gate matrix entries must be finite (found NaN or inf)")
+        return arr.astype(np.complex128)
+    if arr.dtype.kind != "O":
+        raise TypeError(f"a gate matrix must hold numbers, got dtype {arr.dtype}")
+    out = np.empty(arr.shape, dtype=object)
+    for idx, v in np.ndenumerate(arr):
+        v = _as_param(v)
+        if isinstance(v, sympy.Basic) and v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            raise NonFiniteError(f"gate matrix entry {idx} is not finite: {v}")
+        out[idx] = v
+    return out
+
+
+def _check_unitary(entries: np.ndarray, atol: float = 1e-8) -> None:
+    """Raise ``NotUnitaryError`` when a numeric matrix is not unitary (symbolic ones pass)."""
+    if entries.dtype == object:
+        if _free_symbols(list(entries.reshape(-1))):
+            return
+        numeric = np.array([to_python_complex(v) for v in entries.reshape(-1)]).reshape(
+            entries.shape
+        )
+    else:
+        numeric = entries
+    deviation = np.max(np.abs(numeric.conj().T @ numeric - np.eye(numeric.shape[0])))
+    if deviation > atol:
+        raise NotUnitaryError(
+            f"matrix is not unitary: max |U^dagger U - I| = {deviation:.3g} > {atol:g}; "
+            "pass check_unitary=False to apply it anyway"
+        )
+
+
+def _classify(entries: np.ndarray) -> GateKind:
+    nonzero = np.vectorize(lambda v: not _is_exact_zero(v), otypes=[bool])(entries)
+    if not np.any(nonzero & ~np.eye(entries.shape[0], dtype=bool)):
+        return GateKind.DIAGONAL
+    if np.all(nonzero.sum(axis=0) == 1) and np.all(nonzero.sum(axis=1) == 1):
+        return GateKind.PERMUTATION
+    return GateKind.DENSE
+
+
+# -- public constructors ---------------------------------------------------------------------
+
+
+def gate(name: str, *params: Any) -> NamedGate:
+    """A library gate by name: ``gate("rz", theta)``."""
+    return NamedGate(name, *params)
+
+
+def gate_names() -> list[str]:
+    """Names of the library gates."""
+    return sorted(GATE_SPECS)

@@ -1,0 +1,127 @@
+"""The number-system interface: what a routine needs to build gates in some kind of number.
+
+A number system turns gate parameters into its own numbers and supplies the elementary
+functions and constants gate matrices are made of (``exp(-i*theta/2)`` for ``Rz``, ``1/sqrt(2)``
+for ``H``). The simulator never calls ``numpy.exp`` or ``sympy.exp`` directly; it asks the
+state's number system, so one gate library serves every kind of number.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+Number = Any
+"""A scalar of some number system: ``complex``, ``numpy.complex64``, a SymPy expression, ..."""
+
+
+class NumberSystem(ABC):
+    """Elementary functions, constants and conversions for one kind of number.
+
+    Subclasses set ``name`` (what users pass as ``numbers=``), ``dtype`` (the NumPy dtype of
+    state arrays: a complex dtype, or ``object`` for Python-object numbers) and ``symbolic``
+    (whether numbers may carry free symbols, so circuits need not be bound).
+    """
+
+    name: str
+    dtype: np.dtype
+    symbolic: bool = False
+
+    # -- conversions ------------------------------------------------------------------------
+    @abstractmethod
+    def scalar(self, value: Any) -> Number:
+        """Convert a gate parameter or matrix entry to this system's number.
+
+        Raises ``UnboundParameterError`` for free symbols the system cannot carry and
+        ``NonFiniteError`` for NaN or infinities.
+        """
+
+    def real_scalar(self, value: Any) -> Number:
+        """Convert a real-valued gate parameter (an angle); defaults to :meth:`scalar`."""
+        return self.scalar(value)
+
+    @abstractmethod
+    def to_complex(self, value: Number) -> complex:
+        """A Python ``complex`` approximating ``value`` (for sampling and printing)."""
+
+    def array(self, values: Iterable[Any] | np.ndarray) -> np.ndarray:
+        """An array of this system's numbers (gate matrices, diagonals, states)."""
+        values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+        out = np.empty(values.shape, dtype=self.dtype)
+        flat_in, flat_out = values.reshape(-1), out.reshape(-1)
+        for i, v in enumerate(flat_in):
+            flat_out[i] = self.scalar(v)
+        return out
+
+    # -- constants --------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def zero(self) -> Number: ...
+
+    @property
+    @abstractmethod
+    def one(self) -> Number: ...
+
+    @property
+    @abstractmethod
+    def I(self) -> Number:  # noqa: E743 - the imaginary unit has this name everywhere
+        """The imaginary unit."""
+
+    @property
+    @abstractmethod
+    def pi(self) -> Number: ...
+
+    # -- elementary functions ---------------------------------------------------------------
+    @abstractmethod
+    def exp(self, x: Number) -> Number: ...
+
+    @abstractmethod
+    def cos(self, x: Number) -> Number: ...
+
+    @abstractmethod
+    def sin(self, x: Number) -> Number: ...
+
+    @abstractmethod
+    def sqrt(self, x: Number) -> Number: ...
+
+    @abstractmethod
+    def conj(self, x: Number) -> Number: ...
+
+    @abstractmethod
+    def abs2(self, x: Number) -> Number:
+        """``|x|**2`` as a real number of this system."""
+
+    def expi(self, x: Number) -> Number:
+        """``exp(i*x)`` for a real ``x``: the phase factor every rotation gate is built from."""
+        return self.exp(self.I * x)
+
+    def real(self, x: Number) -> Number:
+        """The real part of ``x`` (expectation values of Hermitian observables are real)."""
+        return x.real
+
+    def simplify(self, x: Number) -> Number:
+        """A simpler equal form where that means something (symbolic systems); else ``x``."""
+        return x
+
+    def is_zero(self, x: Number) -> bool:
+        """Whether ``x`` is exactly zero (used to classify matrices as diagonal/permutation)."""
+        return bool(x == 0)
+
+    # -- arrays -----------------------------------------------------------------------------
+    def conj_array(self, a: np.ndarray) -> np.ndarray:
+        """Elementwise complex conjugate of an array of this system's numbers."""
+        return np.conjugate(a)
+
+    def abs2_array(self, a: np.ndarray) -> np.ndarray:
+        """Elementwise ``|a|**2`` of an array of this system's numbers."""
+        return np.array([self.abs2(x) for x in a.reshape(-1)], dtype=object).reshape(a.shape)
+
+    def free_symbols(self, values: Sequence[Number] | np.ndarray) -> set:
+        """Free symbols appearing in ``values`` (empty for purely numeric systems)."""
+        return set()
+
+    def __repr__(self) -> str:
+        return f"<number system {self.name!r}>"

@@ -1,0 +1,185 @@
+"""Pauli sums: observables written as text (``"Z0 Z1 + 0.5*X2"``) or built in code.
+
+A term is a coefficient (a number or a SymPy expression, so ``"g*Z0 Z1"`` keeps ``g`` symbolic)
+times a Pauli string, stored as sorted ``(qubit, letter)`` pairs. ``Xk``, ``Yk``, ``Zk``, ``Ik``
+name a Pauli on qubit ``k``; factors multiply by juxtaposition or ``*``; sums, differences and
+parentheses are expanded. Products of different Paulis on one qubit are refused rather than
+guessed (they do not commute); equal Paulis square to the identity.
+"""
+
+from __future__ import annotations
+
+import re
+import tokenize
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import sympy
+from sympy.parsing.sympy_parser import (
+    convert_xor,
+    implicit_multiplication,
+    parse_expr,
+    standard_transformations,
+)
+
+from .errors import PauliSyntaxError
+
+PauliString = tuple[tuple[int, str], ...]
+
+_FACTOR = re.compile(r"(?<![A-Za-z0-9_.])([IXYZ])(\d+)(?![A-Za-z0-9_])")
+_TRANSFORMS = (*standard_transformations, implicit_multiplication, convert_xor)
+
+
+def _pauli_symbol(letter: str, qubit: int) -> sympy.Symbol:
+    return sympy.Symbol(f"__pauli_{letter}_{qubit}", commutative=True)
+
+
+class PauliSum:
+    """A linear combination of Pauli strings: ``sum_k coeff_k * P_k``."""
+
+    def __init__(self, terms: Iterable[tuple[Any, Mapping[int, str] | PauliString]] = ()) -> None:
+        combined: dict[PauliString, Any] = {}
+        for coeff, pauli in terms:
+            key = _normalise(pauli)
+            combined[key] = combined.get(key, 0) + sympy.sympify(coeff)
+        self.terms: tuple[tuple[Any, PauliString], ...] = tuple(
+            (c, k) for k, c in combined.items() if c != 0
+        )
+
+    @classmethod
+    def parse(cls, text: str) -> PauliSum:
+        """Parse ``"Z0 Z1 + 0.5*X2 - g*(Y0 + Y1)"``; raises ``PauliSyntaxError`` with the reason."""
+        if not isinstance(text, str):
+            raise PauliSyntaxError(f"expected a Pauli-sum string, got {type(text).__name__}")
+        if not text.strip():
+            raise PauliSyntaxError("empty Pauli-sum string")
+        found: dict[str, sympy.Symbol] = {}
+
+        def replace(m: re.Match) -> str:
+            sym = _pauli_symbol(m.group(1), int(m.group(2)))
+            found[sym.name] = sym
+            return f" {sym.name} "
+
+        rewritten = _FACTOR.sub(replace, text)
+        try:
+            expr = parse_expr(rewritten, local_dict=dict(found), transformations=_TRANSFORMS)
+        except (SyntaxError, TypeError, ValueError, tokenize.TokenError, AttributeError) as exc:
+            raise PauliSyntaxError(f"cannot parse Pauli sum {text!r}: {exc}") from None
+        if not isinstance(expr, sympy.Expr):
+            raise PauliSyntaxError(f"{text!r} is not a sum of Pauli terms")
+        paulis = set(found.values())
+        coeff_symbols = expr.free_symbols - paulis
+        expr = expr.xreplace({s: sympy.Symbol(s.name, real=True) for s in coeff_symbols})
+        expr = sympy.expand(expr)
+        gens = sorted(paulis, key=lambda s: s.name)
+        terms = []
+        for monomial, coeff in _monomials(expr, gens):
+            if coeff.free_symbols & paulis:
+                raise PauliSyntaxError(
+                    f"{text!r}: Pauli factors must multiply, not nest in functions"
+                )
+            on_qubit: dict[int, str] = {}
+            for sym, power in zip(gens, monomial):
+                if power % 2 == 0:
+                    continue
+                _, letter, qubit = sym.name.rsplit("_", 2)
+                q = int(qubit)
+                if letter == "I":
+                    continue
+                if q in on_qubit:
+                    raise PauliSyntaxError(
+                        f"{text!r}: two different Paulis ({on_qubit[q]}{q}, {letter}{q}) on qubit "
+                        f"{q} in one term; their product depends on order, write the result"
+                    )
+                on_qubit[q] = letter
+            terms.append((coeff, on_qubit))
+        return cls(terms)
+
+    @classmethod
+    def coerce(cls, observable: str | PauliSum) -> PauliSum:
+        """A ``PauliSum`` from a string or a ``PauliSum``."""
+        if isinstance(observable, PauliSum):
+            return observable
+        if isinstance(observable, str):
+            return cls.parse(observable)
+        raise TypeError(f"an observable is a Pauli-sum string or PauliSum, got {observable!r}")
+
+    @property
+    def n_qubits(self) -> int:
+        """Smallest number of qubits the observable fits on."""
+        return max((q + 1 for _, p in self.terms for q, _ in p), default=0)
+
+    @property
+    def free_symbols(self) -> set:
+        out: set = set()
+        for c, _ in self.terms:
+            if isinstance(c, sympy.Basic):
+                out |= c.free_symbols
+        return out
+
+    def __add__(self, other: PauliSum | str) -> PauliSum:
+        other = PauliSum.coerce(other)
+        return PauliSum([*self.terms, *other.terms])
+
+    def __rmul__(self, scalar: Any) -> PauliSum:
+        return PauliSum([(scalar * c, p) for c, p in self.terms])
+
+    __mul__ = __rmul__
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PauliSum):
+            return NotImplemented
+        mine, theirs = dict((p, c) for c, p in self.terms), dict((p, c) for c, p in other.terms)
+        return mine.keys() == theirs.keys() and all(
+            sympy.simplify(mine[k] - theirs[k]) == 0 for k in mine
+        )
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return "0"
+        parts = []
+        for c, p in self.terms:
+            word = " ".join(f"{letter}{q}" for q, letter in p) or "I"
+            parts.append(word if c == 1 else f"({c})*{word}")
+        return " + ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"PauliSum({str(self)!r})"
+
+
+def _normalise(pauli: Mapping[int, str] | PauliString) -> PauliString:
+    items = pauli.items() if isinstance(pauli, Mapping) else pauli
+    out = []
+    for q, letter in items:
+        letter = letter.upper()
+        if letter not in "IXYZ" or len(letter) != 1:
+            raise PauliSyntaxError(f"unknown Pauli {letter!r} on qubit {q}")
+        if letter != "I":
+            out.append((int(q), letter))
+    qs = [q for q, _ in out]
+    if len(set(qs)) != len(qs):
+        raise PauliSyntaxError(f"qubit repeated in Pauli string {out}")
+    return tuple(sorted(out))
+
+
+def _monomials(expr: sympy.Expr, gens: list[sympy.Symbol]):
+    """``(exponents, coefficient)`` pairs of ``expr`` as a polynomial in the Pauli symbols."""
+    if not gens:
+        return [((), expr)]
+    try:
+        poly = sympy.Poly(expr, *gens)
+    except sympy.PolynomialError as exc:
+        raise PauliSyntaxError(f"not a polynomial in Pauli factors: {exc}") from None
+    return poly.terms()
+
+
+def pauli_masks(pauli: PauliString) -> tuple[int, int, int]:
+    """``(x_mask, z_mask, n_y)`` with ``P = i**n_y * X^x_mask Z^z_mask`` (``Y = i X Z``)."""
+    x = z = n_y = 0
+    for q, letter in pauli:
+        if letter in "XY":
+            x |= 1 << q
+        if letter in "ZY":
+            z |= 1 << q
+        n_y += letter == "Y"
+    return x, z, n_y

@@ -1,0 +1,79 @@
+"""Plans: a circuit turned into primitive backend calls for one number system.
+
+Building a plan validates the whole circuit (free parameters where the numbers cannot carry
+symbols, non-finite values) and builds every gate's data before any amplitude changes, so a
+rejected circuit leaves the state untouched. Plans depend only on the circuit and the number
+system, never on the state's values, so they can be built once and replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .circuit import Circuit, Operation
+from .errors import UnboundParameterError
+from .gates import GateKind
+from .numbers import NumberSystem
+
+
+@dataclass(frozen=True)
+class Call:
+    """One primitive call: ``kind`` is ``"matrix"``, ``"diagonal"`` or ``"permutation"``;
+    ``data`` the matrix, the diagonal, or ``(permutation, phases)``."""
+
+    kind: str
+    data: Any
+    targets: tuple[int, ...]
+    controls: tuple[int, ...] = ()
+    control_values: tuple[int, ...] = ()
+
+    def run(self, backend: Any, state: Any) -> None:
+        """Execute this call on ``state`` with ``backend``."""
+        args = (self.targets, self.controls, self.control_values)
+        if self.kind == "diagonal":
+            backend.apply_diagonal(state, self.data, *args)
+        elif self.kind == "permutation":
+            perm, phases = self.data
+            backend.apply_permutation(state, perm, phases, *args)
+        else:
+            backend.apply_matrix(state, self.data, *args)
+
+
+def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
+    """The primitive call for one operation (``None`` for barriers and identities)."""
+    gate = op.gate
+    args = (op.targets, op.controls, op.control_values)
+    if gate.kind is GateKind.BARRIER or gate.name == "id":
+        return None
+    if gate.kind is GateKind.DIAGONAL:
+        return Call("diagonal", gate.diagonal(numbers), *args)
+    if gate.kind is GateKind.PERMUTATION:
+        return Call("permutation", gate.permutation(numbers), *args)
+    return Call("matrix", gate.matrix(numbers), *args)
+
+
+def check_bound(circuit: Circuit, numbers: NumberSystem) -> None:
+    """Raise ``UnboundParameterError`` if the circuit has parameters the numbers cannot hold."""
+    free = circuit.parameters
+    if free and not numbers.symbolic:
+        names = ", ".join(str(p) for p in free)
+        raise UnboundParameterError(
+            f"circuit has free parameters ({names}) but numbers={numbers.name!r} cannot hold "
+            "symbols: bind them first (circuit.bind({...})) or use numbers='sympy'"
+        )
+
+
+def build_plan(circuit: Circuit, numbers: NumberSystem) -> list[Call]:
+    """Validate ``circuit`` for ``numbers`` and turn it into primitive calls."""
+    check_bound(circuit, numbers)
+    return [c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None]
+
+
+def run_plan(plan: Sequence[Call], backend: Any, state: np.ndarray) -> None:
+    """Execute every call of a plan in order."""
+    for call in plan:
+        call.run(backend, state)

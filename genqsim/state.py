@@ -1,0 +1,386 @@
+"""State vectors: an array of amplitudes, its number system and the backend that acts on it.
+
+Every method that changes the state validates its whole input first, so a rejected call leaves
+the amplitudes exactly as they were.
+"""
+
+from __future__ import annotations
+
+import numbers as _abc
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .backends import Backend, select_backend
+from .circuit import Circuit
+from .errors import (
+    InvalidProbabilityError,
+    MatrixShapeError,
+    NumberTypeError,
+    QubitCountMismatchError,
+    QubitIndexError,
+    StateShapeError,
+)
+from .memory import check_state_fits
+from .numbers import Number, NumberSystem, get_number_system, number_system_for_array
+from .pauli import PauliSum, pauli_masks
+from .plan import build_plan, run_plan
+from .validation import as_qubit_tuple, check_operation_qubits
+
+_PHASE_OF_Y_COUNT = (1, 1j, -1, -1j)
+
+
+def _n_qubits_of_length(length: int) -> int:
+    if length < 1 or length & (length - 1):
+        raise StateShapeError(f"a state has 2**n amplitudes; length {length} is not a power of two")
+    return length.bit_length() - 1
+
+
+class StateVector:
+    """A pure state of ``n_qubits`` qubits; qubit 0 is the least-significant index bit.
+
+    ``StateVector(array)`` wraps an existing array without copying when its dtype matches the
+    number system (``numbers`` inferred from the dtype when omitted: complex dtypes are machine
+    numbers, object arrays SymPy). Giving ``numbers`` that differ from the array's dtype is an
+    explicit request to convert, and copies.
+    """
+
+    def __init__(
+        self,
+        array: Any,
+        numbers: str | NumberSystem | None = None,
+        backend: str | Backend | None = None,
+    ) -> None:
+        if not hasattr(array, "shape") or not hasattr(array, "dtype"):
+            array = np.asarray(array, dtype=object if numbers is None else None)
+            if numbers is None and array.dtype == object:
+                numbers = get_number_system("sympy")
+        if len(array.shape) != 1:
+            raise StateShapeError(f"a state is a 1-D array, got shape {tuple(array.shape)}")
+        self.n_qubits = _n_qubits_of_length(int(array.shape[0]))
+        ns = number_system_for_array(array) if numbers is None else get_number_system(numbers)
+        if np.dtype(array.dtype) != ns.dtype:
+            if np.dtype(array.dtype).kind == "b":
+                raise NumberTypeError("a boolean array is not a state; convert it explicitly")
+            array = ns.array(np.asarray(array))
+        self.numbers: NumberSystem = ns
+        if isinstance(backend, str) or backend is None:
+            self.backend: Backend = select_backend(array, backend)
+        else:
+            if not backend.supports(array):
+                raise NumberTypeError(f"backend {backend.name!r} cannot work on this array")
+            self.backend = backend
+        self._amplitudes = array
+
+    # -- access --------------------------------------------------------------------------------
+    @property
+    def amplitudes(self) -> Any:
+        """The amplitude array itself (not a copy)."""
+        return self._amplitudes
+
+    def to_numpy(self) -> np.ndarray:
+        """A NumPy copy of the amplitudes (from the device for GPU states)."""
+        return self.backend.to_numpy(self._amplitudes)
+
+    def __len__(self) -> int:
+        return int(self._amplitudes.shape[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"<StateVector: {self.n_qubits} qubits, numbers={self.numbers.name!r}, "
+            f"backend={self.backend.name!r}>"
+        )
+
+    def copy(self) -> StateVector:
+        """An independent copy on the same backend and numbers."""
+        return StateVector(self._amplitudes.copy(), self.numbers, self.backend)
+
+    # -- evolution -----------------------------------------------------------------------------
+    def apply(self, circuit: Circuit) -> StateVector:
+        """Apply ``circuit`` in place and return ``self``.
+
+        The whole circuit is checked and turned into primitive calls before the first amplitude
+        changes: a circuit with unbound parameters (for non-symbolic numbers), non-finite
+        values or the wrong qubit count is rejected with the state untouched.
+        """
+        if not isinstance(circuit, Circuit):
+            raise TypeError(f"apply() takes a Circuit, got {type(circuit).__name__}")
+        if circuit.n_qubits != self.n_qubits:
+            raise QubitCountMismatchError(
+                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
+            )
+        run_plan(build_plan(circuit, self.numbers), self.backend, self._amplitudes)
+        return self
+
+    def apply_matrix(
+        self,
+        matrix: Any,
+        targets: int | Sequence[int],
+        controls: int | Sequence[int] = (),
+        control_values: int | Sequence[int] | None = None,
+    ) -> StateVector:
+        """Apply any ``2**k x 2**k`` matrix (unitary or not: projectors, Kraus operators) to
+        ``targets`` under controls, in place. ``targets[0]`` is the matrix index's lowest bit."""
+        t, c, v = check_operation_qubits(self.n_qubits, targets, controls, control_values)
+        arr = np.asarray(matrix, dtype=object) if _is_sympy_matrix(matrix) else np.asarray(matrix)
+        size = 1 << len(t)
+        if arr.shape != (size, size):
+            raise MatrixShapeError(
+                f"{len(t)} target(s) need a {size}x{size} matrix, got shape {arr.shape}"
+            )
+        data = self.numbers.array(arr)
+        self.backend.apply_matrix(self._amplitudes, data, t, c, v)
+        return self
+
+    # -- reductions ----------------------------------------------------------------------------
+    def probabilities(self, qubits: Sequence[int] | None = None) -> np.ndarray:
+        """Probabilities of every basis state, or the marginal distribution of ``qubits``
+        (indexed with ``qubits[0]`` as the least-significant bit)."""
+        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        return self.backend.probabilities(self._amplitudes, qs, self.numbers)
+
+    def norm_squared(self) -> Number:
+        """``<psi|psi>``."""
+        return self.backend.norm_squared(self._amplitudes, self.numbers)
+
+    def normalize(self) -> StateVector:
+        """Scale to unit norm in place (exactly, for symbolic numbers)."""
+        n2 = self.norm_squared()
+        if self.numbers.symbolic:
+            n2 = self.numbers.simplify(n2)
+        elif not n2 > 0:
+            raise InvalidProbabilityError("cannot normalise a zero state")
+        scale = self.numbers.one / self.numbers.sqrt(n2)
+        if self.numbers.dtype.kind == "c":
+            scale = np.asarray(scale).astype(self.numbers.dtype)
+        self._amplitudes *= scale
+        return self
+
+    def inner(self, other: StateVector) -> Number:
+        """``<self|other>``."""
+        self._check_same_size(other)
+        return self.backend.inner(self._amplitudes, other._amplitudes, self.numbers)
+
+    def fidelity(self, other: StateVector) -> Number:
+        """``|<self|other>|**2`` (for normalised states)."""
+        return self.numbers.abs2(self.inner(other))
+
+    def expectation(self, observable: str | PauliSum) -> Number:
+        """``<psi|H|psi>`` for a Pauli sum such as ``"Z0 Z1 + 0.5*X2"``.
+
+        Numeric states return a float (complex if a coefficient is complex); symbolic states
+        an expression. Coefficients may be symbols when the numbers are symbolic.
+        """
+        obs = PauliSum.coerce(observable)
+        if obs.n_qubits > self.n_qubits:
+            raise QubitIndexError(
+                f"observable acts on qubit {obs.n_qubits - 1} but the state has {self.n_qubits} "
+                "qubits"
+            )
+        coeffs = [self.numbers.scalar(c) for c, _ in obs.terms]  # validates before any work
+        numeric = self.numbers.dtype.kind == "c"
+        total: Any = 0.0 if numeric else self.numbers.zero
+        for coeff, (_, pauli) in zip(coeffs, obs.terms):
+            x, z, n_y = pauli_masks(pauli)
+            raw = self.backend.expectation_pauli(self._amplitudes, x, z, self.numbers)
+            if numeric:
+                total += coeff * (_PHASE_OF_Y_COUNT[n_y % 4] * complex(raw)).real
+            else:
+                total += coeff * self.numbers.real(self.numbers.I ** (n_y % 4) * raw)
+        if numeric:
+            total = complex(total)
+            return total.real if total.imag == 0 else total
+        return total
+
+    # -- sampling and measurement --------------------------------------------------------------
+    def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
+        p = self.probabilities(qubits)
+        if p.dtype == object:
+            p = np.array([self.numbers.to_complex(v).real for v in p], dtype=np.float64)
+        p = np.asarray(p, dtype=np.float64)
+        if not np.all(np.isfinite(p)) or np.any(p < -1e-12):
+            raise InvalidProbabilityError("probabilities are negative or not finite")
+        total = p.sum()
+        if not abs(total - 1.0) <= 1e-4:
+            raise InvalidProbabilityError(
+                f"state is not normalised (total probability {total:.6g}); call normalize() first"
+            )
+        return np.clip(p, 0.0, None) / total
+
+    def sample(
+        self,
+        shots: int,
+        seed: int | np.random.Generator | None = None,
+        qubits: Sequence[int] | None = None,
+    ) -> dict[str, int]:
+        """Counts of ``shots`` measurements in the computational basis, without collapsing.
+
+        Keys are bitstrings with the highest qubit leftmost (as Qiskit prints them); with
+        ``qubits`` given, only those are measured and ``qubits[0]`` is the rightmost character.
+        The same ``seed`` gives the same counts.
+        """
+        if (
+            isinstance(shots, bool)
+            or not isinstance(shots, (_abc.Integral, np.integer))
+            or shots < 0
+        ):
+            raise ValueError(f"shots must be a non-negative integer, got {shots!r}")
+        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        p = self._numeric_distribution(qs)
+        width = self.n_qubits if qs is None else len(qs)
+        counts = _rng(seed).multinomial(int(shots), p)
+        return {
+            format(int(i), f"0{width}b") if width else "": int(counts[i])
+            for i in np.flatnonzero(counts)
+        }
+
+    def measure(
+        self, qubits: Sequence[int] | None = None, seed: int | np.random.Generator | None = None
+    ) -> str:
+        """Measure ``qubits`` (all when omitted), collapse the state onto the outcome
+        (renormalised) and return the outcome as a bitstring (``qubits[0]`` rightmost)."""
+        qs = (
+            tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        )
+        p = self._numeric_distribution(qs)
+        outcome = int(_rng(seed).choice(p.size, p=p))
+        exact = self.probabilities(qs)[outcome]
+        if self.numbers.symbolic:
+            exact = self.numbers.simplify(exact)
+        diagonal = [self.numbers.zero] * p.size
+        diagonal[outcome] = self.numbers.one / self.numbers.sqrt(exact)
+        if qs:
+            self.backend.apply_diagonal(self._amplitudes, self.numbers.array(diagonal), qs)
+        return format(outcome, f"0{len(qs)}b") if qs else ""
+
+    def _check_same_size(self, other: StateVector) -> None:
+        if not isinstance(other, StateVector):
+            raise TypeError(f"expected a StateVector, got {type(other).__name__}")
+        if other.n_qubits != self.n_qubits:
+            raise QubitCountMismatchError(
+                f"states have {self.n_qubits} and {other.n_qubits} qubits"
+            )
+
+
+def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+def _is_sympy_matrix(matrix: Any) -> bool:
+    import sympy
+
+    return isinstance(matrix, sympy.MatrixBase)
+
+
+# -- constructors ------------------------------------------------------------------------------
+
+
+def _check_n_qubits(n_qubits: Any) -> int:
+    if isinstance(n_qubits, bool) or not isinstance(n_qubits, (_abc.Integral, np.integer)):
+        raise TypeError(f"n_qubits must be an integer, got {n_qubits!r}")
+    if n_qubits < 0:
+        raise QubitIndexError(f"n_qubits must be non-negative, got {n_qubits}")
+    return int(n_qubits)
+
+
+def zeros(
+    n_qubits: int, numbers: str | NumberSystem = "complex128", backend: str | None = None
+) -> StateVector:
+    """``|0...0>`` on ``n_qubits`` qubits; refuses states larger than free memory."""
+    n = _check_n_qubits(n_qubits)
+    ns = get_number_system(numbers)
+    check_state_fits(n, ns.dtype.itemsize)
+    probe = np.empty(0, dtype=ns.dtype)
+    chosen = select_backend(probe, backend)
+    return StateVector(chosen.zeros(n, ns), ns, chosen)
+
+
+def basis(
+    state: int | str,
+    n_qubits: int | None = None,
+    numbers: str | NumberSystem = "complex128",
+    backend: str | None = None,
+) -> StateVector:
+    """A computational basis state: ``basis("011")`` (qubit n-1 leftmost) or
+    ``basis(3, n_qubits=3)`` (a basis index, qubit 0 the least-significant bit)."""
+    if isinstance(state, str):
+        if not state or set(state) - {"0", "1"}:
+            raise ValueError(f"a basis bitstring holds only 0 and 1, got {state!r}")
+        if n_qubits is not None and n_qubits != len(state):
+            raise QubitCountMismatchError(
+                f"bitstring {state!r} has {len(state)} bits, not {n_qubits}"
+            )
+        n_qubits, index = len(state), int(state, 2)
+    else:
+        if n_qubits is None:
+            raise TypeError("basis(index) needs n_qubits")
+        if isinstance(state, bool) or not isinstance(state, (_abc.Integral, np.integer)):
+            raise TypeError(f"a basis index must be an integer, got {state!r}")
+        index = int(state)
+    n = _check_n_qubits(n_qubits)
+    if not 0 <= index < 1 << n:
+        raise QubitIndexError(f"basis index {index} out of range for {n} qubits")
+    psi = zeros(n, numbers, backend)
+    if index:
+        psi.amplitudes[0] = psi.numbers.zero
+        psi.amplitudes[index] = psi.numbers.one
+    return psi
+
+
+def _initial_state(
+    n_qubits: int, initial: Any, numbers: str | NumberSystem, backend: str | None
+) -> StateVector:
+    if initial is None:
+        return zeros(n_qubits, numbers, backend)
+    if isinstance(initial, StateVector):
+        if initial.n_qubits != n_qubits:
+            raise QubitCountMismatchError(
+                f"initial state has {initial.n_qubits} qubits, circuit has {n_qubits}"
+            )
+        psi = initial.copy()
+        ns = get_number_system(numbers)
+        return psi if psi.numbers is ns else StateVector(psi.amplitudes, ns, backend)
+    if isinstance(initial, str):
+        return basis(initial, n_qubits, numbers, backend)
+    if isinstance(initial, (_abc.Integral, np.integer)) and not isinstance(initial, bool):
+        return basis(int(initial), n_qubits, numbers, backend)
+    psi = StateVector(np.array(initial, copy=True), numbers, backend)
+    if psi.n_qubits != n_qubits:
+        raise QubitCountMismatchError(
+            f"initial state has {psi.n_qubits} qubits, circuit has {n_qubits}"
+        )
+    return psi
+
+
+def simulate(
+    circuit: Circuit,
+    numbers: str | NumberSystem = "complex128",
+    backend: str | None = None,
+    initial: Any = None,
+) -> StateVector:
+    """Run ``circuit`` from ``initial`` (default ``|0...0>``; also a bitstring, a basis index,
+    an array or a StateVector, which is copied) and return the final state."""
+    if not isinstance(circuit, Circuit):
+        raise TypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
+    ns = get_number_system(numbers)
+    plan = build_plan(circuit, ns)  # validate before allocating
+    psi = _initial_state(circuit.n_qubits, initial, ns, backend)
+    run_plan(plan, psi.backend, psi.amplitudes)
+    return psi
+
+
+def expectation(
+    circuit: Circuit,
+    observable: str | PauliSum,
+    numbers: str | NumberSystem = "complex128",
+    backend: str | None = None,
+    initial: Any = None,
+    values: Mapping[Any, Any] | None = None,
+) -> Number:
+    """``<psi|observable|psi>`` for ``psi = circuit |initial>``, optionally binding ``values``."""
+    if values:
+        circuit = circuit.bind(values)
+    return simulate(circuit, numbers, backend, initial).expectation(observable)
