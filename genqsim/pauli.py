@@ -27,6 +27,9 @@ from .errors import PauliSyntaxError
 PauliString = tuple[tuple[int, str], ...]
 
 _FACTOR = re.compile(r"(?<![A-Za-z0-9_.])([IXYZ])(\d+)(?![A-Za-z0-9_])")
+_FLOAT = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?")
+_LOOKS_LIKE_PAULI = re.compile(r"[A-Z]\d+|[IXYZ]")
+"""Coefficient names refused as likely typos of Pauli factors: ``Q1``, a bare ``Z``."""
 _TRANSFORMS = (*standard_transformations, implicit_multiplication, convert_xor)
 
 
@@ -43,7 +46,7 @@ class PauliSum:
             key = _normalise(pauli)
             combined[key] = combined.get(key, 0) + sympy.sympify(coeff)
         self.terms: tuple[tuple[Any, PauliString], ...] = tuple(
-            (c, k) for k, c in combined.items() if c != 0
+            (c, k) for k, c in combined.items() if not c.is_zero
         )
 
     @classmethod
@@ -60,15 +63,31 @@ class PauliSum:
             found[sym.name] = sym
             return f" {sym.name} "
 
-        rewritten = _FACTOR.sub(replace, text)
+        literals: dict[str, sympy.Float] = {}
+
+        def replace_float(m: re.Match) -> str:
+            # decimal literals become doubles, equal to the same numbers written in Python
+            name = f"__number_{len(literals)}"
+            literals[name] = sympy.Float(float(m.group(0)))
+            return f" {name} "
+
+        rewritten = _FLOAT.sub(replace_float, _FACTOR.sub(replace, text))
         try:
-            expr = parse_expr(rewritten, local_dict=dict(found), transformations=_TRANSFORMS)
+            expr = parse_expr(
+                rewritten, local_dict={**found, **literals}, transformations=_TRANSFORMS
+            )
         except (SyntaxError, TypeError, ValueError, tokenize.TokenError, AttributeError) as exc:
             raise PauliSyntaxError(f"cannot parse Pauli sum {text!r}: {exc}") from None
         if not isinstance(expr, sympy.Expr):
             raise PauliSyntaxError(f"{text!r} is not a sum of Pauli terms")
         paulis = set(found.values())
         coeff_symbols = expr.free_symbols - paulis
+        for sym in coeff_symbols:
+            if _LOOKS_LIKE_PAULI.fullmatch(sym.name):
+                raise PauliSyntaxError(
+                    f"{text!r}: {sym.name!r} is not a Pauli factor (write X, Y, Z or I followed "
+                    "by a qubit index, e.g. Z0)"
+                )
         expr = expr.xreplace({s: sympy.Symbol(s.name, real=True) for s in coeff_symbols})
         expr = sympy.expand(expr)
         gens = sorted(paulis, key=lambda s: s.name)
@@ -138,13 +157,22 @@ class PauliSum:
         if not self.terms:
             return "0"
         parts = []
-        for c, p in self.terms:
-            word = " ".join(f"{letter}{q}" for q, letter in p) or "I"
-            parts.append(word if c == 1 else f"({c})*{word}")
+        for coeff, p in self.terms:
+            word = " ".join(f"{letter}{q}" for q, letter in p)
+            c = _coefficient_text(coeff)
+            if not word:
+                parts.append(f"({c})")  # the identity term: a bare coefficient
+            else:
+                parts.append(word if coeff == 1 else f"({c})*{word}")
         return " + ".join(parts)
 
     def __repr__(self) -> str:
         return f"PauliSum({str(self)!r})"
+
+
+def _coefficient_text(c: sympy.Expr) -> str:
+    """Text that parses back to the same coefficient (floats keep all 17 digits)."""
+    return str(c.xreplace({f: sympy.Symbol(repr(float(f))) for f in c.atoms(sympy.Float)}))
 
 
 def _normalise(pauli: Mapping[int, str] | PauliString) -> PauliString:
@@ -163,14 +191,24 @@ def _normalise(pauli: Mapping[int, str] | PauliString) -> PauliString:
 
 
 def _monomials(expr: sympy.Expr, gens: list[sympy.Symbol]):
-    """``(exponents, coefficient)`` pairs of ``expr`` as a polynomial in the Pauli symbols."""
-    if not gens:
-        return [((), expr)]
-    try:
-        poly = sympy.Poly(expr, *gens)
-    except sympy.PolynomialError as exc:
-        raise PauliSyntaxError(f"not a polynomial in Pauli factors: {exc}") from None
-    return poly.terms()
+    """``(exponents, coefficient)`` of each term of the expanded ``expr``, as a polynomial in
+    the Pauli symbols ``gens`` (coefficients keep their exact or float form)."""
+    index = {g: i for i, g in enumerate(gens)}
+    merged: dict[tuple[int, ...], sympy.Expr] = {}
+    for term in sympy.Add.make_args(expr):
+        powers = [0] * len(gens)
+        coeff = sympy.Integer(1)
+        for factor in sympy.Mul.make_args(term):
+            base, exponent = factor.as_base_exp()
+            if base in index:
+                if not (exponent.is_Integer and exponent > 0):
+                    raise PauliSyntaxError(f"Pauli factor raised to {exponent}")
+                powers[index[base]] += int(exponent)
+            else:
+                coeff *= factor
+        key = tuple(powers)
+        merged[key] = merged.get(key, 0) + coeff
+    return list(merged.items())
 
 
 def pauli_masks(pauli: PauliString) -> tuple[int, int, int]:

@@ -100,7 +100,7 @@ def test_symbolic_random_circuit_matches_numeric(n, seed):
     the complex128 run at those angles."""
     rng = np.random.default_rng(seed)
     names = sorted(NAMED)
-    symbols = gq.parameters("a0:6")
+    symbols = gq.parameters("a0:20")
     c = gq.Circuit(n)
     used = 0
     for _ in range(6):

@@ -1,0 +1,99 @@
+"""Backend protocol, registry, automatic selection and entry-point discovery."""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+import numpy as np
+import pytest
+
+import genqsim as gq
+from genqsim import backends
+from genqsim.backends import Backend, GenericBackend
+
+
+def test_numpy_backend_is_found_through_its_entry_point():
+    names = [ep.name for ep in metadata.entry_points(group="genqsim.backends")]
+    assert "numpy" in names
+    ep = next(ep for ep in metadata.entry_points(group="genqsim.backends") if ep.name == "numpy")
+    assert ep.load() is type(gq.get_backend("numpy"))
+
+
+def test_numpy_backend_satisfies_protocol_and_supports_every_dtype():
+    b = gq.get_backend("numpy")
+    assert isinstance(b, Backend)
+    for dtype in (np.complex128, np.complex64, object):
+        assert b.supports(np.zeros(4, dtype=dtype))
+    assert gq.zeros(2).backend.name == "numpy"
+    assert gq.zeros(2, numbers="sympy").backend.name == "numpy"
+
+
+class RecordingBackend(GenericBackend):
+    """A third-party style backend that only specialises apply_diagonal and records calls."""
+
+    name = "recording"
+    priority = 50
+
+    def __init__(self):
+        self.calls = []
+
+    def supports(self, array):
+        return isinstance(array, np.ndarray) and array.dtype == np.complex64
+
+    def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()):
+        self.calls.append(("diagonal", targets))
+        super().apply_diagonal(state, diagonal, targets, controls, control_values)
+
+
+@pytest.fixture
+def recording():
+    backends.register_backend("recording", RecordingBackend)
+    yield backends.get_backend("recording")
+    backends._FACTORIES.pop("recording")
+    backends._INSTANCES.pop("recording", None)
+
+
+def test_registered_backend_is_selected_by_dtype_and_priority(recording):
+    psi = gq.zeros(2, numbers="complex64")
+    assert psi.backend is recording
+    assert gq.zeros(2, numbers="complex128").backend.name == "numpy"
+    psi.apply(gq.Circuit(2).h(0).t(0).cz(0, 1))
+    assert recording.calls == [("diagonal", (0,)), ("diagonal", (1,))]
+    # primitives it lacks fell back to the generic routine and gave the right state
+    ref = gq.simulate(gq.Circuit(2).h(0).t(0).cz(0, 1), numbers="complex64", backend="numpy")
+    np.testing.assert_allclose(psi.amplitudes, ref.amplitudes, atol=1e-7)
+    assert "recording" in gq.available_backends()
+
+
+def test_explicit_backend_must_support_the_array(recording):
+    with pytest.raises(gq.UnknownBackendError, match="cannot work on ndarray arrays of dtype object"):
+        gq.StateVector(np.array([1, 0], dtype=object), backend="recording")
+
+
+def test_broken_entry_point_warns_instead_of_failing(monkeypatch):
+    class BrokenEP:
+        name = "broken"
+
+        def load(self):
+            raise RuntimeError("plugin import failed")
+
+    monkeypatch.setattr(backends, "_entry_points_loaded", False)
+    monkeypatch.setattr(backends.metadata, "entry_points", lambda group: [BrokenEP()])
+    with pytest.warns(UserWarning, match="'broken' failed to load: plugin import failed"):
+        names = backends.available_backends()
+    assert "numpy" in names and "broken" not in names
+
+
+def test_wrapping_an_array_works_in_place():
+    arr = np.zeros(4, dtype=np.complex128)
+    arr[0] = 1
+    psi = gq.StateVector(arr)
+    psi.apply(gq.Circuit(2).x(1))
+    assert psi.amplitudes is arr and arr[2] == 1
+
+
+def test_explicit_numbers_convert_a_copy():
+    arr = np.array([1, 0], dtype=np.complex128)
+    psi = gq.StateVector(arr, numbers="complex64")
+    assert psi.amplitudes.dtype == np.complex64 and psi.amplitudes is not arr
+    assert gq.StateVector([1, 0], numbers="sympy").amplitudes.dtype == object

@@ -1,0 +1,80 @@
+"""Sampling, marginals and measurement against the exact distribution."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reference import random_state
+
+import genqsim as gq
+
+
+def _state(n=4, seed=1):
+    return gq.StateVector(random_state(n, np.random.default_rng(seed)))
+
+
+def test_sampling_is_reproducible_with_a_seed():
+    psi = _state()
+    assert psi.sample(1000, seed=42) == psi.sample(1000, seed=42)
+    assert psi.sample(1000, seed=42) != psi.sample(1000, seed=43)
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    assert psi.sample(500, seed=rng_a) == psi.sample(500, seed=rng_b)
+
+
+@pytest.mark.parametrize("qubits", [None, [2], [3, 0], [1, 2, 0]])
+def test_counts_match_probabilities_within_five_sigma(qubits):
+    psi = _state(5, seed=9)
+    shots = 100_000
+    counts = psi.sample(shots, seed=2024, qubits=qubits)
+    p = psi.probabilities(qubits)
+    width = 5 if qubits is None else len(qubits)
+    assert sum(counts.values()) == shots
+    for index, prob in enumerate(p):
+        observed = counts.get(format(index, f"0{width}b"), 0)
+        sigma = np.sqrt(shots * prob * (1 - prob))
+        assert abs(observed - shots * prob) <= 5 * sigma + 1e-9, (index, observed, prob)
+
+
+def test_bitstrings_put_highest_qubit_leftmost():
+    psi = gq.simulate(gq.Circuit(3).x(0))  # |q2 q1 q0> = |001>
+    assert psi.sample(10, seed=0) == {"001": 10}
+    assert psi.sample(10, seed=0, qubits=[2, 0]) == {"10": 10}  # qubits[0] is rightmost
+
+
+def test_marginals_equal_sums_of_the_full_distribution():
+    psi = _state(4, seed=3)
+    full = psi.probabilities()
+    bits = lambda i, q: (i >> q) & 1  # noqa: E731
+    for qubits in ([0], [3], [1, 2], [2, 1], [3, 0, 2], [0, 1, 2, 3], [3, 2, 1, 0]):
+        marginal = psi.probabilities(qubits)
+        expected = np.zeros(2 ** len(qubits))
+        for i, p in enumerate(full):
+            key = sum(bits(i, q) << pos for pos, q in enumerate(qubits))
+            expected[key] += p
+        np.testing.assert_allclose(marginal, expected, atol=1e-14)
+    assert abs(full.sum() - 1) < 1e-12
+
+
+def test_measure_collapses_and_renormalises():
+    psi = gq.simulate(gq.library.ghz(4))
+    outcome = psi.measure([2], seed=1)
+    expected_index = 0 if outcome == "0" else 15
+    np.testing.assert_allclose(np.abs(psi.amplitudes[expected_index]), 1.0, atol=1e-14)
+    assert abs(psi.norm_squared() - 1) < 1e-14
+    # a second measurement of any qubit now agrees with the first
+    assert psi.measure([0], seed=99) == outcome
+
+
+def test_measure_outcome_frequencies_follow_born_rule():
+    psi0 = gq.simulate(gq.Circuit(1).ry(2 * np.arccos(np.sqrt(0.3)), 0))  # P(0) = 0.3
+    rng = np.random.default_rng(0)
+    ones = sum(psi0.copy().measure(seed=rng) == "1" for _ in range(4000))
+    sigma = np.sqrt(4000 * 0.7 * 0.3)
+    assert abs(ones - 2800) < 5 * sigma
+
+
+def test_measure_on_partial_qubits_keeps_others_coherent():
+    psi = gq.simulate(gq.Circuit(2).h(0).h(1))
+    psi.measure([0], seed=4)
+    p1 = psi.probabilities([1])
+    np.testing.assert_allclose(p1, [0.5, 0.5], atol=1e-14)
