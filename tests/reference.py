@@ -73,12 +73,14 @@ def reference_matrix(name: str, params=(), exact: bool = False) -> np.ndarray:
         "ry": lambda: rot(Y, p[0]),
         "rz": lambda: rot(Z, p[0]),
         "p": lambda: arr([[1, 0], [0, exp(i * p[0])]]),
-        "u": lambda: (exp(i * p[3]) if len(p) == 4 else 1)
-        * arr(
-            [
-                [cos(p[0] / 2), -exp(i * p[2]) * sin(p[0] / 2)],
-                [exp(i * p[1]) * sin(p[0] / 2), exp(i * (p[1] + p[2])) * cos(p[0] / 2)],
-            ]
+        "u": lambda: (
+            (exp(i * p[3]) if len(p) == 4 else 1)
+            * arr(
+                [
+                    [cos(p[0] / 2), -exp(i * p[2]) * sin(p[0] / 2)],
+                    [exp(i * p[1]) * sin(p[0] / 2), exp(i * (p[1] + p[2])) * cos(p[0] / 2)],
+                ]
+            )
         ),
         "swap": lambda: arr([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]),
         "iswap": lambda: arr([[1, 0, 0, 0], [0, 0, i, 0], [0, i, 0, 0], [0, 0, 0, 1]]),

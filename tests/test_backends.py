@@ -66,7 +66,9 @@ def test_registered_backend_is_selected_by_dtype_and_priority(recording):
 
 
 def test_explicit_backend_must_support_the_array(recording):
-    with pytest.raises(gq.UnknownBackendError, match="cannot work on ndarray arrays of dtype object"):
+    with pytest.raises(
+        gq.UnknownBackendError, match="cannot work on ndarray arrays of dtype object"
+    ):
         gq.StateVector(np.array([1, 0], dtype=object), backend="recording")
 
 

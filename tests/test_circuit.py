@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import sympy
-from reference import embed, random_state, reference_matrix
 
 import genqsim as gq
+
+from reference import embed, random_state, reference_matrix
 
 
 def test_builders_chain_and_record_operations():
@@ -96,7 +97,9 @@ def test_barrier_does_not_change_the_state():
 def test_drawing_shows_gates_controls_and_wires():
     text = str(gq.Circuit(3).h(0).cx(0, 2).cp(0.5, 1, 0).mcx([0, 1], 2, [0, 1]).swap(0, 1))
     lines = text.splitlines()
-    assert lines[0].startswith("q0: ") and lines[2].startswith("q1: ") and lines[4].startswith("q2: ")
+    assert (
+        lines[0].startswith("q0: ") and lines[2].startswith("q1: ") and lines[4].startswith("q2: ")
+    )
     assert "H" in lines[0] and "●" in lines[0] and "○" in lines[0]
     assert "┼" in lines[2]  # the cx(0, 2) line crosses qubit 1
     assert "P(0.5)" in lines[0] and "X" in lines[4]

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy
-from reference import random_state
 
 import genqsim as gq
+
+from reference import random_state
 
 theta = gq.parameters("theta")[0]
 
@@ -88,8 +89,9 @@ def test_rejected_call_leaves_state_untouched(psi, case):
     with pytest.raises(error, match=pattern):
         call(psi)
     assert psi.amplitudes.tobytes() == before
-    assert isinstance(error, type) and (error is ValueError or error is TypeError
-                                        or issubclass(error, gq.GenqsimError))
+    assert isinstance(error, type) and (
+        error is ValueError or error is TypeError or issubclass(error, gq.GenqsimError)
+    )
 
 
 def test_unnormalised_state_refuses_to_sample():

@@ -8,14 +8,15 @@ import itertools
 import numpy as np
 import pytest
 import sympy
+
+import genqsim as gq
+
 from reference import (
     embed,
     pauli_rotation_reference,
     random_state,
     reference_matrix,
 )
-
-import genqsim as gq
 
 ANGLES = (0.7312, -1.234, 2.468, 0.3141)
 PARAM_COUNT = {"rx": 1, "ry": 1, "rz": 1, "p": 1, "rxx": 1, "ryy": 1, "rzz": 1}
@@ -71,7 +72,9 @@ def test_pauli_rotation_every_placement(pauli, dtype, atol):
         psi0 = random_state(n, rng)
         for targets, controls, values in placements(n, len(pauli), 2):
             psi = gq.StateVector(psi0.astype(dtype))
-            psi.apply(gq.Circuit(n).append(gq.PauliRotation(pauli, theta), targets, controls, values))
+            psi.apply(
+                gq.Circuit(n).append(gq.PauliRotation(pauli, theta), targets, controls, values)
+            )
             expected = embed(U, n, targets, controls, values) @ psi0
             np.testing.assert_allclose(psi.amplitudes, expected, atol=atol, rtol=0)
 
@@ -140,7 +143,9 @@ def test_controlled_builders(builder, name, params, targets, controls):
 
 def test_controlled_any_gate_and_subcircuit():
     psi0 = random_state(4, np.random.default_rng(5))
-    c = gq.Circuit(4).controlled(gq.gate("rxx", 0.3), targets=[3, 1], controls=[0], control_values=[0])
+    c = gq.Circuit(4).controlled(
+        gq.gate("rxx", 0.3), targets=[3, 1], controls=[0], control_values=[0]
+    )
     expected = embed(reference_matrix("rxx", (0.3,)), 4, (3, 1), (0,), (0,)) @ psi0
     np.testing.assert_allclose(gq.simulate(c, initial=psi0).amplitudes, expected, atol=1e-12)
     # a whole sub-circuit under a control: each of its operations gains the control

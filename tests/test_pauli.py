@@ -7,9 +7,10 @@ import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import _paulis, kron_all, random_state
 
 import genqsim as gq
+
+from reference import _paulis, kron_all, random_state
 
 I2, X, Y, Z = _paulis(exact=False)
 LETTER = {"I": I2, "X": X, "Y": Y, "Z": Z}
@@ -50,8 +51,10 @@ words = st.dictionaries(st.integers(0, 4), st.sampled_from("IXYZ"), max_size=5)
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.floats(-2, 2, allow_nan=False), words), min_size=1, max_size=5),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.lists(st.tuples(st.floats(-2, 2, allow_nan=False), words), min_size=1, max_size=5),
+    st.integers(0, 2**32 - 1),
+)
 def test_expectation_matches_dense_operator(terms, seed):
     n = 5
     psi0 = random_state(n, np.random.default_rng(seed))

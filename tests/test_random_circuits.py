@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import embed, pauli_rotation_reference, random_state, reference_matrix
 
 import genqsim as gq
+
+from reference import embed, pauli_rotation_reference, random_state, reference_matrix
 
 NAMED = {
     # name: (arity, number of angles)

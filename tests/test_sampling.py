@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference import random_state
 
 import genqsim as gq
+
+from reference import random_state
 
 
 def _state(n=4, seed=1):

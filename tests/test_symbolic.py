@@ -13,7 +13,11 @@ def test_blog_example_diagonal_on_symbolic_state():
     """Seed 000: state [1, a, 0, 0] with diag(exp(-i theta), exp(i theta)) on qubit 0."""
     a, theta = sympy.symbols("a theta")
     psi = gq.StateVector(np.array([1, a, 0, 0], dtype=object), numbers="sympy")
-    psi.apply(gq.Circuit(2).unitary(sympy.diag(sympy.exp(-sympy.I * theta), sympy.exp(sympy.I * theta)), [0]))
+    psi.apply(
+        gq.Circuit(2).unitary(
+            sympy.diag(sympy.exp(-sympy.I * theta), sympy.exp(sympy.I * theta)), [0]
+        )
+    )
     expected = [sympy.exp(-sympy.I * theta), a * sympy.exp(sympy.I * theta), 0, 0]
     assert [sympy.simplify(x - y) for x, y in zip(psi.amplitudes, expected)] == [0, 0, 0, 0]
     # the diagonal matrix was recognised as diagonal and applied with the diagonal primitive

@@ -1,0 +1,97 @@
+"""The command line, through real subprocess calls."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+
+def genqsim(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "genqsim", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_symbolic_quick_start_prints_exact_amplitudes_and_numeric_probabilities():
+    out = genqsim("run", "qpe:3", "--numbers", "sympy", "--bind", "phi=0.3")
+    assert out.returncode == 0, out.stderr
+    assert "exp(2*I*pi*phi)/8" in out.stdout  # exact symbolic amplitude terms
+    assert "probabilities at phi=0.3:" in out.stdout
+    # phase estimation of 0.3 with 3 bits peaks at |010> (2/8), with the textbook probability
+    m, n, phi = 2, 3, 0.3
+    k = np.arange(2**n)
+    exact = abs(np.exp(2j * np.pi * k * (phi - m / 2**n)).sum() / 2**n) ** 2
+    assert f"|010>  {exact:.6f}" in out.stdout
+
+
+def test_json_output_parses_and_holds_counts():
+    out = genqsim(
+        "run",
+        "ghz:4",
+        "--shots",
+        "2000",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+        "--observable",
+        "Z0 Z3 + 0.5*X0 X1 X2 X3",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["n_qubits"] == 4 and data["backend"] == "numpy"
+    assert set(data["counts"]) == {"0000", "1111"} and sum(data["counts"].values()) == 2000
+    assert data["probabilities"]["0000"] == pytest.approx(0.5)
+    assert data["expectation"]["value"] == pytest.approx(1.5)
+    again = json.loads(
+        genqsim("run", "ghz:4", "--shots", "2000", "--seed", "7", "--format", "json").stdout
+    )
+    assert again["counts"] == data["counts"]
+
+
+def test_numeric_run_with_bound_parameter():
+    out = genqsim("run", "qpe:4", "--bind", "phi=3/16", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    probs = json.loads(out.stdout)["probabilities"]
+    assert probs["0011"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("run", "nope:3"), "unknown circuit 'nope:3'"),
+        (("run", "qft:x"), "give the number of qubits as qft:N"),
+        (("run", "qpe:3"), "free parameters (phi)"),
+        (("run", "qpe:3", "--bind", "theta=1"), "no parameter named theta"),
+        (("run", "qpe:3", "--bind", "phi"), "expects NAME=VALUE"),
+        (("run", "qft:3", "--numbers", "octonion"), "unknown number system 'octonion'"),
+        (("run", "qft:3", "--observable", "Z9"), "observable acts on qubit 9"),
+        (("run", "qft:50"), "50-qubit state needs"),
+        (("frobnicate",), "invalid choice"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args, message):
+    out = genqsim(*args)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_info_lists_numbers_and_backends():
+    out = genqsim("info")
+    assert out.returncode == 0
+    assert "sympy" in out.stdout and "numpy" in out.stdout and "memory available" in out.stdout
+
+
+def test_console_script_is_installed():
+    import shutil
+
+    exe = shutil.which("genqsim")
+    if exe is None:
+        pytest.fail("the genqsim console script is not on PATH; install the package first")
+    out = subprocess.run([exe, "run", "qft:2", "--initial", "01"], capture_output=True, text=True)
+    assert out.returncode == 0 and "|00>  0.250000" in out.stdout

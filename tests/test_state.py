@@ -1,0 +1,73 @@
+"""StateVector methods against direct NumPy computations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+import genqsim as gq
+
+from reference import random_state
+
+
+def test_inner_fidelity_and_norm_against_numpy():
+    rng = np.random.default_rng(4)
+    a, b = random_state(4, rng), random_state(4, rng)
+    pa, pb = gq.StateVector(a.copy()), gq.StateVector(b.copy())
+    assert pa.inner(pb) == pytest.approx(np.vdot(a, b))
+    assert pa.fidelity(pb) == pytest.approx(abs(np.vdot(a, b)) ** 2)
+    assert pa.norm_squared() == pytest.approx(1.0)
+
+
+def test_normalize_numeric_and_exact():
+    psi = gq.StateVector(np.array([3, 4j, 0, 0], dtype=complex))
+    psi.normalize()
+    np.testing.assert_allclose(psi.amplitudes, [0.6, 0.8j, 0, 0], atol=1e-15)
+    exact = gq.StateVector([1, 1, 1, 0], numbers="sympy").normalize()
+    assert list(exact.amplitudes) == [sympy.sqrt(3) / 3] * 3 + [0]
+    with pytest.raises(gq.InvalidProbabilityError, match="zero state"):
+        gq.StateVector(np.zeros(2, dtype=complex)).normalize()
+
+
+def test_copy_is_independent_and_to_numpy_copies():
+    psi = gq.simulate(gq.library.ghz(3))
+    twin = psi.copy()
+    twin.apply(gq.Circuit(3).x(0))
+    assert psi.amplitudes[0] == pytest.approx(2**-0.5) and twin.amplitudes[0] == 0
+    host = psi.to_numpy()
+    host[0] = 0
+    assert psi.amplitudes[0] != 0
+
+
+def test_basis_states_and_initial_forms():
+    assert gq.basis("110").probabilities()[6] == 1
+    assert gq.basis(5, n_qubits=3, numbers="sympy").amplitudes[5] == 1
+    c = gq.Circuit(2).x(0)
+    for initial in ("10", 2, np.array([0, 0, 1, 0], dtype=complex), gq.basis("10")):
+        assert gq.simulate(c, initial=initial).probabilities()[3] == pytest.approx(1)
+
+
+def test_simulate_does_not_modify_the_initial_state_object():
+    start = gq.basis("00")
+    gq.simulate(gq.Circuit(2).h(0), initial=start)
+    assert start.amplitudes[0] == 1
+
+
+def test_expectation_function_binds_values():
+    (t,) = gq.parameters("t")
+    value = gq.expectation(gq.Circuit(1).rx(t, 0), "Z0", values={t: 0.4})
+    assert value == pytest.approx(np.cos(0.4))
+
+
+def test_complex64_state_stays_complex64():
+    psi = gq.simulate(gq.library.qft(4), numbers="complex64", initial=3)
+    assert psi.amplitudes.dtype == np.complex64
+    assert psi.probabilities().dtype == np.float32
+    np.testing.assert_allclose(psi.probabilities(), np.full(16, 1 / 16), atol=1e-6)
+
+
+def test_zero_qubit_state():
+    psi = gq.zeros(0)
+    assert psi.n_qubits == 0 and psi.amplitudes.tolist() == [1]
+    assert psi.sample(3, seed=0) == {"": 3}
