@@ -107,10 +107,17 @@ def select_backend(array: object, name: str | None = None) -> Backend:
     )
 
 
+def _numba_backend() -> Backend:
+    from .numba_backend import NumbaBackend  # ImportError when numba is not installed
+
+    return NumbaBackend()
+
+
 def _register_builtin() -> None:
     from .numpy_backend import NumpyBackend
 
     register_backend("numpy", NumpyBackend)
+    register_backend("numba", _numba_backend)
 
 
 _register_builtin()

@@ -41,6 +41,20 @@ from .state import StateVector, basis, expectation, simulate, zeros
 __version__ = "0.1.0"
 
 
+def set_num_threads(n: int) -> None:
+    """Threads the compiled (Numba) kernels use on large states."""
+    from .backends.numba_backend import set_num_threads as _set
+
+    _set(n)
+
+
+def get_num_threads() -> int:
+    """Threads the compiled (Numba) kernels use on large states."""
+    from .backends.numba_backend import get_num_threads as _get
+
+    return _get()
+
+
 def simplify(value):
     """Simplify a symbolic result: an expression, or each entry of an array or StateVector."""
     import numpy as np
@@ -92,11 +106,13 @@ __all__ = [
     "gate",
     "gates",
     "get_backend",
+    "get_num_threads",
     "get_number_system",
     "library",
     "parameters",
     "register_backend",
     "select_backend",
+    "set_num_threads",
     "simplify",
     "simulate",
     "zeros",

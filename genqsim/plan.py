@@ -67,9 +67,35 @@ def check_bound(circuit: Circuit, numbers: NumberSystem) -> None:
         )
 
 
-def build_plan(circuit: Circuit, numbers: NumberSystem) -> list[Call]:
-    """Validate ``circuit`` for ``numbers`` and turn it into primitive calls."""
+DEFAULT_FUSED_QUBITS = 3
+"""Fusion width for machine numbers (chosen by ``benchmarks/``; see docs/performance.md)."""
+
+
+def fusion_width(numbers: NumberSystem, fuse: int | bool | None) -> int:
+    """How many qubits fused blocks may span: ``fuse=None`` picks the default for the numbers
+    (off for object arrays, where products of expressions grow), ``False``/``0`` disables."""
+    if fuse is None:
+        return DEFAULT_FUSED_QUBITS if numbers.dtype.kind == "c" else 0
+    if fuse is True:
+        return DEFAULT_FUSED_QUBITS
+    if fuse is False:
+        return 0
+    if isinstance(fuse, bool) or not isinstance(fuse, int) or fuse < 0:
+        raise ValueError(f"fuse must be None, a bool or a non-negative int, got {fuse!r}")
+    return fuse
+
+
+def build_plan(
+    circuit: Circuit, numbers: NumberSystem, fuse: int | bool | None = None
+) -> list[Call]:
+    """Validate ``circuit`` for ``numbers`` and turn it into primitive calls, fusing
+    neighbouring gates into blocks of up to ``fusion_width(numbers, fuse)`` qubits."""
     check_bound(circuit, numbers)
+    width = fusion_width(numbers, fuse)
+    if width >= 2:
+        from .fusion import fuse_circuit
+
+        circuit = fuse_circuit(circuit, numbers, width)
     return [c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None]
 
 

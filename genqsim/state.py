@@ -97,8 +97,11 @@ class StateVector:
         return StateVector(self._amplitudes.copy(), self.numbers, self.backend)
 
     # -- evolution -----------------------------------------------------------------------------
-    def apply(self, circuit: Circuit) -> StateVector:
+    def apply(self, circuit: Circuit, fuse: int | bool | None = None) -> StateVector:
         """Apply ``circuit`` in place and return ``self``.
+
+        ``fuse`` sets how many qubits fused gate blocks may span (default: on for machine
+        numbers, off for symbolic ones; ``False`` runs gate by gate).
 
         The whole circuit is checked and turned into primitive calls before the first amplitude
         changes: a circuit with unbound parameters (for non-symbolic numbers), non-finite
@@ -110,7 +113,7 @@ class StateVector:
             raise QubitCountMismatchError(
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
             )
-        run_plan(build_plan(circuit, self.numbers), self.backend, self._amplitudes)
+        run_plan(build_plan(circuit, self.numbers, fuse), self.backend, self._amplitudes)
         return self
 
     def apply_matrix(
@@ -360,13 +363,15 @@ def simulate(
     numbers: str | NumberSystem = "complex128",
     backend: str | None = None,
     initial: Any = None,
+    fuse: int | bool | None = None,
 ) -> StateVector:
     """Run ``circuit`` from ``initial`` (default ``|0...0>``; also a bitstring, a basis index,
-    an array or a StateVector, which is copied) and return the final state."""
+    an array or a StateVector, which is copied) and return the final state. ``fuse``: see
+    :meth:`StateVector.apply`."""
     if not isinstance(circuit, Circuit):
         raise TypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
     ns = get_number_system(numbers)
-    plan = build_plan(circuit, ns)  # validate before allocating
+    plan = build_plan(circuit, ns, fuse)  # validate before allocating
     psi = _initial_state(circuit.n_qubits, initial, ns, backend)
     run_plan(plan, psi.backend, psi.amplitudes)
     return psi

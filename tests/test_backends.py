@@ -24,8 +24,9 @@ def test_numpy_backend_satisfies_protocol_and_supports_every_dtype():
     assert isinstance(b, Backend)
     for dtype in (np.complex128, np.complex64, object):
         assert b.supports(np.zeros(4, dtype=dtype))
-    assert gq.zeros(2).backend.name == "numpy"
     assert gq.zeros(2, numbers="sympy").backend.name == "numpy"
+    expected = "numba" if "numba" in gq.available_backends() else "numpy"
+    assert gq.zeros(2).backend.name == expected  # compiled kernels win for complex arrays
 
 
 class RecordingBackend(GenericBackend):
@@ -56,8 +57,8 @@ def recording():
 def test_registered_backend_is_selected_by_dtype_and_priority(recording):
     psi = gq.zeros(2, numbers="complex64")
     assert psi.backend is recording
-    assert gq.zeros(2, numbers="complex128").backend.name == "numpy"
-    psi.apply(gq.Circuit(2).h(0).t(0).cz(0, 1))
+    assert gq.zeros(2, numbers="complex128").backend.name != "recording"
+    psi.apply(gq.Circuit(2).h(0).t(0).cz(0, 1), fuse=False)
     assert recording.calls == [("diagonal", (0,)), ("diagonal", (1,))]
     # primitives it lacks fell back to the generic routine and gave the right state
     ref = gq.simulate(gq.Circuit(2).h(0).t(0).cz(0, 1), numbers="complex64", backend="numpy")

@@ -43,7 +43,7 @@ def test_json_output_parses_and_holds_counts():
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert data["n_qubits"] == 4 and data["backend"] == "numpy"
+    assert data["n_qubits"] == 4 and data["backend"] in ("numpy", "numba")
     assert set(data["counts"]) == {"0000", "1111"} and sum(data["counts"].values()) == 2000
     assert data["probabilities"]["0000"] == pytest.approx(0.5)
     assert data["expectation"]["value"] == pytest.approx(1.5)

@@ -44,9 +44,13 @@ def _all_cases(n_max: int, max_controls: int):
             yield name, n_params, n
 
 
+NUMERIC_BACKENDS = [b for b in ("numpy", "numba") if b in gq.available_backends()]
+
+
+@pytest.mark.parametrize("backend", NUMERIC_BACKENDS)
 @pytest.mark.parametrize("dtype,atol", [("complex128", 1e-12), ("complex64", 1e-6)])
 @pytest.mark.parametrize("name,n_params,n", list(_all_cases(5, 4)))
-def test_named_gate_every_placement(name, n_params, n, dtype, atol):
+def test_named_gate_every_placement(name, n_params, n, dtype, atol, backend):
     rng = np.random.default_rng(hash((name, n_params, n)) % 2**32)
     params = ANGLES[:n_params]
     gate = gq.gate(name, *params)
@@ -54,7 +58,7 @@ def test_named_gate_every_placement(name, n_params, n, dtype, atol):
     psi0 = random_state(n, rng)
     checked = 0
     for targets, controls, values in placements(n, gate.n_qubits, n):
-        psi = gq.StateVector(psi0.astype(dtype))
+        psi = gq.StateVector(psi0.astype(dtype), backend=backend)
         psi.apply(gq.Circuit(n).append(gate, targets, controls, values))
         expected = embed(U, n, targets, controls, values) @ psi0
         np.testing.assert_allclose(psi.amplitudes, expected, atol=atol, rtol=0)
@@ -62,26 +66,27 @@ def test_named_gate_every_placement(name, n_params, n, dtype, atol):
     assert checked > 0
 
 
+@pytest.mark.parametrize("backend", NUMERIC_BACKENDS)
 @pytest.mark.parametrize("dtype,atol", [("complex128", 1e-12), ("complex64", 1e-6)])
 @pytest.mark.parametrize("pauli", PAULI_STRINGS)
-def test_pauli_rotation_every_placement(pauli, dtype, atol):
+def test_pauli_rotation_every_placement(pauli, dtype, atol, backend):
     theta = 0.913
     U = pauli_rotation_reference(pauli, theta)
     rng = np.random.default_rng(7)
     for n in range(len(pauli), 5):
         psi0 = random_state(n, rng)
         for targets, controls, values in placements(n, len(pauli), 2):
-            psi = gq.StateVector(psi0.astype(dtype))
-            psi.apply(
-                gq.Circuit(n).append(gq.PauliRotation(pauli, theta), targets, controls, values)
-            )
+            psi = gq.StateVector(psi0.astype(dtype), backend=backend)
+            op = gq.PauliRotation(pauli, theta)
+            psi.apply(gq.Circuit(n).append(op, targets, controls, values))
             expected = embed(U, n, targets, controls, values) @ psi0
             np.testing.assert_allclose(psi.amplitudes, expected, atol=atol, rtol=0)
 
 
+@pytest.mark.parametrize("backend", NUMERIC_BACKENDS)
 @pytest.mark.parametrize("k", [1, 2, 3])
 @pytest.mark.parametrize("structure", ["dense", "diagonal", "permutation"])
-def test_unitary_every_placement(k, structure):
+def test_unitary_every_placement(k, structure, backend):
     """User matrices (detected as dense, diagonal or phased permutation) on every placement."""
     rng = np.random.default_rng(k * 10 + len(structure))
     dim = 2**k
@@ -96,7 +101,7 @@ def test_unitary_every_placement(k, structure):
     for n in range(k, 6):
         psi0 = random_state(n, rng)
         for targets, controls, values in placements(n, k, 2 if n == 5 else n):
-            psi = gq.StateVector(psi0.copy())
+            psi = gq.StateVector(psi0.copy(), backend=backend)
             psi.apply(gq.Circuit(n).unitary(U, targets, controls, values))
             np.testing.assert_allclose(
                 psi.amplitudes, embed(U, n, targets, controls, values) @ psi0, atol=1e-12

@@ -1,0 +1,191 @@
+"""The Numba backend: compiled, multithreaded, in-place kernels for complex64/complex128
+NumPy states. Chosen automatically for such arrays when numba is installed.
+
+Gates are dispatched by structure: 1- and 2-qubit dense matrices to unrolled butterflies,
+larger ones to a gather-multiply-scatter kernel; diagonal gates multiply only the rows whose
+entry is not one (``diag(1, p)`` touches half the state); permutations move amplitudes along
+their cycles (X, CX and SWAP are plain swaps). Small states run on one thread.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numba
+import numpy as np
+
+from . import numba_kernels as K
+from .protocol import GenericBackend
+
+PARALLEL_MIN_QUBITS = 14
+"""States below this size run single-threaded: thread start-up costs more than it saves."""
+
+_DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
+
+
+@lru_cache(maxsize=4096)
+def _layout(
+    targets: tuple[int, ...], controls: tuple[int, ...], control_values: tuple[int, ...]
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """``(fixed positions, control bits, row offsets)`` of an operation."""
+    fixed = np.array(sorted(targets + controls), dtype=np.int64)
+    value = sum(1 << c for c, v in zip(controls, control_values) if v)
+    offsets = np.zeros(1 << len(targets), dtype=np.int64)
+    for r in range(offsets.size):
+        for pos, t in enumerate(targets):
+            if r >> pos & 1:
+                offsets[r] |= 1 << t
+    for arr in (fixed, offsets):
+        arr.flags.writeable = False
+    return fixed, value, offsets
+
+
+@lru_cache(maxsize=1024)
+def _cycles(perm: tuple[int, ...], moves_phased: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Cycle decomposition of ``|j> -> |perm[j]>``: ``(pointers, elements)``; fixed points
+    are kept only where their phase is not one."""
+    seen = [False] * len(perm)
+    ptr, elems = [0], []
+    for start in range(len(perm)):
+        if seen[start] or (perm[start] == start and not moves_phased[start]):
+            continue
+        j = start
+        while not seen[j]:
+            seen[j] = True
+            elems.append(j)
+            j = perm[j]
+        ptr.append(len(elems))
+    return np.array(ptr, dtype=np.int64), np.array(elems, dtype=np.int64)
+
+
+class _Threads:
+    """Run small states on one thread, large ones on the configured count."""
+
+    def __init__(self, n_qubits: int) -> None:
+        self.serial = n_qubits < PARALLEL_MIN_QUBITS
+
+    def __enter__(self) -> None:
+        if self.serial:
+            self.saved = numba.get_num_threads()
+            numba.set_num_threads(1)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.serial:
+            numba.set_num_threads(self.saved)
+
+
+def _n_qubits(state: np.ndarray) -> int:
+    return state.size.bit_length() - 1
+
+
+class NumbaBackend(GenericBackend):
+    """Compiled kernels for C-contiguous complex64/complex128 NumPy arrays."""
+
+    name = "numba"
+    priority = 10
+
+    def __init__(self) -> None:
+        self._scratch: dict[tuple[np.dtype, int], np.ndarray] = {}
+
+    def supports(self, array: object) -> bool:
+        return (
+            isinstance(array, np.ndarray)
+            and array.dtype in _DTYPES
+            and array.ndim == 1
+            and array.flags.c_contiguous
+        )
+
+    def _scratch_for(self, dtype: np.dtype, dim: int) -> np.ndarray:
+        key = (dtype, dim)
+        if key not in self._scratch:
+            self._scratch[key] = np.empty((numba.config.NUMBA_NUM_THREADS, dim), dtype=dtype)
+        return self._scratch[key]
+
+    # -- gates ----------------------------------------------------------------------------------
+    def apply_matrix(self, state, matrix, targets, controls=(), control_values=()) -> None:
+        t, c, v = tuple(targets), tuple(controls), tuple(control_values)
+        fixed, value, offsets = _layout(t, c, v)
+        m = np.ascontiguousarray(matrix, dtype=state.dtype)
+        with _Threads(_n_qubits(state)):
+            if len(t) == 1:
+                K.apply_1q(state, m, t[0], fixed, value)
+            elif len(t) == 2:
+                K.apply_2q(state, m, t[0], t[1], fixed, value)
+            else:
+                scratch = self._scratch_for(state.dtype, offsets.size)
+                K.apply_kq(state, m, offsets, fixed, value, scratch)
+
+    def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
+        t, c, v = tuple(targets), tuple(controls), tuple(control_values)
+        diag = np.asarray(diagonal, dtype=state.dtype)
+        active = np.flatnonzero(diag != 1)
+        if active.size == 0:
+            return
+        fixed, value, offsets = _layout(t, c, v)
+        with _Threads(_n_qubits(state)):
+            if len(t) == 1 and active.size == 1 and active[0] == 1:
+                K.apply_phase_1q(state, diag[1], t[0], fixed, value)
+            else:
+                K.apply_diagonal(
+                    state, np.ascontiguousarray(diag[active]), offsets[active], fixed, value
+                )
+
+    def apply_permutation(
+        self, state, permutation, phases, targets, controls=(), control_values=()
+    ) -> None:
+        t, c, v = tuple(targets), tuple(controls), tuple(control_values)
+        perm = tuple(int(p) for p in permutation)
+        ph = None if phases is None else np.asarray(phases, dtype=state.dtype)
+        phased = tuple(False for _ in perm) if ph is None else tuple(bool(x != 1) for x in ph)
+        ptr, elems = _cycles(perm, phased)
+        if elems.size == 0:
+            return
+        fixed, value, offsets = _layout(t, c, v)
+        with _Threads(_n_qubits(state)):
+            if ph is None and ptr.size == 2 and elems.size == 2:
+                K.swap_pairs(state, offsets[elems[0]], offsets[elems[1]], fixed, value)
+            else:
+                cycle_phases = (
+                    np.ones(elems.size, dtype=state.dtype) if ph is None else ph[elems].copy()
+                )
+                K.apply_cycles(state, ptr, offsets[elems], cycle_phases, fixed, value)
+
+    # -- reductions -----------------------------------------------------------------------------
+    def probabilities(self, state, qubits, numbers):
+        real = np.float32 if state.dtype == np.complex64 else np.float64
+        with _Threads(_n_qubits(state)):
+            if qubits is None:
+                out = np.empty(state.size, dtype=real)
+                K.probabilities_full(state, out)
+                return out
+            partial = np.zeros((numba.config.NUMBA_NUM_THREADS, 1 << len(qubits)))
+            K.probabilities_marginal(state, np.array(qubits, dtype=np.int64), partial)
+        return partial.sum(axis=0).astype(real)
+
+    def inner(self, a, b, numbers):
+        if not (self.supports(a) and self.supports(b) and a.dtype == b.dtype):
+            return super().inner(a, b, numbers)
+        with _Threads(_n_qubits(a)):
+            return K.inner(a, b)
+
+    def norm_squared(self, state, numbers):
+        with _Threads(_n_qubits(state)):
+            return float(K.norm_squared(state))
+
+    def expectation_pauli(self, state, x_mask, z_mask, numbers):
+        with _Threads(_n_qubits(state)):
+            return K.expectation_xz(state, np.int64(x_mask), np.int64(z_mask))
+
+
+def set_num_threads(n: int) -> None:
+    """Threads for large states (at most ``NUMBA_NUM_THREADS``, numba's start-up setting)."""
+    limit = numba.config.NUMBA_NUM_THREADS
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= limit:
+        raise ValueError(
+            f"thread count must be an integer in 1..{limit} (NUMBA_NUM_THREADS), got {n!r}"
+        )
+    numba.set_num_threads(int(n))
+
+
+def get_num_threads() -> int:
+    return numba.get_num_threads()

@@ -1,0 +1,88 @@
+"""Gate fusion: fused runs equal gate-by-gate runs; blocks respect width and barriers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_numba_backend import random_circuit
+
+import genqsim as gq
+from genqsim.fusion import fuse_circuit, fuse_operations
+
+from reference import random_state
+
+BACKENDS = [b for b in ("numpy", "numba") if b in gq.available_backends()]
+
+
+@settings(max_examples=80, deadline=None)
+@given(random_circuit(n_max=7), st.integers(2, 5), st.integers(0, 2**31), st.sampled_from(BACKENDS))
+def test_fused_equals_unfused(circuit, width, seed, backend):
+    psi0 = random_state(circuit.n_qubits, np.random.default_rng(seed))
+    plain = gq.simulate(circuit, backend=backend, initial=psi0, fuse=False)
+    fused = gq.simulate(circuit, backend=backend, initial=psi0, fuse=width)
+    np.testing.assert_allclose(fused.amplitudes, plain.amplitudes, atol=1e-12, rtol=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(random_circuit(n_max=7), st.integers(2, 5))
+def test_blocks_respect_width_and_order(circuit, width):
+    blocks = fuse_operations(circuit.operations, width)
+    flat = [op for block in blocks for op in block]
+    assert sorted(map(id, flat)) == sorted(id(op) for op in circuit.operations)
+    for block in blocks:
+        qubits = {q for op in block for q in op.qubits}
+        assert len(block) == 1 or len(qubits) <= width
+    # every pair of operations sharing a qubit keeps its order
+    position = {id(op): i for i, op in enumerate(flat)}
+    ops = circuit.operations
+    for i, a in enumerate(ops):
+        for b in ops[i + 1 :]:
+            if set(a.qubits) & set(b.qubits):
+                assert position[id(a)] < position[id(b)]
+
+
+def test_fusion_never_crosses_a_barrier():
+    c = gq.Circuit(2).h(0).barrier().h(0).cx(0, 1)
+    blocks = fuse_operations(c.operations, 4)
+    assert [[op.gate.name for op in b] for b in blocks] == [["h"], ["h", "x"]]
+
+
+def test_fusion_reduces_passes_and_drops_identities():
+    qft = gq.library.qft(8)
+    fused = fuse_circuit(qft, gq.get_number_system("complex128"), 4)
+    assert fused.size < qft.size / 2
+    cancelling = gq.Circuit(3).h(0).cx(0, 1).cx(0, 1).h(0)
+    assert fuse_circuit(cancelling, gq.get_number_system("complex128"), 3).size == 0
+
+
+def test_diagonal_runs_fuse_into_one_diagonal():
+    c = gq.Circuit(3).rz(0.1, 0).cz(0, 1).t(2).rzz(0.4, 1, 2).p(0.2, 0)
+    fused = fuse_circuit(c, gq.get_number_system("complex128"), 3)
+    assert fused.size == 1 and fused.operations[0].gate.kind is gq.GateKind.DIAGONAL
+    psi0 = random_state(3, np.random.default_rng(0))
+    np.testing.assert_allclose(
+        gq.simulate(c, initial=psi0, fuse=3).amplitudes,
+        gq.simulate(c, initial=psi0, fuse=False).amplitudes,
+        atol=1e-14,
+    )
+
+
+def test_symbolic_fusion_is_exact_when_asked():
+    a, b = gq.parameters("a b")
+    c = gq.Circuit(2).h(0).rz(a, 0).cx(0, 1).ry(b, 1).s(1)
+    plain = gq.simulate(c, numbers="sympy")
+    fused = gq.simulate(c, numbers="sympy", fuse=2)
+    for x, y in zip(plain.amplitudes, fused.amplitudes):
+        assert sympy.simplify(x - y) == 0
+
+
+def test_symbolic_default_is_unfused_and_numeric_default_fuses():
+    from genqsim.plan import DEFAULT_FUSED_QUBITS, fusion_width
+
+    assert fusion_width(gq.get_number_system("sympy"), None) == 0
+    assert fusion_width(gq.get_number_system("complex64"), None) == DEFAULT_FUSED_QUBITS
+    with pytest.raises(ValueError, match="fuse must be"):
+        fusion_width(gq.get_number_system("complex64"), -1)

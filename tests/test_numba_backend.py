@@ -1,0 +1,145 @@
+"""The Numba backend against the generic NumPy routine: every primitive, both dtypes, random
+circuits (hypothesis), reductions, the multithreaded path and thread settings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import genqsim as gq
+
+from reference import random_state
+
+pytest.importorskip("numba")
+
+NAMED = {
+    "x": (1, 0), "y": (1, 0), "z": (1, 0), "h": (1, 0), "s": (1, 0), "t": (1, 0),
+    "sx": (1, 0), "rx": (1, 1), "ry": (1, 1), "rz": (1, 1), "p": (1, 1), "u": (1, 3),
+    "swap": (2, 0), "iswap": (2, 0), "rxx": (2, 1), "ryy": (2, 1), "rzz": (2, 1),
+}  # fmt: skip
+angles = st.floats(-6.3, 6.3, allow_nan=False)
+
+
+@st.composite
+def random_circuit(draw, n_min=1, n_max=8):
+    n = draw(st.integers(n_min, n_max))
+    c = gq.Circuit(n)
+    for _ in range(draw(st.integers(1, 15))):
+        qubits = draw(st.permutations(range(n)))
+        kind = draw(st.sampled_from(["named", "pauli", "dense", "diagonal", "permutation"]))
+        if kind == "named":
+            name = draw(st.sampled_from(sorted(NAMED)))
+            arity, n_angles = NAMED[name]
+            gate = gq.gate(name, *(draw(angles) for _ in range(n_angles)))
+        elif kind == "pauli":
+            arity = draw(st.integers(1, min(4, n)))
+            word = "".join(draw(st.lists(st.sampled_from("IXYZ"), min_size=arity, max_size=arity)))
+            gate = gq.PauliRotation(word, draw(angles))
+        else:
+            arity = draw(st.integers(1, min(4, n)))
+            rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+            dim = 2**arity
+            if kind == "dense":
+                U = np.linalg.qr(rng.normal(size=(dim, dim)) + 1j * rng.normal(size=(dim, dim)))[0]
+            elif kind == "diagonal":
+                U = np.diag(np.exp(1j * rng.uniform(0, 6.3, dim)))
+            else:
+                phases = np.exp(1j * rng.uniform(0, 6.3, dim)) if rng.random() < 0.5 else 1
+                U = np.eye(dim)[:, rng.permutation(dim)] * phases
+            gate = gq.MatrixGate(U)
+        if arity > n:
+            continue
+        n_controls = draw(st.integers(0, min(3, n - arity)))
+        controls = qubits[arity : arity + n_controls]
+        values = draw(st.lists(st.integers(0, 1), min_size=n_controls, max_size=n_controls))
+        c.append(gate, qubits[:arity], controls, values)
+    return c
+
+
+@settings(max_examples=80, deadline=None)
+@given(random_circuit(), st.sampled_from(["complex128", "complex64"]), st.integers(0, 2**31))
+def test_random_circuits_match_generic_routine(circuit, dtype, seed):
+    psi0 = random_state(circuit.n_qubits, np.random.default_rng(seed)).astype(dtype)
+    fast = gq.simulate(circuit, numbers=dtype, backend="numba", initial=psi0)
+    generic = gq.simulate(circuit, numbers=dtype, backend="numpy", initial=psi0)
+    assert fast.backend.name == "numba" and generic.backend.name == "numpy"
+    tol = 1e-12 if dtype == "complex128" else 2e-6
+    np.testing.assert_allclose(fast.amplitudes, generic.amplitudes, atol=tol, rtol=0)
+    n = circuit.n_qubits
+    qubits = list(np.random.default_rng(seed).permutation(n)[: max(1, n // 2)])
+    np.testing.assert_allclose(
+        fast.probabilities(qubits), generic.probabilities(qubits), atol=tol, rtol=0
+    )
+    np.testing.assert_allclose(fast.probabilities(), generic.probabilities(), atol=tol, rtol=0)
+    assert fast.norm_squared() == pytest.approx(generic.norm_squared(), abs=tol * 10)
+    assert fast.inner(generic) == pytest.approx(generic.inner(generic), abs=tol * 10)
+    observable = " + ".join(f"{0.5 + i}*{'XYZ'[i % 3]}{i} Z{(i + 1) % n}" for i in range(n - 1))
+    observable = observable or "X0"
+    assert fast.expectation(observable) == pytest.approx(
+        generic.expectation(observable), abs=tol * 50
+    )
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_multithreaded_path_matches_generic(dtype):
+    """States above the parallel threshold run the prange loops on several threads."""
+    from genqsim.backends.numba_backend import PARALLEL_MIN_QUBITS
+
+    n = PARALLEL_MIN_QUBITS + 1
+    rng = np.random.default_rng(1)
+    U3 = np.linalg.qr(rng.normal(size=(8, 8)) + 1j * rng.normal(size=(8, 8)))[0]
+    c = (
+        gq.library.qft(n)
+        .ccx(0, 5, n - 1)
+        .iswap(2, n - 2)
+        .unitary(U3, [1, n - 1, 7], [3], [0])
+        .rzz(0.3, 0, n - 1)
+        .cy(n - 1, 0)
+    )
+    psi0 = random_state(n, rng).astype(dtype)
+    fast = gq.simulate(c, numbers=dtype, backend="numba", initial=psi0)
+    generic = gq.simulate(c, numbers=dtype, backend="numpy", initial=psi0)
+    tol = 1e-12 if dtype == "complex128" else 1e-5
+    np.testing.assert_allclose(fast.amplitudes, generic.amplitudes, atol=tol, rtol=0)
+    np.testing.assert_allclose(
+        fast.probabilities([n - 1, 2]), generic.probabilities([n - 1, 2]), atol=tol
+    )
+
+
+def test_set_num_threads_validates_and_applies():
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    gq.set_num_threads(1)
+    assert gq.get_num_threads() == 1
+    gq.set_num_threads(limit)
+    assert gq.get_num_threads() == limit
+    with pytest.raises(ValueError, match=f"1..{limit}"):
+        gq.set_num_threads(limit + 1)
+    with pytest.raises(ValueError):
+        gq.set_num_threads(0)
+
+
+def test_numba_num_threads_environment_is_respected():
+    code = (
+        "import genqsim as gq; psi = gq.simulate(gq.library.qft(15), initial=5);"
+        "print(gq.get_num_threads(), psi.backend.name, round(psi.norm_squared(), 12))"
+    )
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "numba", "1.0"]
+
+
+def test_non_contiguous_or_object_arrays_fall_back_to_generic():
+    strided = np.zeros(8, dtype=complex)[::2]
+    strided[0] = 1
+    assert gq.StateVector(strided).backend.name == "numpy"
+    with pytest.raises(gq.UnknownBackendError):
+        gq.StateVector(np.array([1, 0], dtype=object), backend="numba")
