@@ -18,7 +18,7 @@ import numba as nb
 import numpy as np
 from numba import prange
 
-_OPTS = {"cache": True, "nogil": True, "parallel": True, "error_model": "numpy"}
+_OPTS = {"cache": True, "nogil": True, "parallel": True, "error_model": "numpy", "fastmath": True}
 _INLINE = {"cache": True, "nogil": True, "inline": "always"}
 
 
@@ -26,10 +26,20 @@ _INLINE = {"cache": True, "nogil": True, "inline": "always"}
 def _base(i, fixed, fixed_value):
     """Insert a zero bit at each (ascending) position of ``fixed`` into ``i``, then set the
     control bits of ``fixed_value``."""
+    if fixed.size == 1:
+        p = fixed[0]
+        return (((i >> p) << (p + 1)) | (i & ((np.int64(1) << p) - 1))) | fixed_value
     for p in fixed:
         low = i & ((np.int64(1) << p) - 1)
         i = ((i >> p) << (p + 1)) | low
     return i | fixed_value
+
+
+@nb.njit(**_INLINE)
+def _run_length(fixed):
+    """Indices below the lowest fixed bit are free and contiguous: loops walk them as an inner
+    stride-1 run of this length (capped so the outer parallel loop keeps enough iterations)."""
+    return np.int64(1) << min(fixed[0], 10)
 
 
 @nb.njit(**_INLINE)
@@ -52,13 +62,16 @@ def apply_1q(state, m, target, fixed, fixed_value):
     n_iter = state.size >> fixed.size
     bit = np.int64(1) << target
     m00, m01, m10, m11 = m[0, 0], m[0, 1], m[1, 0], m[1, 1]
-    for i in prange(n_iter):
-        i0 = _base(np.int64(i), fixed, fixed_value)
-        i1 = i0 | bit
-        a0 = state[i0]
-        a1 = state[i1]
-        state[i0] = m00 * a0 + m01 * a1
-        state[i1] = m10 * a0 + m11 * a1
+    run = _run_length(fixed)
+    for o in prange(n_iter // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for j in range(run):
+            i0 = start + j
+            i1 = i0 | bit
+            a0 = state[i0]
+            a1 = state[i1]
+            state[i0] = m00 * a0 + m01 * a1
+            state[i1] = m10 * a0 + m11 * a1
 
 
 @nb.njit(**_OPTS)
@@ -71,37 +84,48 @@ def apply_2q(state, m, t0, t1, fixed, fixed_value):
     m10, m11, m12, m13 = m[1, 0], m[1, 1], m[1, 2], m[1, 3]
     m20, m21, m22, m23 = m[2, 0], m[2, 1], m[2, 2], m[2, 3]
     m30, m31, m32, m33 = m[3, 0], m[3, 1], m[3, 2], m[3, 3]
-    for i in prange(n_iter):
-        i0 = _base(np.int64(i), fixed, fixed_value)
-        i1 = i0 | b0
-        i2 = i0 | b1
-        i3 = i1 | b1
-        a0 = state[i0]
-        a1 = state[i1]
-        a2 = state[i2]
-        a3 = state[i3]
-        state[i0] = m00 * a0 + m01 * a1 + m02 * a2 + m03 * a3
-        state[i1] = m10 * a0 + m11 * a1 + m12 * a2 + m13 * a3
-        state[i2] = m20 * a0 + m21 * a1 + m22 * a2 + m23 * a3
-        state[i3] = m30 * a0 + m31 * a1 + m32 * a2 + m33 * a3
+    run = _run_length(fixed)
+    for o in prange(n_iter // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for j in range(run):
+            i0 = start + j
+            i1 = i0 | b0
+            i2 = i0 | b1
+            i3 = i1 | b1
+            a0 = state[i0]
+            a1 = state[i1]
+            a2 = state[i2]
+            a3 = state[i3]
+            state[i0] = m00 * a0 + m01 * a1 + m02 * a2 + m03 * a3
+            state[i1] = m10 * a0 + m11 * a1 + m12 * a2 + m13 * a3
+            state[i2] = m20 * a0 + m21 * a1 + m22 * a2 + m23 * a3
+            state[i3] = m30 * a0 + m31 * a1 + m32 * a2 + m33 * a3
 
 
 @nb.njit(**_OPTS)
 def apply_kq(state, m, offsets, fixed, fixed_value, scratch):
-    """Dense ``2**k x 2**k`` matrix; ``offsets[r]`` is row r's index offset. Each thread
-    gathers its group into ``scratch[thread]`` before writing any output."""
+    """Dense ``2**k x 2**k`` matrix; ``offsets[r]`` is row r's index offset. Work is split in
+    chunks; each chunk gathers a group into its thread's ``scratch`` row before writing any
+    output (read-all-then-write)."""
     n_iter = state.size >> fixed.size
     dim = offsets.size
-    for i in prange(n_iter):
+    run = _run_length(fixed)
+    n_outer = n_iter // run
+    n_chunks = min(n_outer, 1024)
+    per_chunk = n_outer // n_chunks
+    for chunk in prange(n_chunks):
         buf = scratch[nb.get_thread_id()]
-        base = _base(np.int64(i), fixed, fixed_value)
-        for c in range(dim):
-            buf[c] = state[base + offsets[c]]
-        for r in range(dim):
-            acc = m[r, 0] * buf[0]
-            for c in range(1, dim):
-                acc += m[r, c] * buf[c]
-            state[base + offsets[r]] = acc
+        for o in range(chunk * per_chunk, (chunk + 1) * per_chunk):
+            start = _base(np.int64(o) * run, fixed, fixed_value)
+            for j in range(run):
+                base = start + j
+                for c in range(dim):
+                    buf[c] = state[base + offsets[c]]
+                for r in range(dim):
+                    acc = m[r, 0] * buf[0]
+                    for c in range(1, dim):
+                        acc += m[r, c] * buf[c]
+                    state[base + offsets[r]] = acc
 
 
 @nb.njit(**_OPTS)
@@ -109,10 +133,13 @@ def apply_diagonal(state, diag, offsets, fixed, fixed_value):
     """Multiply the rows listed in ``offsets`` (those whose entry is not one) by ``diag``."""
     n_iter = state.size >> fixed.size
     n_rows = offsets.size
-    for i in prange(n_iter):
-        base = _base(np.int64(i), fixed, fixed_value)
-        for r in range(n_rows):
-            state[base + offsets[r]] *= diag[r]
+    run = _run_length(fixed)
+    for o in prange(n_iter // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for j in range(run):
+            base = start + j
+            for r in range(n_rows):
+                state[base + offsets[r]] *= diag[r]
 
 
 @nb.njit(**_OPTS)
@@ -120,19 +147,25 @@ def apply_phase_1q(state, phase, target, fixed, fixed_value):
     """``diag(1, phase)`` on ``target`` (Z, S, T, P, Rz up to phase, CZ, CP): touches half."""
     n_iter = state.size >> fixed.size
     bit = np.int64(1) << target
-    for i in prange(n_iter):
-        state[_base(np.int64(i), fixed, fixed_value) | bit] *= phase
+    run = _run_length(fixed)
+    for o in prange(n_iter // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value) | bit
+        for j in range(run):
+            state[start + j] *= phase
 
 
 @nb.njit(**_OPTS)
 def swap_pairs(state, offset_a, offset_b, fixed, fixed_value):
     """Exchange the amplitudes at ``base + offset_a`` and ``base + offset_b`` (X, CX, SWAP)."""
     n_iter = state.size >> fixed.size
-    for i in prange(n_iter):
-        base = _base(np.int64(i), fixed, fixed_value)
-        a = state[base + offset_a]
-        state[base + offset_a] = state[base + offset_b]
-        state[base + offset_b] = a
+    run = _run_length(fixed)
+    for o in prange(n_iter // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for j in range(run):
+            base = start + j
+            a = state[base + offset_a]
+            state[base + offset_a] = state[base + offset_b]
+            state[base + offset_b] = a
 
 
 @nb.njit(**_OPTS)
@@ -141,15 +174,18 @@ def apply_cycles(state, cycle_ptr, offsets, phases, fixed, fixed_value):
     moves to the next with factor ``phases[e]``; one temporary per cycle."""
     n_iter = state.size >> fixed.size
     n_cycles = cycle_ptr.size - 1
-    for i in prange(n_iter):
-        base = _base(np.int64(i), fixed, fixed_value)
-        for c in range(n_cycles):
-            start = cycle_ptr[c]
-            end = cycle_ptr[c + 1]
-            last = state[base + offsets[end - 1]]
-            for e in range(end - 1, start, -1):
-                state[base + offsets[e]] = phases[e - 1] * state[base + offsets[e - 1]]
-            state[base + offsets[start]] = phases[end - 1] * last
+    run = _run_length(fixed)
+    for o in prange(n_iter // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for j in range(run):
+            base = start + j
+            for c in range(n_cycles):
+                first = cycle_ptr[c]
+                end = cycle_ptr[c + 1]
+                last = state[base + offsets[end - 1]]
+                for e in range(end - 1, first, -1):
+                    state[base + offsets[e]] = phases[e - 1] * state[base + offsets[e - 1]]
+                state[base + offsets[first]] = phases[end - 1] * last
 
 
 # -- reductions ----------------------------------------------------------------------------------

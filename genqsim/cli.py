@@ -33,15 +33,23 @@ class UsageError(GenqsimError, ValueError):
 
 
 def parse_source(source: str) -> Circuit:
-    """A circuit from ``name:n`` (``qft:3``, ``ghz:20``, ``walsh:5``, ``qpe:3``)."""
-    name, _, arg = source.partition(":")
+    """A built-in circuit: ``qft:3``, ``ghz:20``, ``walsh:5``, ``qpe:3``,
+    ``random:N:DEPTH[:SEED]``."""
+    name, *args = source.split(":")
     if name not in BUILTINS:
         raise CircuitSourceError(
-            f"unknown circuit {source!r}; built-ins: {', '.join(f'{k}:N' for k in BUILTINS)}"
+            f"unknown circuit {source!r}; built-ins: qft:N, ghz:N, walsh:N, qpe:N, "
+            "random:N:DEPTH[:SEED]"
         )
-    if not arg.isdigit() or int(arg) < 1:
-        raise CircuitSourceError(f"{source!r}: give the number of qubits as {name}:N with N >= 1")
-    return BUILTINS[name](int(arg))
+    wanted = 2 if name == "random" else 1
+    usage = f"{name}:N:DEPTH[:SEED]" if name == "random" else f"{name}:N"
+    if not (wanted <= len(args) <= wanted + (name == "random")) or not all(
+        a.isdigit() for a in args
+    ):
+        raise CircuitSourceError(f"{source!r}: give the number of qubits as {usage}")
+    if int(args[0]) < 1:
+        raise CircuitSourceError(f"{source!r}: the number of qubits must be at least 1")
+    return BUILTINS[name](*(int(a) for a in args))
 
 
 def parse_bindings(items: Sequence[str]) -> dict[str, sympy.Expr | float]:
@@ -202,7 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"genqsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="simulate a circuit and print its state")
-    p.add_argument("source", help="built-in circuit: qft:N, ghz:N, walsh:N, qpe:N")
+    p.add_argument(
+        "source", help="built-in circuit: qft:N, ghz:N, walsh:N, qpe:N, random:N:DEPTH[:SEED]"
+    )
     p.add_argument(
         "--numbers",
         default="complex128",

@@ -29,11 +29,25 @@ from .numbers import NumberSystem, get_number_system
 class _Block:
     qubits: set[int] = field(default_factory=set)
     ops: list[Operation] = field(default_factory=list)
+    structured: bool = True  # only diagonal / permutation members: the product stays cheap
 
 
-def fuse_operations(ops: Sequence[Operation], max_qubits: int) -> list[list[Operation]]:
-    """Group operations into blocks of at most ``max_qubits`` qubits, preserving the order of
-    every pair of operations that share a qubit. Returns the blocks in a valid order."""
+def _structured(op: Operation) -> bool:
+    return op.kind in (GateKind.DIAGONAL, GateKind.PERMUTATION)
+
+
+def fuse_operations(
+    ops: Sequence[Operation], max_qubits: int, max_dense_qubits: int | None = None
+) -> list[list[Operation]]:
+    """Group operations into blocks, preserving the order of every pair of operations that
+    share a qubit; returns the blocks in a valid order.
+
+    Blocks of diagonal and permutation gates (whose product is again a cheap phased
+    permutation) may span ``max_qubits``; blocks with a dense member at most
+    ``max_dense_qubits`` (default: the same), since a dense ``2**k`` matrix costs ``2**k``
+    multiply-adds per amplitude.
+    """
+    dense_limit = max_qubits if max_dense_qubits is None else max_dense_qubits
     out: list[list[Operation]] = []
     open_blocks: list[_Block] = []
 
@@ -50,13 +64,15 @@ def fuse_operations(ops: Sequence[Operation], max_qubits: int) -> list[list[Oper
                 close(b)
             continue
         union = qs.union(*(b.qubits for b in touched))
-        if len(qs) > max_qubits:  # too big to fuse with anything: emit on its own
-            for b in touched:
+        structured = _structured(op) and all(b.structured for b in touched)
+        limit = max_qubits if structured else dense_limit
+        if len(qs) > (max_qubits if _structured(op) else dense_limit):
+            for b in touched:  # too big to fuse with anything: emit on its own
                 close(b)
             out.append([op])
             continue
-        if len(union) <= max_qubits:
-            merged = _Block(union, [o for b in touched for o in b.ops] + [op])
+        if len(union) <= limit:
+            merged = _Block(union, [o for b in touched for o in b.ops] + [op], structured)
             for b in touched:
                 open_blocks.remove(b)
             open_blocks.append(merged)
@@ -64,7 +80,7 @@ def fuse_operations(ops: Sequence[Operation], max_qubits: int) -> list[list[Oper
         else:
             for b in touched:
                 close(b)
-            open_blocks.append(_Block(qs, [op]))
+            open_blocks.append(_Block(qs, [op], _structured(op)))
     for b in list(open_blocks):
         close(b)
     return out
@@ -87,13 +103,18 @@ def block_matrix(ops: Sequence[Operation], qubits: Sequence[int], numbers: Numbe
     return m
 
 
-def fuse_circuit(circuit: Circuit, numbers: NumberSystem, max_qubits: int) -> Circuit:
+def fuse_circuit(
+    circuit: Circuit,
+    numbers: NumberSystem,
+    max_qubits: int,
+    max_dense_qubits: int | None = None,
+) -> Circuit:
     """An equivalent circuit whose operations are fused blocks (each a ``MatrixGate``, named
     ``fused``) or the original operations where a block holds only one."""
     fused = Circuit(circuit.n_qubits)
     # machine numbers: multiply in double precision, round once when the call is built
     build = get_number_system("complex128") if numbers.dtype.kind == "c" else numbers
-    for block in fuse_operations(circuit.operations, max_qubits):
+    for block in fuse_operations(circuit.operations, max_qubits, max_dense_qubits):
         if len(block) == 1:
             fused._ops.append(block[0])
             continue

@@ -73,10 +73,31 @@ def phase_estimation(n: int, phase: Any = None) -> Circuit:
     return c + qft(n, inverse=True)
 
 
+def random_circuit(n: int, depth: int, seed: int | None = None) -> Circuit:
+    """``depth`` layers of random ``U(theta, phi, lam)`` on every qubit, each followed by CZ
+    on neighbouring pairs in a brick pattern (pairs start at qubit 0 on even layers, 1 on odd
+    ones). The benchmarks use it; the same seed gives the same circuit."""
+    import numpy as np
+
+    _check_size(n)
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"depth must be a non-negative integer, got {depth!r}")
+    rng = np.random.default_rng(seed)
+    c = Circuit(n)
+    for layer in range(depth):
+        angles = rng.uniform(0, 2 * np.pi, size=(n, 3))
+        for q in range(n):
+            c.u(*(float(a) for a in angles[q]), q)
+        for q in range(layer % 2, n - 1, 2):
+            c.cz(q, q + 1)
+    return c
+
+
 BUILTINS = {
     "qft": qft,
     "ghz": ghz,
     "walsh": walsh,
     "qpe": phase_estimation,
+    "random": random_circuit,
 }
 """Circuits the command line knows by name (``qft:3``)."""

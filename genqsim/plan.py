@@ -67,35 +67,41 @@ def check_bound(circuit: Circuit, numbers: NumberSystem) -> None:
         )
 
 
-DEFAULT_FUSED_QUBITS = 3
-"""Fusion width for machine numbers (chosen by ``benchmarks/``; see docs/performance.md)."""
+DEFAULT_FUSED_QUBITS = 4
+"""Default width of fused blocks of diagonal/permutation gates (machine numbers)."""
+DEFAULT_DENSE_FUSED_QUBITS = 2
+"""Default width of fused blocks holding a dense gate. Chosen with ``benchmarks/``: the
+compiled dense kernels are compute-bound from 3 qubits on (docs/performance.md)."""
 
 
-def fusion_width(numbers: NumberSystem, fuse: int | bool | None) -> int:
-    """How many qubits fused blocks may span: ``fuse=None`` picks the default for the numbers
-    (off for object arrays, where products of expressions grow), ``False``/``0`` disables."""
+def fusion_widths(numbers: NumberSystem, fuse: int | bool | None) -> tuple[int, int]:
+    """``(structured, dense)`` block widths. ``fuse=None`` picks the defaults for the numbers
+    (off for object arrays, where products of expressions grow), ``False``/``0`` disables,
+    an int sets both widths."""
     if fuse is None:
-        return DEFAULT_FUSED_QUBITS if numbers.dtype.kind == "c" else 0
+        if numbers.dtype.kind != "c":
+            return 0, 0
+        return DEFAULT_FUSED_QUBITS, DEFAULT_DENSE_FUSED_QUBITS
     if fuse is True:
-        return DEFAULT_FUSED_QUBITS
+        return DEFAULT_FUSED_QUBITS, DEFAULT_DENSE_FUSED_QUBITS
     if fuse is False:
-        return 0
+        return 0, 0
     if isinstance(fuse, bool) or not isinstance(fuse, int) or fuse < 0:
         raise ValueError(f"fuse must be None, a bool or a non-negative int, got {fuse!r}")
-    return fuse
+    return fuse, fuse
 
 
 def build_plan(
     circuit: Circuit, numbers: NumberSystem, fuse: int | bool | None = None
 ) -> list[Call]:
     """Validate ``circuit`` for ``numbers`` and turn it into primitive calls, fusing
-    neighbouring gates into blocks of up to ``fusion_width(numbers, fuse)`` qubits."""
+    neighbouring gates into blocks (widths from ``fusion_widths(numbers, fuse)``)."""
     check_bound(circuit, numbers)
-    width = fusion_width(numbers, fuse)
+    width, dense_width = fusion_widths(numbers, fuse)
     if width >= 2:
         from .fusion import fuse_circuit
 
-        circuit = fuse_circuit(circuit, numbers, width)
+        circuit = fuse_circuit(circuit, numbers, width, dense_width)
     return [c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None]
 
 

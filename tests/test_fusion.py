@@ -80,9 +80,31 @@ def test_symbolic_fusion_is_exact_when_asked():
 
 
 def test_symbolic_default_is_unfused_and_numeric_default_fuses():
-    from genqsim.plan import DEFAULT_FUSED_QUBITS, fusion_width
+    from genqsim.plan import DEFAULT_DENSE_FUSED_QUBITS, DEFAULT_FUSED_QUBITS, fusion_widths
 
-    assert fusion_width(gq.get_number_system("sympy"), None) == 0
-    assert fusion_width(gq.get_number_system("complex64"), None) == DEFAULT_FUSED_QUBITS
+    assert fusion_widths(gq.get_number_system("sympy"), None) == (0, 0)
+    assert fusion_widths(gq.get_number_system("complex64"), None) == (
+        DEFAULT_FUSED_QUBITS,
+        DEFAULT_DENSE_FUSED_QUBITS,
+    )
+    assert fusion_widths(gq.get_number_system("sympy"), 3) == (3, 3)
     with pytest.raises(ValueError, match="fuse must be"):
-        fusion_width(gq.get_number_system("complex64"), -1)
+        fusion_widths(gq.get_number_system("complex64"), -1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(random_circuit(n_max=7), st.integers(2, 5), st.integers(1, 5), st.integers(0, 2**31))
+def test_mixed_widths_equal_unfused(circuit, width, dense_width, seed):
+    from genqsim.fusion import fuse_circuit
+
+    ns = gq.get_number_system("complex128")
+    fused = fuse_circuit(circuit, ns, width, dense_width)
+    for op in fused.operations:
+        if op.gate.name == "fused" and op.kind is gq.GateKind.DENSE:
+            assert len(op.qubits) <= dense_width
+    psi0 = random_state(circuit.n_qubits, np.random.default_rng(seed))
+    np.testing.assert_allclose(
+        gq.simulate(fused, initial=psi0, fuse=False).amplitudes,
+        gq.simulate(circuit, initial=psi0, fuse=False).amplitudes,
+        atol=1e-12,
+    )
