@@ -22,6 +22,9 @@ PARALLEL_MIN_QUBITS = 14
 
 _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
 
+BLOCK_BYTES = 1 << 19
+"""Bytes of amplitudes per cache block (half of a 1 MiB per-core L2)."""
+
 
 @lru_cache(maxsize=4096)
 def _layout(
@@ -56,6 +59,49 @@ def _cycles(perm: tuple[int, ...], moves_phased: tuple[bool, ...]) -> tuple[np.n
             j = perm[j]
         ptr.append(len(elems))
     return np.array(ptr, dtype=np.int64), np.array(elems, dtype=np.int64)
+
+
+def _encode_run(calls, dtype: np.dtype) -> tuple[tuple[np.ndarray, ...], int]:
+    """Flatten a run of calls into the arrays ``apply_block_run`` reads."""
+    kinds, values, fixed, index, data = [], [], [], [], []
+    fixed_ptr, index_ptr, data_ptr = [0], [0], [0]
+    max_dim = 1
+    for call in calls:
+        fx, value, offsets = _layout(call.targets, call.controls, call.control_values)
+        if call.kind == "matrix":
+            m = np.asarray(call.data, dtype=dtype)
+            kinds.append(K.KIND_DENSE)
+            idx, dat = offsets, m.reshape(-1)
+            max_dim = max(max_dim, offsets.size)
+        elif call.kind == "diagonal":
+            diag = np.asarray(call.data, dtype=dtype)
+            active = np.flatnonzero(diag != 1)
+            kinds.append(K.KIND_DIAGONAL)
+            idx, dat = offsets[active], diag[active]
+        else:
+            perm, phases = call.data
+            ph = None if phases is None else np.asarray(phases, dtype=dtype)
+            moved = tuple(False for _ in perm) if ph is None else tuple(bool(x != 1) for x in ph)
+            ptr, elems = _cycles(tuple(int(p) for p in perm), moved)
+            kinds.append(K.KIND_CYCLES)
+            idx = np.concatenate([[ptr.size], ptr, offsets[elems]])
+            dat = np.ones(elems.size, dtype=dtype) if ph is None else ph[elems]
+        values.append(value)
+        for store, ptrs, part in ((fixed, fixed_ptr, fx), (index, index_ptr, idx),
+                                  (data, data_ptr, dat)):  # fmt: skip
+            store.append(np.asarray(part))
+            ptrs.append(ptrs[-1] + len(part))
+    arrays = (
+        np.array(kinds, dtype=np.int64),
+        np.array(values, dtype=np.int64),
+        np.array(fixed_ptr, dtype=np.int64),
+        np.concatenate(fixed).astype(np.int64),
+        np.array(index_ptr, dtype=np.int64),
+        np.concatenate(index).astype(np.int64),
+        np.array(data_ptr, dtype=np.int64),
+        np.concatenate(data).astype(dtype),
+    )
+    return arrays, max_dim
 
 
 class _Threads:
@@ -149,6 +195,20 @@ class NumbaBackend(GenericBackend):
                     np.ones(elems.size, dtype=state.dtype) if ph is None else ph[elems].copy()
                 )
                 K.apply_cycles(state, ptr, offsets[elems], cycle_phases, fixed, value)
+
+    # -- cache-blocked runs ---------------------------------------------------------------------
+    def preferred_block_qubits(self, dtype: np.dtype) -> int:
+        """Block size for runs on low qubits: 512 KiB of amplitudes, half a core's L2."""
+        return BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1)
+
+    def apply_block_run(self, state: np.ndarray, run) -> None:
+        key = state.dtype
+        if key not in run.encoded:
+            run.encoded[key] = _encode_run(run.calls, state.dtype)
+        arrays, max_dim = run.encoded[key]
+        scratch = self._scratch_for(state.dtype, max_dim)
+        with _Threads(_n_qubits(state)):
+            K.apply_block_run(state, np.int64(1) << run.block_qubits, *arrays, scratch)
 
     # -- reductions -----------------------------------------------------------------------------
     def probabilities(self, state, qubits, numbers):

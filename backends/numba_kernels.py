@@ -243,3 +243,110 @@ def expectation_xz(state, x_mask, z_mask):
         re += sign * (np.float64(a.real) * b.real + np.float64(a.imag) * b.imag)
         im += sign * (np.float64(a.real) * b.imag - np.float64(a.imag) * b.real)
     return complex(re, im)
+
+
+# -- cache-blocked runs --------------------------------------------------------------------------
+
+KIND_DENSE, KIND_DIAGONAL, KIND_CYCLES = 0, 1, 2
+
+
+@nb.njit(**_INLINE)
+def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
+    dim = offsets.size
+    run = _run_length(fixed)
+    if dim == 2:
+        bit = offsets[1]
+        m00, m01, m10, m11 = m[0], m[1], m[2], m[3]
+        for o in range((row.size >> fixed.size) // run):
+            start = _base(np.int64(o) * run, fixed, fixed_value)
+            for j in range(run):
+                i0 = start + j
+                a0 = row[i0]
+                a1 = row[i0 + bit]
+                row[i0] = m00 * a0 + m01 * a1
+                row[i0 + bit] = m10 * a0 + m11 * a1
+        return
+    if dim == 4:
+        b0 = offsets[1]
+        b1 = offsets[2]
+        b2 = offsets[3]
+        for o in range((row.size >> fixed.size) // run):
+            start = _base(np.int64(o) * run, fixed, fixed_value)
+            for j in range(run):
+                i0 = start + j
+                a0 = row[i0]
+                a1 = row[i0 + b0]
+                a2 = row[i0 + b1]
+                a3 = row[i0 + b2]
+                row[i0] = m[0] * a0 + m[1] * a1 + m[2] * a2 + m[3] * a3
+                row[i0 + b0] = m[4] * a0 + m[5] * a1 + m[6] * a2 + m[7] * a3
+                row[i0 + b1] = m[8] * a0 + m[9] * a1 + m[10] * a2 + m[11] * a3
+                row[i0 + b2] = m[12] * a0 + m[13] * a1 + m[14] * a2 + m[15] * a3
+        return
+    for o in range((row.size >> fixed.size) // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for j in range(run):
+            base = start + j
+            for c in range(dim):
+                buf[c] = row[base + offsets[c]]
+            for r in range(dim):
+                acc = m[r * dim] * buf[0]
+                for c in range(1, dim):
+                    acc += m[r * dim + c] * buf[c]
+                row[base + offsets[r]] = acc
+
+
+@nb.njit(**_INLINE)
+def _diagonal_on_row(row, diag, offsets, fixed, fixed_value):
+    run = _run_length(fixed)
+    for o in range((row.size >> fixed.size) // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for r in range(offsets.size):
+            d = diag[r]
+            first = start + offsets[r]
+            for j in range(run):
+                row[first + j] *= d
+
+
+@nb.njit(**_INLINE)
+def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value):
+    n_cycles = cycle_ptr.size - 1
+    run = _run_length(fixed)
+    for o in range((row.size >> fixed.size) // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for c in range(n_cycles):
+            first = cycle_ptr[c]
+            end = cycle_ptr[c + 1]
+            for j in range(run):
+                base = start + j
+                last = row[base + offsets[end - 1]]
+                for e in range(end - 1, first, -1):
+                    row[base + offsets[e]] = phases[e - 1] * row[base + offsets[e - 1]]
+                row[base + offsets[first]] = phases[end - 1] * last
+
+
+@nb.njit(**_OPTS)
+def apply_block_run(state, block_size, kinds, fixed_values, fixed_ptr, fixed, index_ptr,
+                    index, data_ptr, data, scratch):  # fmt: skip
+    """Apply a whole run of gates, all on qubits below log2(block_size), one contiguous block
+    of the state at a time: each block is loaded into cache once for the run.
+
+    Gate ``g`` is ``kinds[g]``; its fixed positions are ``fixed[fixed_ptr[g]:fixed_ptr[g+1]]``,
+    its row offsets (dense, diagonal) or cycle pointers + offsets (cycles) are in ``index``,
+    its matrix / diagonal / phases in ``data``.
+    """
+    n_blocks = state.size // block_size
+    for blk in prange(n_blocks):
+        row = state[blk * block_size : (blk + 1) * block_size]
+        buf = scratch[nb.get_thread_id()]
+        for g in range(kinds.size):
+            fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
+            ix = index[index_ptr[g] : index_ptr[g + 1]]
+            dx = data[data_ptr[g] : data_ptr[g + 1]]
+            if kinds[g] == KIND_DENSE:
+                _dense_on_row(row, dx, ix, fx, fixed_values[g], buf)
+            elif kinds[g] == KIND_DIAGONAL:
+                _diagonal_on_row(row, dx, ix, fx, fixed_values[g])
+            else:
+                n_ptr = ix[0]
+                _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g])

@@ -43,6 +43,57 @@ class Call:
             backend.apply_matrix(state, self.data, *args)
 
 
+class BlockRun:
+    """A run of calls that all act on qubits below ``block_qubits``: a backend with
+    ``apply_block_run`` applies the whole run to one cache-sized block of the state at a time;
+    any other backend simply runs the calls in order."""
+
+    kind = "block_run"
+
+    def __init__(self, calls: Sequence[Call], block_qubits: int) -> None:
+        self.calls = list(calls)
+        self.block_qubits = block_qubits
+        self.encoded: dict = {}  # backend-specific encodings, filled on first use
+
+    def run(self, backend: Any, state: Any) -> None:
+        apply = getattr(backend, "apply_block_run", None)
+        if apply is None:
+            for call in self.calls:
+                call.run(backend, state)
+        else:
+            apply(state, self)
+
+    def __repr__(self) -> str:
+        return f"<BlockRun of {len(self.calls)} calls on qubits < {self.block_qubits}>"
+
+
+def group_block_runs(
+    calls: Sequence[Call], n_qubits: int, block_qubits: int | None
+) -> list[Call | BlockRun]:
+    """Wrap maximal runs of at least two consecutive calls on qubits below ``block_qubits``
+    into :class:`BlockRun` s (only when the state spans at least four blocks)."""
+    if block_qubits is None or n_qubits < block_qubits + 2:
+        return list(calls)
+    out: list[Call | BlockRun] = []
+    run: list[Call] = []
+
+    def flush() -> None:
+        if len(run) >= 2:
+            out.append(BlockRun(run.copy(), block_qubits))
+        else:
+            out.extend(run)
+        run.clear()
+
+    for call in calls:
+        if max(call.targets + call.controls) < block_qubits:
+            run.append(call)
+        else:
+            flush()
+            out.append(call)
+    flush()
+    return out
+
+
 def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
     """The primitive call for one operation (``None`` for barriers and identities)."""
     gate = op.gate
@@ -67,11 +118,12 @@ def check_bound(circuit: Circuit, numbers: NumberSystem) -> None:
         )
 
 
-DEFAULT_FUSED_QUBITS = 4
+DEFAULT_FUSED_QUBITS = 3
 """Default width of fused blocks of diagonal/permutation gates (machine numbers)."""
-DEFAULT_DENSE_FUSED_QUBITS = 2
-"""Default width of fused blocks holding a dense gate. Chosen with ``benchmarks/``: the
-compiled dense kernels are compute-bound from 3 qubits on (docs/performance.md)."""
+DEFAULT_DENSE_FUSED_QUBITS = 1
+"""Default width of fused blocks holding a dense gate: 1 merges runs of one-qubit gates on
+the same qubit only. Chosen with ``benchmarks/``: on the reference machine the compiled
+dense kernels are compute-bound from two qubits on (docs/performance.md)."""
 
 
 def fusion_widths(numbers: NumberSystem, fuse: int | bool | None) -> tuple[int, int]:
@@ -92,20 +144,25 @@ def fusion_widths(numbers: NumberSystem, fuse: int | bool | None) -> tuple[int, 
 
 
 def build_plan(
-    circuit: Circuit, numbers: NumberSystem, fuse: int | bool | None = None
-) -> list[Call]:
+    circuit: Circuit,
+    numbers: NumberSystem,
+    fuse: int | bool | None = None,
+    block_qubits: int | None = None,
+) -> list[Call | BlockRun]:
     """Validate ``circuit`` for ``numbers`` and turn it into primitive calls, fusing
-    neighbouring gates into blocks (widths from ``fusion_widths(numbers, fuse)``)."""
+    neighbouring gates into blocks (widths from ``fusion_widths(numbers, fuse)``) and grouping
+    runs on the lowest ``block_qubits`` qubits for cache-blocked execution."""
     check_bound(circuit, numbers)
     width, dense_width = fusion_widths(numbers, fuse)
     if width >= 2:
         from .fusion import fuse_circuit
 
         circuit = fuse_circuit(circuit, numbers, width, dense_width)
-    return [c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None]
+    calls = [c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None]
+    return group_block_runs(calls, circuit.n_qubits, block_qubits)
 
 
-def run_plan(plan: Sequence[Call], backend: Any, state: np.ndarray) -> None:
+def run_plan(plan: Sequence[Call | BlockRun], backend: Any, state: np.ndarray) -> None:
     """Execute every call of a plan in order."""
     for call in plan:
         call.run(backend, state)

@@ -25,7 +25,7 @@ from .errors import (
 from .memory import check_state_fits
 from .numbers import Number, NumberSystem, get_number_system, number_system_for_array
 from .pauli import PauliSum, pauli_masks
-from .plan import build_plan, run_plan
+from .plan import build_plan, check_bound, run_plan
 from .validation import as_qubit_tuple, check_operation_qubits
 
 _PHASE_OF_Y_COUNT = (1, 1j, -1, -1j)
@@ -113,8 +113,13 @@ class StateVector:
             raise QubitCountMismatchError(
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
             )
-        run_plan(build_plan(circuit, self.numbers, fuse), self.backend, self._amplitudes)
+        plan = build_plan(circuit, self.numbers, fuse, self._block_qubits())
+        run_plan(plan, self.backend, self._amplitudes)
         return self
+
+    def _block_qubits(self) -> int | None:
+        preferred = getattr(self.backend, "preferred_block_qubits", None)
+        return preferred(self._amplitudes.dtype) if preferred else None
 
     def apply_matrix(
         self,
@@ -371,10 +376,9 @@ def simulate(
     if not isinstance(circuit, Circuit):
         raise TypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
     ns = get_number_system(numbers)
-    plan = build_plan(circuit, ns, fuse)  # validate before allocating
+    check_bound(circuit, ns)  # the common mistake, caught before allocating
     psi = _initial_state(circuit.n_qubits, initial, ns, backend)
-    run_plan(plan, psi.backend, psi.amplitudes)
-    return psi
+    return psi.apply(circuit, fuse)  # validates everything else before the first change
 
 
 def expectation(

@@ -108,3 +108,48 @@ def test_mixed_widths_equal_unfused(circuit, width, dense_width, seed):
         gq.simulate(circuit, initial=psi0, fuse=False).amplitudes,
         atol=1e-12,
     )
+
+
+# -- cache-blocked runs ---------------------------------------------------------------------------
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    random_circuit(n_min=4, n_max=8),
+    st.integers(1, 4),
+    st.sampled_from([None, False, 3]),
+    st.sampled_from(["complex128", "complex64"]),
+    st.integers(0, 2**31),
+)
+def test_fused_and_blocked_equals_generic(circuit, block_qubits, fuse, dtype, seed):
+    """Plans with runs grouped into small cache blocks (to force blocking on small states)
+    give the generic routine's result on every backend."""
+    from genqsim.plan import BlockRun, build_plan, run_plan
+
+    n = circuit.n_qubits
+    psi0 = random_state(n, np.random.default_rng(seed)).astype(dtype)
+    reference = gq.simulate(circuit, numbers=dtype, backend="numpy", initial=psi0, fuse=False)
+    ns = gq.get_number_system(dtype)
+    plan = build_plan(circuit, ns, fuse, block_qubits=min(block_qubits, n - 2))
+    for backend in BACKENDS:
+        psi = gq.StateVector(psi0.copy(), backend=backend)
+        run_plan(plan, psi.backend, psi.amplitudes)
+        tol = 1e-12 if dtype == "complex128" else 2e-6
+        np.testing.assert_allclose(psi.amplitudes, reference.amplitudes, atol=tol, rtol=0)
+    for item in plan:
+        if isinstance(item, BlockRun):
+            assert len(item.calls) >= 2
+            assert all(max(c.targets + c.controls) < item.block_qubits for c in item.calls)
+
+
+def test_block_runs_are_formed_for_low_qubit_runs():
+    from genqsim.plan import BlockRun, build_plan
+
+    c = gq.Circuit(6).h(0).h(1).cx(0, 1).t(2).h(5).h(0).rz(0.1, 1)
+    plan = build_plan(c, gq.get_number_system("complex128"), False, block_qubits=3)
+    kinds = [type(item).__name__ for item in plan]
+    assert kinds == ["BlockRun", "Call", "BlockRun"]
+    assert [len(item.calls) for item in plan if isinstance(item, BlockRun)] == [4, 2]
+    # a state that is not at least four blocks long is not blocked
+    small = build_plan(gq.Circuit(4).h(0).h(1), gq.get_number_system("complex128"), False, 3)
+    assert all(not isinstance(item, BlockRun) for item in small)
