@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import gates, library
+from . import gates, library, qasm
 from .backends import available_backends, get_backend, register_backend, select_backend
 from .circuit import Circuit, Operation, parameters
 from .errors import (
@@ -110,6 +110,7 @@ __all__ = [
     "get_number_system",
     "library",
     "parameters",
+    "qasm",
     "register_backend",
     "select_backend",
     "set_num_threads",

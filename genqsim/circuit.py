@@ -21,9 +21,19 @@ from .errors import (
     QubitIndexError,
     UnknownParameterError,
 )
-from .gates import Barrier, Gate, GateKind, MatrixGate, NamedGate, PauliRotation
+from .gates import (
+    NON_UNITARY,
+    Barrier,
+    Gate,
+    GateKind,
+    MatrixGate,
+    Measure,
+    NamedGate,
+    PauliRotation,
+    Reset,
+)
 from .numbers import to_python_complex
-from .validation import as_qubit_tuple, check_operation_qubits
+from .validation import as_qubit, as_qubit_tuple, check_operation_qubits
 
 
 @dataclass(frozen=True)
@@ -94,12 +104,15 @@ class Circuit:
     calls chain: ``Circuit(2).h(0).cx(0, 1)``.
     """
 
-    def __init__(self, n_qubits: int, operations: Iterable[Operation] = ()) -> None:
+    def __init__(
+        self, n_qubits: int, operations: Iterable[Operation] = (), n_clbits: int = 0
+    ) -> None:
         if isinstance(n_qubits, bool) or not isinstance(n_qubits, (_abc.Integral, np.integer)):
             raise TypeError(f"n_qubits must be an integer, got {n_qubits!r}")
         if n_qubits < 0:
             raise QubitIndexError(f"n_qubits must be non-negative, got {n_qubits}")
         self.n_qubits = int(n_qubits)
+        self.n_clbits = int(n_clbits)
         self._ops: list[Operation] = []
         for op in operations:
             self._append_op(op)
@@ -113,6 +126,8 @@ class Circuit:
         t, c, v = check_operation_qubits(
             self.n_qubits, op.targets, op.controls, op.control_values or None, op.gate.n_qubits
         )
+        if isinstance(op.gate, Measure):
+            self.n_clbits = max(self.n_clbits, op.gate.clbit + 1)
         self._ops.append(Operation(op.gate, t, c, v))
 
     def append(
@@ -291,6 +306,8 @@ class Circuit:
             for op in operation.operations:
                 if op.kind is GateKind.BARRIER:
                     continue
+                if op.kind in NON_UNITARY:
+                    raise TypeError("measurements and resets cannot be controlled")
                 mapped = op.remapped(qubit_map)
                 check_operation_qubits(self.n_qubits, mapped.targets, mapped.controls + c)
                 new_ops.append(
@@ -304,13 +321,62 @@ class Circuit:
             raise TypeError("controlled(gate, ...) needs targets")
         return self.append(operation, targets, controls, control_values)
 
+    def measure(self, qubit: int, clbit: int | None = None) -> Circuit:
+        """Measure ``qubit`` into classical bit ``clbit`` (default: the qubit's index).
+
+        Terminal measurements (nothing acts on the qubit afterwards) only feed sampling;
+        mid-circuit ones collapse the state during a run (seeded by ``apply(..., seed=)``).
+        """
+        clbit = as_qubit(qubit, self.n_qubits) if clbit is None else clbit
+        if isinstance(clbit, bool) or not isinstance(clbit, (_abc.Integral, np.integer)):
+            raise TypeError(f"clbit must be a non-negative integer, got {clbit!r}")
+        if clbit < 0:
+            raise QubitIndexError(f"clbit must be non-negative, got {clbit}")
+        self._append_op(Operation(Measure(int(clbit)), (qubit,)))
+        return self
+
+    def measure_all(self) -> Circuit:
+        """Measure every qubit ``q`` into classical bit ``q``."""
+        for q in range(self.n_qubits):
+            self.measure(q, q)
+        return self
+
+    def reset(self, qubit: int) -> Circuit:
+        """Reset ``qubit`` to ``|0>`` (collapses the state during a run)."""
+        return self.append(Reset(), qubit)
+
+    @property
+    def has_non_unitary(self) -> bool:
+        """Whether the circuit holds measurements or resets."""
+        return any(op.kind in NON_UNITARY for op in self._ops)
+
+    def split_terminal_measurements(self) -> tuple[Circuit, list[tuple[int, int]]]:
+        """``(circuit without its terminal measurements, [(qubit, clbit), ...])``.
+
+        A measurement is terminal when no later operation (other than barriers and further
+        measurements) touches its qubit.
+        """
+        busy_after: set[int] = set()
+        keep: list[Operation] = []
+        terminal: list[tuple[int, int]] = []
+        for op in reversed(self._ops):
+            if isinstance(op.gate, Measure) and op.targets[0] not in busy_after:
+                terminal.append((op.targets[0], op.gate.clbit))
+                continue
+            if op.kind is not GateKind.BARRIER:
+                busy_after.update(op.qubits)
+            keep.append(op)
+        rest = Circuit(self.n_qubits, reversed(keep), n_clbits=self.n_clbits)
+        return rest, terminal[::-1]
+
     def barrier(self, *qubits: int) -> Circuit:
         """A barrier on ``qubits`` (all when none given): no effect on the state, but gates are
         never fused or reordered across it."""
         qs = qubits or tuple(range(self.n_qubits))
         if len(qs) == 1 and not isinstance(qs[0], (_abc.Integral, np.integer)):
             qs = tuple(qs[0])
-        return self.append(Barrier(len(qs)), qs)
+        qs = as_qubit_tuple(qs, self.n_qubits)
+        return self.append(Barrier(len(qs)), tuple(sorted(qs)))
 
     # -- whole-circuit transformations ----------------------------------------------------------
     @property
@@ -350,10 +416,12 @@ class Circuit:
                     _floated(bound.gate), bound.targets, bound.controls, bound.control_values
                 )
             ops.append(bound)
-        return Circuit(self.n_qubits, ops)
+        return Circuit(self.n_qubits, ops, n_clbits=self.n_clbits)
 
     def inverse(self) -> Circuit:
         """The adjoint circuit: inverse gates in reverse order."""
+        if self.has_non_unitary:
+            raise TypeError("a circuit with measurements or resets has no inverse")
         return Circuit(self.n_qubits, [op.inverse() for op in reversed(self._ops)])
 
     def compose(self, other: Circuit, qubits: Sequence[int] | None = None) -> Circuit:
@@ -373,13 +441,17 @@ class Circuit:
                 raise QubitCountMismatchError(
                     f"qubit map has {len(qubit_map)} entries for a {other.n_qubits}-qubit circuit"
                 )
-        return Circuit(self.n_qubits, [*self._ops, *(op.remapped(qubit_map) for op in other._ops)])
+        return Circuit(
+            self.n_qubits,
+            [*self._ops, *(op.remapped(qubit_map) for op in other._ops)],
+            n_clbits=max(self.n_clbits, other.n_clbits),
+        )
 
     def __add__(self, other: Circuit) -> Circuit:
         return self.compose(other)
 
     def copy(self) -> Circuit:
-        return Circuit(self.n_qubits, self._ops)
+        return Circuit(self.n_qubits, self._ops, n_clbits=self.n_clbits)
 
     # -- inspection ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -392,6 +464,7 @@ class Circuit:
         return (
             isinstance(other, Circuit)
             and self.n_qubits == other.n_qubits
+            and self.n_clbits == other.n_clbits
             and self._ops == other._ops
         )
 

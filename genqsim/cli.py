@@ -11,12 +11,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import sympy
 
-from . import __version__
+from . import __version__, qasm
 from .backends import available_backends
 from .circuit import Circuit
 from .errors import CircuitSourceError, GenqsimError
@@ -33,8 +34,10 @@ class UsageError(GenqsimError, ValueError):
 
 
 def parse_source(source: str) -> Circuit:
-    """A built-in circuit: ``qft:3``, ``ghz:20``, ``walsh:5``, ``qpe:3``,
-    ``random:N:DEPTH[:SEED]``."""
+    """An OpenQASM 2.0 file (``*.qasm``) or a built-in circuit: ``qft:3``, ``ghz:20``,
+    ``walsh:5``, ``qpe:3``, ``random:N:DEPTH[:SEED]``."""
+    if source.endswith(".qasm") or Path(source).is_file():
+        return qasm.load(source)
     name, *args = source.split(":")
     if name not in BUILTINS:
         raise CircuitSourceError(
@@ -147,13 +150,47 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         else:
             result["expectation"] = {"observable": args.observable, "value": value}
     if args.shots:
-        if numbers.symbolic:
-            sampler = simulate(circuit.bind(values), numbers="complex128", initial=args.initial)
-        else:
-            sampler = psi
-        result["counts"] = sampler.sample(args.shots, seed=args.seed)
+        numeric = circuit.bind(values) if numbers.symbolic else run_circuit
+        result["counts"] = sample_counts(numeric, args.shots, args.seed, args.initial)
         result["shots"], result["seed"] = args.shots, args.seed
     return result
+
+
+def sample_counts(circuit: Circuit, shots: int, seed: int | None, initial: str | None) -> dict:
+    """Measurement counts: of the measured classical bits when the circuit measures (bit
+    ``n_clbits-1`` leftmost), else of every qubit. Circuits with mid-circuit measurements or
+    resets are run once per shot (each shot its own collapse); others are sampled once."""
+    rest, terminal = circuit.split_terminal_measurements()
+    rng = np.random.default_rng(seed)
+    if rest.has_non_unitary:
+        counts: dict[str, int] = {}
+        for _ in range(shots):
+            psi = simulate(circuit, initial=initial, seed=rng)
+            key = _classical_key(psi, terminal, circuit.n_clbits, rng)
+            counts[key] = counts.get(key, 0) + 1
+        return dict(sorted(counts.items()))
+    psi = simulate(rest, initial=initial)
+    if not terminal:
+        return psi.sample(shots, seed=rng)
+    raw = psi.sample(shots, seed=rng, qubits=[q for q, _ in terminal])
+    counts = {}
+    for bits, count in raw.items():
+        clbits = ["0"] * circuit.n_clbits
+        for (_, c), bit in zip(terminal, reversed(bits)):
+            clbits[circuit.n_clbits - 1 - c] = bit
+        key = "".join(clbits)
+        counts[key] = counts.get(key, 0) + count
+    return dict(sorted(counts.items()))
+
+
+def _classical_key(psi: Any, terminal: list, n_clbits: int, rng: np.random.Generator) -> str:
+    bits = dict(psi.clbits)
+    if terminal:
+        outcome = psi.sample(1, seed=rng, qubits=[q for q, _ in terminal])
+        (measured,) = outcome
+        for (_, c), bit in zip(terminal, reversed(measured)):
+            bits[c] = int(bit)
+    return "".join(str(bits.get(c, 0)) for c in reversed(range(n_clbits)))
 
 
 def _complex_text(z: complex) -> str:
@@ -194,12 +231,19 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
 
 
 def info() -> str:
+    backends = available_backends()
     lines = [
         f"genqsim {__version__}",
         f"number systems: {', '.join(available_number_systems())}",
-        f"backends: {', '.join(available_backends())}",
+        f"backends: {', '.join(backends)}",
         f"memory available for states: {format_bytes(available_memory())}",
     ]
+    if "numba" in backends:
+        from .backends.numba_backend import get_num_threads
+
+        lines.append(f"numba threads: {get_num_threads()}")
+    else:
+        lines.append("numba: not installed (pip install 'genqsim[numba]' for compiled kernels)")
     return "\n".join(lines)
 
 
@@ -211,7 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="simulate a circuit and print its state")
     p.add_argument(
-        "source", help="built-in circuit: qft:N, ghz:N, walsh:N, qpe:N, random:N:DEPTH[:SEED]"
+        "source",
+        help="an OpenQASM 2.0 file, or a built-in: qft:N, ghz:N, walsh:N, qpe:N, "
+        "random:N:DEPTH[:SEED]",
     )
     p.add_argument(
         "--numbers",

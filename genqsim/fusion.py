@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .circuit import Circuit, Operation
-from .gates import GateKind, MatrixGate
+from .gates import NON_UNITARY, GateKind, MatrixGate
 from .kernels import subspace_indices
 from .numbers import NumberSystem, get_number_system
 
@@ -62,6 +62,11 @@ def fuse_operations(
         if op.kind is GateKind.BARRIER:
             for b in touched:
                 close(b)
+            continue
+        if op.kind in NON_UNITARY:  # measurements and resets: nothing crosses them
+            for b in touched:
+                close(b)
+            out.append([op])
             continue
         union = qs.union(*(b.qubits for b in touched))
         structured = _structured(op) and all(b.structured for b in touched)

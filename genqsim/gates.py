@@ -31,6 +31,8 @@ class GateKind(enum.Enum):
     PERMUTATION = "permutation"
     DENSE = "dense"
     BARRIER = "barrier"
+    MEASURE = "measure"
+    RESET = "reset"
 
 
 Builder = Callable[..., Any]
@@ -532,6 +534,61 @@ class Barrier(Gate):
 
     def bind(self, mapping: Mapping) -> Gate:
         return self
+
+
+class Measure(Gate):
+    """Measurement of one qubit in the computational basis into classical bit ``clbit``.
+
+    Not unitary: a run collapses the state onto the outcome (seeded), except for terminal
+    measurements, which are left to sampling.
+    """
+
+    def __init__(self, clbit: int) -> None:
+        self.name = "measure"
+        self.n_qubits = 1
+        self.params = ()
+        self.kind = GateKind.MEASURE
+        self.clbit = int(clbit)
+
+    def _key(self) -> tuple:
+        return (*super()._key(), self.clbit)
+
+    @property
+    def label(self) -> str:
+        return f"M→c{self.clbit}"
+
+    def inverse(self) -> Gate:
+        raise TypeError("a measurement has no inverse; remove measurements before inverting")
+
+    def bind(self, mapping: Mapping) -> Gate:
+        return self
+
+    def __repr__(self) -> str:
+        return f"measure(->c{self.clbit})"
+
+
+class Reset(Gate):
+    """Reset of one qubit to ``|0>`` (measure, then flip on outcome 1)."""
+
+    def __init__(self) -> None:
+        self.name = "reset"
+        self.n_qubits = 1
+        self.params = ()
+        self.kind = GateKind.RESET
+
+    @property
+    def label(self) -> str:
+        return "|0>"
+
+    def inverse(self) -> Gate:
+        raise TypeError("a reset has no inverse")
+
+    def bind(self, mapping: Mapping) -> Gate:
+        return self
+
+
+NON_UNITARY = (GateKind.MEASURE, GateKind.RESET)
+"""Kinds that are not gates: they collapse the state and stop fusion."""
 
 
 def _short(value: Any) -> str:

@@ -31,10 +31,15 @@ class Call:
     controls: tuple[int, ...] = ()
     control_values: tuple[int, ...] = ()
 
-    def run(self, backend: Any, state: Any) -> None:
-        """Execute this call on ``state`` with ``backend``."""
+    def run(self, backend: Any, state: Any, context: Any = None) -> None:
+        """Execute this call on ``state`` with ``backend``; measurements and resets need the
+        ``context`` (a state's collapse routine and random generator)."""
         args = (self.targets, self.controls, self.control_values)
-        if self.kind == "diagonal":
+        if self.kind in ("measure", "reset"):
+            if context is None:
+                raise TypeError(f"a {self.kind} needs a state context to run")
+            context.collapse(self)
+        elif self.kind == "diagonal":
             backend.apply_diagonal(state, self.data, *args)
         elif self.kind == "permutation":
             perm, phases = self.data
@@ -55,7 +60,7 @@ class BlockRun:
         self.block_qubits = block_qubits
         self.encoded: dict = {}  # backend-specific encodings, filled on first use
 
-    def run(self, backend: Any, state: Any) -> None:
+    def run(self, backend: Any, state: Any, context: Any = None) -> None:
         apply = getattr(backend, "apply_block_run", None)
         if apply is None:
             for call in self.calls:
@@ -85,7 +90,8 @@ def group_block_runs(
         run.clear()
 
     for call in calls:
-        if max(call.targets + call.controls) < block_qubits:
+        is_gate = call.kind in ("matrix", "diagonal", "permutation")
+        if is_gate and max(call.targets + call.controls) < block_qubits:
             run.append(call)
         else:
             flush()
@@ -100,6 +106,10 @@ def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
     args = (op.targets, op.controls, op.control_values)
     if gate.kind is GateKind.BARRIER or gate.name == "id":
         return None
+    if gate.kind is GateKind.MEASURE:
+        return Call("measure", gate.clbit, op.targets)
+    if gate.kind is GateKind.RESET:
+        return Call("reset", None, op.targets)
     if gate.kind is GateKind.DIAGONAL:
         return Call("diagonal", gate.diagonal(numbers), *args)
     if gate.kind is GateKind.PERMUTATION:
@@ -153,6 +163,7 @@ def build_plan(
     neighbouring gates into blocks (widths from ``fusion_widths(numbers, fuse)``) and grouping
     runs on the lowest ``block_qubits`` qubits for cache-blocked execution."""
     check_bound(circuit, numbers)
+    circuit, _ = circuit.split_terminal_measurements()  # those only feed sampling
     width, dense_width = fusion_widths(numbers, fuse)
     if width >= 2:
         from .fusion import fuse_circuit
@@ -162,7 +173,9 @@ def build_plan(
     return group_block_runs(calls, circuit.n_qubits, block_qubits)
 
 
-def run_plan(plan: Sequence[Call | BlockRun], backend: Any, state: np.ndarray) -> None:
-    """Execute every call of a plan in order."""
+def run_plan(
+    plan: Sequence[Call | BlockRun], backend: Any, state: np.ndarray, context: Any = None
+) -> None:
+    """Execute every call of a plan in order (``context``: see :meth:`Call.run`)."""
     for call in plan:
-        call.run(backend, state)
+        call.run(backend, state, context)

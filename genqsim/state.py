@@ -72,6 +72,7 @@ class StateVector:
                 raise NumberTypeError(f"backend {backend.name!r} cannot work on this array")
             self.backend = backend
         self._amplitudes = array
+        self.clbits: dict[int, int] = {}
 
     # -- access --------------------------------------------------------------------------------
     @property
@@ -97,8 +98,17 @@ class StateVector:
         return StateVector(self._amplitudes.copy(), self.numbers, self.backend)
 
     # -- evolution -----------------------------------------------------------------------------
-    def apply(self, circuit: Circuit, fuse: int | bool | None = None) -> StateVector:
+    def apply(
+        self,
+        circuit: Circuit,
+        fuse: int | bool | None = None,
+        seed: int | np.random.Generator | None = None,
+    ) -> StateVector:
         """Apply ``circuit`` in place and return ``self``.
+
+        Terminal measurements are not applied (they feed :meth:`sample`); mid-circuit
+        measurements and resets collapse the state with a generator seeded by ``seed``, and
+        their outcomes are stored in ``self.clbits`` (classical bit -> 0/1).
 
         ``fuse`` sets how many qubits fused gate blocks may span (default: on for machine
         numbers, off for symbolic ones; ``False`` runs gate by gate).
@@ -114,7 +124,8 @@ class StateVector:
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
             )
         plan = build_plan(circuit, self.numbers, fuse, self._block_qubits())
-        run_plan(plan, self.backend, self._amplitudes)
+        context = _CollapseContext(self, _rng(seed)) if circuit.has_non_unitary else None
+        run_plan(plan, self.backend, self._amplitudes, context)
         return self
 
     def _block_qubits(self) -> int | None:
@@ -271,6 +282,22 @@ class StateVector:
             )
 
 
+class _CollapseContext:
+    """What measurement and reset calls need while a plan runs: the state and a generator."""
+
+    def __init__(self, state: StateVector, rng: np.random.Generator) -> None:
+        self.state = state
+        self.rng = rng
+
+    def collapse(self, call: Any) -> None:
+        (qubit,) = call.targets
+        outcome = self.state.measure([qubit], seed=self.rng)
+        if call.kind == "measure":
+            self.state.clbits[call.data] = int(outcome)
+        elif outcome == "1":  # reset: flip back to |0>
+            self.state.backend.apply_permutation(self.state.amplitudes, [1, 0], None, (qubit,))
+
+
 def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
@@ -369,6 +396,7 @@ def simulate(
     backend: str | None = None,
     initial: Any = None,
     fuse: int | bool | None = None,
+    seed: int | np.random.Generator | None = None,
 ) -> StateVector:
     """Run ``circuit`` from ``initial`` (default ``|0...0>``; also a bitstring, a basis index,
     an array or a StateVector, which is copied) and return the final state. ``fuse``: see
@@ -378,7 +406,7 @@ def simulate(
     ns = get_number_system(numbers)
     check_bound(circuit, ns)  # the common mistake, caught before allocating
     psi = _initial_state(circuit.n_qubits, initial, ns, backend)
-    return psi.apply(circuit, fuse)  # validates everything else before the first change
+    return psi.apply(circuit, fuse, seed)  # validates everything before the first change
 
 
 def expectation(

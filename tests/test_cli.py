@@ -95,3 +95,37 @@ def test_console_script_is_installed():
         pytest.fail("the genqsim console script is not on PATH; install the package first")
     out = subprocess.run([exe, "run", "qft:2", "--initial", "01"], capture_output=True, text=True)
     assert out.returncode == 0 and "|00>  0.250000" in out.stdout
+
+
+def test_qasm_file_with_measurements_gives_classical_counts(tmp_path):
+    path = tmp_path / "bell.qasm"
+    path.write_text(
+        'OPENQASM 2.0; include "qelib1.inc"; qreg q[2]; creg c[3];'
+        "h q[0]; cx q[0], q[1]; measure q[0] -> c[0]; measure q[1] -> c[2];"
+    )
+    out = genqsim("run", str(path), "--shots", "4000", "--seed", "3", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    counts = json.loads(out.stdout)["counts"]
+    assert set(counts) == {"000", "101"}  # c[2] leftmost, c[1] never written
+    assert abs(counts["101"] - 2000) < 5 * np.sqrt(4000 * 0.25)
+
+
+def test_mid_circuit_reset_runs_one_trajectory_per_shot(tmp_path):
+    path = tmp_path / "reset.qasm"
+    path.write_text(
+        'include "qelib1.inc"; qreg q[1]; creg c[2];'
+        "h q[0]; measure q[0] -> c[0]; reset q[0]; x q[0]; measure q[0] -> c[1];"
+    )
+    out = genqsim("run", str(path), "--shots", "400", "--seed", "1", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    counts = json.loads(out.stdout)["counts"]
+    assert set(counts) == {"10", "11"} and sum(counts.values()) == 400  # c[1] always 1
+    assert abs(counts["11"] - 200) < 5 * 10
+
+
+def test_malformed_qasm_file_exits_2_with_position(tmp_path):
+    path = tmp_path / "bad.qasm"
+    path.write_text("OPENQASM 2.0;\nqreg q[1];\nh q[0]\n")
+    out = genqsim("run", str(path))
+    assert out.returncode == 2
+    assert "line 4, column 1: expected ';', found end of input" in out.stderr

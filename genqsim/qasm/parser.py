@@ -1,0 +1,471 @@
+"""OpenQASM 2.0 to :class:`~genqsim.Circuit`: a recursive-descent parser.
+
+Registers map to one qubit order in declaration order (the first ``qreg`` holds qubits
+0..size-1, the next continues after it); likewise classical registers. Gate parameters are
+exact SymPy expressions (``pi/2`` stays exact). Every error names its line and column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sympy
+
+from ..circuit import Circuit
+from ..gates import NamedGate
+from .lexer import QasmError, Token, tokenize
+
+# -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
+
+Apply = Callable[[Circuit, list, list[int]], object]
+
+
+def _named(name: str, n_controls: int = 0) -> Apply:
+    def apply(c: Circuit, p: list, q: list[int]) -> None:
+        c.append(NamedGate(name, *p), q[n_controls:], q[:n_controls])
+
+    return apply
+
+
+def _u2(c: Circuit, p: list, q: list[int]) -> None:
+    c.u(sympy.pi / 2, p[0], p[1], q[0])
+
+
+def _cu3(c: Circuit, p: list, q: list[int]) -> None:
+    c.cu(p[0], p[1], p[2], 0, q[0], q[1])
+
+
+def _dcx(c: Circuit, p: list, q: list[int]) -> None:
+    c.cx(q[0], q[1]).cx(q[1], q[0])
+
+
+BUILTIN: dict[str, tuple[int, int, Apply]] = {
+    # name: (parameters, qubits, how to append it)
+    "U": (3, 1, _named("u")), "u3": (3, 1, _named("u")), "u": (3, 1, _named("u")),
+    "u2": (2, 1, _u2), "u1": (1, 1, _named("p")), "p": (1, 1, _named("p")),
+    "u0": (1, 1, lambda c, p, q: c.id(q[0])),
+    "CX": (0, 2, _named("x", 1)), "cx": (0, 2, _named("x", 1)),
+    "id": (0, 1, _named("id")), "x": (0, 1, _named("x")), "y": (0, 1, _named("y")),
+    "z": (0, 1, _named("z")), "h": (0, 1, _named("h")), "s": (0, 1, _named("s")),
+    "sdg": (0, 1, _named("sdg")), "t": (0, 1, _named("t")), "tdg": (0, 1, _named("tdg")),
+    "sx": (0, 1, _named("sx")), "sxdg": (0, 1, _named("sxdg")),
+    "rx": (1, 1, _named("rx")), "ry": (1, 1, _named("ry")), "rz": (1, 1, _named("rz")),
+    "cy": (0, 2, _named("y", 1)), "cz": (0, 2, _named("z", 1)), "ch": (0, 2, _named("h", 1)),
+    "csx": (0, 2, _named("sx", 1)), "swap": (0, 2, _named("swap")),
+    "iswap": (0, 2, _named("iswap")), "dcx": (0, 2, _dcx),
+    "crx": (1, 2, _named("rx", 1)), "cry": (1, 2, _named("ry", 1)),
+    "crz": (1, 2, _named("rz", 1)), "cu1": (1, 2, _named("p", 1)), "cp": (1, 2, _named("p", 1)),
+    "cu3": (3, 2, _cu3), "cu": (4, 2, _named("u", 1)),
+    "rxx": (1, 2, _named("rxx")), "ryy": (1, 2, _named("ryy")), "rzz": (1, 2, _named("rzz")),
+    "ccx": (0, 3, _named("x", 2)), "cswap": (0, 3, _named("swap", 1)),
+    "c3x": (0, 4, _named("x", 3)), "c4x": (0, 5, _named("x", 4)),
+    "c3sqrtx": (0, 4, _named("sx", 3)),
+}  # fmt: skip
+
+# qelib1.inc gates defined there by decomposition; loaded as ordinary user gates
+QELIB_DEFINITIONS = """
+gate rccx a,b,c { u2(0,pi) c; u1(pi/4) c; cx b,c; u1(-pi/4) c; cx a,c; u1(pi/4) c; cx b,c;
+  u1(-pi/4) c; u2(0,pi) c; }
+gate rc3x a,b,c,d { u2(0,pi) d; u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; cx a,d;
+  u1(pi/4) d; cx b,d; u1(-pi/4) d; cx a,d; u1(pi/4) d; cx b,d; u1(-pi/4) d; u2(0,pi) d;
+  u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; }
+"""
+
+FUNCTIONS = {
+    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "exp": sympy.exp, "ln": sympy.log,
+    "sqrt": sympy.sqrt, "asin": sympy.asin, "acos": sympy.acos, "atan": sympy.atan,
+}  # fmt: skip
+
+
+@dataclass
+class GateDef:
+    name: str
+    params: list[str]
+    qargs: list[str]
+    body: list[tuple]  # ("call", name, [expr], [qarg names], token) | ("barrier", ...)
+
+
+class Parser:
+    def __init__(self, text: str, source: str | None = None, base_dir: Path | None = None):
+        self.tokens = tokenize(text, source)
+        self.pos = 0
+        self.source = source
+        self.base_dir = base_dir
+        self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
+        self.cregs: dict[str, tuple[int, int]] = {}
+        self.gates: dict[str, GateDef] = {}
+        self.statements: list[tuple] = []
+
+    # -- token helpers ---------------------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def error(self, message: str, tok: Token | None = None) -> QasmError:
+        tok = tok or self.tok
+        return QasmError(message, tok.line, tok.column, self.source)
+
+    def advance(self) -> Token:
+        tok = self.tok
+        self.pos += 1
+        return tok
+
+    def expect(self, text: str) -> Token:
+        if self.tok.text != text or self.tok.kind == "string":
+            found = "end of input" if self.tok.kind == "eof" else repr(self.tok.text)
+            raise self.error(f"expected {text!r}, found {found}")
+        return self.advance()
+
+    def expect_kind(self, kind: str, what: str) -> Token:
+        if self.tok.kind != kind:
+            found = "end of input" if self.tok.kind == "eof" else repr(self.tok.text)
+            raise self.error(f"expected {what}, found {found}")
+        return self.advance()
+
+    # -- program ---------------------------------------------------------------------------------
+    def parse(self) -> Circuit:
+        if self.tok.text == "OPENQASM":
+            self.advance()
+            version = self.advance()
+            if version.kind not in ("real", "int") or not version.text.startswith("2"):
+                raise self.error(
+                    f"only OpenQASM 2.x is read here, not {version.text!r} "
+                    "(OpenQASM 3: genqsim.qasm.loads3)", version
+                )  # fmt: skip
+            self.expect(";")
+        self._define_qelib()
+        while self.tok.kind != "eof":
+            self.statement()
+        n_qubits = sum(size for _, size in self.qregs.values())
+        n_clbits = sum(size for _, size in self.cregs.values())
+        circuit = Circuit(n_qubits, n_clbits=n_clbits)
+        for stmt in self.statements:
+            self.emit(circuit, stmt)
+        return circuit
+
+    def _define_qelib(self) -> None:
+        sub = Parser(QELIB_DEFINITIONS, "qelib1.inc")
+        while sub.tok.kind != "eof":
+            sub.statement()
+        self.gates.update(sub.gates)
+
+    def statement(self) -> None:
+        tok = self.tok
+        word = tok.text if tok.kind == "id" else None
+        if word == "include":
+            self.include()
+        elif word in ("qreg", "creg"):
+            self.register(word)
+        elif word == "gate":
+            self.gate_definition()
+        elif word == "opaque":
+            raise self.error("opaque gates have no definition and cannot be simulated")
+        elif word == "if":
+            raise self.error("classically controlled operations ('if') are not supported")
+        elif word == "measure":
+            self.advance()
+            q = self.argument()
+            self.expect("->")
+            c = self.argument(classical=True)
+            self.expect(";")
+            self.statements.append(("measure", q, c, tok))
+        elif word == "reset":
+            self.advance()
+            q = self.argument()
+            self.expect(";")
+            self.statements.append(("reset", q, tok))
+        elif word == "barrier":
+            self.advance()
+            args = self.argument_list()
+            self.expect(";")
+            self.statements.append(("barrier", args, tok))
+        elif word == "OPENQASM":
+            raise self.error("the OPENQASM header must come first")
+        elif tok.kind == "id":
+            name = self.advance()
+            params = self.expression_list() if self.tok.text == "(" else []
+            args = self.argument_list()
+            self.expect(";")
+            self.statements.append(("call", name, params, args))
+        else:
+            found = "end of input" if tok.kind == "eof" else repr(tok.text)
+            raise self.error(f"expected a statement, found {found}")
+
+    def include(self) -> None:
+        self.advance()
+        name = self.expect_kind("string", "a file name in double quotes")
+        self.expect(";")
+        filename = name.text.strip('"')
+        if filename == "qelib1.inc":
+            return  # built in
+        path = (self.base_dir or Path.cwd()) / filename
+        if not path.is_file():
+            raise self.error(f"cannot include {filename!r}: no such file", name)
+        sub = Parser(path.read_text(), str(path), path.parent)
+        while sub.tok.kind != "eof":
+            sub.statement()
+        if sub.statements or sub.qregs or sub.cregs:
+            raise self.error(f"included file {filename!r} may only define gates", name)
+        self.gates.update(sub.gates)
+
+    def register(self, kind: str) -> None:
+        self.advance()
+        name = self.expect_kind("id", "a register name")
+        self.expect("[")
+        size = self.expect_kind("int", "the register size")
+        self.expect("]")
+        self.expect(";")
+        if name.text in self.qregs or name.text in self.cregs:
+            raise self.error(f"register {name.text!r} is declared twice", name)
+        if int(size.text) < 1:
+            raise self.error("a register needs at least one bit", size)
+        table = self.qregs if kind == "qreg" else self.cregs
+        offset = sum(s for _, s in table.values())
+        table[name.text] = (offset, int(size.text))
+
+    def gate_definition(self) -> None:
+        self.advance()
+        name = self.expect_kind("id", "a gate name")
+        params: list[str] = []
+        if self.tok.text == "(":
+            self.advance()
+            if self.tok.text != ")":
+                params.append(self.expect_kind("id", "a parameter name").text)
+                while self.tok.text == ",":
+                    self.advance()
+                    params.append(self.expect_kind("id", "a parameter name").text)
+            self.expect(")")
+        qargs = [self.expect_kind("id", "a qubit argument name").text]
+        while self.tok.text == ",":
+            self.advance()
+            qargs.append(self.expect_kind("id", "a qubit argument name").text)
+        if len(set(qargs)) != len(qargs):
+            raise self.error(f"gate {name.text!r} repeats a qubit argument", name)
+        self.expect("{")
+        body: list[tuple] = []
+        while self.tok.text != "}":
+            tok = self.tok
+            if tok.kind == "eof":
+                raise self.error(f"gate {name.text!r} body is not closed with '}}'")
+            if tok.text == "barrier":
+                self.advance()
+                args = [self.expect_kind("id", "a qubit argument").text]
+                while self.tok.text == ",":
+                    self.advance()
+                    args.append(self.expect_kind("id", "a qubit argument").text)
+                self.expect(";")
+                body.append(("barrier", args, tok))
+                continue
+            if tok.kind != "id":
+                raise self.error(f"expected a gate call in the body of {name.text!r}")
+            if tok.text in ("measure", "reset", "if", "gate", "qreg", "creg"):
+                raise self.error(f"{tok.text!r} is not allowed inside a gate definition")
+            self.advance()
+            exprs = self.expression_list(params) if self.tok.text == "(" else []
+            arg_tokens = [self.expect_kind("id", "a qubit argument")]
+            while self.tok.text == ",":
+                self.advance()
+                arg_tokens.append(self.expect_kind("id", "a qubit argument"))
+            self.expect(";")
+            for a in arg_tokens:
+                if a.text not in qargs:
+                    raise self.error(f"{a.text!r} is not an argument of gate {name.text!r}", a)
+            body.append(("call", tok, exprs, [a.text for a in arg_tokens]))
+        self.expect("}")
+        if name.text in BUILTIN:
+            raise self.error(f"gate {name.text!r} is built in and cannot be redefined", name)
+        self.gates[name.text] = GateDef(name.text, params, qargs, body)
+
+    # -- arguments -------------------------------------------------------------------------------
+    def argument(self, classical: bool = False) -> tuple[str, int | None, Token]:
+        name = self.expect_kind("id", "a register name")
+        index = None
+        if self.tok.text == "[":
+            self.advance()
+            index = int(self.expect_kind("int", "an index").text)
+            self.expect("]")
+        table = self.cregs if classical else self.qregs
+        kind = "classical" if classical else "quantum"
+        if name.text not in table:
+            raise self.error(f"unknown {kind} register {name.text!r}", name)
+        if index is not None and index >= table[name.text][1]:
+            raise self.error(
+                f"index {index} out of range for register {name.text!r} of size "
+                f"{table[name.text][1]}", name
+            )  # fmt: skip
+        return name.text, index, name
+
+    def argument_list(self) -> list[tuple[str, int | None, Token]]:
+        args = [self.argument()]
+        while self.tok.text == ",":
+            self.advance()
+            args.append(self.argument())
+        return args
+
+    # -- expressions -----------------------------------------------------------------------------
+    def expression_list(self, names: list[str] | None = None) -> list[Any]:
+        self.expect("(")
+        exprs = []
+        if self.tok.text != ")":
+            exprs.append(self.expression(names))
+            while self.tok.text == ",":
+                self.advance()
+                exprs.append(self.expression(names))
+        self.expect(")")
+        return exprs
+
+    def expression(self, names: list[str] | None) -> Any:
+        value = self.term(names)
+        while self.tok.text in ("+", "-"):
+            op = self.advance().text
+            rhs = self.term(names)
+            value = value + rhs if op == "+" else value - rhs
+        return value
+
+    def term(self, names: list[str] | None) -> Any:
+        value = self.unary(names)
+        while self.tok.text in ("*", "/"):
+            op = self.advance()
+            rhs = self.unary(names)
+            if op.text == "/" and rhs == 0:
+                raise self.error("division by zero", op)
+            value = value * rhs if op.text == "*" else value / rhs
+        return value
+
+    def unary(self, names: list[str] | None) -> Any:
+        """Sign binds looser than ``^``: ``-pi^2`` is ``-(pi^2)``."""
+        if self.tok.text == "-":
+            self.advance()
+            return -self.unary(names)
+        if self.tok.text == "+":
+            self.advance()
+            return self.unary(names)
+        return self.power(names)
+
+    def power(self, names: list[str] | None) -> Any:
+        base = self.primary(names)
+        if self.tok.text == "^":
+            self.advance()
+            return base ** self.unary(names)  # right-associative, 2^-1 allowed
+        return base
+
+    def primary(self, names: list[str] | None) -> Any:
+        tok = self.tok
+        if tok.kind == "int":
+            self.advance()
+            return sympy.Integer(int(tok.text))
+        if tok.kind == "real":
+            self.advance()
+            return sympy.Float(float(tok.text))
+        if tok.text == "(":
+            self.advance()
+            value = self.expression(names)
+            self.expect(")")
+            return value
+        if tok.kind == "id":
+            self.advance()
+            if tok.text == "pi":
+                return sympy.pi
+            if tok.text in FUNCTIONS:
+                self.expect("(")
+                arg = self.expression(names)
+                self.expect(")")
+                return FUNCTIONS[tok.text](arg)
+            if names is not None and tok.text in names:
+                return sympy.Symbol(f"__param_{tok.text}")
+            raise self.error(f"unknown identifier {tok.text!r} in expression", tok)
+        found = "end of input" if tok.kind == "eof" else repr(tok.text)
+        raise self.error(f"expected a number, 'pi', a parameter or '(', found {found}", tok)
+
+    # -- building the circuit ----------------------------------------------------------------------
+    def qubits_of(self, arg: tuple[str, int | None, Token], classical: bool = False) -> list[int]:
+        name, index, _ = arg
+        offset, size = (self.cregs if classical else self.qregs)[name]
+        return [offset + index] if index is not None else list(range(offset, offset + size))
+
+    def broadcast(self, args: list, tok: Token) -> list[list[int]]:
+        """Qubit tuples of a call: full registers iterate together (all of one size)."""
+        expanded = [self.qubits_of(a) for a in args]
+        sizes = {len(e) for e, a in zip(expanded, args) if a[1] is None}
+        if len(sizes) > 1:
+            raise self.error("registers of different sizes cannot be broadcast together", tok)
+        count = sizes.pop() if sizes else 1
+        calls = [[e[i] if a[1] is None else e[0] for e, a in zip(expanded, args)]
+                 for i in range(count)]  # fmt: skip
+        for qs in calls:
+            if len(set(qs)) != len(qs):
+                raise self.error(f"a qubit is used twice in one gate call: {qs}", tok)
+        return calls
+
+    def emit(self, circuit: Circuit, stmt: tuple) -> None:
+        kind = stmt[0]
+        if kind == "barrier":
+            qubits = sorted({q for a in stmt[1] for q in self.qubits_of(a)})
+            circuit.barrier(qubits)
+        elif kind == "reset":
+            for q in self.qubits_of(stmt[1]):
+                circuit.reset(q)
+        elif kind == "measure":
+            qs, cs = self.qubits_of(stmt[1]), self.qubits_of(stmt[2], classical=True)
+            if len(qs) != len(cs):
+                raise self.error(
+                    f"measure maps {len(qs)} qubit(s) onto {len(cs)} classical bit(s)", stmt[3]
+                )
+            for q, c in zip(qs, cs):
+                circuit.measure(q, c)
+        else:
+            _, name, params, args = stmt
+            for qubits in self.broadcast(args, name):
+                self.call(circuit, name, params, qubits, depth=0)
+
+    def call(self, circuit: Circuit, name: Token, params: list, qubits: list[int],
+             depth: int) -> None:  # fmt: skip
+        if depth > 64:
+            raise self.error("gate definitions nest too deeply (recursive gate?)", name)
+        if name.text in BUILTIN:
+            n_params, n_qubits, apply = BUILTIN[name.text]
+        elif name.text in self.gates:
+            g = self.gates[name.text]
+            n_params, n_qubits, apply = len(g.params), len(g.qargs), None
+        else:
+            raise self.error(f"unknown gate {name.text!r}", name)
+        if len(params) != n_params:
+            raise self.error(
+                f"gate {name.text!r} takes {n_params} parameter(s), got {len(params)}", name
+            )
+        if len(qubits) != n_qubits:
+            raise self.error(
+                f"gate {name.text!r} acts on {n_qubits} qubit(s), got {len(qubits)}", name
+            )
+        if apply is not None:
+            apply(circuit, [_tidy(p) for p in params], qubits)
+            return
+        binding = {sympy.Symbol(f"__param_{p}"): v for p, v in zip(g.params, params)}
+        where = dict(zip(g.qargs, qubits))
+        for item in g.body:
+            if item[0] == "barrier":
+                circuit.barrier([where[a] for a in item[1]])
+                continue
+            _, tok, exprs, args = item
+            values = [sympy.sympify(e).xreplace(binding) for e in exprs]
+            self.call(circuit, tok, values, [where[a] for a in args], depth + 1)
+
+
+def _tidy(value: Any) -> Any:
+    """Closed numeric expressions that hold a float become Python floats (fast numeric runs);
+    exact ones (``pi/2``) stay SymPy."""
+    value = sympy.sympify(value)
+    if not value.free_symbols and value.has(sympy.Float):
+        z = complex(sympy.N(value, 17))
+        return z.real if z.imag == 0 else z
+    return value
+
+
+def loads(text: str, source: str | None = None, base_dir: Path | None = None) -> Circuit:
+    """A circuit from OpenQASM 2.0 text; raises ``QasmError`` naming line and column."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected OpenQASM text, got {type(text).__name__}")
+    return Parser(text, source, base_dir).parse()

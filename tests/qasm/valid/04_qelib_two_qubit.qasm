@@ -1,0 +1,10 @@
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[3];
+h q; rx(0.4) q[2];
+cx q[0], q[1]; CX q[1], q[2]; cy q[2], q[0]; cz q[0], q[2]; ch q[1], q[0];
+swap q[0], q[2]; csx q[2], q[1];
+crx(0.5) q[0], q[1]; cry(0.6) q[1], q[2]; crz(0.7) q[2], q[0];
+cu1(0.8) q[0], q[2]; cp(0.9) q[1], q[0];
+cu3(0.1, 0.2, 0.3) q[0], q[1]; cu(0.4, 0.5, 0.6, 0.7) q[2], q[1];
+rxx(0.33) q[0], q[2]; rzz(0.44) q[1], q[2];

@@ -1,0 +1,11 @@
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[2];
+rx(pi/2 + 0.1) q[0];
+ry(-pi^2/10) q[1];
+rz(sin(0.3) * cos(0.2) - sqrt(2)/4) q[0];
+p(ln(3) + exp(-1)) q[1];
+u3(2*pi/3, -(pi - 1), 1.5e-1) q[0];
+crz(tan(0.4) / 2 ^ 2) q[0], q[1];
+u2(asin(0.5), acos(0.2)) q[1];
+rx(atan(1)*4 - pi + 0.25) q[0];

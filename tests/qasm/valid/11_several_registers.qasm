@@ -1,0 +1,11 @@
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg data[2];
+qreg anc[1];
+qreg extra[2];
+creg out[2];
+x data[1];
+h extra;
+ccx data[0], data[1], anc[0];
+cx anc[0], extra[1];
+cz extra[0], data[0];

@@ -1,0 +1,10 @@
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[3];
+creg c[3];
+h q[0];
+cx q[0], q[1];
+barrier q;
+ry(0.3) q[2];
+barrier q[0], q[2];
+measure q -> c;

@@ -1,0 +1,150 @@
+"""OpenQASM 2.0: a corpus of files against Qiskit's own state vectors (when Qiskit is
+installed) and exact properties, malformed files with their line and column, round trips and
+fuzzing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import genqsim as gq
+from genqsim.qasm import QasmError
+
+HERE = Path(__file__).parent / "qasm"
+VALID = sorted((HERE / "valid").glob("*.qasm"))
+MALFORMED = sorted((HERE / "malformed").glob("*.qasm"))
+
+
+def test_corpus_sizes():
+    assert len(VALID) >= 20 and len(MALFORMED) >= 15
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_valid_file_loads_and_round_trips(path):
+    c = gq.qasm.load(path)
+    assert c.n_qubits >= 1 and c.size >= 1
+    psi = gq.simulate(c, seed=1)
+    assert psi.norm_squared() == pytest.approx(1.0)
+    again = gq.qasm.loads(gq.qasm.dumps(c))
+    assert again == c
+    if not c.has_non_unitary:
+        psi2 = gq.simulate(again, seed=1)
+        np.testing.assert_allclose(psi.amplitudes, psi2.amplitudes, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in VALID if "genqsim-only" not in p.read_text()], ids=lambda p: p.stem
+)
+def test_valid_file_matches_qiskit_statevector(path):
+    qiskit = pytest.importorskip("qiskit")
+    from qiskit.quantum_info import Statevector
+
+    qc = qiskit.QuantumCircuit.from_qasm_file(str(path))
+    qc.remove_final_measurements()
+    expected = Statevector(qc).data  # little-endian, like genqsim
+    ours = gq.simulate(gq.qasm.load(path)).amplitudes
+    np.testing.assert_allclose(ours, expected, atol=1e-10)
+
+
+@pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.stem)
+def test_malformed_file_names_line_and_column(path):
+    header = path.read_text().splitlines()[0]
+    expected = re.match(r"// expect: (line \d+, column \d+: .*)", header).group(1)
+    with pytest.raises(QasmError) as info:
+        gq.qasm.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert message[len(f"{path}: ") :].startswith(expected)
+    line, column = map(int, re.match(r"line (\d+), column (\d+)", expected).groups())
+    assert (info.value.line, info.value.column) == (line, column)
+
+
+def test_register_order_and_broadcast():
+    c = gq.qasm.loads('qreg a[2]; qreg b[1]; include "qelib1.inc"; x a[1]; x b;')
+    assert c.n_qubits == 3
+    assert gq.simulate(c).probabilities()[0b110] == pytest.approx(1)
+
+
+def test_parameters_stay_exact():
+    c = gq.qasm.loads('include "qelib1.inc"; qreg q[1]; ry(pi/2) q[0];')
+    assert c.operations[0].gate.params == (sympy.pi / 2,)
+    psi = gq.simulate(c, numbers="sympy")
+    assert list(psi.amplitudes) == [sympy.sqrt(2) / 2, sympy.sqrt(2) / 2]
+
+
+def test_precedence_follows_the_specification():
+    c = gq.qasm.loads('include "qelib1.inc"; qreg q[1]; rz(-pi^2/4 + 2^-1) q[0];')
+    (value,) = c.operations[0].gate.params
+    assert sympy.simplify(value - (-(sympy.pi**2) / 4 + sympy.Rational(1, 2))) == 0
+
+
+def test_measurements_feed_sampling_and_mid_circuit_reset_collapses():
+    c = gq.qasm.load(HERE / "valid" / "15_reset_mid_circuit.qasm")
+    psi = gq.simulate(c, seed=3)
+    # x; cx -> |11>; reset q0 -> |10>; h q0 -> (|10> + |11>)/sqrt2
+    np.testing.assert_allclose(psi.probabilities(), [0, 0, 0.5, 0.5], atol=1e-12)
+    rest, terminal = c.split_terminal_measurements()
+    assert terminal == [(1, 1)] and rest.has_non_unitary  # the reset stays
+
+
+def test_include_of_a_local_gate_file(tmp_path):
+    (tmp_path / "mygates.inc").write_text("gate flip a { x a; }")
+    (tmp_path / "main.qasm").write_text('include "mygates.inc"; qreg q[1]; flip q[0];')
+    c = gq.qasm.load(tmp_path / "main.qasm")
+    assert gq.simulate(c).probabilities()[1] == pytest.approx(1)
+
+
+def test_export_of_controls_with_value_zero_and_pauli_rotations():
+    c = gq.Circuit(3).mcx([0, 1], 2, [0, 1]).pauli_rotation("XYZ", 0.7, [0, 1, 2]).crz(0.2, 2, 0)
+    text = gq.qasm.dumps(c)
+    assert "ccx q[0], q[1], q[2];" in text and text.count("x q[0];") == 2
+    psi0 = gq.basis("000")
+    np.testing.assert_allclose(
+        gq.simulate(gq.qasm.loads(text), initial=psi0).amplitudes,
+        gq.simulate(c, initial=psi0).amplitudes,
+        atol=1e-12,
+    )
+
+
+def test_export_refuses_what_qasm2_cannot_say():
+    with pytest.raises(QasmError, match=r"no OpenQASM 2\.0 form"):
+        gq.qasm.dumps(gq.Circuit(1).unitary(np.eye(2), [0]))
+    (t,) = gq.parameters("t")
+    with pytest.raises(QasmError, match="bind t first"):
+        gq.qasm.dumps(gq.Circuit(1).rx(t, 0))
+
+
+QASM_ALPHABET = st.sampled_from(
+    list(
+        "qreg creg gate h x cx rx measure barrier reset include pi sin ; , ( ) [ ] { } -> + - "
+        '* / ^ 0 1 2 3.5 q c a b " \n // /*'
+    )
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(QASM_ALPHABET, max_size=40).map("".join))
+def test_fuzzed_text_raises_only_qasm_errors(text):
+    try:
+        gq.qasm.loads(text)
+    except QasmError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(VALID), st.data())
+def test_mutated_files_raise_only_qasm_errors(path, data):
+    text = path.read_text()
+    i = data.draw(st.integers(0, len(text)))
+    j = data.draw(st.integers(i, min(len(text), i + 8)))
+    insert = data.draw(st.text(alphabet=";,()[]{}-+*/^qh0123.\n ", max_size=4))
+    try:
+        gq.qasm.loads(text[:i] + insert + text[j:])
+    except QasmError:
+        pass
