@@ -7,11 +7,15 @@ read as ordinary binary numbers of the qubits.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import sympy
 
 from .circuit import Circuit, parameters
+from .pauli import PauliSum
 
 
 def _check_size(n: int, least: int = 1) -> int:
@@ -90,6 +94,206 @@ def random_circuit(n: int, depth: int, seed: int | None = None) -> Circuit:
             c.u(*(float(a) for a in angles[q]), q)
         for q in range(layer % 2, n - 1, 2):
             c.cz(q, q + 1)
+    return c
+
+
+def _iqp_size(n_values: int, zz: bool) -> int:
+    if not zz:
+        return n_values
+    n = int((np.sqrt(8 * n_values + 1) - 1) / 2)  # n + n(n-1)/2 = n(n+1)/2 values
+    if n * (n + 1) // 2 != n_values:
+        raise ValueError(
+            f"IQP data with zz=True holds n singles and n(n-1)/2 pairs (n(n+1)/2 values); "
+            f"{n_values} is not of that form"
+        )
+    return n
+
+
+def iqp(data: Sequence[Any], zz: bool = True) -> Circuit:
+    """The IQP feature map ``H^n diag(exp(i theta(x))) H^n`` as gates, with
+    ``theta(x) = sum_i x_i d_i + sum_{i<j} x_i x_j d_ij`` over basis bitstrings ``x``
+    (``x_i`` = bit i). ``data`` lists the n singles, then (if ``zz``) the pairs in
+    ``(0,1), (0,2), ..., (n-2,n-1)`` order. Entries may be symbols."""
+    values = list(data)
+    n = _iqp_size(len(values), zz)
+    c = walsh(n)
+    for i in range(n):
+        c.p(values[i], i)
+    if zz:
+        for k, (i, j) in enumerate(itertools.combinations(range(n), 2)):
+            c.cp(values[n + k], i, j)
+    return c + walsh(n)
+
+
+def iqp_phases(data: np.ndarray, zz: bool = True) -> np.ndarray:
+    """``theta(x)`` for every basis index ``x`` (vectorised; last axis of ``data`` = values)."""
+    data = np.asarray(data, dtype=np.float64)
+    n = _iqp_size(data.shape[-1], zz)
+    x = (np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1  # (2^n, n) bits
+    theta = data[..., :n] @ x.T
+    if zz:
+        pairs = list(itertools.combinations(range(n), 2))
+        if pairs:
+            i, j = np.array(pairs).T
+            theta = theta + data[..., n:] @ (x[:, i] * x[:, j]).T
+    return theta
+
+
+def walsh_hadamard_transform(values: np.ndarray) -> np.ndarray:
+    """The unnormalised fast Walsh-Hadamard transform along the last axis, in place, in
+    ``O(n 2**n)``: ``out[y] = sum_x (-1)**(x.y) values[x]``."""
+    size = values.shape[-1]
+    if size & (size - 1):
+        raise ValueError(f"length {size} is not a power of two")
+    h = 1
+    while h < size:
+        view = values.reshape(*values.shape[:-1], size // (2 * h), 2, h)
+        a = view[..., 0, :].copy()
+        view[..., 0, :] += view[..., 1, :]
+        view[..., 1, :] = a - view[..., 1, :]
+        h *= 2
+    return values
+
+
+def iqp_encode(data: Sequence[float] | np.ndarray, zz: bool = True, numbers: str = "complex128"):
+    """The IQP state ``H^n diag(exp(i theta)) H^n |0...0> = FWT(exp(i theta)) / 2**n`` in
+    ``O(n 2**n)`` (phase vector, fast Walsh-Hadamard transform, normalise). One sample
+    (1-D ``data``) gives a :class:`StateVector`; a batch (2-D, one sample per row) gives an
+    array of shape ``(batch, 2**n)``."""
+    from .numbers import get_number_system
+    from .state import StateVector
+
+    ns = get_number_system(numbers)
+    if ns.dtype.kind != "c":
+        raise ValueError("iqp_encode computes numerically; use gq.library.iqp for symbols")
+    arr = np.asarray(data, dtype=np.float64)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"data must be 1-D (one sample) or 2-D (a batch), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("IQP data must be finite")
+    theta = iqp_phases(arr, zz)
+    state = np.exp(1j * theta).astype(ns.dtype)
+    walsh_hadamard_transform(state)
+    state /= state.shape[-1]
+    return StateVector(state, ns) if arr.ndim == 1 else state
+
+
+def trotter(
+    hamiltonian: str | PauliSum,
+    time: Any,
+    steps: int = 1,
+    order: int = 1,
+    n_qubits: int | None = None,
+) -> Circuit:
+    """``exp(-i H t)`` by Trotter-Suzuki product formulas: ``order=1`` applies each term's
+    ``exp(-i c P t/steps)`` in turn, ``order=2`` the symmetric (Strang) splitting. Error
+    falls as ``steps**-order``. Identity terms become the global phase they are."""
+    h = PauliSum.coerce(hamiltonian)
+    if order not in (1, 2):
+        raise ValueError(f"order must be 1 or 2, got {order!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    n = max(h.n_qubits, 1) if n_qubits is None else n_qubits
+    if h.n_qubits > n:
+        raise ValueError(f"the Hamiltonian acts on {h.n_qubits} qubits, more than {n}")
+    dt = sympy.sympify(time) / steps
+
+    def term_rotation(c: Circuit, coeff: Any, pauli: tuple, fraction: Any) -> None:
+        angle = 2 * coeff * dt * fraction
+        if isinstance(angle, sympy.Basic) and not angle.free_symbols:
+            angle = float(angle) if angle.is_real else angle
+        if not pauli:
+            c.pauli_rotation("I", angle, [0])
+        else:
+            qubits = [q for q, _ in pauli]
+            c.pauli_rotation("".join(letter for _, letter in pauli), angle, qubits)
+
+    c = Circuit(n)
+    for _ in range(steps):
+        if order == 1:
+            for coeff, pauli in h.terms:
+                term_rotation(c, coeff, pauli, 1)
+        else:
+            for coeff, pauli in h.terms:
+                term_rotation(c, coeff, pauli, sympy.Rational(1, 2))
+            for coeff, pauli in reversed(h.terms):
+                term_rotation(c, coeff, pauli, sympy.Rational(1, 2))
+    return c
+
+
+def pauli_matrix(hamiltonian: str | PauliSum, n_qubits: int) -> np.ndarray:
+    """The dense ``2**n x 2**n`` matrix of a numeric Pauli sum (for small n)."""
+    h = PauliSum.coerce(hamiltonian)
+    single = {
+        "X": np.array([[0, 1], [1, 0]], dtype=complex),
+        "Y": np.array([[0, -1j], [1j, 0]]),
+        "Z": np.array([[1, 0], [0, -1]], dtype=complex),
+    }
+    out = np.zeros((1 << n_qubits, 1 << n_qubits), dtype=complex)
+    for coeff, pauli in h.terms:
+        word = dict(pauli)
+        m = np.ones((1, 1), dtype=complex)
+        for q in reversed(range(n_qubits)):
+            m = np.kron(m, single.get(word.get(q, "I"), np.eye(2)))
+        out += complex(coeff) * m
+    return out
+
+
+def exact_evolution(hamiltonian: str | PauliSum, time: float, n_qubits: int) -> np.ndarray:
+    """``exp(-i H t)`` exactly, by diagonalising the Hermitian matrix of ``H`` (small n)."""
+    m = pauli_matrix(hamiltonian, n_qubits)
+    if not np.allclose(m, m.conj().T):
+        raise ValueError("the Hamiltonian is not Hermitian (complex coefficients)")
+    energies, vectors = np.linalg.eigh(m)
+    return (vectors * np.exp(-1j * energies * time)) @ vectors.conj().T
+
+
+def qaoa_maxcut(graph: Iterable[tuple[int, int]] | Any, p: int = 1) -> Circuit:
+    """QAOA for MaxCut on ``graph`` (edges as pairs, or a networkx graph): ``p`` layers of
+    ``exp(-i gamma_k C)`` (``RZZ(-gamma_k)`` per edge, up to a global phase) and
+    ``exp(-i beta_k sum X)`` (``RX(2 beta_k)``), from ``|+>^n``; parameters ``gamma_k``,
+    ``beta_k`` are real symbols."""
+    edges = [tuple(e) for e in (graph.edges() if hasattr(graph, "edges") else graph)]
+    if not edges:
+        raise ValueError("the graph has no edges")
+    n = max(max(e) for e in edges) + 1
+    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+        raise ValueError(f"p must be a positive integer, got {p!r}")
+    gammas = parameters(f"gamma0:{p}")
+    betas = parameters(f"beta0:{p}")
+    c = walsh(n)
+    for k in range(p):
+        for i, j in edges:
+            c.rzz(-gammas[k], i, j)
+        for q in range(n):
+            c.rx(2 * betas[k], q)
+    return c
+
+
+def maxcut_observable(graph: Iterable[tuple[int, int]] | Any) -> PauliSum:
+    """``C = sum_{(i,j)} (1 - Z_i Z_j) / 2``: the number of cut edges."""
+    edges = [tuple(e) for e in (graph.edges() if hasattr(graph, "edges") else graph)]
+    return PauliSum(
+        [(sympy.Rational(len(edges), 2), {})]
+        + [(-sympy.Rational(1, 2), {i: "Z", j: "Z"}) for i, j in edges]
+    )
+
+
+def hardware_efficient(n: int, layers: int) -> Circuit:
+    """``layers`` of ``RY(theta)`` and ``RZ(theta)`` on every qubit followed by a CNOT ring
+    (``i -> i+1 mod n``); ``2 n layers`` real parameters ``theta0, theta1, ...``."""
+    _check_size(n)
+    if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
+        raise ValueError(f"layers must be a positive integer, got {layers!r}")
+    thetas = iter(parameters(f"theta0:{2 * n * layers}"))
+    c = Circuit(n)
+    for _ in range(layers):
+        for q in range(n):
+            c.ry(next(thetas), q)
+            c.rz(next(thetas), q)
+        if n > 1:
+            for q in range(n if n > 2 else 1):
+                c.cx(q, (q + 1) % n)
     return c
 
 
