@@ -41,6 +41,20 @@ from .state import StateVector, basis, expectation, simulate, zeros
 __version__ = "0.1.0"
 
 
+def from_qiskit(qc):
+    """A genqsim Circuit from a Qiskit QuantumCircuit (needs qiskit)."""
+    from .interop import from_qiskit as _convert
+
+    return _convert(qc)
+
+
+def to_qiskit(circuit):
+    """A Qiskit QuantumCircuit from a genqsim Circuit (needs qiskit)."""
+    from .interop import to_qiskit as _convert
+
+    return _convert(circuit)
+
+
 def set_num_threads(n: int) -> None:
     """Threads the compiled (Numba) kernels use on large states."""
     from .backends.numba_backend import set_num_threads as _set
@@ -103,6 +117,7 @@ __all__ = [
     "available_number_systems",
     "basis",
     "expectation",
+    "from_qiskit",
     "gate",
     "gates",
     "get_backend",
@@ -116,5 +131,6 @@ __all__ = [
     "set_num_threads",
     "simplify",
     "simulate",
+    "to_qiskit",
     "zeros",
 ]

@@ -7,12 +7,12 @@ import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_numba_backend import random_circuit
 
 import genqsim as gq
 from genqsim.fusion import fuse_circuit, fuse_operations
 
 from reference import random_state
+from strategies import random_circuit
 
 BACKENDS = [b for b in ("numpy", "numba") if b in gq.available_backends()]
 

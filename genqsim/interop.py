@@ -1,0 +1,184 @@
+"""Conversion to and from Qiskit circuits, keeping qubit order (both count qubit 0 as the
+least-significant bit) and symbolic parameters (a Qiskit ``Parameter`` becomes a real SymPy
+symbol of the same name, and back)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .circuit import Circuit
+from .gates import GateKind, MatrixGate, Measure, NamedGate, PauliRotation
+from .qasm.parser import BUILTIN
+
+# genqsim library names -> Qiskit standard-gate names (uncontrolled)
+_TO_QISKIT = {
+    "id": "IGate", "x": "XGate", "y": "YGate", "z": "ZGate", "h": "HGate", "s": "SGate",
+    "sdg": "SdgGate", "t": "TGate", "tdg": "TdgGate", "sx": "SXGate", "sxdg": "SXdgGate",
+    "rx": "RXGate", "ry": "RYGate", "rz": "RZGate", "p": "PhaseGate", "swap": "SwapGate",
+    "iswap": "iSwapGate", "rxx": "RXXGate", "ryy": "RYYGate", "rzz": "RZZGate",
+}  # fmt: skip
+
+
+def _from_qiskit_param(value: Any) -> Any:
+    from qiskit.circuit import ParameterExpression
+
+    if isinstance(value, ParameterExpression):
+        if not value.parameters:
+            return float(value)
+        expr = sympy.sympify(str(value))
+        return expr.xreplace({s: sympy.Symbol(s.name, real=True) for s in expr.free_symbols})
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    raise TypeError(f"cannot convert gate parameter {value!r}")
+
+
+def from_qiskit(qc: Any) -> Circuit:
+    """A genqsim circuit from a Qiskit ``QuantumCircuit`` (standard gates, ``unitary``,
+    measurements, resets, barriers; classically conditioned operations are refused)."""
+    from qiskit import QuantumCircuit
+
+    if not isinstance(qc, QuantumCircuit):
+        raise TypeError(f"expected a qiskit QuantumCircuit, got {type(qc).__name__}")
+    c = Circuit(qc.num_qubits, n_clbits=qc.num_clbits)
+    for item in qc.data:
+        op = item.operation
+        qubits = [qc.find_bit(q).index for q in item.qubits]
+        if getattr(op, "condition", None) is not None:
+            raise ValueError(f"classically conditioned {op.name!r} is not supported")
+        name = op.name
+        if name == "barrier":
+            c.barrier(qubits)
+        elif name == "measure":
+            c.measure(qubits[0], qc.find_bit(item.clbits[0]).index)
+        elif name == "reset":
+            c.reset(qubits[0])
+        elif name == "global_phase":  # exp(i phi) = exp(-i (-2 phi) I / 2)
+            if c.n_qubits:
+                c.pauli_rotation("I", -2 * _from_qiskit_param(op.params[0]), [0])
+        elif name == "unitary":
+            c.unitary(np.asarray(op.to_matrix()), qubits)
+        elif name == "mcx" or (
+            name.startswith("c") and name.endswith("x") and name[1:-1].isdigit()
+        ):
+            c.mcx(qubits[:-1], qubits[-1])
+        elif name in BUILTIN:
+            _, _, apply = BUILTIN[name]
+            apply(c, [_from_qiskit_param(p) for p in op.params], qubits)
+        elif getattr(op, "definition", None) is not None:
+            for sub_op in from_qiskit(op.definition).operations:  # expand, then remap
+                c._append_op(sub_op.remapped(qubits))
+        else:
+            raise ValueError(f"Qiskit operation {name!r} has no genqsim equivalent")
+    phase = _from_qiskit_param(qc.global_phase)
+    if c.n_qubits and phase != 0:
+        c.pauli_rotation("I", -2 * phase, [0])
+    return c
+
+
+def _to_qiskit_param(value: Any, table: dict) -> Any:
+    """Numbers stay numbers; SymPy expressions become Qiskit ``ParameterExpression`` s built
+    from ``Parameter`` s of the same names."""
+    from qiskit.circuit import Parameter
+
+    if not isinstance(value, sympy.Basic):
+        return float(value) if not isinstance(value, complex) else value
+    if not value.free_symbols:
+        return float(value)
+    for s in value.free_symbols:
+        table.setdefault(s, Parameter(s.name))
+
+    def build(e: sympy.Basic) -> Any:
+        if e.is_Symbol:
+            return table[e]
+        if e.is_Number or (not e.free_symbols):
+            return float(e)
+        if e.is_Add:
+            out = build(e.args[0])
+            for a in e.args[1:]:
+                out = out + build(a)
+            return out
+        if e.is_Mul:
+            out = build(e.args[0])
+            for a in e.args[1:]:
+                out = out * build(a)
+            return out
+        if e.is_Pow and e.exp.is_Integer:
+            base, k = build(e.base), int(e.exp)
+            out = base
+            for _ in range(abs(k) - 1):
+                out = out * base
+            return out if k > 0 else 1 / out
+        for fn in ("sin", "cos", "tan", "exp", "log"):
+            if e.func == getattr(sympy, fn):
+                return getattr(build(e.args[0]), fn)()
+        raise ValueError(f"cannot express {e} as a Qiskit parameter expression")
+
+    return build(value)
+
+
+def to_qiskit(circuit: Circuit) -> Any:
+    """A Qiskit ``QuantumCircuit`` equal to ``circuit`` (symbols become ``Parameter`` s)."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit import library as qlib
+
+    qc = QuantumCircuit(circuit.n_qubits, circuit.n_clbits)
+    table: dict = {}
+    for op in circuit.operations:
+        gate = op.gate
+        if gate.kind is GateKind.BARRIER:
+            qc.barrier(list(op.targets))
+            continue
+        if isinstance(gate, Measure):
+            qc.measure(op.targets[0], gate.clbit)
+            continue
+        if gate.kind is GateKind.RESET:
+            qc.reset(op.targets[0])
+            continue
+        params = [_to_qiskit_param(p, table) for p in gate.params]
+        if isinstance(gate, NamedGate) and gate.name in _TO_QISKIT:
+            qgate = getattr(qlib, _TO_QISKIT[gate.name])(*params)
+        elif isinstance(gate, NamedGate) and gate.name == "u":
+            qgate = qlib.UGate(*params[:3])
+            if len(params) == 4:  # exp(i gamma) U
+                if len(op.controls) == 1:
+                    state = "1" if op.control_values[0] else "0"
+                    cu = qlib.CUGate(*params, ctrl_state=state)
+                    qc.append(cu, [*op.controls, *op.targets])
+                    continue
+                if op.controls:
+                    raise ValueError(
+                        "U with a global phase and several controls has no Qiskit gate"
+                    )
+                qc.global_phase += params[3]
+        elif isinstance(gate, PauliRotation):
+            active = [(q, p) for q, p in zip(op.targets, gate.pauli) if p != "I"]
+            if not active:  # exp(-i theta I / 2): a phase
+                qgate = qlib.GlobalPhaseGate(-params[0] / 2)
+                targets: tuple[int, ...] = ()
+            else:
+                label = "".join(p for _, p in reversed(active))  # Qiskit: highest qubit first
+                qgate = qlib.PauliEvolutionGate(_pauli_op(label), time=params[0] / 2)
+                targets = tuple(q for q, _ in active)
+            if op.controls:
+                ctrl_state = "".join(str(v) for v in reversed(op.control_values))
+                qgate = qgate.control(len(op.controls), ctrl_state=ctrl_state, annotated=False)
+            qc.append(qgate, [*op.controls, *targets])
+            continue
+        elif isinstance(gate, MatrixGate) and not gate.free_symbols:
+            qgate = qlib.UnitaryGate(gate.matrix("complex128"), check_input=False)
+        else:
+            raise ValueError(f"{gate!r} has no Qiskit equivalent")
+        if op.controls:
+            ctrl_state = "".join(str(v) for v in reversed(op.control_values))
+            qgate = qgate.control(len(op.controls), ctrl_state=ctrl_state, annotated=False)
+        qc.append(qgate, [*op.controls, *op.targets])
+    return qc
+
+
+def _pauli_op(label: str) -> Any:
+    from qiskit.quantum_info import SparsePauliOp
+
+    return SparsePauliOp(label)

@@ -1,0 +1,51 @@
+"""Hypothesis strategies shared by the tests: random circuits of every gate kind."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+import genqsim as gq
+
+NAMED = {
+    "x": (1, 0), "y": (1, 0), "z": (1, 0), "h": (1, 0), "s": (1, 0), "t": (1, 0),
+    "sx": (1, 0), "rx": (1, 1), "ry": (1, 1), "rz": (1, 1), "p": (1, 1), "u": (1, 3),
+    "swap": (2, 0), "iswap": (2, 0), "rxx": (2, 1), "ryy": (2, 1), "rzz": (2, 1),
+}  # fmt: skip
+angles = st.floats(-6.3, 6.3, allow_nan=False)
+
+
+@st.composite
+def random_circuit(draw, n_min=1, n_max=8):
+    n = draw(st.integers(n_min, n_max))
+    c = gq.Circuit(n)
+    for _ in range(draw(st.integers(1, 15))):
+        qubits = draw(st.permutations(range(n)))
+        kind = draw(st.sampled_from(["named", "pauli", "dense", "diagonal", "permutation"]))
+        if kind == "named":
+            name = draw(st.sampled_from(sorted(NAMED)))
+            arity, n_angles = NAMED[name]
+            gate = gq.gate(name, *(draw(angles) for _ in range(n_angles)))
+        elif kind == "pauli":
+            arity = draw(st.integers(1, min(4, n)))
+            word = "".join(draw(st.lists(st.sampled_from("IXYZ"), min_size=arity, max_size=arity)))
+            gate = gq.PauliRotation(word, draw(angles))
+        else:
+            arity = draw(st.integers(1, min(4, n)))
+            rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+            dim = 2**arity
+            if kind == "dense":
+                U = np.linalg.qr(rng.normal(size=(dim, dim)) + 1j * rng.normal(size=(dim, dim)))[0]
+            elif kind == "diagonal":
+                U = np.diag(np.exp(1j * rng.uniform(0, 6.3, dim)))
+            else:
+                phases = np.exp(1j * rng.uniform(0, 6.3, dim)) if rng.random() < 0.5 else 1
+                U = np.eye(dim)[:, rng.permutation(dim)] * phases
+            gate = gq.MatrixGate(U)
+        if arity > n:
+            continue
+        n_controls = draw(st.integers(0, min(3, n - arity)))
+        controls = qubits[arity : arity + n_controls]
+        values = draw(st.lists(st.integers(0, 1), min_size=n_controls, max_size=n_controls))
+        c.append(gate, qubits[:arity], controls, values)
+    return c
