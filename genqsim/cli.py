@@ -104,7 +104,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # Symbolic numbers keep parameters free in the amplitudes; bindings are then used only to
     # evaluate probabilities. Numeric numbers need them bound before the run.
     run_circuit = circuit if numbers.symbolic else circuit.bind(values)
-    psi = simulate(run_circuit, numbers=numbers, backend=args.backend, initial=args.initial)
+    if args.threads is not None:
+        from . import set_num_threads
+
+        set_num_threads(args.threads)
+    psi = simulate(
+        run_circuit,
+        numbers=numbers,
+        backend=args.backend,
+        initial=args.initial,
+        progress=not args.quiet,
+    )
     n = psi.n_qubits
     result: dict[str, Any] = {
         "circuit": args.source,
@@ -230,6 +240,34 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
     return "\n".join(lines)
 
 
+def write_plot(result: dict[str, Any], path: str) -> None:
+    """A bar chart of the largest probabilities (or of the counts, when sampled)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'genqsim[bench]'") from None
+    data = result.get("counts") or result.get("probabilities")
+    if not data:
+        raise UsageError("--plot: nothing numeric to plot (bind the parameters with --bind)")
+    keys = sorted(data)
+    fig, ax = plt.subplots(figsize=(max(4, 0.35 * len(keys)), 3.5))
+    ax.bar(range(len(keys)), [data[k] for k in keys])
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels(keys, rotation=90, fontsize=7, family="monospace")
+    ax.set_ylabel("counts" if "counts" in result else "probability")
+    ax.set_title(result["circuit"])
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=120)
+    except OSError as exc:
+        raise UsageError(f"--plot: cannot write {path!r}: {exc.strerror}") from None
+    finally:
+        plt.close(fig)
+
+
 def info() -> str:
     backends = available_backends()
     lines = [
@@ -244,7 +282,20 @@ def info() -> str:
         lines.append(f"numba threads: {get_num_threads()}")
     else:
         lines.append("numba: not installed (pip install 'genqsim[numba]' for compiled kernels)")
+    lines.append(f"GPU: {_gpu_status()}")
     return "\n".join(lines)
+
+
+def _gpu_status() -> str:
+    try:
+        import cupy
+    except ImportError:
+        return "not used (cupy is not installed; pip install 'genqsim[cuda]')"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # no driver, no device: say why
+        return f"none usable ({type(exc).__name__}: {exc})"
+    return f"{count} CUDA device(s) seen by cupy {cupy.__version__}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -279,11 +330,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=16, help="print the K largest probabilities")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--draw", action="store_true", help="print the circuit drawing")
+    p.add_argument("--threads", type=int, default=None, help="threads for compiled kernels")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--plot", metavar="FILE.png", help="write a probability histogram")
     sub.add_parser("info", help="version, number systems, backends, memory")
+    sub.add_parser("bench", help="CPU benchmark against peers (genqsim bench --help)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:
+        from .bench import main as bench_main
+
+        bench_main(argv[1:])
+        return EXIT_OK
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -295,7 +356,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.shots < 0 or args.top < 1:
             raise UsageError("--shots must be >= 0 and --top >= 1")
+        if args.threads is not None and args.threads < 1:
+            raise UsageError("--threads must be >= 1")
         result = run(args)
+        if args.plot:
+            write_plot(result, args.plot)
         if args.format == "json":
             print(json.dumps(result, indent=2))
         else:

@@ -174,8 +174,15 @@ def build_plan(
 
 
 def run_plan(
-    plan: Sequence[Call | BlockRun], backend: Any, state: np.ndarray, context: Any = None
+    plan: Sequence[Call | BlockRun],
+    backend: Any,
+    state: np.ndarray,
+    context: Any = None,
+    progress: Any = None,
 ) -> None:
-    """Execute every call of a plan in order (``context``: see :meth:`Call.run`)."""
-    for call in plan:
+    """Execute every call of a plan in order (``context``: see :meth:`Call.run`;
+    ``progress``: an object with ``update(done)``, called after each call)."""
+    for done, call in enumerate(plan, 1):
         call.run(backend, state, context)
+        if progress is not None:
+            progress.update(done)

@@ -103,8 +103,11 @@ class StateVector:
         circuit: Circuit,
         fuse: int | bool | None = None,
         seed: int | np.random.Generator | None = None,
+        progress: bool = False,
     ) -> StateVector:
         """Apply ``circuit`` in place and return ``self``.
+
+        ``progress=True`` draws a progress bar on standard error for large runs.
 
         Terminal measurements are not applied (they feed :meth:`sample`); mid-circuit
         measurements and resets collapse the state with a generator seeded by ``seed``, and
@@ -125,7 +128,15 @@ class StateVector:
             )
         plan = build_plan(circuit, self.numbers, fuse, self._block_qubits())
         context = _CollapseContext(self, _rng(seed)) if circuit.has_non_unitary else None
-        run_plan(plan, self.backend, self._amplitudes, context)
+        bar = None
+        if progress and len(plan) > 1:
+            from .progress import ProgressBar, wanted
+
+            if wanted(len(plan) * len(self), quiet=False):
+                bar = ProgressBar(len(plan), f"{self.n_qubits} qubits")
+        run_plan(plan, self.backend, self._amplitudes, context, bar)
+        if bar is not None:
+            bar.close()
         return self
 
     def _block_qubits(self) -> int | None:
@@ -397,6 +408,7 @@ def simulate(
     initial: Any = None,
     fuse: int | bool | None = None,
     seed: int | np.random.Generator | None = None,
+    progress: bool = False,
 ) -> StateVector:
     """Run ``circuit`` from ``initial`` (default ``|0...0>``; also a bitstring, a basis index,
     an array or a StateVector, which is copied) and return the final state. ``fuse``: see
@@ -406,7 +418,7 @@ def simulate(
     ns = get_number_system(numbers)
     check_bound(circuit, ns)  # the common mistake, caught before allocating
     psi = _initial_state(circuit.n_qubits, initial, ns, backend)
-    return psi.apply(circuit, fuse, seed)  # validates everything before the first change
+    return psi.apply(circuit, fuse, seed, progress)  # validates all before the first change
 
 
 def expectation(

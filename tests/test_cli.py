@@ -129,3 +129,31 @@ def test_malformed_qasm_file_exits_2_with_position(tmp_path):
     out = genqsim("run", str(path))
     assert out.returncode == 2
     assert "line 4, column 1: expected ';', found end of input" in out.stderr
+
+
+def test_plot_file_is_written(tmp_path):
+    target = tmp_path / "hist.png"
+    out = genqsim("run", "ghz:3", "--shots", "100", "--seed", "1", "--plot", str(target))
+    assert out.returncode == 0, out.stderr
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 1000
+
+
+def test_threads_and_quiet_options():
+    out = genqsim("run", "qft:4", "--threads", "1", "--quiet", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["probabilities"]["0000"] == pytest.approx(1 / 16)
+    bad = genqsim("run", "qft:4", "--threads", "0")
+    assert bad.returncode == 2 and "--threads must be >= 1" in bad.stderr
+
+
+def test_info_reports_gpu_status():
+    out = genqsim("info")
+    assert out.returncode == 0 and "GPU: " in out.stdout
+
+
+@pytest.mark.slow
+def test_bench_quick_runs_and_prints_a_ratio_table():
+    out = genqsim("bench", "--quick", "--sims", "genqsim", "genqsim-nofuse", "--threads", "1",
+                  "--repeat", "1")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "memory bandwidth" in out.stdout and "| qft n=14 |" in out.stdout

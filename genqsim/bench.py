@@ -1,0 +1,404 @@
+"""CPU benchmark: genqsim against the peers a user would otherwise pick, side by side.
+
+Every (simulator, thread count) runs in its own subprocess, so thread settings and memory
+do not leak between them; each subprocess times every case applying the circuit to a state
+that already exists where the simulator's API allows (best of ``--repeat`` runs) and prints
+JSON. The parent measures this machine's memory bandwidth in the same run, then prints for
+each case the time, the ratio to the fastest peer, and for single gates the fraction of
+bandwidth achieved (a 1-qubit gate reads and writes the state once: 32 * 2**n bytes for
+complex128, 16 * 2**n for complex64).
+
+    genqsim bench                                       # everything (about 25 minutes)
+    genqsim bench --quick                               # small sizes, a minute or two
+    genqsim bench --sims genqsim qulacs --threads 2 --json out.json
+    python benchmarks/cpu_bench.py ...                  # the same, from a source checkout
+
+Peers (all optional, ``pip install -e ".[bench]"`` plus the peer packages): qulacs, Qiskit Aer
+(statevector, fusion on), qibojit (numba platform), PennyLane lightning.qubit. A missing peer
+is reported, never fatal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+SIMULATORS = ("genqsim", "genqsim-nofuse", "qulacs", "aer", "qibojit", "lightning")
+PEERS = ("qulacs", "aer", "qibojit", "lightning")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    kind: str  # "gate" or "circuit"
+    n: int
+    dtype: str = "complex128"
+    gate: str = ""  # x, h, t, cx, u
+    target: str = ""  # "low" (qubit 2) or "high" (qubit n-2)
+    depth: int = 0
+
+    @property
+    def label(self) -> str:
+        suffix = "" if self.dtype == "complex128" else " c64"
+        if self.kind == "gate":
+            return f"{self.gate.upper()} {self.target} n={self.n}{suffix}"
+        return f"{self.name} n={self.n}{suffix}"
+
+
+def cases(quick: bool) -> list[Case]:
+    sizes = (16, 18) if quick else (20, 24, 26)
+    out = [
+        Case("gate", "gate", n, gate=g, target=t)
+        for n in sizes
+        for g in ("x", "h", "t", "cx", "u")
+        for t in ("low", "high")
+    ]
+    big = 18 if quick else 26
+    qft_sizes = (14, 16) if quick else (20, 24)
+    rnd = 14 if quick else 22
+    out += [Case("qft", "circuit", n) for n in qft_sizes]
+    out += [
+        Case("ghz", "circuit", big),
+        Case("walsh", "circuit", big),
+        Case("random", "circuit", rnd, depth=20),
+        Case("gate", "gate", big, "complex64", gate="h", target="low"),
+        Case("qft", "circuit", qft_sizes[-1], "complex64"),
+        Case("random", "circuit", rnd, "complex64", depth=20),
+    ]
+    return out
+
+
+# -- circuits as plain gate lists, translated for each simulator ------------------------------
+
+
+def gate_list(case: Case) -> list[tuple]:
+    """``(name, qubits, params)`` tuples; qubit 0 is the least-significant bit everywhere."""
+    n = case.n
+    if case.kind == "gate":
+        q = 2 if case.target == "low" else n - 2
+        if case.gate == "cx":
+            other = n - 1 if case.target == "low" else 0
+            return [("cx", (other, q), ())]
+        if case.gate == "u":
+            return [("u", (q,), (0.3, 0.5, 0.7))]
+        return [(case.gate, (q,), ())]
+    if case.name == "ghz":
+        return [("h", (0,), ())] + [("cx", (i, i + 1), ()) for i in range(n - 1)]
+    if case.name == "walsh":
+        return [("h", (i,), ()) for i in range(n)]
+    if case.name == "qft":
+        import math
+
+        ops = []
+        for j in reversed(range(n)):
+            ops.append(("h", (j,), ()))
+            for k in reversed(range(j)):
+                ops.append(("cp", (k, j), (math.pi / 2 ** (j - k),)))
+        ops += [("swap", (i, n - 1 - i), ()) for i in range(n // 2)]
+        return ops
+    if case.name == "random":
+        import numpy as np
+
+        rng = np.random.default_rng(1234)
+        ops = []
+        for layer in range(case.depth):
+            angles = rng.uniform(0, 2 * np.pi, size=(n, 3))
+            ops += [("u", (q,), tuple(float(a) for a in angles[q])) for q in range(n)]
+            ops += [("cz", (q, q + 1), ()) for q in range(layer % 2, n - 1, 2)]
+        return ops
+    raise ValueError(case.name)
+
+
+# -- workers: one function per simulator, each returning seconds (or raising) ------------------
+
+
+def best_of(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def run_genqsim(case: Case, repeat: int, threads: int, fuse: bool) -> float:
+    import genqsim as gq
+    from genqsim.plan import build_plan, run_plan
+
+    gq.set_num_threads(threads)
+    c = gq.Circuit(case.n)
+    for name, qubits, params in gate_list(case):
+        getattr(c, name)(*params, *qubits)
+    psi = gq.zeros(case.n, numbers=case.dtype)
+    plan = build_plan(c, psi.numbers, None if fuse else False)
+    run_plan(plan, psi.backend, psi.amplitudes)  # compile / load kernels once
+    return best_of(lambda: run_plan(plan, psi.backend, psi.amplitudes), repeat)
+
+
+def run_qulacs(case: Case, repeat: int, threads: int) -> float:
+    if case.dtype != "complex128":
+        raise NotImplementedError("qulacs (CPU) is double precision only")
+    from qulacs import QuantumCircuit, QuantumState
+
+    c = QuantumCircuit(case.n)
+    for name, q, p in gate_list(case):
+        if name == "u":
+            c.add_U3_gate(q[0], *p)
+        elif name == "cx":
+            c.add_CNOT_gate(q[0], q[1])
+        elif name == "cz":
+            c.add_CZ_gate(q[0], q[1])
+        elif name == "cp":
+            from qulacs.gate import DenseMatrix
+
+            g = DenseMatrix(q[1], [[1, 0], [0, complex(__import__("cmath").exp(1j * p[0]))]])
+            g.add_control_qubit(q[0], 1)
+            c.add_gate(g)
+        elif name == "swap":
+            c.add_SWAP_gate(*q)
+        else:
+            getattr(c, f"add_{name.upper()}_gate")(q[0])
+    state = QuantumState(case.n)
+    c.update_quantum_state(state)
+    return best_of(lambda: c.update_quantum_state(state), repeat)
+
+
+def run_aer(case: Case, repeat: int, threads: int) -> float:
+    from qiskit import QuantumCircuit
+    from qiskit_aer import AerSimulator
+
+    qc = QuantumCircuit(case.n)
+    for name, q, p in gate_list(case):
+        getattr(qc, name)(*p, *q)
+    qc.save_amplitudes([0])  # something to compute, so Aer cannot skip the circuit
+    sim = AerSimulator(
+        method="statevector",
+        precision="single" if case.dtype == "complex64" else "double",
+        max_parallel_threads=threads,
+        fusion_enable=True,
+    )
+    sim.run(qc).result()
+
+    def job():
+        result = sim.run(qc, shots=1).result()
+        job.time_taken = result.results[0].time_taken
+
+    best_of(job, 1)
+    times = []
+    for _ in range(repeat):
+        job()
+        times.append(job.time_taken)
+    return min(times)
+
+
+def run_qibojit(case: Case, repeat: int, threads: int) -> float:
+    import numpy as np
+    import qibo
+    from qibo import gates
+
+    qibo.set_backend("qibojit", platform="numba")
+    qibo.set_threads(threads)
+    qibo.set_dtype(case.dtype)
+    backend = qibo.get_backend()
+    n = case.n
+    # qibo numbers qubit 0 as the most significant bit: mirror indices so the work matches
+    m = lambda q: n - 1 - q  # noqa: E731
+    ops = []
+    for name, q, p in gate_list(case):
+        if name == "u":
+            ops.append(gates.U3(m(q[0]), *p))
+        elif name == "cx":
+            ops.append(gates.CNOT(m(q[0]), m(q[1])))
+        elif name == "cz":
+            ops.append(gates.CZ(m(q[0]), m(q[1])))
+        elif name == "cp":
+            ops.append(gates.CU1(m(q[0]), m(q[1]), p[0]))
+        elif name == "swap":
+            ops.append(gates.SWAP(m(q[0]), m(q[1])))
+        else:
+            ops.append(getattr(gates, name.upper())(m(q[0])))
+    state = np.zeros(2**n, dtype=case.dtype)
+    state[0] = 1
+
+    def apply():
+        s = state
+        for g in ops:
+            s = backend.apply_gate(g, s, n)
+        return s
+
+    apply()
+    return best_of(apply, repeat)
+
+
+def run_lightning(case: Case, repeat: int, threads: int) -> float:
+    import pennylane as qml
+
+    n = case.n
+    wires = list(range(n))[::-1]  # PennyLane wire 0 is the most significant bit
+    w = lambda q: wires[q]  # noqa: E731
+    ops = []
+    for name, q, p in gate_list(case):
+        if name == "u":
+            ops.append(qml.U3(*p, wires=w(q[0])))
+        elif name == "cx":
+            ops.append(qml.CNOT(wires=[w(q[0]), w(q[1])]))
+        elif name == "cz":
+            ops.append(qml.CZ(wires=[w(q[0]), w(q[1])]))
+        elif name == "cp":
+            ops.append(qml.ControlledPhaseShift(p[0], wires=[w(q[0]), w(q[1])]))
+        elif name == "swap":
+            ops.append(qml.SWAP(wires=[w(q[0]), w(q[1])]))
+        else:
+            ops.append({"x": qml.PauliX, "h": qml.Hadamard, "t": qml.T}[name](wires=w(q[0])))
+    dtype = "complex64" if case.dtype == "complex64" else "complex128"
+    import numpy as np
+
+    dev = qml.device("lightning.qubit", wires=n, c_dtype=np.dtype(dtype))
+    tape = qml.tape.QuantumScript(ops, [qml.expval(qml.PauliZ(0))])
+    dev.execute(tape)
+    return best_of(lambda: dev.execute(tape), repeat)
+
+
+def worker(sim: str, threads: int, repeat: int, quick: bool) -> None:
+    results = {}
+    for case in cases(quick):
+        try:
+            if sim.startswith("genqsim"):
+                seconds = run_genqsim(case, repeat, threads, fuse=sim == "genqsim")
+            else:
+                seconds = globals()[f"run_{sim}"](case, repeat, threads)
+            results[case.label] = seconds
+        except ImportError as exc:
+            print(json.dumps({"missing": f"{sim}: {exc}"}))
+            return
+        except Exception as exc:
+            results[case.label] = f"error: {type(exc).__name__}: {exc}"[:200]
+        print(json.dumps({"case": case.label, "result": results[case.label]}), flush=True)
+
+
+# -- parent -------------------------------------------------------------------------------------
+
+
+def measure_bandwidth() -> float:
+    """Bytes per second of the best of a single-threaded NumPy copy and a threaded Numba copy
+    of a 1 GiB array (bytes read + written)."""
+    import numpy as np
+
+    src = np.ones(1 << 27, dtype=np.float64)  # 1 GiB
+    dst = np.empty_like(src)
+    best = min(best_of(lambda: np.copyto(dst, src), 1) for _ in range(3))
+    try:
+        import numba
+
+        @numba.njit(parallel=True, cache=False)
+        def copy(a, b):
+            for i in numba.prange(a.size):
+                b[i] = a[i]
+
+        copy(src, dst)
+        best = min(best, min(best_of(lambda: copy(src, dst), 1) for _ in range(3)))
+    except ImportError:
+        pass
+    return 2 * src.nbytes / best
+
+
+def spawn(sim: str, threads: int, repeat: int, quick: bool) -> tuple[dict, str | None]:
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": str(threads),
+        "NUMBA_NUM_THREADS": str(threads),
+        "QULACS_NUM_THREADS": str(threads),
+    }
+    cmd = [sys.executable, "-m", "genqsim.bench", "--worker", sim, "--threads", str(threads),
+           "--repeat", str(repeat)] + (["--quick"] if quick else [])  # fmt: skip
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    results, missing = {}, None
+    for line in proc.stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if "missing" in item:
+            missing = item["missing"]
+        else:
+            results[item["case"]] = item["result"]
+    if proc.returncode and not results and not missing:
+        missing = f"{sim}: worker failed: {proc.stderr.strip().splitlines()[-1:]}"
+    return results, missing
+
+
+def state_bytes(case: Case) -> int:
+    return (16 if case.dtype == "complex128" else 8) * 2**case.n
+
+
+def table(all_results, bandwidth: float, threads_list, sims, quick: bool) -> str:
+    lines = []
+    for threads in threads_list:
+        lines.append(f"\n### {threads} thread{'s' if threads > 1 else ''}\n")
+        header = ["case", *sims, "genqsim / best peer", "genqsim bandwidth"]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for case in cases(quick):
+            row = [case.label]
+            times = {}
+            for sim in sims:
+                value = all_results.get((sim, threads), {}).get(case.label)
+                if isinstance(value, (int, float)):
+                    times[sim] = value
+                    row.append(f"{value * 1e3:.2f} ms")
+                else:
+                    row.append("n/a" if value is None else "err")
+            peers = [t for s, t in times.items() if s in PEERS]
+            ours = times.get("genqsim")
+            row.append(f"{ours / min(peers):.2f}" if ours and peers else "n/a")
+            if case.kind == "gate" and ours:
+                row.append(f"{2 * state_bytes(case) / ours / bandwidth:.0%}")
+            else:
+                row.append("")
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="genqsim bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sims", nargs="+", default=list(SIMULATORS), choices=SIMULATORS)
+    parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--json", help="also write raw results here")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.worker, args.threads[0], args.repeat, args.quick)
+        return
+    bandwidth = measure_bandwidth()
+    print(f"memory bandwidth (1 GiB copy, read + write): {bandwidth / 1e9:.2f} GB/s", flush=True)
+    all_results, missing = {}, []
+    for threads in args.threads:
+        for sim in args.sims:
+            t0 = time.time()
+            results, miss = spawn(sim, threads, args.repeat, args.quick)
+            all_results[(sim, threads)] = results
+            if miss:
+                missing.append(miss)
+            print(f"  {sim} ({threads} threads): {len(results)} cases in {time.time() - t0:.0f} s",
+                  file=sys.stderr, flush=True)  # fmt: skip
+    print(table(all_results, bandwidth, args.threads, args.sims, args.quick))
+    for m in sorted(set(missing)):
+        print(f"missing peer: {m}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(
+                {"bandwidth": bandwidth,
+                 "results": {f"{s}|{t}": r for (s, t), r in all_results.items()}},
+                fh, indent=1,
+            )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
