@@ -8,17 +8,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "docs" / "index.md"]
-
-
 def python_blocks(path: Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+
+
+DOCS = [p for p in sorted((ROOT / "docs").glob("*.md")) if python_blocks(p)]
+
+
+def test_pages_with_examples_are_found():
+    assert {"index.md", "library.md"} <= {p.name for p in DOCS}
 
 
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
 def test_documented_examples_run(path):
     blocks = python_blocks(path)
-    assert blocks, f"{path} has no python examples"
     namespace: dict = {}
     for block in blocks:  # blocks of one page share a namespace, in order
         exec(compile(block, str(path), "exec"), namespace)
