@@ -148,3 +148,59 @@ def test_mutated_files_raise_only_qasm_errors(path, data):
         gq.qasm.loads(text[:i] + insert + text[j:])
     except QasmError:
         pass
+
+
+# -- OpenQASM 3 subset ----------------------------------------------------------------------------
+
+QASM3 = """OPENQASM 3.0;
+include "stdgates.inc";
+qubit[3] q;
+bit[2] c;
+gate zz(theta) a, b { cx a, b; rz(theta) b; cx a, b; }
+h q;
+zz(pi/3) q[0], q[2];
+phase(2**-1) q[1];
+cphase(0.25) q[1], q[2];
+c[0] = measure q[0];
+"""
+
+QASM2_EQUIVALENT = """OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[3];
+creg c[2];
+gate zz(theta) a, b { cx a, b; rz(theta) b; cx a, b; }
+h q;
+zz(pi/3) q[0], q[2];
+p(0.5) q[1];
+cp(0.25) q[1], q[2];
+measure q[0] -> c[0];
+"""
+
+
+def test_qasm3_subset_equals_its_qasm2_form(tmp_path):
+    pytest.importorskip("openqasm3")
+    three = gq.qasm.loads3(QASM3)
+    two = gq.qasm.loads(QASM2_EQUIVALENT)
+    np.testing.assert_allclose(
+        gq.simulate(three).amplitudes, gq.simulate(two).amplitudes, atol=1e-14
+    )
+    assert three.split_terminal_measurements()[1] == [(0, 0)]
+    path = tmp_path / "prog.qasm"
+    path.write_text(QASM3)
+    assert gq.qasm.load(path) == three  # the header selects the OpenQASM 3 reader
+
+
+@pytest.mark.parametrize(
+    "text,line,message",
+    [
+        ("OPENQASM 3.0;\nqubit[2] q;\nctrl @ x q[0], q[1];", 3, "gate modifiers"),
+        ("OPENQASM 3.0;\nqubit q;\nint[8] n = 3;", 3, "only uninitialised bit registers"),
+        ('OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nfoo q;', 4, "unknown gate 'foo'"),
+        ("OPENQASM 3.0;\nqubit q;\nfor int i in [0:2] { }", 3, "outside the supported"),
+    ],
+)
+def test_qasm3_outside_the_subset_names_the_line(text, line, message):
+    pytest.importorskip("openqasm3")
+    with pytest.raises(QasmError, match=message) as info:
+        gq.qasm.loads3(text)
+    assert info.value.line == line
