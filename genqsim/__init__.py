@@ -48,6 +48,13 @@ def from_qiskit(qc):
     return _convert(qc)
 
 
+def from_cirq(circuit):
+    """A genqsim Circuit from a cirq.Circuit (needs cirq)."""
+    from .interop import from_cirq as _convert
+
+    return _convert(circuit)
+
+
 def to_qiskit(circuit):
     """A Qiskit QuantumCircuit from a genqsim Circuit (needs qiskit)."""
     from .interop import to_qiskit as _convert
@@ -117,6 +124,7 @@ __all__ = [
     "available_number_systems",
     "basis",
     "expectation",
+    "from_cirq",
     "from_qiskit",
     "gate",
     "gates",

@@ -1,6 +1,8 @@
-"""Conversion to and from Qiskit circuits, keeping qubit order (both count qubit 0 as the
-least-significant bit) and symbolic parameters (a Qiskit ``Parameter`` becomes a real SymPy
-symbol of the same name, and back)."""
+"""Conversion to and from Qiskit and Cirq circuits, keeping qubit order and symbolic
+parameters (a Qiskit ``Parameter`` or a Cirq SymPy symbol becomes a real SymPy symbol of the
+same name). Qiskit counts qubit 0 as the least-significant bit, like genqsim; Cirq's qubits,
+in their sorted order, become genqsim qubits 0, 1, ... (Cirq prints state vectors with the
+first qubit most significant, so its amplitudes are genqsim's with the bit order reversed)."""
 
 from __future__ import annotations
 
@@ -182,3 +184,70 @@ def _pauli_op(label: str) -> Any:
     from qiskit.quantum_info import SparsePauliOp
 
     return SparsePauliOp(label)
+
+
+def _real_symbols(expr: Any) -> Any:
+    expr = sympy.sympify(expr)
+    return expr.xreplace({s: sympy.Symbol(s.name, real=True) for s in expr.free_symbols})
+
+
+def from_cirq(circuit: Any) -> Circuit:
+    """A genqsim circuit from a ``cirq.Circuit``. Numeric operations go through their exact
+    unitaries; parametrised ``Rx/Ry/Rz``, ``X/Y/Z/CZ/CX**t`` and ``PhasedXPow`` keep their
+    symbols; measurements map to classical bits in order of appearance."""
+    import cirq
+
+    if not isinstance(circuit, cirq.AbstractCircuit):
+        raise TypeError(f"expected a cirq.Circuit, got {type(circuit).__name__}")
+    qubits = sorted(circuit.all_qubits())
+    index = {q: i for i, q in enumerate(qubits)}
+    c = Circuit(len(qubits))
+    clbit = 0
+    for op in circuit.all_operations():
+        qs = [index[q] for q in op.qubits]
+        gate = op.gate
+        if isinstance(gate, cirq.MeasurementGate):
+            for q in qs:
+                c.measure(q, clbit)
+                clbit += 1
+        elif isinstance(gate, cirq.ResetChannel):
+            c.reset(qs[0])
+        elif not cirq.is_parameterized(op):
+            # cirq.unitary is big-endian over op.qubits: the last qubit is the lowest bit
+            c.unitary(cirq.unitary(op), list(reversed(qs)))
+        else:
+            _symbolic_cirq_op(c, gate, qs)
+    return c
+
+
+def _symbolic_cirq_op(c: Circuit, gate: Any, qs: list[int]) -> None:
+    import cirq
+
+    pi = sympy.pi
+    if isinstance(gate, (cirq.Rx, cirq.Ry, cirq.Rz)):
+        name = {cirq.Rx: "rx", cirq.Ry: "ry", cirq.Rz: "rz"}[type(gate)]
+        c.append(NamedGate(name, _real_symbols(gate._rads)), qs)
+        return
+    if isinstance(gate, cirq.EigenGate) and type(gate) in (
+        cirq.XPowGate, cirq.YPowGate, cirq.ZPowGate, cirq.CZPowGate, cirq.CXPowGate
+    ):  # fmt: skip
+        t = _real_symbols(gate.exponent)
+        shift = sympy.sympify(gate.global_shift)
+        # P**t = exp(i pi t (1 - P)/2) * exp(i pi t s) = exp(i pi t (1/2 + s)) R_P(pi t)
+        phase = pi * t * (sympy.Rational(1, 2) + shift)
+        if isinstance(gate, cirq.ZPowGate):
+            c.p(pi * t, qs[0])
+            phase = pi * t * shift
+        elif isinstance(gate, cirq.CZPowGate):
+            c.cp(pi * t, qs[0], qs[1])
+            phase = pi * t * shift
+        elif isinstance(gate, cirq.CXPowGate):
+            c.append(NamedGate("rx", pi * t), [qs[1]], [qs[0]])
+            c.append(NamedGate("p", pi * t / 2), [qs[0]])
+            phase = pi * t * shift
+        else:
+            c.append(NamedGate("rx" if isinstance(gate, cirq.XPowGate) else "ry", pi * t), qs)
+        if phase != 0:
+            c.pauli_rotation("I", -2 * phase, [qs[0]])
+        return
+    raise ValueError(f"parametrised Cirq gate {gate!r} has no genqsim equivalent")

@@ -72,3 +72,45 @@ def test_custom_qiskit_gates_are_expanded():
     np.testing.assert_allclose(
         gq.simulate(gq.from_qiskit(qc)).amplitudes, Statevector(qc).data, atol=1e-12
     )
+
+
+# -- Cirq ------------------------------------------------------------------------------------------
+
+
+def _bit_reversed(amplitudes: np.ndarray) -> np.ndarray:
+    n = amplitudes.size.bit_length() - 1
+    return amplitudes.reshape((2,) * n).transpose(range(n - 1, -1, -1)).reshape(-1)
+
+
+def test_from_cirq_matches_cirq_state_vector():
+    cirq = pytest.importorskip("cirq")
+    q = cirq.LineQubit.range(4)
+    circuit = cirq.Circuit(
+        cirq.H(q[0]), cirq.CNOT(q[0], q[2]), cirq.rz(0.3)(q[1]), cirq.ISWAP(q[1], q[3]),
+        cirq.X(q[2]) ** 0.37, cirq.CZ(q[0], q[3]) ** 0.5, cirq.TOFFOLI(q[0], q[1], q[2]),
+        cirq.PhasedXPowGate(phase_exponent=0.2, exponent=0.7)(q[3]), cirq.SWAP(q[0], q[1]),
+    )  # fmt: skip
+    expected = circuit.final_state_vector(qubit_order=q, dtype=np.complex128)
+    ours = gq.simulate(gq.from_cirq(circuit)).amplitudes
+    np.testing.assert_allclose(_bit_reversed(ours), expected, atol=1e-7)
+
+
+def test_from_cirq_keeps_symbols():
+    cirq = pytest.importorskip("cirq")
+    import sympy
+
+    a, t = sympy.Symbol("a"), sympy.Symbol("t")
+    q = cirq.LineQubit.range(2)
+    circuit = cirq.Circuit(
+        cirq.rx(a)(q[0]), cirq.CNOT(q[0], q[1]), cirq.Z(q[1]) ** t, cirq.X(q[0]) ** t,
+        cirq.CZ(q[0], q[1]) ** t, cirq.CNOT(q[1], q[0]) ** t, cirq.measure(*q, key="m"),
+    )  # fmt: skip
+    c = gq.from_cirq(circuit)
+    assert {str(p) for p in c.parameters} == {"a", "t"}
+    assert all(p.is_real for p in c.parameters)
+    values = {"a": 0.8, "t": 0.3}
+    resolved = cirq.resolve_parameters(circuit[:-1], values)
+    expected = resolved.final_state_vector(qubit_order=q, dtype=np.complex128)
+    ours = gq.simulate(c.bind(values)).amplitudes
+    np.testing.assert_allclose(_bit_reversed(ours), expected, atol=1e-7)
+    assert c.split_terminal_measurements()[1] == [(0, 0), (1, 1)]
