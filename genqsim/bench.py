@@ -205,7 +205,11 @@ def run_qibojit(case: Case, repeat: int, threads: int) -> float:
     import qibo
     from qibo import gates
 
-    qibo.set_backend("qibojit", platform="numba")  # threads: NUMBA_NUM_THREADS (set by spawn)
+    # qibojit sets its thread count from the CPU affinity, and numba refuses more threads than
+    # NUMBA_NUM_THREADS: pin the worker to `threads` CPUs so the two agree.
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:threads])
+    qibo.set_backend("qibojit", platform="numba")
     qibo.set_dtype(case.dtype)
     backend = qibo.get_backend()
     n = case.n
