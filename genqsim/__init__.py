@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import gates, library, qasm
 from .backends import available_backends, get_backend, register_backend, select_backend
 from .circuit import Circuit, Operation, parameters
+from .errorbound import ErrorBound, error_bound
 from .errors import (
     ControlTargetOverlapError,
     ControlValueError,
@@ -34,9 +35,13 @@ from .errors import (
     UnknownParameterError,
 )
 from .gates import Gate, GateKind, MatrixGate, PauliRotation, gate
+from .gradients import gradient, hessian, jacobian
+from .intervals import IntervalState, enclose
 from .numbers import NumberSystem, available_number_systems, get_number_system
+from .numbers.dual import Dual, DualNumbers
 from .pauli import PauliSum
 from .state import StateVector, basis, expectation, simulate, zeros
+from .symbolic import lambdify, simplify, to_symengine, to_sympy
 
 __version__ = "0.1.0"
 
@@ -76,28 +81,18 @@ def get_num_threads() -> int:
     return _get()
 
 
-def simplify(value):
-    """Simplify a symbolic result: an expression, or each entry of an array or StateVector."""
-    import numpy as np
-    import sympy
-
-    if isinstance(value, StateVector):
-        value = value.amplitudes
-    if isinstance(value, np.ndarray):
-        out = np.empty_like(value)
-        out.reshape(-1)[:] = [sympy.simplify(v) for v in value.reshape(-1)]
-        return out
-    return sympy.simplify(value)
-
-
 __all__ = [
     "Circuit",
     "ControlTargetOverlapError",
     "ControlValueError",
+    "Dual",
+    "DualNumbers",
     "DuplicateQubitError",
+    "ErrorBound",
     "Gate",
     "GateKind",
     "GenqsimError",
+    "IntervalState",
     "InvalidProbabilityError",
     "MatrixGate",
     "MatrixShapeError",
@@ -123,6 +118,8 @@ __all__ = [
     "available_backends",
     "available_number_systems",
     "basis",
+    "enclose",
+    "error_bound",
     "expectation",
     "from_cirq",
     "from_qiskit",
@@ -131,6 +128,10 @@ __all__ = [
     "get_backend",
     "get_num_threads",
     "get_number_system",
+    "gradient",
+    "hessian",
+    "jacobian",
+    "lambdify",
     "library",
     "parameters",
     "qasm",
@@ -140,5 +141,7 @@ __all__ = [
     "simplify",
     "simulate",
     "to_qiskit",
+    "to_symengine",
+    "to_sympy",
     "zeros",
 ]

@@ -255,9 +255,22 @@ def _as_param(value: Any) -> Any:
         if isinstance(value, (float, complex)):
             to_python_complex(value)  # raises NonFiniteError for NaN / inf
         return value
+    if _is_number_with_more(value):
+        return value
     raise TypeError(
         f"a gate parameter must be a number, a SymPy expression or a name, got {value!r}"
     )
+
+
+def _is_number_with_more(value: Any) -> bool:
+    """A value some number system carries as a parameter directly: a dual number, an
+    ``uncertainties`` value (``ufloat(0.3, 0.01)``), a complex ball, an ``mpmath`` number."""
+    from .numbers.dual import Dual
+    from .numbers.uncertain import is_uncertain_value
+
+    if isinstance(value, Dual) or is_uncertain_value(value):
+        return True
+    return type(value).__module__.split(".")[0] in ("flint", "mpmath")
 
 
 def _free_symbols(values: Sequence[Any]) -> frozenset:

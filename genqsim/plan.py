@@ -48,6 +48,18 @@ class Call:
             backend.apply_matrix(state, self.data, *args)
 
 
+def run_restricted(call: Call, backend: Any, state: Any, numbers: NumberSystem) -> None:
+    """Apply ``call`` as the operator ``P_c (x) M`` that is *zero* outside the controlled
+    subspace (a controlled gate leaves that part alone instead). Derivatives of controlled gates
+    and radius bounds of their entries are of this form."""
+    call.run(backend, state)
+    if call.controls:
+        pattern = sum(v << i for i, v in enumerate(call.control_values))
+        size = 1 << len(call.controls)
+        indicator = [numbers.one if j == pattern else numbers.zero for j in range(size)]
+        backend.apply_diagonal(state, numbers.array(indicator), call.controls)
+
+
 class BlockRun:
     """A run of calls that all act on qubits below ``block_qubits``: a backend with
     ``apply_block_run`` applies the whole run to one cache-sized block of the state at a time;
@@ -119,9 +131,9 @@ def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
 
 def check_bound(circuit: Circuit, numbers: NumberSystem) -> None:
     """Raise ``UnboundParameterError`` if the circuit has parameters the numbers cannot hold."""
-    free = circuit.parameters
-    if free and not numbers.symbolic:
-        names = ", ".join(str(p) for p in free)
+    free = numbers.unbound(circuit.parameters)
+    if free:
+        names = ", ".join(str(p) for p in sorted(free, key=str))
         raise UnboundParameterError(
             f"circuit has free parameters ({names}) but numbers={numbers.name!r} cannot hold "
             "symbols: bind them first (circuit.bind({...})) or use numbers='sympy'"

@@ -126,7 +126,8 @@ class StateVector:
             raise QubitCountMismatchError(
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
             )
-        plan = build_plan(circuit, self.numbers, fuse, self._block_qubits())
+        with self.numbers.context():
+            plan = build_plan(circuit, self.numbers, fuse, self._block_qubits())
         context = _CollapseContext(self, _rng(seed)) if circuit.has_non_unitary else None
         bar = None
         if progress and len(plan) > 1:
@@ -134,7 +135,8 @@ class StateVector:
 
             if wanted(len(plan) * len(self), quiet=False):
                 bar = ProgressBar(len(plan), f"{self.n_qubits} qubits")
-        run_plan(plan, self.backend, self._amplitudes, context, bar)
+        with self.numbers.context():
+            run_plan(plan, self.backend, self._amplitudes, context, bar)
         if bar is not None:
             bar.close()
         return self
@@ -160,7 +162,8 @@ class StateVector:
                 f"{len(t)} target(s) need a {size}x{size} matrix, got shape {arr.shape}"
             )
         data = self.numbers.array(arr)
-        self.backend.apply_matrix(self._amplitudes, data, t, c, v)
+        with self.numbers.context():
+            self.backend.apply_matrix(self._amplitudes, data, t, c, v)
         return self
 
     # -- reductions ----------------------------------------------------------------------------
@@ -168,11 +171,13 @@ class StateVector:
         """Probabilities of every basis state, or the marginal distribution of ``qubits``
         (indexed with ``qubits[0]`` as the least-significant bit)."""
         qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
-        return self.backend.probabilities(self._amplitudes, qs, self.numbers)
+        with self.numbers.context():
+            return self.backend.probabilities(self._amplitudes, qs, self.numbers)
 
     def norm_squared(self) -> Number:
         """``<psi|psi>``."""
-        return self.backend.norm_squared(self._amplitudes, self.numbers)
+        with self.numbers.context():
+            return self.backend.norm_squared(self._amplitudes, self.numbers)
 
     def normalize(self) -> StateVector:
         """Scale to unit norm in place (exactly, for symbolic numbers)."""
@@ -184,13 +189,15 @@ class StateVector:
         scale = self.numbers.one / self.numbers.sqrt(n2)
         if self.numbers.dtype.kind == "c":
             scale = np.asarray(scale).astype(self.numbers.dtype)
-        self._amplitudes *= scale
+        with self.numbers.context():
+            self._amplitudes *= scale
         return self
 
     def inner(self, other: StateVector) -> Number:
         """``<self|other>``."""
         self._check_same_size(other)
-        return self.backend.inner(self._amplitudes, other._amplitudes, self.numbers)
+        with self.numbers.context():
+            return self.backend.inner(self._amplitudes, other._amplitudes, self.numbers)
 
     def fidelity(self, other: StateVector) -> Number:
         """``|<self|other>|**2`` (for normalised states)."""
@@ -208,20 +215,27 @@ class StateVector:
                 f"observable acts on qubit {obs.n_qubits - 1} but the state has {self.n_qubits} "
                 "qubits"
             )
-        coeffs = [self.numbers.scalar(c) for c, _ in obs.terms]  # validates before any work
-        numeric = self.numbers.dtype.kind == "c"
-        total: Any = 0.0 if numeric else self.numbers.zero
+        with self.numbers.context():
+            return self._expectation(obs)
+
+    def _expectation(self, obs: PauliSum) -> Number:
+        ns = self.numbers
+        real_coeffs = all(_is_real_number(c) for c, _ in obs.terms)
+        convert = ns.real_scalar if real_coeffs else ns.scalar
+        coeffs = [convert(c) for c, _ in obs.terms]  # validates before any work
+        numeric = ns.dtype.kind == "c"
+        total: Any = 0.0 if numeric else ns.zero
         for coeff, (_, pauli) in zip(coeffs, obs.terms):
             x, z, n_y = pauli_masks(pauli)
-            raw = self.backend.expectation_pauli(self._amplitudes, x, z, self.numbers)
+            raw = self.backend.expectation_pauli(self._amplitudes, x, z, ns)
             if numeric:
                 total += coeff * (_PHASE_OF_Y_COUNT[n_y % 4] * complex(raw)).real
             else:
-                total += coeff * self.numbers.real(self.numbers.I ** (n_y % 4) * raw)
+                total += coeff * ns.real(ns.I ** (n_y % 4) * raw)
         if numeric:
             total = complex(total)
             return total.real if total.imag == 0 else total
-        return total
+        return total if ns.symbolic or not real_coeffs else ns.real(total)
 
     # -- sampling and measurement --------------------------------------------------------------
     def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
@@ -281,7 +295,8 @@ class StateVector:
         diagonal = [self.numbers.zero] * p.size
         diagonal[outcome] = self.numbers.one / self.numbers.sqrt(exact)
         if qs:
-            self.backend.apply_diagonal(self._amplitudes, self.numbers.array(diagonal), qs)
+            with self.numbers.context():
+                self.backend.apply_diagonal(self._amplitudes, self.numbers.array(diagonal), qs)
         return format(outcome, f"0{len(qs)}b") if qs else ""
 
     def _check_same_size(self, other: StateVector) -> None:
@@ -307,6 +322,15 @@ class _CollapseContext:
             self.state.clbits[call.data] = int(outcome)
         elif outcome == "1":  # reset: flip back to |0>
             self.state.backend.apply_permutation(self.state.amplitudes, [1, 0], None, (qubit,))
+
+
+def _is_real_number(value: Any) -> bool:
+    """A real coefficient: a Python/NumPy real or a closed real SymPy number."""
+    import sympy
+
+    if isinstance(value, sympy.Basic):
+        return bool(value.is_number and value.is_real)
+    return isinstance(value, (_abc.Real, np.floating, np.integer)) and not isinstance(value, bool)
 
 
 def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:

@@ -23,11 +23,49 @@ __all__ = [
     "to_python_complex",
 ]
 
-_FACTORIES: dict[str, Callable[[], NumberSystem]] = {
+
+def _symengine() -> NumberSystem:
+    from .symengine_numbers import SymengineNumbers
+
+    return SymengineNumbers()
+
+
+def _mpmath(digits: int | None = None) -> NumberSystem:
+    from .mpmath_numbers import DEFAULT_DIGITS, MpmathNumbers
+
+    return MpmathNumbers(DEFAULT_DIGITS if digits is None else digits)
+
+
+def _ball(bits: int | None = None) -> NumberSystem:
+    from .ball_numbers import DEFAULT_BITS, BallNumbers
+
+    return BallNumbers(DEFAULT_BITS if bits is None else bits)
+
+
+def _dual() -> NumberSystem:
+    from .dual import DualNumbers
+
+    return DualNumbers()
+
+
+def _uncertain() -> NumberSystem:
+    from .uncertain import UncertainNumbers
+
+    return UncertainNumbers()
+
+
+_FACTORIES: dict[str, Callable[..., NumberSystem]] = {
     "complex128": lambda: MachineComplex("complex128"),
     "complex64": lambda: MachineComplex("complex64"),
     "sympy": SympyNumbers,
+    "symengine": _symengine,
+    "mpmath": _mpmath,
+    "ball": _ball,
+    "dual": _dual,
+    "uncertain": _uncertain,
 }
+_PRECISION_SUFFIX = {"mpmath": "decimal digits", "ball": "bits"}
+"""Systems whose name takes a precision: ``"mpmath:50"``, ``"ball:128"``."""
 _INSTANCES: dict[str, NumberSystem] = {}
 
 
@@ -35,6 +73,22 @@ def register_number_system(name: str, factory: Callable[[], NumberSystem]) -> No
     """Make ``numbers=name`` available; ``factory`` is called once, on first use."""
     _FACTORIES[name] = factory
     _INSTANCES.pop(name, None)
+
+
+def _make(key: str) -> NumberSystem:
+    name, _, suffix = key.partition(":")
+    if not suffix:
+        return _FACTORIES[name]()
+    try:
+        precision = int(suffix)
+    except ValueError:
+        precision = -1
+    if precision <= 0:
+        raise UnknownNumberSystemError(
+            f"{key!r}: the precision after ':' must be a positive integer "
+            f"({_PRECISION_SUFFIX[name]})"
+        )
+    return _FACTORIES[name](precision)
 
 
 def available_number_systems() -> list[str]:
@@ -55,12 +109,14 @@ def get_number_system(numbers: str | np.dtype | type | NumberSystem) -> NumberSy
             raise UnknownNumberSystemError(f"cannot use {numbers!r} as a number system") from exc
     if key == "object":
         key = "sympy"
-    if key not in _FACTORIES:
+    base, colon, _ = key.partition(":")
+    if base not in _FACTORIES or (colon and base not in _PRECISION_SUFFIX):
         raise UnknownNumberSystemError(
             f"unknown number system {numbers!r}; available: {', '.join(available_number_systems())}"
+            " (mpmath and ball take a precision: 'mpmath:50', 'ball:128')"
         )
     if key not in _INSTANCES:
-        _INSTANCES[key] = _FACTORIES[key]()
+        _INSTANCES[key] = _make(key)
     return _INSTANCES[key]
 
 

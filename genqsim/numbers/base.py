@@ -8,8 +8,9 @@ state's number system, so one gate library serves every kind of number.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,14 @@ class NumberSystem(ABC):
     def real_scalar(self, value: Any) -> Number:
         """Convert a real-valued gate parameter (an angle); defaults to :meth:`scalar`."""
         return self.scalar(value)
+
+    def integer(self, k: int) -> Number:
+        """The integer ``k`` as this system's number (exact where the system can be)."""
+        return self.scalar(k)
+
+    def float_value(self, x: Any) -> Number:
+        """A SymPy ``Float`` as this system's number; by default its double value."""
+        return self.scalar(float(x))
 
     @abstractmethod
     def to_complex(self, value: Number) -> complex:
@@ -122,6 +131,17 @@ class NumberSystem(ABC):
     def free_symbols(self, values: Sequence[Number] | np.ndarray) -> set:
         """Free symbols appearing in ``values`` (empty for purely numeric systems)."""
         return set()
+
+    def unbound(self, symbols: Iterable[Any]) -> set:
+        """The circuit parameters among ``symbols`` this system cannot give a value to
+        (none for symbolic systems; systems seeded with parameter values know theirs)."""
+        return set() if self.symbolic else set(symbols)
+
+    @contextlib.contextmanager
+    def context(self) -> Iterator[None]:
+        """Working settings the arithmetic needs (a library's global precision), entered
+        around every state operation; nothing for most systems."""
+        yield
 
     def __repr__(self) -> str:
         return f"<number system {self.name!r}>"

@@ -46,8 +46,11 @@ def to_python_complex(value: Any, what: str = "parameter") -> complex:
         try:
             result = complex(value)
         except (TypeError, ValueError) as exc:
+            hint = ""
+            if hasattr(value, "std_dev"):
+                hint = "; uncertain parameters need numbers='uncertain'"
             raise NumberTypeError(
-                f"{what} must be a number, got {value!r} of type {type(value).__name__}"
+                f"{what} must be a number, got {value!r} of type {type(value).__name__}{hint}"
             ) from exc
     if not (math.isfinite(result.real) and math.isfinite(result.imag)):
         raise NonFiniteError(f"{what} must be finite, got {value!r}")

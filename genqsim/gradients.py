@@ -1,0 +1,350 @@
+"""Exact derivatives of states and expectation values with respect to circuit parameters.
+
+Three routes, one answer (to rounding):
+
+* ``method="dual"`` runs the circuit on dual numbers in object arrays (the generic routine):
+  every amplitude carries its partials. Simple and general, slow for large states.
+* ``method="forward"`` keeps a dual state as a primal complex array plus one tangent array per
+  parameter and runs the fast kernels: a gate ``U(theta)`` maps ``t_k -> U t_k + dU/dp_k psi``.
+  A tangent stays unallocated, and costs nothing, until its parameter's first gate.
+* ``method="adjoint"`` is reverse mode by uncomputation: run forward once, then walk the circuit
+  backwards un-applying each gate to both ``psi`` and ``lambda = H psi``, collecting
+  ``2 Re <lambda| dU/dp_k |psi>`` on the way. Memory stays at three states for any number of
+  parameters.
+
+Gate derivatives come from the gate library itself, evaluated on dual numbers: no gate needs a
+hand-written derivative. Running the adjoint sweep on dual numbers (seeded along a direction
+``v``) differentiates the gradient along ``v``: :func:`hessian` gives Hessian-vector products
+and whole Hessians that way (forward over reverse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .backends import select_backend
+from .circuit import Circuit, Operation
+from .errors import NotUnitaryError, NumberTypeError, UnboundParameterError
+from .gates import GateKind
+from .numbers import NumberSystem, get_number_system
+from .numbers.dual import Dual, DualNumbers, split
+from .numbers.numeric import to_python_complex
+from .pauli import PauliSum
+from .plan import Call, call_for, run_restricted
+
+FORWARD_MAX_PARAMETERS = 2
+"""``method=None`` uses forward mode up to this many parameters, adjoint mode above."""
+
+
+# -- inputs --------------------------------------------------------------------------------------
+
+
+def _parameter_values(circuit: Circuit, values: Mapping[Any, Any]) -> dict[sympy.Symbol, float]:
+    """``values`` keyed by the circuit's own symbols (names accepted), checked real and finite;
+    every free parameter of the circuit must have one."""
+    by_name = {p.name: p for p in circuit.parameters}
+    out: dict[sympy.Symbol, float] = {}
+    for key, value in values.items():
+        if isinstance(key, str):
+            symbol = by_name.get(key, sympy.Symbol(key, real=True))
+        elif isinstance(key, sympy.Symbol):
+            symbol = key
+        else:
+            raise TypeError(f"parameters are SymPy symbols or names, got {key!r}")
+        z = to_python_complex(value, f"value of {symbol}")
+        if z.imag != 0:
+            raise NumberTypeError(f"parameter {symbol} must be real, got {value!r}")
+        out[symbol] = z.real
+    missing = set(circuit.parameters) - set(out)
+    if missing:
+        names = ", ".join(sorted(str(s) for s in missing))
+        raise UnboundParameterError(f"no value given for circuit parameter(s) {names}")
+    return out
+
+
+def _unitary_operations(circuit: Circuit) -> list[Operation]:
+    ops = []
+    for op in circuit.operations:
+        if op.gate.kind in (GateKind.MEASURE, GateKind.RESET):
+            raise NotUnitaryError(
+                "gradients need a unitary circuit; remove measurements and resets "
+                f"(found {op.gate.name} on qubit {op.targets[0]})"
+            )
+        if op.gate.kind is not GateKind.BARRIER:
+            ops.append(op)
+    return ops
+
+
+def _observable(observable: str | PauliSum, n_qubits: int) -> list[tuple[float, Any]]:
+    obs = PauliSum.coerce(observable)
+    if obs.n_qubits > n_qubits:
+        from .errors import QubitIndexError
+
+        raise QubitIndexError(
+            f"observable acts on qubit {obs.n_qubits - 1} but the circuit has {n_qubits} qubits"
+        )
+    terms = []
+    for coeff, pauli in obs.terms:
+        z = to_python_complex(coeff, "observable coefficient")
+        if z.imag != 0:
+            raise NumberTypeError(f"observable coefficients must be real (Hermitian), got {coeff}")
+        terms.append((z.real, pauli))
+    return terms
+
+
+# -- the sweep machinery -------------------------------------------------------------------------
+
+
+class _Sweep:
+    """Builds each operation's primitive call and its derivative calls in ``values_ns`` (plain
+    complex numbers, or dual numbers along a direction), and applies them with ``backend``."""
+
+    def __init__(self, params: Sequence[sympy.Symbol], values_ns: NumberSystem, seeds) -> None:
+        self.params = tuple(params)
+        self.values_ns = values_ns
+        nested = isinstance(values_ns, DualNumbers)
+        self.outer = DualNumbers(seeds, base=values_ns if nested else None)
+        self.dtype = object if nested else np.complex128
+        self.param_set = set(self.params)
+
+    def calls(self, op: Operation) -> tuple[Call | None, list[tuple[int, Call]]]:
+        """The operation's call and ``[(k, dU/dp_k call)]`` for the parameters it depends on."""
+        if not (op.gate.free_symbols & self.param_set):
+            return call_for(op, self.values_ns), []
+        dual_call = call_for(op, self.outer)
+        k = len(self.params)
+        if dual_call.kind == "permutation":
+            perm, phases = dual_call.data
+            if phases is None:
+                return Call("permutation", (perm, None), *_where(dual_call)), []
+            value, partials = split(phases, k, self.dtype)
+            data = [(perm, value)] + [(perm, p) for p in partials]
+        else:
+            value, partials = split(dual_call.data, k, self.dtype)
+            data = [value, *partials]
+        call = Call(dual_call.kind, data[0], *_where(dual_call))
+        derivatives = [
+            (i, Call(dual_call.kind, d, *_where(dual_call)))
+            for i, d in enumerate(data[1:])
+            if _nonzero(d)
+        ]
+        return call, derivatives
+
+    def inverse_call(self, op: Operation) -> Call | None:
+        call, _ = self.calls(op.inverse())
+        return call
+
+
+def _where(call: Call) -> tuple:
+    return call.targets, call.controls, call.control_values
+
+
+def _nonzero(data: Any) -> bool:
+    arr = data[1] if isinstance(data, tuple) else data
+    return any(x != 0 for x in np.asarray(arr).reshape(-1))
+
+
+def _apply_pauli_sum(
+    terms: list[tuple[float, Any]], state: np.ndarray, backend: Any, ns: NumberSystem
+) -> np.ndarray:
+    """``H |state>`` as a new array, each Pauli factor applied with the backend's primitives."""
+    out = np.zeros_like(state)
+    if state.dtype == object:
+        out[:] = [ns.zero] * state.size
+    flip = np.array([1, 0])
+    y_phases, z_diag = ns.array([ns.I, -ns.I]), ns.array([ns.one, -ns.one])
+    for coeff, pauli in terms:
+        tmp = state.copy()
+        for q, letter in pauli:
+            if letter == "X":
+                backend.apply_permutation(tmp, flip, None, (q,))
+            elif letter == "Y":
+                backend.apply_permutation(tmp, flip, y_phases, (q,))
+            elif letter == "Z":
+                backend.apply_diagonal(tmp, z_diag, (q,))
+        out += coeff * tmp
+    return out
+
+
+def _real_inner(a: np.ndarray, b: np.ndarray, backend: Any, ns: NumberSystem) -> Any:
+    """``Re <a|b>``."""
+    value = backend.inner(a, b, ns)
+    return ns.real(value) if a.dtype == object else float(np.real(value))
+
+
+def _initial(n: int, ns: NumberSystem, backend: Any) -> np.ndarray:
+    return backend.zeros(n, ns)
+
+
+def _forward(circuit: Circuit, values: dict, want_tangents: bool = True):
+    """Primal state and tangent arrays (``None`` for parameters no gate depends on)."""
+    params = list(values)
+    ns = get_number_system("complex128")
+    sweep = _Sweep(params, ns, values)
+    backend = select_backend(np.empty(0, dtype=np.complex128))
+    psi = _initial(circuit.n_qubits, ns, backend)
+    tangents: list[np.ndarray | None] = [None] * len(params)
+    for op in _unitary_operations(circuit):
+        call, derivatives = sweep.calls(op)
+        if call is None:
+            continue
+        for t in tangents:
+            if t is not None:
+                call.run(backend, t)
+        if want_tangents:
+            for k, dcall in derivatives:
+                d = psi.copy()
+                run_restricted(dcall, backend, d, ns)
+                if tangents[k] is None:
+                    tangents[k] = d
+                else:
+                    tangents[k] += d
+        call.run(backend, psi)
+    return psi, tangents, backend, ns
+
+
+def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, seeds) -> tuple:
+    """Reverse mode by uncomputation: ``(expectation, [dE/dp_k])`` in ``values_ns``."""
+    params = list(values)
+    sweep = _Sweep(params, values_ns, seeds)
+    probe = np.empty(0, dtype=sweep.dtype)
+    backend = select_backend(probe, None if sweep.dtype is np.complex128 else "numpy")
+    ops = _unitary_operations(circuit)
+    psi = _initial(circuit.n_qubits, values_ns, backend)
+    for op in ops:
+        call, _ = sweep.calls(op)
+        if call is not None:
+            call.run(backend, psi)
+    lam = _apply_pauli_sum(terms, psi, backend, values_ns)
+    energy = _real_inner(psi, lam, backend, values_ns)
+    grads: list[Any] = [0.0] * len(params)
+    for op in reversed(ops):
+        inverse = sweep.inverse_call(op)
+        if inverse is None:
+            continue
+        inverse.run(backend, psi)  # psi is now the state before op
+        _, derivatives = sweep.calls(op)
+        for k, dcall in derivatives:
+            d = psi.copy()
+            run_restricted(dcall, backend, d, values_ns)
+            grads[k] = grads[k] + 2 * _real_inner(lam, d, backend, values_ns)
+        inverse.run(backend, lam)
+    return energy, grads
+
+
+# -- public functions ----------------------------------------------------------------------------
+
+
+def gradient(
+    circuit: Circuit,
+    observable: str | PauliSum,
+    values: Mapping[Any, Any],
+    method: str | None = None,
+) -> dict[sympy.Symbol, float]:
+    """``{parameter: d<observable>/d parameter}`` at ``values``, exact (no finite differences).
+
+    ``values`` maps every free parameter of ``circuit`` (SymPy symbols or their names) to a
+    real number; parameters listed but absent from the circuit get 0. ``method``: ``"forward"``
+    (vectorised dual state on the fast kernels), ``"adjoint"`` (reverse mode by uncomputation,
+    three states of memory), ``"dual"`` (dual numbers in object arrays); by default forward up
+    to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint above.
+    """
+    vals = _parameter_values(circuit, values)
+    terms = _observable(observable, circuit.n_qubits)
+    method = _choose(method, len(vals))
+    params = list(vals)
+    if method == "adjoint":
+        _, grads = _adjoint(circuit, terms, vals, get_number_system("complex128"), vals)
+        return {p: float(g) for p, g in zip(params, grads)}
+    if method == "forward":
+        psi, tangents, backend, ns = _forward(circuit, vals)
+        h_psi = _apply_pauli_sum(terms, psi, backend, ns)
+        return {
+            p: 0.0 if t is None else 2 * _real_inner(h_psi, t, backend, ns)
+            for p, t in zip(params, tangents)
+        }
+    from .state import simulate
+
+    psi = simulate(circuit, numbers=DualNumbers(vals))
+    expectation = psi.expectation(PauliSum(terms))
+    partials = Dual.lift(expectation).partials
+    return {
+        p: 0.0 if partials is None else float(np.real(partials[i])) for i, p in enumerate(params)
+    }
+
+
+def jacobian(
+    circuit: Circuit, values: Mapping[Any, Any], method: str = "forward"
+) -> dict[sympy.Symbol, np.ndarray]:
+    """``{parameter: d psi / d parameter}`` (complex arrays) at ``values``, for the circuit
+    run from ``|0...0>``. ``method``: ``"forward"`` (fast kernels) or ``"dual"`` (object
+    arrays)."""
+    vals = _parameter_values(circuit, values)
+    if method not in ("forward", "dual"):
+        raise ValueError(f"jacobian method must be 'forward' or 'dual', got {method!r}")
+    params = list(vals)
+    if method == "forward":
+        psi, tangents, _, _ = _forward(circuit, vals)
+        return {p: np.zeros_like(psi) if t is None else t for p, t in zip(params, tangents)}
+    from .state import simulate
+
+    psi = simulate(circuit, numbers=DualNumbers(vals))
+    _, partials = split(psi.amplitudes, len(params))
+    return dict(zip(params, partials))
+
+
+def hessian(
+    circuit: Circuit,
+    observable: str | PauliSum,
+    values: Mapping[Any, Any],
+    direction: Mapping[Any, float] | Sequence[float] | None = None,
+) -> np.ndarray:
+    """Second derivatives of ``<observable>`` at ``values``, exact.
+
+    With ``direction`` (a vector ``v`` in the order of ``values``, or a mapping), the
+    Hessian-vector product ``H v``; without, the whole Hessian, one product per parameter.
+    Rows and columns follow the order of ``values``. Computed forward over reverse: the
+    adjoint sweep runs on dual numbers seeded along ``v``.
+    """
+    vals = _parameter_values(circuit, values)
+    terms = _observable(observable, circuit.n_qubits)
+    params = list(vals)
+    if direction is None:
+        eye = np.eye(len(params))
+        return np.column_stack([_hvp(circuit, terms, vals, row) for row in eye]).real
+    if isinstance(direction, Mapping):
+        lookup = _parameter_values(circuit, {**{p: 0.0 for p in params}, **direction})
+        v = np.array([lookup[p] for p in params], dtype=float)
+    else:
+        v = np.asarray(direction, dtype=float).reshape(-1)
+        if v.size != len(params):
+            raise ValueError(f"direction has {v.size} entries for {len(params)} parameters")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("direction must be finite")
+    return _hvp(circuit, terms, vals, v).real
+
+
+def _hvp(circuit: Circuit, terms, vals: dict, v: np.ndarray) -> np.ndarray:
+    inner = DualNumbers(vals, tangents={p: [v[i]] for i, p in enumerate(vals)})
+    seeds = {p: inner.scalar(p) for p in vals}
+    _, grads = _adjoint(circuit, terms, vals, inner, seeds)
+    out = []
+    for g in grads:
+        g = Dual.lift(g)
+        out.append(0.0 if g.partials is None else complex(g.partials[0]).real)
+    return np.array(out)
+
+
+def _choose(method: str | None, n_params: int) -> str:
+    if method is None:
+        return "forward" if n_params <= FORWARD_MAX_PARAMETERS else "adjoint"
+    if method not in ("forward", "adjoint", "dual"):
+        raise ValueError(f"method must be 'forward', 'adjoint' or 'dual', got {method!r}")
+    return method
+
+
+__all__ = ["FORWARD_MAX_PARAMETERS", "gradient", "hessian", "jacobian"]

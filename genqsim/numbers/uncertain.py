@@ -1,0 +1,250 @@
+"""Linear error propagation with the ``uncertainties`` package, correlations included.
+
+``uncertainties`` has real numbers only (``ufloat(0.3, 0.01) * 1j`` raises ``TypeError``), so an
+amplitude is carried as its real and imaginary parts, each an ``uncertainties`` value (or a plain
+float when it carries no uncertainty), in :class:`UComplex`. Gate parameters given as
+``ufloat(0.3, 0.01)`` propagate through every gate to probabilities and expectation values,
+which come back as ``uncertainties`` values (``nominal_value``, ``std_dev``); values that depend
+on the same parameter stay correlated, as the package tracks it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers as _abc
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..errors import NonFiniteError, NumberTypeError
+from .base import Number, NumberSystem
+from .numeric import to_python_complex
+
+
+def _umath():
+    try:
+        from uncertainties import umath
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise NumberTypeError(
+            "numbers='uncertain' needs the uncertainties package: pip install 'genqsim[uncertain]'"
+        ) from exc
+    return umath
+
+
+def is_uncertain_value(x: Any) -> bool:
+    """Whether ``x`` is a real value of the ``uncertainties`` package (a ufloat or a function
+    of ufloats)."""
+    return hasattr(x, "nominal_value") and hasattr(x, "std_dev") and hasattr(x, "derivatives")
+
+
+def _is_real(x: Any) -> bool:
+    return is_uncertain_value(x) or (
+        isinstance(x, (_abc.Real, np.floating, np.integer)) and not isinstance(x, bool)
+    )
+
+
+def _nominal(x: Any) -> float:
+    return float(x.nominal_value) if is_uncertain_value(x) else float(x)
+
+
+def _is_exact_zero(x: Any) -> bool:
+    if is_uncertain_value(x):
+        return x.nominal_value == 0 and not any(d != 0 for d in x.derivatives.values())
+    return x == 0
+
+
+class UComplex:
+    """A complex number whose real and imaginary parts are ``uncertainties`` values."""
+
+    __slots__ = ("imag", "real")
+
+    def __init__(self, real: Any, imag: Any = 0.0) -> None:
+        self.real = real
+        self.imag = imag
+
+    @staticmethod
+    def lift(x: Any) -> UComplex:
+        if isinstance(x, UComplex):
+            return x
+        if _is_real(x):
+            return UComplex(x, 0.0)
+        if isinstance(x, (_abc.Complex, np.complexfloating)):
+            z = complex(x)
+            return UComplex(z.real, z.imag)
+        raise TypeError(f"cannot use {x!r} as an uncertain complex number")
+
+    def __add__(self, other: Any) -> UComplex:
+        try:
+            o = UComplex.lift(other)
+        except TypeError:
+            return NotImplemented
+        return UComplex(self.real + o.real, self.imag + o.imag)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> UComplex:
+        return UComplex(-self.real, -self.imag)
+
+    def __sub__(self, other: Any) -> UComplex:
+        try:
+            return self + (-UComplex.lift(other))
+        except TypeError:
+            return NotImplemented
+
+    def __rsub__(self, other: Any) -> UComplex:
+        return (-self) + other
+
+    def __mul__(self, other: Any) -> UComplex:
+        if _is_real(other):
+            return UComplex(self.real * other, self.imag * other)
+        try:
+            o = UComplex.lift(other)
+        except TypeError:
+            return NotImplemented
+        return UComplex(
+            self.real * o.real - self.imag * o.imag, self.real * o.imag + self.imag * o.real
+        )
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> UComplex:
+        if _is_real(other):
+            return UComplex(self.real / other, self.imag / other)
+        try:
+            o = UComplex.lift(other)
+        except TypeError:
+            return NotImplemented
+        return self * o.reciprocal()
+
+    def __rtruediv__(self, other: Any) -> UComplex:
+        return UComplex.lift(other) * self.reciprocal()
+
+    def reciprocal(self) -> UComplex:
+        d = self.real * self.real + self.imag * self.imag
+        return UComplex(self.real / d, -self.imag / d)
+
+    def __pow__(self, k: Any) -> UComplex:
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+            return NotImplemented
+        result = UComplex(1.0)
+        for _ in range(abs(int(k))):
+            result = result * self
+        return result if k >= 0 else result.reciprocal()
+
+    def conjugate(self) -> UComplex:
+        return UComplex(self.real, -self.imag)
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            o = UComplex.lift(other)
+        except TypeError:
+            return NotImplemented
+        return _is_exact_zero(self.real - o.real) and _is_exact_zero(self.imag - o.imag)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __complex__(self) -> complex:
+        return complex(_nominal(self.real), _nominal(self.imag))
+
+    def __repr__(self) -> str:
+        return f"UComplex({self.real!r}, {self.imag!r})"
+
+
+class UncertainNumbers(NumberSystem):
+    """:class:`UComplex` numbers in object arrays; gate parameters may be ``ufloat`` values."""
+
+    name = "uncertain"
+    dtype = np.dtype(object)
+    symbolic = False
+
+    def __init__(self) -> None:
+        self.umath = _umath()
+
+    zero = UComplex(0.0)
+    one = UComplex(1.0)
+    I = UComplex(0.0, 1.0)  # noqa: E741
+    pi = UComplex(math.pi)
+
+    def scalar(self, value: Any) -> UComplex:
+        if isinstance(value, UComplex):
+            return value
+        if is_uncertain_value(value):
+            if not math.isfinite(value.nominal_value):
+                raise NonFiniteError(f"{value!r} is not finite")
+            return UComplex(value, 0.0)
+        if isinstance(value, sympy.Basic):
+            from .evaluate import evaluate
+
+            return UComplex.lift(evaluate(value, self, {}))
+        if isinstance(value, (_abc.Number, np.number)) and not isinstance(value, bool):
+            z = to_python_complex(value)
+            return UComplex(z.real, z.imag)
+        raise NumberTypeError(
+            f"expected a number, an uncertainties value or a SymPy expression, got {value!r} "
+            f"of type {type(value).__name__}"
+        )
+
+    def real_scalar(self, value: Any) -> Any:
+        """Angles stay real ``uncertainties`` values, so ``cos`` and ``sin`` stay real."""
+        if is_uncertain_value(value):
+            return self.scalar(value).real
+        z = self.scalar(value)
+        if not _is_exact_zero(z.imag):
+            raise NumberTypeError(f"an angle must be real, got {value!r}")
+        return z.real
+
+    def to_complex(self, value: Number) -> complex:
+        return complex(UComplex.lift(value))
+
+    def _complex_fn(self, x: Any, real_fn: str) -> UComplex:
+        z = UComplex.lift(x)
+        a, b = z.real, z.imag
+        if _is_exact_zero(b):
+            return UComplex(getattr(self.umath, real_fn)(a), 0.0)
+        m = self.umath
+        if real_fn == "exp":
+            e = m.exp(a)
+            return UComplex(e * m.cos(b), e * m.sin(b))
+        if real_fn == "cos":
+            return UComplex(m.cos(a) * m.cosh(b), -m.sin(a) * m.sinh(b))
+        return UComplex(m.sin(a) * m.cosh(b), m.cos(a) * m.sinh(b))
+
+    def exp(self, x: Number) -> UComplex:
+        return self._complex_fn(x, "exp")
+
+    def cos(self, x: Number) -> Any:
+        return self.umath.cos(x) if _is_real(x) else self._complex_fn(x, "cos")
+
+    def sin(self, x: Number) -> Any:
+        return self.umath.sin(x) if _is_real(x) else self._complex_fn(x, "sin")
+
+    def expi(self, x: Number) -> UComplex:
+        if _is_real(x):
+            return UComplex(self.umath.cos(x), self.umath.sin(x))
+        return self.exp(self.I * x)
+
+    def sqrt(self, x: Number) -> Any:
+        z = UComplex.lift(x)
+        if _is_exact_zero(z.imag) and _nominal(z.real) >= 0:
+            return UComplex(self.umath.sqrt(z.real), 0.0)
+        raise NumberTypeError("uncertain numbers support square roots of non-negative reals only")
+
+    def conj(self, x: Number) -> UComplex:
+        return UComplex.lift(x).conjugate()
+
+    def abs2(self, x: Number) -> Any:
+        z = UComplex.lift(x)
+        return z.real * z.real + z.imag * z.imag
+
+    def real(self, x: Number) -> Any:
+        return UComplex.lift(x).real
+
+    def is_zero(self, x: Number) -> bool:
+        z = UComplex.lift(x)
+        return _is_exact_zero(z.real) and _is_exact_zero(z.imag)
+
+    def conj_array(self, a: np.ndarray) -> np.ndarray:
+        out = np.empty_like(a)
+        out.reshape(-1)[:] = [UComplex.lift(x).conjugate() for x in a.reshape(-1)]
+        return out

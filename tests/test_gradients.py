@@ -1,0 +1,148 @@
+"""Gradients, Jacobians and Hessians: every method against SymPy's exact derivative of the
+symbolic expectation value, and against central finite differences on larger circuits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import genqsim as gq
+
+A, B, C = gq.parameters("a b c")
+ROTATIONS = ["rx", "ry", "rz", "p", "u", "rzz", "rxx", "pauli", "cp", "crx", "cry"]
+OBSERVABLE = "Z0 Z1 - 0.7*X1 + 0.4*Y0 Y2 + 0.25*Z2"
+
+
+@st.composite
+def parametrised_circuit(draw, n_qubits=3):
+    """Random 3-qubit circuits whose angles are random linear forms in a, b, c, mixed with
+    fixed gates; some gates are controlled."""
+    c = gq.Circuit(n_qubits)
+    for _ in range(draw(st.integers(2, 9))):
+        qubits = draw(st.permutations(range(n_qubits)))
+        coeffs = draw(st.lists(st.integers(-2, 2), min_size=3, max_size=3))
+        offset = draw(st.sampled_from([0, sympy.Rational(1, 3), sympy.pi / 5]))
+        angle = coeffs[0] * A + coeffs[1] * B + coeffs[2] * C + offset
+        name = draw(st.sampled_from([*ROTATIONS, "h", "cx", "ccx", "swap"]))
+        if name == "u":
+            c.u(angle, A * B, -angle, qubits[0])
+        elif name in ("rzz", "rxx"):
+            getattr(c, name)(angle, qubits[0], qubits[1])
+        elif name == "pauli":
+            word = "XYZ"[: draw(st.integers(1, 3))]
+            c.pauli_rotation(word, angle, qubits[: len(word)])
+        elif name in ("cp", "crx", "cry"):
+            getattr(c, name)(angle, qubits[0], qubits[1])
+        elif name == "h":
+            c.h(qubits[0])
+        elif name == "cx":
+            c.cx(qubits[0], qubits[1])
+        elif name == "ccx":
+            c.ccx(qubits[0], qubits[1], qubits[2])
+        elif name == "swap":
+            c.swap(qubits[0], qubits[1])
+        else:
+            getattr(c, name)(angle, qubits[0])
+    return c
+
+
+def _sympy_gradient(circuit, values):
+    energy = gq.simulate(circuit, numbers="sympy").expectation(OBSERVABLE)
+    return {p: float(sympy.re(sympy.diff(energy, p).subs(values).evalf(30))) for p in values}
+
+
+VALUES = {A: 0.37, B: -1.21, C: 2.05}
+
+
+@settings(max_examples=25, deadline=None)
+@given(parametrised_circuit(), st.sampled_from(["forward", "adjoint", "dual"]))
+def test_gradient_methods_equal_the_exact_symbolic_derivative(circuit, method):
+    got = gq.gradient(circuit, OBSERVABLE, VALUES, method=method)
+    want = _sympy_gradient(circuit, VALUES)
+    assert set(got) == set(VALUES)
+    for p in VALUES:
+        assert abs(got[p] - want[p]) < 1e-11, (p, got[p], want[p])
+
+
+@settings(max_examples=15, deadline=None)
+@given(parametrised_circuit())
+def test_jacobian_equals_the_derivative_of_the_symbolic_amplitudes(circuit):
+    amps = gq.simulate(circuit, numbers="sympy").amplitudes
+    forward, dual = gq.jacobian(circuit, VALUES), gq.jacobian(circuit, VALUES, method="dual")
+    for p in VALUES:
+        want = np.array([complex(sympy.diff(x, p).subs(VALUES).evalf(30)) for x in amps])
+        np.testing.assert_allclose(forward[p], want, atol=1e-12)
+        np.testing.assert_allclose(dual[p], want, atol=1e-12)
+
+
+def test_hessian_equals_the_symbolic_second_derivatives():
+    c = (
+        gq.Circuit(3)
+        .ry(A, 0)
+        .rx(2 * B - A, 1)
+        .cx(0, 1)
+        .crz(C + B, 1, 2)
+        .u(A, B, C, 2)
+        .rzz(A * C, 0, 2)
+        .h(1)
+        .cp(B, 2, 0)
+    )
+    energy = gq.simulate(c, numbers="sympy").expectation(OBSERVABLE)
+    params = list(VALUES)
+    want = np.array(
+        [[float(sympy.re(sympy.diff(energy, p, q).subs(VALUES).evalf(30))) for q in params]
+         for p in params]
+    )  # fmt: skip
+    hessian = gq.hessian(c, OBSERVABLE, VALUES)
+    np.testing.assert_allclose(hessian, want, atol=1e-11)
+    np.testing.assert_allclose(hessian, hessian.T, atol=1e-12)
+    v = np.array([0.3, -1.0, 2.0])
+    np.testing.assert_allclose(gq.hessian(c, OBSERVABLE, VALUES, direction=v), want @ v, atol=1e-11)
+    by_name = gq.hessian(c, OBSERVABLE, VALUES, direction={"b": 1.0})
+    np.testing.assert_allclose(by_name, want[:, 1], atol=1e-11)
+
+
+def test_gradient_of_a_larger_ansatz_matches_finite_differences():
+    n, layers = 8, 3
+    c = gq.library.hardware_efficient(n, layers)
+    params = c.parameters
+    rng = np.random.default_rng(7)
+    values = dict(zip(params, rng.uniform(-np.pi, np.pi, len(params))))
+    obs = " + ".join(f"Z{q} Z{q + 1}" for q in range(n - 1)) + " + 0.5*X0"
+    forward = gq.gradient(c, obs, values, method="forward")
+    adjoint = gq.gradient(c, obs, values)  # many parameters: adjoint by default
+    h = 1e-5
+    for p in params[:: max(1, len(params) // 6)]:
+        plus = gq.simulate(c.bind({**values, p: values[p] + h})).expectation(obs)
+        minus = gq.simulate(c.bind({**values, p: values[p] - h})).expectation(obs)
+        fd = (plus - minus) / (2 * h)
+        assert abs(adjoint[p] - fd) < 1e-7
+        assert abs(forward[p] - adjoint[p]) < 1e-11
+
+
+def test_parameters_absent_from_the_circuit_get_zero_and_names_work():
+    c = gq.Circuit(1).rx(A, 0)
+    grad = gq.gradient(c, "Z0", {"a": 0.5, B: 1.0})
+    assert grad[B] == 0.0
+    assert abs(grad[A] + np.sin(0.5)) < 1e-14  # <Z> = cos(a)
+
+
+def test_gradient_input_errors():
+    c = gq.Circuit(2).rx(A, 0).ry(B, 1)
+    with pytest.raises(gq.UnboundParameterError, match="b"):
+        gq.gradient(c, "Z0", {A: 0.1})
+    with pytest.raises(gq.NonFiniteError):
+        gq.gradient(c, "Z0", {A: float("nan"), B: 0.0})
+    with pytest.raises(gq.NumberTypeError, match="real"):
+        gq.gradient(c, "Z0", {A: 0.1j, B: 0.0})
+    with pytest.raises(gq.NotUnitaryError, match="measure"):
+        gq.gradient(gq.Circuit(1).rx(A, 0).measure(0).rx(A, 0), "Z0", {A: 0.1})
+    with pytest.raises(ValueError, match="method"):
+        gq.gradient(c, "Z0", {A: 0.1, B: 0.2}, method="backprop")
+    with pytest.raises(gq.QubitIndexError):
+        gq.gradient(c, "Z5", {A: 0.1, B: 0.2})
+    with pytest.raises(ValueError, match="entries"):
+        gq.hessian(c, "Z0", {A: 0.1, B: 0.2}, direction=[1.0])
