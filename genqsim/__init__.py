@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import gates, library, qasm
 from .backends import available_backends, get_backend, register_backend, select_backend
+from .batch import apply_batch
 from .circuit import Circuit, Operation, parameters
 from .errorbound import ErrorBound, error_bound
 from .errors import (
@@ -37,6 +38,7 @@ from .errors import (
 from .gates import Gate, GateKind, MatrixGate, PauliRotation, gate
 from .gradients import gradient, hessian, jacobian
 from .intervals import IntervalState, enclose
+from .library import iqp_encode
 from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.dual import Dual, DualNumbers
 from .pauli import PauliSum
@@ -115,6 +117,7 @@ __all__ = [
     "UnknownGateError",
     "UnknownNumberSystemError",
     "UnknownParameterError",
+    "apply_batch",
     "available_backends",
     "available_number_systems",
     "basis",
@@ -130,6 +133,7 @@ __all__ = [
     "get_number_system",
     "gradient",
     "hessian",
+    "iqp_encode",
     "jacobian",
     "lambdify",
     "library",

@@ -68,11 +68,21 @@ def parse_bindings(items: Sequence[str]) -> dict[str, sympy.Expr | float]:
 
 
 def _read_number(name: str, text: str) -> Any:
-    """A float where the text is one, else an exact SymPy number (``pi/4``)."""
+    """A float where the text is one, an ``uncertainties`` value for ``0.3+/-0.01``, else an
+    exact SymPy number (``pi/4``)."""
     try:
         return float(text)
     except ValueError:
         pass
+    if "+/-" in text:
+        try:
+            from uncertainties import ufloat_fromstr
+
+            return ufloat_fromstr(text)
+        except ImportError:
+            raise UsageError("uncertain values need: pip install 'genqsim[uncertain]'") from None
+        except ValueError as exc:
+            raise UsageError(f"--bind {name}: cannot read {text!r} ({exc})") from None
     try:
         value = sympy.sympify(text, locals={"pi": sympy.pi, "e": sympy.E})
     except (sympy.SympifyError, SyntaxError, TypeError) as exc:
@@ -101,6 +111,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(
             f"--bind: no parameter named {', '.join(sorted(unknown))} (known: {known})"
         )
+    numbers, values = _uncertain_bindings(numbers, values)
     # Symbolic numbers keep parameters free in the amplitudes; bindings are then used only to
     # evaluate probabilities. Numeric numbers need them bound before the run.
     run_circuit = circuit if numbers.symbolic else circuit.bind(values)
@@ -137,11 +148,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             numeric = None
         else:
             numeric = np.array([float(sympy.re(sympy.N(e))) for e in evaluated])
-    else:
+    elif numbers.dtype.kind == "c":
         numeric = np.asarray(probs, dtype=np.float64)
         if n <= 6:
             result["amplitudes"] = {
                 _bitstring(i, n): _complex_text(a) for i, a in enumerate(psi.amplitudes) if a != 0
+            }
+    else:  # balls, mpmath, uncertain, dual: show the numbers themselves, sort by their value
+        numeric = np.array([numbers.to_complex(p).real for p in probs])
+        shown = np.argsort(-numeric, kind="stable")[: args.top]
+        result["probabilities_detail"] = {
+            _bitstring(int(i), n): str(probs[i]) for i in shown if numeric[i] > 1e-15
+        }
+        if n <= 6:
+            result["amplitudes"] = {
+                _bitstring(i, n): str(a)
+                for i, a in enumerate(psi.amplitudes)
+                if not numbers.is_zero(a)
             }
     if numeric is not None:
         order = np.argsort(-numeric, kind="stable")[: args.top]
@@ -157,13 +180,35 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             closed = sympy.sympify(exact).subs(subs)
             if not closed.free_symbols:
                 result["expectation"]["numeric"] = float(sympy.re(sympy.N(closed)))
-        else:
+        elif numbers.dtype.kind == "c":
             result["expectation"] = {"observable": args.observable, "value": value}
+        else:
+            result["expectation"] = {
+                "observable": args.observable,
+                "value": str(value),
+                "numeric": numbers.to_complex(value).real,
+            }
     if args.shots:
         numeric = circuit.bind(values) if numbers.symbolic else run_circuit
         result["counts"] = sample_counts(numeric, args.shots, args.seed, args.initial)
         result["shots"], result["seed"] = args.shots, args.seed
     return result
+
+
+def _uncertain_bindings(numbers: Any, values: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Route ``--bind theta=0.3+/-0.01`` values into uncertain numbers; the plain ones stay
+    bindings."""
+    from .numbers.uncertain import UncertainNumbers, is_uncertain_value
+
+    uncertain = {k: v for k, v in values.items() if is_uncertain_value(v)}
+    if not uncertain:
+        return numbers, values
+    if numbers.name != "uncertain":
+        raise UsageError(
+            f"--bind {', '.join(sorted(uncertain))}: values with +/- need --numbers uncertain"
+        )
+    plain = {k: v for k, v in values.items() if k not in uncertain}
+    return UncertainNumbers(uncertain), plain
 
 
 def sample_counts(circuit: Circuit, shots: int, seed: int | None, initial: str | None) -> dict:
@@ -223,7 +268,11 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
     if "probabilities_symbolic" in result:
         lines += ["", "probabilities (bind the parameters with --bind for numbers):"]
         lines += [f"  |{k}>  {v}" for k, v in result["probabilities_symbolic"].items()]
-    if "probabilities" in result:
+    if "probabilities_detail" in result:
+        at = ", ".join(f"{k}={v}" for k, v in result["bound"].items())
+        lines += ["", f"probabilities{' at ' + at if at else ''}:"]
+        lines += [f"  |{k}>  {v}" for k, v in result["probabilities_detail"].items()]
+    elif "probabilities" in result:
         at = ", ".join(f"{k}={v}" for k, v in result["bound"].items())
         lines += ["", f"probabilities{' at ' + at if at else ''}:"]
         lines += [f"  |{k}>  {v:.6f}" for k, v in result["probabilities"].items()]

@@ -155,11 +155,17 @@ def walsh_hadamard_transform(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def iqp_encode(data: Sequence[float] | np.ndarray, zz: bool = True, numbers: str = "complex128"):
+def iqp_encode(
+    data: Sequence[float] | np.ndarray,
+    zz: bool = True,
+    numbers: str = "complex128",
+    device: str | None = None,
+):
     """The IQP state ``H^n diag(exp(i theta)) H^n |0...0> = FWT(exp(i theta)) / 2**n`` in
     ``O(n 2**n)`` (phase vector, fast Walsh-Hadamard transform, normalise). One sample
     (1-D ``data``) gives a :class:`StateVector`; a batch (2-D, one sample per row) gives an
-    array of shape ``(batch, 2**n)``."""
+    array of shape ``(batch, 2**n)``. ``device="gpu"``: computed by CUDA kernels (one launch
+    for n <= 10), returning CuPy data."""
     from .numbers import get_number_system
     from .state import StateVector
 
@@ -171,6 +177,15 @@ def iqp_encode(data: Sequence[float] | np.ndarray, zz: bool = True, numbers: str
         raise ValueError(f"data must be 1-D (one sample) or 2-D (a batch), got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError("IQP data must be finite")
+    if device not in (None, "cpu"):
+        from .state import backend_for_device
+
+        backend_for_device(device, None)  # validates the name
+        from .backends.cupy_backend import iqp_encode_device
+
+        _iqp_size(arr.shape[-1], zz)  # a clear error before touching the GPU
+        out = iqp_encode_device(arr, zz, ns.dtype)
+        return StateVector(out[0], ns, "cupy") if arr.ndim == 1 else out
     theta = iqp_phases(arr, zz)
     state = np.exp(1j * theta).astype(ns.dtype)
     walsh_hadamard_transform(state)

@@ -271,8 +271,18 @@ class StateVector:
         ):
             raise ValueError(f"shots must be a non-negative integer, got {shots!r}")
         qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
-        p = self._numeric_distribution(qs)
         width = self.n_qubits if qs is None else len(qs)
+        on_device = getattr(self.backend, "sample_counts", None)
+        if on_device is not None and not isinstance(seed, np.random.Generator):
+            total = self.norm_squared()  # one number to the host, not the distribution
+            if not abs(total - 1.0) <= 1e-4:
+                raise InvalidProbabilityError(
+                    f"state is not normalised (total probability {total:.6g}); call "
+                    "normalize() first"
+                )
+            drawn = on_device(self._amplitudes, qs, int(shots), seed)
+            return {format(i, f"0{width}b") if width else "": c for i, c in sorted(drawn.items())}
+        p = self._numeric_distribution(qs)
         counts = _rng(seed).multinomial(int(shots), p)
         return {
             format(int(i), f"0{width}b") if width else "": int(counts[i])
@@ -356,15 +366,40 @@ def _check_n_qubits(n_qubits: Any) -> int:
     return int(n_qubits)
 
 
+DEVICES = ("cpu", "gpu")
+
+
+def backend_for_device(device: str | None, backend: str | None) -> str | None:
+    """The backend name that ``device`` implies: ``"gpu"`` means the CuPy backend."""
+    if device is None or device == "cpu":
+        return backend
+    if device in ("gpu", "cuda"):
+        if backend not in (None, "cupy"):
+            raise ValueError(f"device='gpu' runs on the cupy backend, not {backend!r}")
+        return "cupy"
+    raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+
+
 def zeros(
-    n_qubits: int, numbers: str | NumberSystem = "complex128", backend: str | None = None
+    n_qubits: int,
+    numbers: str | NumberSystem = "complex128",
+    backend: str | None = None,
+    device: str | None = None,
 ) -> StateVector:
-    """``|0...0>`` on ``n_qubits`` qubits; refuses states larger than free memory."""
+    """``|0...0>`` on ``n_qubits`` qubits (``device="gpu"``: on the GPU, as a CuPy array);
+    refuses states larger than the free (host or GPU) memory, before allocating."""
     n = _check_n_qubits(n_qubits)
     ns = get_number_system(numbers)
-    check_state_fits(n, ns.dtype.itemsize)
-    probe = np.empty(0, dtype=ns.dtype)
-    chosen = select_backend(probe, backend)
+    backend = backend_for_device(device, backend)
+    if backend == "cupy":
+        from .backends import get_backend
+
+        chosen = get_backend("cupy")  # checks the GPU's free memory itself
+        if ns.dtype.kind != "c":
+            raise NumberTypeError(f"GPU states hold complex64 or complex128, not {ns.name}")
+    else:
+        check_state_fits(n, ns.dtype.itemsize)
+        chosen = select_backend(np.empty(0, dtype=ns.dtype), backend)
     return StateVector(chosen.zeros(n, ns), ns, chosen)
 
 
@@ -373,6 +408,7 @@ def basis(
     n_qubits: int | None = None,
     numbers: str | NumberSystem = "complex128",
     backend: str | None = None,
+    device: str | None = None,
 ) -> StateVector:
     """A computational basis state: ``basis("011")`` (qubit n-1 leftmost) or
     ``basis(3, n_qubits=3)`` (a basis index, qubit 0 the least-significant bit)."""
@@ -393,7 +429,7 @@ def basis(
     n = _check_n_qubits(n_qubits)
     if not 0 <= index < 1 << n:
         raise QubitIndexError(f"basis index {index} out of range for {n} qubits")
-    psi = zeros(n, numbers, backend)
+    psi = zeros(n, numbers, backend, device)
     if index:
         psi.amplitudes[0] = psi.numbers.zero
         psi.amplitudes[index] = psi.numbers.one
@@ -417,7 +453,14 @@ def _initial_state(
         return basis(initial, n_qubits, numbers, backend)
     if isinstance(initial, (_abc.Integral, np.integer)) and not isinstance(initial, bool):
         return basis(int(initial), n_qubits, numbers, backend)
-    psi = StateVector(np.array(initial, copy=True), numbers, backend)
+    if backend == "cupy":
+        from .backends import get_backend
+
+        gpu = get_backend("cupy")
+        ns = get_number_system(numbers)
+        psi = StateVector(gpu.asarray(initial, ns), ns, gpu)
+    else:
+        psi = StateVector(np.array(initial, copy=True), numbers, backend)
     if psi.n_qubits != n_qubits:
         raise QubitCountMismatchError(
             f"initial state has {psi.n_qubits} qubits, circuit has {n_qubits}"
@@ -433,14 +476,16 @@ def simulate(
     fuse: int | bool | None = None,
     seed: int | np.random.Generator | None = None,
     progress: bool = False,
+    device: str | None = None,
 ) -> StateVector:
     """Run ``circuit`` from ``initial`` (default ``|0...0>``; also a bitstring, a basis index,
     an array or a StateVector, which is copied) and return the final state. ``fuse``: see
-    :meth:`StateVector.apply`."""
+    :meth:`StateVector.apply`; ``device="gpu"`` runs on the GPU (CuPy backend)."""
     if not isinstance(circuit, Circuit):
         raise TypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
     ns = get_number_system(numbers)
     check_bound(circuit, ns)  # the common mistake, caught before allocating
+    backend = backend_for_device(device, backend)
     psi = _initial_state(circuit.n_qubits, initial, ns, backend)
     return psi.apply(circuit, fuse, seed, progress)  # validates all before the first change
 

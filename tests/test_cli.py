@@ -157,3 +157,47 @@ def test_bench_quick_runs_and_prints_a_ratio_table():
                   "--repeat", "1")  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "memory bandwidth" in out.stdout and "| qft n=14 |" in out.stdout
+
+
+def test_ball_and_mpmath_numbers_print_their_own_numbers():
+    out = genqsim("run", "qft:2", "--numbers", "ball:128", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["numbers"] == "ball:128"
+    assert all("+/-" in v for v in result["probabilities_detail"].values())  # balls, with radii
+    assert result["probabilities"] == pytest.approx({b: 0.25 for b in ("00", "01", "10", "11")})
+    out = genqsim("run", "qpe:2", "--numbers", "mpmath:40", "--bind", "phi=1/4")
+    assert out.returncode == 0, out.stderr
+    # phi = 1/4 is exact in 2 bits: all probability on |01>; the other amplitudes vanish to
+    # the working precision (a double run leaves ~1e-17 there)
+    assert "|01>  1.0\n" in out.stdout
+    import re
+
+    exponents = [int(e) for e in re.findall(r"e-(\d+)j?\)", out.stdout)]
+    assert exponents and min(exponents) > 35
+
+
+def test_uncertain_bindings_propagate_to_probabilities():
+    from uncertainties import ufloat_fromstr
+
+    out = genqsim(
+        "run", "qpe:2", "--numbers", "uncertain", "--bind", "phi=0.3+/-0.01",
+        "--observable", "Z0", "--format", "json",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    spread = ufloat_fromstr(result["probabilities_detail"]["01"]).std_dev
+    assert 0 < spread < 0.1
+    # reference: complex128 runs of the same circuit, sigma = |d<Z0>/dphi| * 0.01 (central
+    # difference); the printed value keeps two significant digits of sigma
+    import genqsim as gq
+
+    c = gq.library.phase_estimation(2)
+    (phi,) = c.parameters
+    z_at = lambda v: gq.simulate(c.bind({phi: v})).expectation("Z0")  # noqa: E731
+    slope = (z_at(0.3 + 1e-6) - z_at(0.3 - 1e-6)) / 2e-6
+    assert result["expectation"]["numeric"] == pytest.approx(z_at(0.3), abs=1e-12)
+    z = ufloat_fromstr(result["expectation"]["value"])
+    assert z.std_dev == pytest.approx(abs(slope) * 0.01, rel=0.1)
+    wrong = genqsim("run", "qpe:2", "--bind", "phi=0.3+/-0.01")
+    assert wrong.returncode == 2 and "--numbers uncertain" in wrong.stderr

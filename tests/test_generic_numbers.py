@@ -220,3 +220,20 @@ def test_dual_numbers_refuse_parameters_they_were_not_seeded_with():
     a, b = gq.parameters("a b")
     with pytest.raises(gq.UnboundParameterError, match="b"):
         gq.simulate(gq.Circuit(1).rx(a, 0).ry(b, 0), numbers=gq.DualNumbers({a: 0.1}))
+
+
+def test_uncertain_values_for_the_symbols_of_a_symbolic_circuit():
+    from uncertainties import ufloat
+
+    from genqsim.numbers.uncertain import UncertainNumbers
+
+    (theta,) = gq.parameters("theta")
+    c = gq.Circuit(2).ry(2 * theta + sympy.pi / 8, 0).cx(0, 1)
+    numbers = UncertainNumbers({theta: ufloat(0.4, 0.01)})
+    psi = gq.simulate(c, numbers=numbers)
+    zz = psi.expectation("X0 X1")  # sin(2 theta + pi/8): sigma = |2 cos(2 theta + pi/8)| * 0.01
+    angle = 0.8 + math.pi / 8
+    assert math.isclose(zz.nominal_value, math.sin(angle), rel_tol=1e-13)
+    assert math.isclose(zz.std_dev, abs(2 * math.cos(angle)) * 0.01, rel_tol=1e-12)
+    with pytest.raises(gq.UnboundParameterError, match="theta"):
+        gq.simulate(c, numbers="uncertain")

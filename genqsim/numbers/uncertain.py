@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers as _abc
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -150,16 +151,30 @@ class UComplex:
     def __repr__(self) -> str:
         return f"UComplex({self.real!r}, {self.imag!r})"
 
+    def __str__(self) -> str:
+        return f"({self.real}) + ({self.imag})j"
+
 
 class UncertainNumbers(NumberSystem):
-    """:class:`UComplex` numbers in object arrays; gate parameters may be ``ufloat`` values."""
+    """:class:`UComplex` numbers in object arrays; gate parameters may be ``ufloat`` values,
+    or symbols given uncertain ``values`` here (``{theta: ufloat(0.3, 0.01)}``), so one
+    symbolic circuit serves many error studies."""
 
     name = "uncertain"
     dtype = np.dtype(object)
     symbolic = False
 
-    def __init__(self) -> None:
+    def __init__(self, values: Mapping[Any, Any] | None = None) -> None:
         self.umath = _umath()
+        self._values = {}
+        for key, value in (values or {}).items():
+            symbol = sympy.Symbol(key, real=True) if isinstance(key, str) else key
+            if not isinstance(symbol, sympy.Symbol):
+                raise TypeError(f"parameters are SymPy symbols or names, got {key!r}")
+            self._values[symbol] = self.real_scalar(value)
+
+    def unbound(self, symbols: Iterable[Any]) -> set:
+        return set(symbols) - set(self._values)
 
     zero = UComplex(0.0)
     one = UComplex(1.0)
@@ -176,7 +191,7 @@ class UncertainNumbers(NumberSystem):
         if isinstance(value, sympy.Basic):
             from .evaluate import evaluate
 
-            return UComplex.lift(evaluate(value, self, {}))
+            return UComplex.lift(evaluate(value, self, self._values))
         if isinstance(value, (_abc.Number, np.number)) and not isinstance(value, bool):
             z = to_python_complex(value)
             return UComplex(z.real, z.imag)

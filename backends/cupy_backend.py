@@ -1,0 +1,346 @@
+"""The CuPy backend: complex64/complex128 states on NVIDIA GPUs, run by the CUDA kernels in
+``backends/cuda/*.cu``. Chosen automatically for ``cupy.ndarray`` states
+(``gq.zeros(n, numbers="complex64", device="gpu")``, or ``gq.StateVector(cupy_array)``).
+
+Kernels compile lazily, one CuPy ``RawModule`` per precision with ``typedef ... real_t;``
+prepended to the same source, so each compiled module lands in CuPy's on-disk cache and the
+next process loads it instead of compiling. Gate data travels by value in an ``OpParams``
+struct (a NumPy structured scalar laid out like the C struct): no device allocation and no
+synchronisation per gate. Runs of gates on the lowest qubits (the planner's block runs) are
+applied in shared-memory tiles. A state of shape ``(batch, 2**n)`` is a batch: every primitive
+acts on all its rows in one launch.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .protocol import GenericBackend
+
+CUDA_DIR = Path(__file__).resolve().parent / "cuda"
+SOURCES = ("statevector.cu", "iqp.cu")
+MAX_DIM = 8
+MAX_FIXED = 24
+TILE_BITS = 10
+"""Shared-memory tiles of 2**10 amplitudes (16 KiB in complex128) for block runs."""
+THREADS = 256
+MAX_BLOCKS = 65536
+"""Grid cap: grid-stride loops cover the rest (seed 002)."""
+KIND_CODES = {"matrix": 0, "diagonal": 1, "permutation": 2}
+_REAL = {
+    np.dtype(np.complex64): np.dtype(np.float32),
+    np.dtype(np.complex128): np.dtype(np.float64),
+}
+
+
+def _cupy():
+    try:
+        import cupy
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        from ..errors import UnknownBackendError
+
+        raise UnknownBackendError(
+            "the cupy backend needs CuPy and an NVIDIA GPU: pip install 'genqsim[cuda]'"
+        ) from exc
+    return cupy
+
+
+def kernel_source(dtype: np.dtype | str) -> str:
+    """The CUDA source compiled for one state dtype: the ``real_t`` typedef, then the files."""
+    real = "float" if np.dtype(dtype) == np.dtype(np.complex64) else "double"
+    body = "\n".join((CUDA_DIR / name).read_text() for name in SOURCES)
+    return f"typedef {real} real_t;\n{body}"
+
+
+@lru_cache(maxsize=2)
+def _module(dtype_name: str) -> Any:
+    cupy = _cupy()
+    return cupy.RawModule(code=kernel_source(dtype_name), options=("--std=c++14",))
+
+
+def _kernel(dtype: np.dtype, name: str) -> Any:
+    return _module(np.dtype(dtype).name).get_function(name)
+
+
+@lru_cache(maxsize=2)
+def op_dtype(real: np.dtype | str) -> np.dtype:
+    """The NumPy layout of the C ``OpParams`` struct for ``real_t`` = ``real``."""
+    return np.dtype(
+        [
+            ("control_value", np.int64),
+            ("offsets", np.int64, (MAX_DIM,)),
+            ("data", np.dtype(real), (2 * MAX_DIM * MAX_DIM,)),
+            ("fixed", np.int32, (MAX_FIXED,)),
+            ("perm", np.int32, (MAX_DIM,)),
+            ("n_fixed", np.int32),
+            ("dim", np.int32),
+            ("kind", np.int32),
+            ("active", np.int32),
+        ],
+        align=True,
+    )
+
+
+def _launch_size(work: int) -> tuple[tuple[int], tuple[int]]:
+    blocks = max(1, min(MAX_BLOCKS, -(-work // THREADS)))
+    return (blocks,), (THREADS,)
+
+
+def _as_complex(values: Any, dtype: np.dtype) -> np.ndarray:
+    return np.asarray(values, dtype=np.complex128).astype(dtype)
+
+
+def encode_op(kind: str, data: Any, targets, controls, control_values, dtype) -> np.ndarray | None:
+    """One primitive call as a one-element ``OpParams`` array (CuPy passes it to the kernel
+    by value, as a struct), or ``None`` when it is too wide to travel by value (more than 3
+    targets or more than 24 involved qubits)."""
+    k = len(targets)
+    dim = 1 << k
+    fixed = sorted(tuple(targets) + tuple(controls))
+    if dim > MAX_DIM or len(fixed) > MAX_FIXED:
+        return None
+    packed = np.zeros(1, dtype=op_dtype(_REAL[np.dtype(dtype)]))
+    record = packed[0]  # a structured scalar is a view: writes land in `packed`
+    record["control_value"] = sum(1 << c for c, v in zip(controls, control_values) if v)
+    for r in range(dim):
+        record["offsets"][r] = sum(1 << t for pos, t in enumerate(targets) if r >> pos & 1)
+    record["fixed"][: len(fixed)] = fixed
+    record["n_fixed"], record["dim"], record["kind"] = len(fixed), dim, KIND_CODES[kind]
+    if kind == "matrix":
+        values = _as_complex(data, dtype).reshape(-1)
+        record["active"] = (1 << dim) - 1
+    elif kind == "diagonal":
+        values = _as_complex(data, dtype).reshape(-1)
+        record["active"] = sum(1 << r for r in range(dim) if values[r] != 1)
+    else:
+        perm, phases = data
+        values = np.ones(dim, dtype=dtype) if phases is None else _as_complex(phases, dtype)
+        record["perm"][:dim] = [int(p) for p in perm]
+        record["active"] = sum(1 << r for r in range(dim) if int(perm[r]) != r or values[r] != 1)
+    interleaved = np.empty(2 * values.size, dtype=_REAL[np.dtype(dtype)])
+    interleaved[0::2], interleaved[1::2] = values.real, values.imag
+    record["data"][: interleaved.size] = interleaved
+    return packed
+
+
+def _dense_of(kind: str, data: Any, dim: int) -> np.ndarray:
+    """The dense matrix of a diagonal or permutation call (for the wide fallback)."""
+    if kind == "matrix":
+        return np.asarray(data, dtype=np.complex128)
+    out = np.zeros((dim, dim), dtype=np.complex128)
+    if kind == "diagonal":
+        np.fill_diagonal(out, np.asarray(data, dtype=np.complex128))
+        return out
+    perm, phases = data
+    for j in range(dim):
+        out[int(perm[j]), j] = 1 if phases is None else phases[j]
+    return out
+
+
+class CupyBackend(GenericBackend):
+    """CUDA kernels for complex64/complex128 CuPy arrays (1-D states or (batch, 2**n))."""
+
+    name = "cupy"
+    priority = 20
+
+    def __init__(self) -> None:
+        import importlib.util
+
+        if importlib.util.find_spec("cupy") is None:  # unavailable, without importing CuPy
+            raise ImportError("CuPy is not installed")
+
+    def supports(self, array: Any) -> bool:
+        return (
+            type(array).__module__.startswith("cupy")
+            and np.dtype(array.dtype) in _REAL
+            and array.ndim in (1, 2)
+        )
+
+    # -- gates ---------------------------------------------------------------------------------
+    def _apply(self, state, kind, data, targets, controls, control_values) -> None:
+        targets, controls = tuple(targets), tuple(controls)
+        control_values = tuple(control_values) or (1,) * len(controls)
+        dtype = np.dtype(state.dtype)
+        size = state.shape[-1]
+        batch = state.shape[0] if state.ndim == 2 else 1
+        n_iter = size >> (len(targets) + len(controls))
+        record = encode_op(kind, data, targets, controls, control_values, dtype)
+        if record is not None:
+            if record["active"][0] == 0:
+                return
+            grid, block = _launch_size(n_iter * batch)
+            _kernel(dtype, "apply_op")(
+                grid, block, (state, record, np.int64(n_iter), np.int64(size), np.int64(batch))
+            )
+            return
+        self._apply_wide(state, _dense_of(kind, data, 1 << len(targets)), targets, controls,
+                         control_values, n_iter, batch)  # fmt: skip
+
+    def _apply_wide(self, state, matrix, targets, controls, control_values, n_iter, batch):
+        cupy = _cupy()
+        dtype = np.dtype(state.dtype)
+        dim = 1 << len(targets)
+        fixed = sorted(targets + controls)
+        offsets = [sum(1 << t for pos, t in enumerate(targets) if r >> pos & 1) for r in range(dim)]
+        grid, block = _launch_size(n_iter * batch)
+        scratch = cupy.empty(grid[0] * block[0] * dim, dtype=dtype)
+        value = sum(1 << c for c, v in zip(controls, control_values) if v)
+        _kernel(dtype, "apply_dense_wide")(
+            grid,
+            block,
+            (state, cupy.asarray(matrix.astype(dtype)), cupy.asarray(offsets, dtype=np.int64),
+             cupy.asarray(fixed, dtype=np.int32), np.int32(len(fixed)), np.int64(value),
+             np.int32(dim), scratch, np.int64(n_iter), np.int64(state.shape[-1]),
+             np.int64(batch)),
+        )  # fmt: skip
+
+    def apply_matrix(self, state, matrix, targets, controls=(), control_values=()) -> None:
+        self._apply(state, "matrix", matrix, targets, controls, control_values)
+
+    def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
+        self._apply(state, "diagonal", diagonal, targets, controls, control_values)
+
+    def apply_permutation(
+        self, state, permutation, phases, targets, controls=(), control_values=()
+    ) -> None:
+        self._apply(state, "permutation", (permutation, phases), targets, controls, control_values)
+
+    # -- block runs in shared memory -----------------------------------------------------------
+    def preferred_block_qubits(self, dtype: np.dtype) -> int:
+        """Runs of gates below this qubit are applied in shared-memory tiles."""
+        return TILE_BITS
+
+    def apply_block_run(self, state, run) -> None:
+        dtype = np.dtype(state.dtype)
+        key = ("cupy", dtype.name)
+        if key not in run.encoded:
+            records = [
+                encode_op(c.kind, c.data, c.targets, c.controls,
+                          c.control_values or (1,) * len(c.controls), dtype)
+                for c in run.calls
+            ]  # fmt: skip
+            if any(r is None for r in records):
+                run.encoded[key] = None
+            else:
+                run.encoded[key] = _cupy().asarray(np.concatenate(records).view(np.uint8))
+        ops = run.encoded[key]
+        if ops is None or state.shape[-1] < (1 << run.block_qubits):
+            for call in run.calls:
+                call.run(self, state)
+            return
+        n_tiles = state.size >> run.block_qubits
+        grid = (max(1, min(MAX_BLOCKS, n_tiles)),)
+        shared = (1 << run.block_qubits) * dtype.itemsize
+        _kernel(dtype, "apply_tile_run")(
+            grid, (THREADS,), (state, ops, np.int32(len(run.calls)), np.int32(run.block_qubits),
+                               np.int64(n_tiles)), shared_mem=shared,
+        )  # fmt: skip
+
+    # -- reductions ----------------------------------------------------------------------------
+    def probabilities(self, state, qubits, numbers):
+        from ..kernels import marginalize
+
+        cupy = _cupy()
+        dtype = np.dtype(state.dtype)
+        out = cupy.empty(state.shape, dtype=_REAL[dtype])
+        grid, block = _launch_size(state.size)
+        _kernel(dtype, "abs2")(grid, block, (state, out, np.int64(state.size)))
+        return out if qubits is None else marginalize(out, qubits)
+
+    def inner(self, a, b, numbers):
+        return complex(_cupy().vdot(a, b))
+
+    def norm_squared(self, state, numbers):
+        return float(_cupy().vdot(state, state).real)
+
+    def expectation_pauli(self, state, x_mask, z_mask, numbers):
+        cupy = _cupy()
+        dtype = np.dtype(state.dtype)
+        grid, block = _launch_size(state.size)
+        grid = (min(grid[0], 1024),)
+        partial = cupy.empty(grid[0], dtype=dtype)
+        _kernel(dtype, "pauli_expectation_partial")(
+            grid, block, (state, np.int64(state.size), np.int64(x_mask), np.int64(z_mask), partial),
+            shared_mem=THREADS * dtype.itemsize,
+        )  # fmt: skip
+        return complex(partial.sum())
+
+    def sample_counts(self, state, qubits, shots: int, seed: int | None) -> dict[int, int]:
+        """``{basis index: count}`` of ``shots`` draws, drawn on the device."""
+        cupy = _cupy()
+        p = self.probabilities(state, qubits, None).astype(np.float64)
+        cdf = cupy.cumsum(p)
+        draws = cupy.random.RandomState(seed).random_sample(shots) * cdf[-1]
+        picks = cupy.minimum(cupy.searchsorted(cdf, draws, side="right"), p.size - 1)
+        counts = cupy.bincount(picks, minlength=p.size)
+        found = cupy.flatnonzero(counts)
+        return dict(zip(found.get().tolist(), counts[found].get().tolist()))
+
+    # -- arrays --------------------------------------------------------------------------------
+    def zeros(self, n_qubits: int, numbers) -> Any:
+        cupy = _cupy()
+        check_device_fits(n_qubits, numbers.dtype.itemsize)
+        state = cupy.zeros(1 << n_qubits, dtype=numbers.dtype)
+        state[0] = 1
+        return state
+
+    def asarray(self, array: Any, numbers) -> Any:
+        return _cupy().asarray(numbers.array(np.asarray(array)))
+
+    def to_numpy(self, state: Any) -> np.ndarray:
+        return _cupy().asnumpy(state)
+
+
+def check_device_fits(n_qubits: int, itemsize: int) -> None:
+    """Refuse a state larger than the GPU's free memory, before allocating."""
+    from ..errors import StateTooLargeError
+
+    cupy = _cupy()
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    need = itemsize << n_qubits
+    if need > free:
+        raise StateTooLargeError(
+            f"a {n_qubits}-qubit state needs {need / 2**30:.2f} GiB of GPU memory but only "
+            f"{free / 2**30:.2f} GiB is free"
+        )
+
+
+def iqp_encode_device(data: Any, zz: bool, dtype: np.dtype) -> Any:
+    """IQP states on the GPU: one sample (1-D data) or a batch (2-D), shape (batch, 2**n).
+    n <= 10: phase, FWT and normalisation in one launch; larger n: phase+normalise, the low 10
+    FWT stages in shared memory, then one launch per higher stage."""
+    from genqsim.library import _iqp_size
+
+    cupy = _cupy()
+    dtype = np.dtype(dtype)
+    host = np.atleast_2d(np.asarray(data, dtype=np.float64))
+    batch, n_data = host.shape
+    n = _iqp_size(n_data, zz)
+    size = 1 << n
+    d = cupy.asarray(host.astype(_REAL[dtype]))
+    out = cupy.empty((batch, size), dtype=dtype)
+    args_tail = (np.int32(n), np.int32(n_data), np.int32(int(zz)), np.int64(batch))
+    if n <= TILE_BITS:
+        grid = (max(1, min(MAX_BLOCKS, batch)),)
+        _kernel(dtype, "iqp_encode_small")(
+            grid, (min(THREADS, max(32, size // 2)),), (out, d, *args_tail),
+            shared_mem=size * dtype.itemsize,
+        )  # fmt: skip
+        return out
+    grid, block = _launch_size(batch * size)
+    _kernel(dtype, "iqp_phase_normalised")(grid, block, (out, d, *args_tail))
+    n_tiles = (batch * size) >> TILE_BITS
+    tile_grid = (max(1, min(MAX_BLOCKS, n_tiles)),)
+    _kernel(dtype, "fwt_low_stages")(
+        tile_grid, (THREADS,), (out, np.int32(TILE_BITS), np.int64(n_tiles)),
+        shared_mem=(1 << TILE_BITS) * dtype.itemsize,
+    )  # fmt: skip
+    pairs = batch * size // 2
+    grid, block = _launch_size(pairs)
+    for s in range(TILE_BITS, n):
+        _kernel(dtype, "fwt_stage")(grid, block, (out, np.int32(s), np.int64(pairs)))
+    return out
