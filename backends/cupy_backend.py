@@ -38,15 +38,10 @@ _REAL = {
 
 
 def _cupy():
-    try:
-        import cupy
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        from ..errors import UnknownBackendError
+    from ..errors import UnknownBackendError
+    from ..optional import require
 
-        raise UnknownBackendError(
-            "the cupy backend needs CuPy and an NVIDIA GPU: pip install 'genqsim[cuda]'"
-        ) from exc
-    return cupy
+    return require("cupy", "cuda", "the cupy backend (an NVIDIA GPU)", UnknownBackendError)
 
 
 def kernel_source(dtype: np.dtype | str) -> str:

@@ -38,7 +38,6 @@ __device__ __forceinline__ void fwt_stages_in_block(cplx* v, index_t size, int f
 // (grid-stride over the batch), 2**n amplitudes in shared memory.
 extern "C" __global__ void iqp_encode_small(cplx* out, const real_t* data, int n, int n_data,
                                             int zz, index_t batch) {
-    extern __shared__ unsigned char shared_bytes[];
     cplx* v = reinterpret_cast<cplx*>(shared_bytes);
     const index_t size = ((index_t)1) << n;
     const real_t scale = (real_t)1 / (real_t)size;
@@ -68,17 +67,9 @@ extern "C" __global__ void iqp_phase_normalised(cplx* out, const real_t* data, i
 // Step 2: the low `tile_bits` FWT stages of every tile of 2**tile_bits amplitudes, in shared
 // memory (tiles never straddle samples: 2**tile_bits divides 2**n).
 extern "C" __global__ void fwt_low_stages(cplx* v, int tile_bits, index_t n_tiles) {
-    extern __shared__ unsigned char shared_bytes[];
-    cplx* tile = reinterpret_cast<cplx*>(shared_bytes);
-    const index_t tile_size = ((index_t)1) << tile_bits;
-    for (index_t t = blockIdx.x; t < n_tiles; t += gridDim.x) {
-        cplx* g = v + t * tile_size;
-        for (index_t j = threadIdx.x; j < tile_size; j += blockDim.x) tile[j] = g[j];
-        __syncthreads();
+    for_each_tile(v, tile_bits, n_tiles, [&](cplx* tile, index_t tile_size) {
         fwt_stages_in_block(tile, tile_size, 0, tile_bits);
-        for (index_t j = threadIdx.x; j < tile_size; j += blockDim.x) g[j] = tile[j];
-        __syncthreads();
-    }
+    });
 }
 
 // Step 3: one higher stage `s` over the batch (pairs (i, i + 2**s) within each sample).

@@ -14,7 +14,8 @@
 
 typedef long long index_t;
 
-struct cplx {
+// Aligned to its full size so a load or store of one amplitude is a single vector access.
+struct __align__(2 * sizeof(real_t)) cplx {
     real_t re, im;
 };
 
@@ -29,6 +30,9 @@ __device__ __forceinline__ cplx c_mul(cplx a, cplx b) {
     return c_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
 __device__ __forceinline__ cplx c_conj(cplx a) { return c_make(a.re, -a.im); }
+
+// Dynamic shared memory of every kernel that uses it (sized at launch).
+extern __shared__ __align__(16) unsigned char shared_bytes[];
 
 #define MAX_DIM 8      // by-value operations act on at most 3 target qubits
 #define MAX_FIXED 24   // targets + controls of one operation
@@ -130,18 +134,31 @@ extern "C" __global__ void apply_dense_wide(cplx* psi, const cplx* matrix, const
     }
 }
 
-// A run of operations, all on qubits below `tile_bits`, applied tile by tile in shared
-// memory: each block loads 2**tile_bits consecutive amplitudes (coalesced), applies every
-// operation with __syncthreads() between them, and stores the tile once.
-extern "C" __global__ void apply_tile_run(cplx* psi, const OpParams* ops, int n_ops, int tile_bits,
-                                          index_t n_tiles) {
-    extern __shared__ unsigned char shared_bytes[];
+// Copy a tile between global and shared memory with the whole block (coalesced), then sync.
+__device__ __forceinline__ void block_copy(cplx* dst, const cplx* src, index_t size) {
+    for (index_t j = threadIdx.x; j < size; j += blockDim.x) dst[j] = src[j];
+    __syncthreads();
+}
+
+// Run `body(tile, tile_size)` on every tile of 2**tile_bits consecutive amplitudes of `v`,
+// each loaded into shared memory by the whole block (coalesced) and stored back once.
+template <typename Body>
+__device__ __forceinline__ void for_each_tile(cplx* v, int tile_bits, index_t n_tiles, Body body) {
     cplx* tile = reinterpret_cast<cplx*>(shared_bytes);
     const index_t tile_size = ((index_t)1) << tile_bits;
     for (index_t t = blockIdx.x; t < n_tiles; t += gridDim.x) {
-        cplx* global = psi + t * tile_size;
-        for (index_t j = threadIdx.x; j < tile_size; j += blockDim.x) tile[j] = global[j];
-        __syncthreads();
+        cplx* global = v + t * tile_size;
+        block_copy(tile, global, tile_size);
+        body(tile, tile_size);
+        block_copy(global, tile, tile_size);
+    }
+}
+
+// A run of operations, all on qubits below `tile_bits`, applied tile by tile in shared
+// memory: every operation with __syncthreads() between them, one global read and write.
+extern "C" __global__ void apply_tile_run(cplx* psi, const OpParams* ops, int n_ops, int tile_bits,
+                                          index_t n_tiles) {
+    for_each_tile(psi, tile_bits, n_tiles, [&](cplx* tile, index_t tile_size) {
         for (int o = 0; o < n_ops; ++o) {
             const OpParams& op = ops[o];
             const index_t n_iter = tile_size >> op.n_fixed;
@@ -149,9 +166,7 @@ extern "C" __global__ void apply_tile_run(cplx* psi, const OpParams* ops, int n_
                 apply_op_at(tile, deposit_zeros(i, op.fixed, op.n_fixed) | op.control_value, op);
             __syncthreads();
         }
-        for (index_t j = threadIdx.x; j < tile_size; j += blockDim.x) global[j] = tile[j];
-        __syncthreads();
-    }
+    });
 }
 
 // Partial sums of <psi| X^x Z^z |psi> (without the i**n_y factor): block b writes its sum of
@@ -159,7 +174,6 @@ extern "C" __global__ void apply_tile_run(cplx* psi, const OpParams* ops, int n_
 // on the device. No copy of the state, no host round trip.
 extern "C" __global__ void pauli_expectation_partial(const cplx* psi, index_t size, index_t x_mask,
                                                      index_t z_mask, cplx* partial) {
-    extern __shared__ unsigned char shared_bytes[];
     cplx* sums = reinterpret_cast<cplx*>(shared_bytes);
     cplx acc = c_make(0, 0);
     for (index_t j = blockIdx.x * (index_t)blockDim.x + threadIdx.x; j < size;

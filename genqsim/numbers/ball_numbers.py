@@ -18,6 +18,7 @@ import numpy as np
 import sympy
 
 from ..errors import NonFiniteError, NumberTypeError
+from ..optional import require
 from .base import Number, NumberSystem
 from .numeric import to_python_complex
 
@@ -25,13 +26,7 @@ DEFAULT_BITS = 53
 
 
 def _flint():
-    try:
-        import flint
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise NumberTypeError(
-            "numbers='ball' needs python-flint: pip install 'genqsim[interval]'"
-        ) from exc
-    return flint
+    return require("flint", "interval", "numbers='ball'")
 
 
 class BallNumbers(NumberSystem):
@@ -99,21 +94,22 @@ class BallNumbers(NumberSystem):
     def to_complex(self, value: Number) -> complex:
         return complex(self.scalar(value).mid())
 
-    def exp(self, x: Number) -> Any:
+    def _enclose(self, x: Number, function: str) -> Any:
+        """``function`` of ``x``, an enclosure computed at this system's precision."""
         with self.context():
-            return self.flint.acb(x).exp()
+            return getattr(self.flint.acb(x), function)()
+
+    def exp(self, x: Number) -> Any:
+        return self._enclose(x, "exp")
 
     def cos(self, x: Number) -> Any:
-        with self.context():
-            return self.flint.acb(x).cos()
+        return self._enclose(x, "cos")
 
     def sin(self, x: Number) -> Any:
-        with self.context():
-            return self.flint.acb(x).sin()
+        return self._enclose(x, "sin")
 
     def sqrt(self, x: Number) -> Any:
-        with self.context():
-            return self.flint.acb(x).sqrt()
+        return self._enclose(x, "sqrt")
 
     def conj(self, x: Number) -> Any:
         return self.flint.acb(x).conjugate()

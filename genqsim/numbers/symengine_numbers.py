@@ -18,19 +18,14 @@ import numpy as np
 import sympy
 
 from ..errors import NotNumericError, NumberTypeError
+from ..optional import require
 from .base import Number, NumberSystem
 from .numeric import to_python_complex
 from .sympy_numbers import SympyNumbers
 
 
 def _symengine():
-    try:
-        import symengine
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise NumberTypeError(
-            "numbers='symengine' needs symengine: pip install 'genqsim[symbolic]'"
-        ) from exc
-    return symengine
+    return require("symengine", "symbolic", "numbers='symengine'")
 
 
 class SymengineNumbers(NumberSystem):

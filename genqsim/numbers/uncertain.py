@@ -19,18 +19,13 @@ import numpy as np
 import sympy
 
 from ..errors import NonFiniteError, NumberTypeError
+from ..optional import require
 from .base import Number, NumberSystem
 from .numeric import to_python_complex
 
 
 def _umath():
-    try:
-        from uncertainties import umath
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise NumberTypeError(
-            "numbers='uncertain' needs the uncertainties package: pip install 'genqsim[uncertain]'"
-        ) from exc
-    return umath
+    return require("uncertainties.umath", "uncertain", "numbers='uncertain'")
 
 
 def is_uncertain_value(x: Any) -> bool:
