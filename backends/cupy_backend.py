@@ -27,6 +27,9 @@ MAX_DIM = 8
 MAX_FIXED = 24
 TILE_BITS = 10
 """Shared-memory tiles of 2**10 amplitudes (16 KiB in complex128) for block runs."""
+LOW_BITS = 5
+"""Every tile holds the lowest 5 qubits: global accesses come in series of 32 amplitudes."""
+MAX_TILE_BITS = 16
 THREADS = 256
 MAX_BLOCKS = 65536
 """Grid cap: grid-stride loops cover the rest (seed 002)."""
@@ -78,6 +81,24 @@ def op_dtype(real: np.dtype | str) -> np.dtype:
         ],
         align=True,
     )
+
+
+@lru_cache(maxsize=1)
+def tile_dtype() -> np.dtype:
+    """The NumPy layout of the C ``TileQubits`` struct."""
+    return np.dtype(
+        [("q", np.int32, (MAX_TILE_BITS,)), ("n", np.int32), ("state_bits", np.int32),
+         ("contiguous", np.int32)],
+        align=True,
+    )  # fmt: skip
+
+
+def tile_record(qubits, state_bits: int, contiguous: bool) -> np.ndarray:
+    """A one-element ``TileQubits`` array (passed to the kernel by value)."""
+    packed = np.zeros(1, dtype=tile_dtype())
+    packed["q"][0, : len(qubits)] = qubits
+    packed["n"], packed["state_bits"], packed["contiguous"] = len(qubits), state_bits, contiguous
+    return packed
 
 
 def _launch_size(work: int) -> tuple[tuple[int], tuple[int]]:
@@ -206,8 +227,16 @@ class CupyBackend(GenericBackend):
 
     # -- block runs in shared memory -----------------------------------------------------------
     def preferred_block_qubits(self, dtype: np.dtype) -> int:
-        """Runs of gates below this qubit are applied in shared-memory tiles."""
+        """Tiles of 2**TILE_BITS amplitudes are applied in shared memory."""
         return TILE_BITS
+
+    def group_runs(self, calls, n_qubits: int):
+        """The planner's grouping for this backend: tiles that always hold the lowest
+        LOW_BITS qubits (coalesced series of 32 amplitudes) plus any others, high ones
+        included, so runs on high qubits are applied in shared memory too (MSB scheme)."""
+        from ..plan import group_tile_runs
+
+        return group_tile_runs(calls, n_qubits, TILE_BITS, LOW_BITS)
 
     def apply_block_run(self, state, run) -> None:
         dtype = np.dtype(state.dtype)
@@ -216,23 +245,25 @@ class CupyBackend(GenericBackend):
             records = [
                 encode_op(c.kind, c.data, c.targets, c.controls,
                           c.control_values or (1,) * len(c.controls), dtype)
-                for c in run.calls
+                for c in run.local_calls
             ]  # fmt: skip
-            if any(r is None for r in records):
-                run.encoded[key] = None
-            else:
-                run.encoded[key] = _cupy().asarray(np.concatenate(records).view(np.uint8))
+            run.encoded[key] = (
+                None
+                if any(r is None for r in records)
+                else _cupy().asarray(np.concatenate(records).view(np.uint8))
+            )
         ops = run.encoded[key]
-        if ops is None or state.shape[-1] < (1 << run.block_qubits):
+        state_bits = int(state.shape[-1]).bit_length() - 1
+        if ops is None or run.block_qubits > min(state_bits, MAX_TILE_BITS):
             for call in run.calls:
                 call.run(self, state)
             return
+        tiles = tile_record(run.qubits, state_bits, run.contiguous)
         n_tiles = state.size >> run.block_qubits
         grid = (max(1, min(MAX_BLOCKS, n_tiles)),)
-        shared = (1 << run.block_qubits) * dtype.itemsize
         _kernel(dtype, "apply_tile_run")(
-            grid, (THREADS,), (state, ops, np.int32(len(run.calls)), np.int32(run.block_qubits),
-                               np.int64(n_tiles)), shared_mem=shared,
+            grid, (THREADS,), (state, ops, np.int32(len(run.calls)), tiles, np.int64(n_tiles)),
+            shared_mem=(1 << run.block_qubits) * dtype.itemsize,
         )  # fmt: skip
 
     # -- reductions ----------------------------------------------------------------------------
@@ -331,7 +362,7 @@ def iqp_encode_device(data: Any, zz: bool, dtype: np.dtype) -> Any:
     n_tiles = (batch * size) >> TILE_BITS
     tile_grid = (max(1, min(MAX_BLOCKS, n_tiles)),)
     _kernel(dtype, "fwt_low_stages")(
-        tile_grid, (THREADS,), (out, np.int32(TILE_BITS), np.int64(n_tiles)),
+        tile_grid, (THREADS,), (out, np.int32(TILE_BITS), np.int32(n), np.int64(n_tiles)),
         shared_mem=(1 << TILE_BITS) * dtype.itemsize,
     )  # fmt: skip
     pairs = batch * size // 2

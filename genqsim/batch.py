@@ -37,7 +37,7 @@ def apply_batch(circuit: Circuit, states: Any, fuse: int | bool | None = None) -
     check_bound(circuit, numbers)
     if type(states).__module__.startswith("cupy"):
         backend = select_backend(states, "cupy")
-        plan = build_plan(circuit, numbers, fuse, backend.preferred_block_qubits(dtype))
+        plan = build_plan(circuit, numbers, fuse, None, backend.group_runs)
         run_plan(plan, backend, states)
         return states
     row = np.ascontiguousarray(states[0]) if shape[0] else np.zeros(shape[1], dtype)

@@ -61,16 +61,35 @@ def run_restricted(call: Call, backend: Any, state: Any, numbers: NumberSystem) 
 
 
 class BlockRun:
-    """A run of calls that all act on qubits below ``block_qubits``: a backend with
-    ``apply_block_run`` applies the whole run to one cache-sized block of the state at a time;
-    any other backend simply runs the calls in order."""
+    """A run of calls that all act on the ``block_qubits`` qubits of ``qubits`` (by default the
+    lowest ones): a backend with ``apply_block_run`` applies the whole run to one block of the
+    state at a time — the amplitudes that differ only on those qubits, held in cache or shared
+    memory; any other backend simply runs the calls in order. ``local_calls`` are the calls
+    with each qubit renamed to its position in ``qubits`` (what a kernel working on a gathered
+    block sees)."""
 
     kind = "block_run"
 
-    def __init__(self, calls: Sequence[Call], block_qubits: int) -> None:
+    def __init__(
+        self, calls: Sequence[Call], block_qubits: int, qubits: Sequence[int] | None = None
+    ) -> None:
         self.calls = list(calls)
         self.block_qubits = block_qubits
+        self.qubits = tuple(range(block_qubits)) if qubits is None else tuple(sorted(qubits))
+        if len(self.qubits) != block_qubits:
+            raise ValueError(f"a block of {block_qubits} qubits cannot span {self.qubits}")
+        position = {q: i for i, q in enumerate(self.qubits)}
+        self.local_calls = [
+            Call(c.kind, c.data, tuple(position[q] for q in c.targets),
+                 tuple(position[q] for q in c.controls), c.control_values)
+            for c in self.calls
+        ]  # fmt: skip
         self.encoded: dict = {}  # backend-specific encodings, filled on first use
+
+    @property
+    def contiguous(self) -> bool:
+        """Whether the block is the lowest qubits (a block is a run of consecutive amplitudes)."""
+        return self.qubits == tuple(range(self.block_qubits))
 
     def run(self, backend: Any, state: Any, context: Any = None) -> None:
         apply = getattr(backend, "apply_block_run", None)
@@ -81,7 +100,7 @@ class BlockRun:
             apply(state, self)
 
     def __repr__(self) -> str:
-        return f"<BlockRun of {len(self.calls)} calls on qubits < {self.block_qubits}>"
+        return f"<BlockRun of {len(self.calls)} calls on qubits {list(self.qubits)}>"
 
 
 def group_block_runs(
@@ -107,6 +126,52 @@ def group_block_runs(
             run.append(call)
         else:
             flush()
+            out.append(call)
+    flush()
+    return out
+
+
+def group_tile_runs(
+    calls: Sequence[Call], n_qubits: int, tile_qubits: int, low_qubits: int
+) -> list[Call | BlockRun]:
+    """Group consecutive gate calls into :class:`BlockRun` s over tiles of ``tile_qubits``
+    qubits that always include the lowest ``low_qubits`` (so each tile is read as series of
+    ``2**low_qubits`` consecutive amplitudes, coalesced on a GPU) plus up to
+    ``tile_qubits - low_qubits`` others, high ones included (seed 001's MSB scheme). A run
+    grows while its calls' qubits fit in one tile; it is padded with the lowest free qubits."""
+    if n_qubits < tile_qubits + 1:
+        return list(calls)
+    low = set(range(low_qubits))
+    out: list[Call | BlockRun] = []
+    run: list[Call] = []
+    extra: set[int] = set()
+
+    def flush() -> None:
+        if len(run) >= 2:
+            qubits = low | extra
+            for q in range(n_qubits):  # pad with the lowest free qubits
+                if len(qubits) == tile_qubits:
+                    break
+                qubits.add(q)
+            out.append(BlockRun(run.copy(), tile_qubits, sorted(qubits)))
+        else:
+            out.extend(run)
+        run.clear()
+        extra.clear()
+
+    for call in calls:
+        involved = set(call.targets + call.controls)
+        is_gate = call.kind in ("matrix", "diagonal", "permutation")
+        wanted = extra | (involved - low)
+        if is_gate and len(low) + len(wanted) <= tile_qubits:
+            run.append(call)
+            extra.update(wanted)
+            continue
+        flush()
+        if is_gate and len(low | involved) <= tile_qubits:
+            run.append(call)
+            extra.update(involved - low)
+        else:
             out.append(call)
     flush()
     return out
@@ -170,10 +235,12 @@ def build_plan(
     numbers: NumberSystem,
     fuse: int | bool | None = None,
     block_qubits: int | None = None,
+    grouping: Any = None,
 ) -> list[Call | BlockRun]:
     """Validate ``circuit`` for ``numbers`` and turn it into primitive calls, fusing
     neighbouring gates into blocks (widths from ``fusion_widths(numbers, fuse)``) and grouping
-    runs on the lowest ``block_qubits`` qubits for cache-blocked execution."""
+    runs on the lowest ``block_qubits`` qubits for cache-blocked execution — or with
+    ``grouping(calls, n_qubits)`` where a backend brings its own (GPU tiles)."""
     check_bound(circuit, numbers)
     circuit, _ = circuit.split_terminal_measurements()  # those only feed sampling
     width, dense_width = fusion_widths(numbers, fuse)
@@ -182,6 +249,8 @@ def build_plan(
 
         circuit = fuse_circuit(circuit, numbers, width, dense_width)
     calls = [c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None]
+    if grouping is not None:
+        return grouping(calls, circuit.n_qubits)
     return group_block_runs(calls, circuit.n_qubits, block_qubits)
 
 

@@ -127,7 +127,8 @@ class StateVector:
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
             )
         with self.numbers.context():
-            plan = build_plan(circuit, self.numbers, fuse, self._block_qubits())
+            grouping = getattr(self.backend, "group_runs", None)
+            plan = build_plan(circuit, self.numbers, fuse, self._block_qubits(), grouping)
         context = _CollapseContext(self, _rng(seed)) if circuit.has_non_unitary else None
         bar = None
         if progress and len(plan) > 1:

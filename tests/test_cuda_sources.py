@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genqsim.backends.cupy_backend import SOURCES, kernel_source, op_dtype
+from genqsim.backends.cupy_backend import SOURCES, kernel_source, op_dtype, tile_dtype
 
 NVCC = shutil.which("nvcc")
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
@@ -51,7 +51,11 @@ int main() {
     std::printf(" %zu", offsetof(OpParams, n_fixed));
     std::printf(" %zu", offsetof(OpParams, dim));
     std::printf(" %zu", offsetof(OpParams, kind));
-    std::printf(" %zu\n", offsetof(OpParams, active));
+    std::printf(" %zu", offsetof(OpParams, active));
+    std::printf(" %zu", sizeof(TileQubits));
+    std::printf(" %zu", offsetof(TileQubits, n));
+    std::printf(" %zu", offsetof(TileQubits, state_bits));
+    std::printf(" %zu\n", offsetof(TileQubits, contiguous));
     return 0;
 }
 """
@@ -72,4 +76,10 @@ def test_op_struct_layout_matches_the_numpy_record(dtype, tmp_path):
     record = op_dtype(np.float32 if dtype == "complex64" else np.float64)
     fields = ["control_value", "offsets", "data", "fixed", "perm", "n_fixed", "dim", "kind",
               "active"]  # fmt: skip
-    assert numbers == [record.itemsize] + [record.fields[f][1] for f in fields]
+    tiles = tile_dtype()
+    assert numbers == (
+        [record.itemsize]
+        + [record.fields[f][1] for f in fields]
+        + [tiles.itemsize]
+        + [tiles.fields[f][1] for f in ("n", "state_bits", "contiguous")]
+    )

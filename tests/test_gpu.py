@@ -50,10 +50,12 @@ def test_gpu_equals_the_generic_routine_on_random_circuits(circuit, dtype, seed,
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_block_runs_in_shared_memory_equal_gate_by_gate(dtype):
-    n = 14  # > tile size: block runs form for the gates below qubit 10
+    n = 14  # tiles of 10 qubits: the lowest 5 plus any 5, high ones included
     circuit = gq.library.random_circuit(n, 6, seed=3)
     for q in range(8):
         circuit.cp(0.1 * q, q, q + 1).ccx(q, q + 1, q + 2)
+    for q in (13, 12, 11):  # a run on high qubits only (MSB tiles)
+        circuit.h(q).cp(0.3, q, 13 - (q == 13)).sx(q)
     host = random_state(n, np.random.default_rng(1))
     want = gq.StateVector(host.copy(), backend="numpy").apply(circuit, fuse=False).to_numpy()
     psi = _gpu_state(host, dtype).apply(circuit)

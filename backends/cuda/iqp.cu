@@ -66,8 +66,14 @@ extern "C" __global__ void iqp_phase_normalised(cplx* out, const real_t* data, i
 
 // Step 2: the low `tile_bits` FWT stages of every tile of 2**tile_bits amplitudes, in shared
 // memory (tiles never straddle samples: 2**tile_bits divides 2**n).
-extern "C" __global__ void fwt_low_stages(cplx* v, int tile_bits, index_t n_tiles) {
-    for_each_tile(v, tile_bits, n_tiles, [&](cplx* tile, index_t tile_size) {
+extern "C" __global__ void fwt_low_stages(cplx* v, int tile_bits, int state_bits,
+                                          index_t n_tiles) {
+    TileQubits tq;
+    for (int i = 0; i < MAX_TILE_BITS; ++i) tq.q[i] = i;
+    tq.n = tile_bits;
+    tq.state_bits = state_bits;
+    tq.contiguous = 1;
+    for_each_tile(v, tq, n_tiles, [&](cplx* tile, index_t tile_size) {
         fwt_stages_in_block(tile, tile_size, 0, tile_bits);
     });
 }

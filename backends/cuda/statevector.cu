@@ -134,31 +134,53 @@ extern "C" __global__ void apply_dense_wide(cplx* psi, const cplx* matrix, const
     }
 }
 
-// Copy a tile between global and shared memory with the whole block (coalesced), then sync.
-__device__ __forceinline__ void block_copy(cplx* dst, const cplx* src, index_t size) {
-    for (index_t j = threadIdx.x; j < size; j += blockDim.x) dst[j] = src[j];
-    __syncthreads();
+#define MAX_TILE_BITS 16
+
+// Which qubits a tile spans (seed 001's MSB scheme): the lowest few qubits keep the global
+// accesses coalesced (series of consecutive amplitudes), the others may be high qubits, so a
+// run of gates on high qubits is still applied in shared memory. Field order matches the NumPy
+// record genqsim.backends.cupy_backend.tile_dtype builds.
+struct TileQubits {
+    int q[MAX_TILE_BITS];  // sorted qubit of each tile bit
+    int n;                 // tile bits
+    int state_bits;        // qubits of one state (the batch stride is 2**state_bits)
+    int contiguous;        // q[i] == i for all i: tile t is amplitudes [t * 2**n, (t+1) * 2**n)
+};
+
+// The global offset (within its tile's base) of tile element j: bit i of j goes to q[i].
+__device__ __forceinline__ index_t tile_offset(index_t j, const TileQubits& tq) {
+    if (tq.contiguous) return j;
+    index_t out = 0;
+    for (int i = 0; i < tq.n; ++i) out |= ((j >> i) & 1) << tq.q[i];
+    return out;
 }
 
-// Run `body(tile, tile_size)` on every tile of 2**tile_bits consecutive amplitudes of `v`,
-// each loaded into shared memory by the whole block (coalesced) and stored back once.
+// Run `body(tile, tile_size)` on every tile of `v` (a batch of states): the whole block loads
+// the tile into shared memory, `body` works on it, the block stores it back once.
 template <typename Body>
-__device__ __forceinline__ void for_each_tile(cplx* v, int tile_bits, index_t n_tiles, Body body) {
+__device__ __forceinline__ void for_each_tile(cplx* v, const TileQubits& tq, index_t n_tiles,
+                                              Body body) {
     cplx* tile = reinterpret_cast<cplx*>(shared_bytes);
-    const index_t tile_size = ((index_t)1) << tile_bits;
+    const index_t tile_size = ((index_t)1) << tq.n;
+    const int free_bits = tq.state_bits - tq.n;
     for (index_t t = blockIdx.x; t < n_tiles; t += gridDim.x) {
-        cplx* global = v + t * tile_size;
-        block_copy(tile, global, tile_size);
+        const index_t sample = t >> free_bits;
+        const index_t within = t & ((((index_t)1) << free_bits) - 1);
+        cplx* base = v + (sample << tq.state_bits) + deposit_zeros(within, tq.q, tq.n);
+        for (index_t j = threadIdx.x; j < tile_size; j += blockDim.x) tile[j] = base[tile_offset(j, tq)];
+        __syncthreads();
         body(tile, tile_size);
-        block_copy(global, tile, tile_size);
+        for (index_t j = threadIdx.x; j < tile_size; j += blockDim.x) base[tile_offset(j, tq)] = tile[j];
+        __syncthreads();
     }
 }
 
-// A run of operations, all on qubits below `tile_bits`, applied tile by tile in shared
-// memory: every operation with __syncthreads() between them, one global read and write.
-extern "C" __global__ void apply_tile_run(cplx* psi, const OpParams* ops, int n_ops, int tile_bits,
-                                          index_t n_tiles) {
-    for_each_tile(psi, tile_bits, n_tiles, [&](cplx* tile, index_t tile_size) {
+// A run of operations, all on the tile's qubits (numbered by tile bit), applied tile by tile
+// in shared memory: every operation with __syncthreads() between them, one global read and
+// write of the state for the whole run.
+extern "C" __global__ void apply_tile_run(cplx* psi, const OpParams* ops, int n_ops,
+                                          const TileQubits tq, index_t n_tiles) {
+    for_each_tile(psi, tq, n_tiles, [&](cplx* tile, index_t tile_size) {
         for (int o = 0; o < n_ops; ++o) {
             const OpParams& op = ops[o];
             const index_t n_iter = tile_size >> op.n_fixed;
