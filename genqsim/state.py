@@ -189,7 +189,7 @@ class StateVector:
             raise InvalidProbabilityError("cannot normalise a zero state")
         scale = self.numbers.one / self.numbers.sqrt(n2)
         if self.numbers.dtype.kind == "c":
-            scale = np.asarray(scale).astype(self.numbers.dtype)
+            scale = np.asarray(scale).astype(self.numbers.dtype)[()]  # a scalar, for GPU arrays too
         with self.numbers.context():
             self._amplitudes *= scale
         return self
@@ -241,6 +241,8 @@ class StateVector:
     # -- sampling and measurement --------------------------------------------------------------
     def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
         p = self.probabilities(qubits)
+        if not isinstance(p, np.ndarray):  # a device array: the distribution comes to the host
+            p = self.backend.to_numpy(p)
         if p.dtype == object:
             p = np.array([self.numbers.to_complex(v).real for v in p], dtype=np.float64)
         p = np.asarray(p, dtype=np.float64)
@@ -301,6 +303,8 @@ class StateVector:
         p = self._numeric_distribution(qs)
         outcome = int(_rng(seed).choice(p.size, p=p))
         exact = self.probabilities(qs)[outcome]
+        if self.numbers.dtype.kind == "c":
+            exact = float(exact)  # also brings a device scalar to the host
         if self.numbers.symbolic:
             exact = self.numbers.simplify(exact)
         diagonal = [self.numbers.zero] * p.size

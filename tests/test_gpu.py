@@ -159,3 +159,14 @@ def test_second_process_loads_kernels_from_the_disk_cache():
     second = float(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                                   check=True).stdout)  # fmt: skip
     assert second < max(1.0, first)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_measurement_collapse_and_normalise_on_the_device(dtype):
+    c = gq.Circuit(3).h(0).cx(0, 1).measure(0, 0).h(2)
+    cpu = gq.simulate(c, numbers=dtype, seed=4)
+    gpu = gq.simulate(c, numbers=dtype, seed=4, device="gpu")
+    assert gpu.clbits == cpu.clbits
+    np.testing.assert_allclose(gpu.to_numpy(), cpu.to_numpy(), atol=TOL[dtype])
+    gpu.apply_matrix(np.diag([2.0, 1.0]), 2).normalize()
+    assert abs(gpu.norm_squared() - 1) < 10 * TOL[dtype]
