@@ -226,10 +226,6 @@ class CupyBackend(GenericBackend):
         self._apply(state, "permutation", (permutation, phases), targets, controls, control_values)
 
     # -- block runs in shared memory -----------------------------------------------------------
-    def preferred_block_qubits(self, dtype: np.dtype) -> int:
-        """Tiles of 2**TILE_BITS amplitudes are applied in shared memory."""
-        return TILE_BITS
-
     def group_runs(self, calls, n_qubits: int):
         """The planner's grouping for this backend: tiles that always hold the lowest
         LOW_BITS qubits (coalesced series of 32 amplitudes) plus any others, high ones

@@ -13,7 +13,7 @@ from .backends import select_backend
 from .circuit import Circuit
 from .errors import NotUnitaryError, NumberTypeError, QubitCountMismatchError, StateShapeError
 from .numbers import get_number_system
-from .plan import build_plan, check_bound, run_plan
+from .plan import check_bound, plan_for_backend, run_plan
 
 
 def apply_batch(circuit: Circuit, states: Any, fuse: int | bool | None = None) -> Any:
@@ -37,13 +37,10 @@ def apply_batch(circuit: Circuit, states: Any, fuse: int | bool | None = None) -
     check_bound(circuit, numbers)
     if type(states).__module__.startswith("cupy"):
         backend = select_backend(states, "cupy")
-        plan = build_plan(circuit, numbers, fuse, None, backend.group_runs)
-        run_plan(plan, backend, states)
+        run_plan(plan_for_backend(circuit, numbers, backend, fuse), backend, states)
         return states
-    row = np.ascontiguousarray(states[0]) if shape[0] else np.zeros(shape[1], dtype)
-    backend = select_backend(row)
-    preferred = getattr(backend, "preferred_block_qubits", None)
-    plan = build_plan(circuit, numbers, fuse, preferred(dtype) if preferred else None)
+    backend = select_backend(np.empty(0, dtype=dtype))
+    plan = plan_for_backend(circuit, numbers, backend, fuse)
     for b in range(shape[0]):
         if states[b].flags.c_contiguous:
             run_plan(plan, backend, states[b])

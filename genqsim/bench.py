@@ -128,16 +128,16 @@ def best_of(fn, repeat: int) -> float:
 
 def run_genqsim(case: Case, repeat: int, threads: int, fuse: bool) -> float:
     import genqsim as gq
-    from genqsim.plan import build_plan, run_plan
+    from genqsim.plan import build_plan, plan_for_backend, run_plan
 
     gq.set_num_threads(threads)
     c = gq.Circuit(case.n)
     for name, qubits, params in gate_list(case):
         getattr(c, name)(*params, *qubits)
     psi = gq.zeros(case.n, numbers=case.dtype)
-    # what StateVector.apply does: default fusion and cache blocking, or plain gate by gate
+    # what StateVector.apply does (default fusion and cache blocking), or plain gate by gate
     if fuse:
-        plan = build_plan(c, psi.numbers, None, psi._block_qubits())
+        plan = plan_for_backend(c, psi.numbers, psi.backend)
     else:
         plan = build_plan(c, psi.numbers, False)
     run_plan(plan, psi.backend, psi.amplitudes)  # compile / load kernels once

@@ -268,14 +268,13 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
     if "probabilities_symbolic" in result:
         lines += ["", "probabilities (bind the parameters with --bind for numbers):"]
         lines += [f"  |{k}>  {v}" for k, v in result["probabilities_symbolic"].items()]
-    if "probabilities_detail" in result:
+    shown = result.get("probabilities_detail") or {
+        k: f"{v:.6f}" for k, v in result.get("probabilities", {}).items()
+    }
+    if "probabilities_detail" in result or "probabilities" in result:
         at = ", ".join(f"{k}={v}" for k, v in result["bound"].items())
         lines += ["", f"probabilities{' at ' + at if at else ''}:"]
-        lines += [f"  |{k}>  {v}" for k, v in result["probabilities_detail"].items()]
-    elif "probabilities" in result:
-        at = ", ".join(f"{k}={v}" for k, v in result["bound"].items())
-        lines += ["", f"probabilities{' at ' + at if at else ''}:"]
-        lines += [f"  |{k}>  {v:.6f}" for k, v in result["probabilities"].items()]
+        lines += [f"  |{k}>  {v}" for k, v in shown.items()]
     if "expectation" in result:
         e = result["expectation"]
         text = f"<{e['observable']}> = {e['value']}"

@@ -157,8 +157,9 @@ def _apply_pauli_sum(
         out[:] = [ns.zero] * state.size
     flip = np.array([1, 0])
     y_phases, z_diag = ns.array([ns.I, -ns.I]), ns.array([ns.one, -ns.one])
+    tmp = np.empty_like(state)  # one scratch state for all terms
     for coeff, pauli in terms:
-        tmp = state.copy()
+        tmp[...] = state
         for q, letter in pauli:
             if letter == "X":
                 backend.apply_permutation(tmp, flip, None, (q,))
@@ -166,7 +167,8 @@ def _apply_pauli_sum(
                 backend.apply_permutation(tmp, flip, y_phases, (q,))
             elif letter == "Z":
                 backend.apply_diagonal(tmp, z_diag, (q,))
-        out += coeff * tmp
+        tmp *= coeff
+        out += tmp
     return out
 
 
@@ -176,17 +178,13 @@ def _real_inner(a: np.ndarray, b: np.ndarray, backend: Any, ns: NumberSystem) ->
     return ns.real(value) if a.dtype == object else float(np.real(value))
 
 
-def _initial(n: int, ns: NumberSystem, backend: Any) -> np.ndarray:
-    return backend.zeros(n, ns)
-
-
-def _forward(circuit: Circuit, values: dict, want_tangents: bool = True):
+def _forward(circuit: Circuit, values: dict):
     """Primal state and tangent arrays (``None`` for parameters no gate depends on)."""
     params = list(values)
     ns = get_number_system("complex128")
     sweep = _Sweep(params, ns, values)
     backend = select_backend(np.empty(0, dtype=np.complex128))
-    psi = _initial(circuit.n_qubits, ns, backend)
+    psi = backend.zeros(circuit.n_qubits, ns)
     tangents: list[np.ndarray | None] = [None] * len(params)
     for op in _unitary_operations(circuit):
         call, derivatives = sweep.calls(op)
@@ -195,14 +193,13 @@ def _forward(circuit: Circuit, values: dict, want_tangents: bool = True):
         for t in tangents:
             if t is not None:
                 call.run(backend, t)
-        if want_tangents:
-            for k, dcall in derivatives:
-                d = psi.copy()
-                run_restricted(dcall, backend, d, ns)
-                if tangents[k] is None:
-                    tangents[k] = d
-                else:
-                    tangents[k] += d
+        for k, dcall in derivatives:
+            d = psi.copy()
+            run_restricted(dcall, backend, d, ns)
+            if tangents[k] is None:
+                tangents[k] = d
+            else:
+                tangents[k] += d
         call.run(backend, psi)
     return psi, tangents, backend, ns
 
@@ -214,22 +211,24 @@ def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, see
     probe = np.empty(0, dtype=sweep.dtype)
     backend = select_backend(probe, None if sweep.dtype is np.complex128 else "numpy")
     ops = _unitary_operations(circuit)
-    psi = _initial(circuit.n_qubits, values_ns, backend)
+    psi = backend.zeros(circuit.n_qubits, values_ns)
+    derivatives_of = []  # built once on the way forward, used on the way back
     for op in ops:
-        call, _ = sweep.calls(op)
+        call, derivatives = sweep.calls(op)
+        derivatives_of.append(derivatives)
         if call is not None:
             call.run(backend, psi)
     lam = _apply_pauli_sum(terms, psi, backend, values_ns)
     energy = _real_inner(psi, lam, backend, values_ns)
     grads: list[Any] = [0.0] * len(params)
-    for op in reversed(ops):
+    d = np.empty_like(psi)  # the third state: dU/dp_k psi
+    for op, derivatives in zip(reversed(ops), reversed(derivatives_of)):
         inverse = sweep.inverse_call(op)
         if inverse is None:
             continue
         inverse.run(backend, psi)  # psi is now the state before op
-        _, derivatives = sweep.calls(op)
         for k, dcall in derivatives:
-            d = psi.copy()
+            d[...] = psi
             run_restricted(dcall, backend, d, values_ns)
             grads[k] = grads[k] + 2 * _real_inner(lam, d, backend, values_ns)
         inverse.run(backend, lam)

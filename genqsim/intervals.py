@@ -41,8 +41,11 @@ def _gamma(n: int) -> float:
 
 
 def _up(x: np.ndarray, n_ops: int = 2) -> np.ndarray:
-    """``x`` inflated past the rounding of the ``n_ops`` float operations that produced it."""
-    return x * (1 + _gamma(n_ops)) + TINY
+    """``x`` inflated, in place, past the rounding of the ``n_ops`` float operations that
+    produced it; returns ``x``."""
+    x *= 1 + _gamma(n_ops)
+    x += TINY
+    return x
 
 
 class _EnclosedCall:
@@ -139,19 +142,29 @@ class IntervalState:
             call.mid.run(be, m)
             radius = r.astype(np.complex128)
             call.mid.run(be, radius)
-            self.radius = radius.real.copy()
+            r[...] = radius.real
             return
-        n_terms = 2 * call.size + 4
         abs_m = _up(np.abs(m), 4)
-        s = _up(r + _gamma(n_terms) * abs_m, 3).astype(np.complex128)
+        w = None
+        if call.rad is not None:  # U_rad (|m| + r), zero outside the controlled subspace
+            w = np.zeros(m.shape, dtype=np.complex128)  # the kernels act on complex arrays
+            w_real = w.real
+            np.add(abs_m, r, out=w_real)
+            _up(w_real, 1)
+            run_restricted(call.rad, be, w, self._complex)
+        s = np.zeros(m.shape, dtype=np.complex128)
+        s_real = s.real
+        np.multiply(abs_m, _gamma(2 * call.size + 4), out=s_real)
+        del abs_m
+        s_real += r
+        _up(s_real, 3)
         call.abs.run(be, s)  # |U_mid| (r + gamma |m|)
-        new_r = _up(s.real, call.size + 2)
-        if call.rad is not None:
-            w = _up(abs_m + r, 1).astype(np.complex128)
-            run_restricted(call.rad, be, w, self._complex)  # U_rad (|m| + r), 0 elsewhere
-            new_r = _up(new_r + _up(w.real, call.size + 2), 1)
+        _up(s_real, call.size + 2)
+        if w is not None:
+            s_real += _up(w.real, call.size + 2)
+            _up(s_real, 1)
+        r[...] = s_real  # the new radius, in place
         call.mid.run(be, m)
-        self.radius = new_r
 
     # -- results -------------------------------------------------------------------------------
     @property

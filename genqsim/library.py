@@ -148,9 +148,11 @@ def walsh_hadamard_transform(values: np.ndarray) -> np.ndarray:
     h = 1
     while h < size:
         view = values.reshape(*values.shape[:-1], size // (2 * h), 2, h)
-        a = view[..., 0, :].copy()
-        view[..., 0, :] += view[..., 1, :]
-        view[..., 1, :] = a - view[..., 1, :]
+        low, high = view[..., 0, :], view[..., 1, :]
+        a = low.copy()  # the one half-size scratch of the stage
+        low += high
+        high *= -1
+        high += a
         h *= 2
     return values
 

@@ -107,28 +107,11 @@ def group_block_runs(
     calls: Sequence[Call], n_qubits: int, block_qubits: int | None
 ) -> list[Call | BlockRun]:
     """Wrap maximal runs of at least two consecutive calls on qubits below ``block_qubits``
-    into :class:`BlockRun` s (only when the state spans at least four blocks)."""
+    into :class:`BlockRun` s (only when the state spans at least four blocks): the tiles of
+    :func:`group_tile_runs` made of the lowest qubits only."""
     if block_qubits is None or n_qubits < block_qubits + 2:
         return list(calls)
-    out: list[Call | BlockRun] = []
-    run: list[Call] = []
-
-    def flush() -> None:
-        if len(run) >= 2:
-            out.append(BlockRun(run.copy(), block_qubits))
-        else:
-            out.extend(run)
-        run.clear()
-
-    for call in calls:
-        is_gate = call.kind in ("matrix", "diagonal", "permutation")
-        if is_gate and max(call.targets + call.controls) < block_qubits:
-            run.append(call)
-        else:
-            flush()
-            out.append(call)
-    flush()
-    return out
+    return group_tile_runs(calls, n_qubits, block_qubits, block_qubits)
 
 
 def group_tile_runs(
@@ -252,6 +235,17 @@ def build_plan(
     if grouping is not None:
         return grouping(calls, circuit.n_qubits)
     return group_block_runs(calls, circuit.n_qubits, block_qubits)
+
+
+def plan_for_backend(
+    circuit: Circuit, numbers: NumberSystem, backend: Any, fuse: int | bool | None = None
+) -> list[Call | BlockRun]:
+    """:func:`build_plan` with the blocking the backend asks for: its own grouping
+    (``group_runs``, GPU tiles) or cache blocks of ``preferred_block_qubits`` qubits."""
+    grouping = getattr(backend, "group_runs", None)
+    preferred = getattr(backend, "preferred_block_qubits", None)
+    block_qubits = preferred(numbers.dtype) if preferred and grouping is None else None
+    return build_plan(circuit, numbers, fuse, block_qubits, grouping)
 
 
 def run_plan(

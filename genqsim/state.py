@@ -25,7 +25,7 @@ from .errors import (
 from .memory import check_state_fits
 from .numbers import Number, NumberSystem, get_number_system, number_system_for_array
 from .pauli import PauliSum, pauli_masks
-from .plan import build_plan, check_bound, run_plan
+from .plan import check_bound, plan_for_backend, run_plan
 from .validation import as_qubit_tuple, check_operation_qubits
 
 _PHASE_OF_Y_COUNT = (1, 1j, -1, -1j)
@@ -127,8 +127,7 @@ class StateVector:
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
             )
         with self.numbers.context():
-            grouping = getattr(self.backend, "group_runs", None)
-            plan = build_plan(circuit, self.numbers, fuse, self._block_qubits(), grouping)
+            plan = plan_for_backend(circuit, self.numbers, self.backend, fuse)
         context = _CollapseContext(self, _rng(seed)) if circuit.has_non_unitary else None
         bar = None
         if progress and len(plan) > 1:
@@ -141,10 +140,6 @@ class StateVector:
         if bar is not None:
             bar.close()
         return self
-
-    def _block_qubits(self) -> int | None:
-        preferred = getattr(self.backend, "preferred_block_qubits", None)
-        return preferred(self._amplitudes.dtype) if preferred else None
 
     def apply_matrix(
         self,
@@ -249,10 +244,7 @@ class StateVector:
         if not np.all(np.isfinite(p)) or np.any(p < -1e-12):
             raise InvalidProbabilityError("probabilities are negative or not finite")
         total = p.sum()
-        if not abs(total - 1.0) <= 1e-4:
-            raise InvalidProbabilityError(
-                f"state is not normalised (total probability {total:.6g}); call normalize() first"
-            )
+        _check_normalised(total)
         return np.clip(p, 0.0, None) / total
 
     def sample(
@@ -277,12 +269,7 @@ class StateVector:
         width = self.n_qubits if qs is None else len(qs)
         on_device = getattr(self.backend, "sample_counts", None)
         if on_device is not None and not isinstance(seed, np.random.Generator):
-            total = self.norm_squared()  # one number to the host, not the distribution
-            if not abs(total - 1.0) <= 1e-4:
-                raise InvalidProbabilityError(
-                    f"state is not normalised (total probability {total:.6g}); call "
-                    "normalize() first"
-                )
+            _check_normalised(self.norm_squared())  # one number to the host, not the distribution
             drawn = on_device(self._amplitudes, qs, int(shots), seed)
             return {format(i, f"0{width}b") if width else "": c for i, c in sorted(drawn.items())}
         p = self._numeric_distribution(qs)
@@ -337,6 +324,13 @@ class _CollapseContext:
             self.state.clbits[call.data] = int(outcome)
         elif outcome == "1":  # reset: flip back to |0>
             self.state.backend.apply_permutation(self.state.amplitudes, [1, 0], None, (qubit,))
+
+
+def _check_normalised(total: float) -> None:
+    if not abs(total - 1.0) <= 1e-4:
+        raise InvalidProbabilityError(
+            f"state is not normalised (total probability {total:.6g}); call normalize() first"
+        )
 
 
 def _is_real_number(value: Any) -> bool:

@@ -122,11 +122,6 @@ class BallNumbers(NumberSystem):
     def real(self, x: Number) -> Any:
         return self.flint.acb(x).real
 
-    def conj_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty_like(a)
-        out.reshape(-1)[:] = [self.flint.acb(x).conjugate() for x in a.reshape(-1)]
-        return out
-
     def abs2_array(self, a: np.ndarray) -> np.ndarray:
         with self.context():
             return super().abs2_array(a)

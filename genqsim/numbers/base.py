@@ -121,8 +121,13 @@ class NumberSystem(ABC):
 
     # -- arrays -----------------------------------------------------------------------------
     def conj_array(self, a: np.ndarray) -> np.ndarray:
-        """Elementwise complex conjugate of an array of this system's numbers."""
-        return np.conjugate(a)
+        """Elementwise complex conjugate of an array of this system's numbers (object arrays
+        entry by entry with :meth:`conj`, so every system conjugates its own way)."""
+        if a.dtype != object:
+            return np.conjugate(a)
+        out = np.empty_like(a)
+        out.reshape(-1)[:] = [self.conj(x) for x in a.reshape(-1)]
+        return out
 
     def abs2_array(self, a: np.ndarray) -> np.ndarray:
         """Elementwise ``|a|**2`` of an array of this system's numbers."""

@@ -309,11 +309,6 @@ class DualNumbers(NumberSystem):
     def real(self, x: Number) -> Dual:
         return Dual.lift(x).real
 
-    def conj_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty_like(a)
-        out.reshape(-1)[:] = [Dual.lift(x).conjugate() for x in a.reshape(-1)]
-        return out
-
     def is_zero(self, x: Number) -> bool:
         return bool(Dual.lift(x) == 0)
 

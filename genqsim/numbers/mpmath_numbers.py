@@ -93,8 +93,3 @@ class MpmathNumbers(NumberSystem):
 
     def real(self, x: Number) -> mpmath.mpf:
         return self.ctx.mpc(x).real
-
-    def conj_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty_like(a)
-        out.reshape(-1)[:] = [self.ctx.conj(x) for x in a.reshape(-1)]
-        return out

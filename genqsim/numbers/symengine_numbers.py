@@ -132,11 +132,6 @@ class SymengineNumbers(NumberSystem):
     def is_zero(self, x: Number) -> bool:
         return self.se.expand(self.scalar(x)) == 0
 
-    def conj_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty_like(a)
-        out.reshape(-1)[:] = [self.conj(x) for x in a.reshape(-1)]
-        return out
-
     def free_symbols(self, values: Sequence[Number] | np.ndarray) -> set:
         found: set = set()
         for v in np.asarray(values, dtype=object).reshape(-1):

@@ -82,11 +82,6 @@ class SympyNumbers(NumberSystem):
     def is_zero(self, x: Number) -> bool:
         return sympy.sympify(x).is_zero is True
 
-    def conj_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty_like(a)
-        out.reshape(-1)[:] = [sympy.conjugate(x) for x in a.reshape(-1)]
-        return out
-
     def free_symbols(self, values: Sequence[Number] | np.ndarray) -> set:
         found: set = set()
         for v in np.asarray(values, dtype=object).reshape(-1):

@@ -253,8 +253,3 @@ class UncertainNumbers(NumberSystem):
     def is_zero(self, x: Number) -> bool:
         z = UComplex.lift(x)
         return _is_exact_zero(z.real) and _is_exact_zero(z.imag)
-
-    def conj_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty_like(a)
-        out.reshape(-1)[:] = [UComplex.lift(x).conjugate() for x in a.reshape(-1)]
-        return out
