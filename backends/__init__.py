@@ -5,6 +5,11 @@ built-in ones here, third-party ones through the ``genqsim.backends`` entry-poin
 :func:`select_backend` picks the highest-priority backend that supports an array, unless the
 user names one (``backend="numpy"``). Backends subclass :class:`GenericBackend`, so a primitive
 a fast backend does not implement falls back to the generic routine.
+
+Each backend declares the ``device`` its arrays live on; :func:`backend_for` maps a device
+(``"cpu"``, ``"gpu"``) and number system to a backend, so nothing outside this registry names
+a concrete backend. Optional capabilities are the Protocols of :mod:`.protocol`, asked for
+with :func:`capability`.
 """
 
 from __future__ import annotations
@@ -13,22 +18,52 @@ import warnings
 from collections.abc import Callable
 from importlib import metadata
 
-from ..errors import UnknownBackendError
-from .protocol import Backend, GenericBackend
+from ..errors import NumberTypeError, UnknownBackendError
+from ..numbers import NumberSystem
+from .protocol import (
+    CAPABILITIES,
+    DEVICES,
+    Backend,
+    BatchPrimitives,
+    BlockLayout,
+    BlockRunner,
+    DeviceInfo,
+    DeviceSampler,
+    GenericBackend,
+    IQPEncoder,
+    ThreadScoped,
+    capabilities_of,
+    capability,
+)
 
 __all__ = [
+    "CAPABILITIES",
+    "DEVICES",
     "Backend",
+    "BatchPrimitives",
+    "BlockLayout",
+    "BlockRunner",
+    "DeviceInfo",
+    "DeviceSampler",
     "GenericBackend",
+    "IQPEncoder",
+    "ThreadScoped",
     "available_backends",
+    "backend_for",
+    "capabilities_of",
+    "capability",
     "get_backend",
+    "normalize_device",
     "register_backend",
     "select_backend",
+    "unavailable_backends",
 ]
 
 ENTRY_POINT_GROUP = "genqsim.backends"
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {}
 _INSTANCES: dict[str, Backend] = {}
+_UNAVAILABLE: dict[str, str] = {}
 _entry_points_loaded = False
 
 
@@ -36,6 +71,7 @@ def register_backend(name: str, factory: Callable[[], Backend]) -> None:
     """Register a backend factory under ``name`` (replacing any earlier one of that name)."""
     _FACTORIES[name] = factory
     _INSTANCES.pop(name, None)
+    _UNAVAILABLE.pop(name, None)
 
 
 def _load_entry_points() -> None:
@@ -58,11 +94,22 @@ def _load_entry_points() -> None:
 
 def _instance(name: str) -> Backend | None:
     if name not in _INSTANCES:
+        if name in _UNAVAILABLE:
+            return None
         try:
             _INSTANCES[name] = _FACTORIES[name]()
-        except ImportError:
-            return None  # optional dependency missing: the backend is simply unavailable
+        except ImportError as exc:  # optional dependency missing: the backend is unavailable
+            _UNAVAILABLE[name] = str(exc)
+            return None
     return _INSTANCES[name]
+
+
+def unavailable_backends() -> dict[str, str]:
+    """Registered backends that cannot run here, with the reason (a missing dependency)."""
+    _load_entry_points()
+    for name in _FACTORIES:
+        _instance(name)
+    return {name: _UNAVAILABLE[name] for name in sorted(_UNAVAILABLE) if name in _FACTORIES}
 
 
 def available_backends() -> list[str]:
@@ -105,6 +152,57 @@ def select_backend(array: object, name: str | None = None) -> Backend:
     raise UnknownBackendError(
         f"no backend supports {type(array).__name__} arrays of dtype {getattr(array, 'dtype', '?')}"
     )
+
+
+def normalize_device(device: str | None) -> str:
+    """``"cpu"`` or ``"gpu"`` (``None`` means the CPU, ``"cuda"`` the GPU)."""
+    if device is None:
+        return "cpu"
+    name = "gpu" if device == "cuda" else device
+    if name not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    return name
+
+
+def backend_for(
+    numbers: NumberSystem, device: str | None = None, name: str | None = None
+) -> Backend:
+    """The backend that holds states of ``numbers`` on ``device``: the one called ``name``
+    when given (checked to live on that device and to hold those numbers), else the
+    highest-priority available one."""
+    where = normalize_device(device)
+    if name is not None:
+        backend = get_backend(name)
+        if device is not None and backend.device != where:
+            raise ValueError(
+                f"backend {name!r} runs on the {backend.device}, not on device={device!r}"
+            )
+        _check_holds(backend, numbers)
+        return backend
+    _load_entry_points()
+    candidates = [
+        b for b in (_instance(n) for n in _FACTORIES) if b is not None and b.device == where
+    ]
+    for backend in sorted(candidates, key=lambda b: -b.priority):
+        if backend.holds(numbers):
+            return backend
+    if not candidates:
+        missing = "; ".join(f"{n}: {why}" for n, why in unavailable_backends().items())
+        raise UnknownBackendError(
+            f"no backend for device {where!r} is available" + (f" ({missing})" if missing else "")
+        )
+    raise NumberTypeError(
+        f"no {where} backend holds numbers={numbers.name!r} (GPU states hold complex64 or "
+        "complex128)"
+    )
+
+
+def _check_holds(backend: Backend, numbers: NumberSystem) -> None:
+    if not backend.holds(numbers):
+        raise UnknownBackendError(
+            f"backend {backend.name!r} cannot work on {numbers.name} states"
+            + (" (GPU states hold complex64 or complex128)" if backend.device == "gpu" else "")
+        )
 
 
 def _numba_backend() -> Backend:

@@ -13,13 +13,24 @@ acts on all its rows in one launch.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .protocol import GenericBackend
+from ..numbers import NumberSystem
+from ..plan.calls import BlockRun, CallKind, DiagonalCall, GateCall, MatrixCall, PermutationCall
+from .protocol import (
+    BatchPrimitives,
+    BlockLayout,
+    BlockRunner,
+    DeviceInfo,
+    DeviceSampler,
+    GenericBackend,
+    IQPEncoder,
+)
 
 CUDA_DIR = Path(__file__).resolve().parent / "cuda"
 SOURCES = ("statevector.cu", "iqp.cu")
@@ -33,8 +44,10 @@ MAX_TILE_BITS = 16
 THREADS = 256
 MAX_BLOCKS = 65536
 """Grid cap: grid-stride loops cover the rest (seed 002)."""
-KIND_CODES = {"matrix": 0, "diagonal": 1, "permutation": 2}
-_REAL = {
+OP_NAMES = {CallKind.MATRIX: "OP_DENSE", CallKind.DIAGONAL: "OP_DIAGONAL",
+            CallKind.PERMUTATION: "OP_PERMUTATION"}  # fmt: skip
+"""The CUDA names of the call codes; the enum is generated from :class:`CallKind`."""
+_REAL: dict[np.dtype, np.dtype] = {
     np.dtype(np.complex64): np.dtype(np.float32),
     np.dtype(np.complex128): np.dtype(np.float64),
 }
@@ -48,10 +61,12 @@ def _cupy():
 
 
 def kernel_source(dtype: np.dtype | str) -> str:
-    """The CUDA source compiled for one state dtype: the ``real_t`` typedef, then the files."""
+    """The CUDA source compiled for one state dtype: the ``real_t`` typedef, the operation
+    codes of :class:`CallKind`, then the files."""
     real = "float" if np.dtype(dtype) == np.dtype(np.complex64) else "double"
+    codes = ", ".join(f"{OP_NAMES[kind]} = {int(kind)}" for kind in CallKind)
     body = "\n".join((CUDA_DIR / name).read_text() for name in SOURCES)
-    return f"typedef {real} real_t;\n{body}"
+    return f"typedef {real} real_t;\nenum OpKind {{ {codes} }};\n{body}"
 
 
 @lru_cache(maxsize=2)
@@ -110,10 +125,12 @@ def _as_complex(values: Any, dtype: np.dtype) -> np.ndarray:
     return np.asarray(values, dtype=np.complex128).astype(dtype)
 
 
-def encode_op(kind: str, data: Any, targets, controls, control_values, dtype) -> np.ndarray | None:
-    """One primitive call as a one-element ``OpParams`` array (CuPy passes it to the kernel
-    by value, as a struct), or ``None`` when it is too wide to travel by value (more than 3
+def encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
+    """One gate call as a one-element ``OpParams`` array (CuPy passes it to the kernel by
+    value, as a struct), or ``None`` when it is too wide to travel by value (more than 3
     targets or more than 24 involved qubits)."""
+    targets, controls = call.targets, call.controls
+    control_values = call.control_values or (1,) * len(controls)
     k = len(targets)
     dim = 1 << k
     fixed = sorted(tuple(targets) + tuple(controls))
@@ -125,15 +142,16 @@ def encode_op(kind: str, data: Any, targets, controls, control_values, dtype) ->
     for r in range(dim):
         record["offsets"][r] = sum(1 << t for pos, t in enumerate(targets) if r >> pos & 1)
     record["fixed"][: len(fixed)] = fixed
-    record["n_fixed"], record["dim"], record["kind"] = len(fixed), dim, KIND_CODES[kind]
-    if kind == "matrix":
-        values = _as_complex(data, dtype).reshape(-1)
+    record["n_fixed"], record["dim"], record["kind"] = len(fixed), dim, int(call.kind)
+    if isinstance(call, MatrixCall):
+        values = _as_complex(call.matrix, dtype).reshape(-1)
         record["active"] = (1 << dim) - 1
-    elif kind == "diagonal":
-        values = _as_complex(data, dtype).reshape(-1)
+    elif isinstance(call, DiagonalCall):
+        values = _as_complex(call.diagonal, dtype).reshape(-1)
         record["active"] = sum(1 << r for r in range(dim) if values[r] != 1)
     else:
-        perm, phases = data
+        assert isinstance(call, PermutationCall)
+        perm, phases = call.permutation, call.phases
         values = np.ones(dim, dtype=dtype) if phases is None else _as_complex(phases, dtype)
         record["perm"][:dim] = [int(p) for p in perm]
         record["active"] = sum(1 << r for r in range(dim) if int(perm[r]) != r or values[r] != 1)
@@ -143,25 +161,29 @@ def encode_op(kind: str, data: Any, targets, controls, control_values, dtype) ->
     return packed
 
 
-def _dense_of(kind: str, data: Any, dim: int) -> np.ndarray:
-    """The dense matrix of a diagonal or permutation call (for the wide fallback)."""
-    if kind == "matrix":
-        return np.asarray(data, dtype=np.complex128)
+def _dense_of(call: GateCall) -> np.ndarray:
+    """The dense matrix of any gate call (for the wide fallback)."""
+    if isinstance(call, MatrixCall):
+        return np.asarray(call.matrix, dtype=np.complex128)
+    dim = 1 << len(call.targets)
     out = np.zeros((dim, dim), dtype=np.complex128)
-    if kind == "diagonal":
-        np.fill_diagonal(out, np.asarray(data, dtype=np.complex128))
+    if isinstance(call, DiagonalCall):
+        np.fill_diagonal(out, np.asarray(call.diagonal, dtype=np.complex128))
         return out
-    perm, phases = data
+    assert isinstance(call, PermutationCall)
     for j in range(dim):
-        out[int(perm[j]), j] = 1 if phases is None else phases[j]
+        out[int(call.permutation[j]), j] = 1 if call.phases is None else call.phases[j]
     return out
 
 
-class CupyBackend(GenericBackend):
+class CupyBackend(
+    GenericBackend, BlockRunner, DeviceSampler, IQPEncoder, BatchPrimitives, DeviceInfo
+):
     """CUDA kernels for complex64/complex128 CuPy arrays (1-D states or (batch, 2**n))."""
 
     name = "cupy"
     priority = 20
+    device = "gpu"
 
     def __init__(self) -> None:
         import importlib.util
@@ -176,15 +198,29 @@ class CupyBackend(GenericBackend):
             and array.ndim in (1, 2)
         )
 
+    def holds(self, numbers: NumberSystem) -> bool:
+        return np.dtype(numbers.dtype) in _REAL
+
+    def supports_batch(self, array: Any) -> bool:
+        return self.supports(array) and array.ndim == 2
+
+    def describe_devices(self) -> str:
+        cupy = _cupy()
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:  # no driver, no device: say why
+            return f"none usable ({type(exc).__name__}: {exc})"
+        return f"{count} CUDA device(s) seen by cupy {cupy.__version__}"
+
     # -- gates ---------------------------------------------------------------------------------
-    def _apply(self, state, kind, data, targets, controls, control_values) -> None:
-        targets, controls = tuple(targets), tuple(controls)
-        control_values = tuple(control_values) or (1,) * len(controls)
+    def _apply(self, state, call: GateCall) -> None:
+        targets, controls = call.targets, call.controls
+        control_values = call.control_values or (1,) * len(controls)
         dtype = np.dtype(state.dtype)
         size = state.shape[-1]
         batch = state.shape[0] if state.ndim == 2 else 1
         n_iter = size >> (len(targets) + len(controls))
-        record = encode_op(kind, data, targets, controls, control_values, dtype)
+        record = encode_op(call, dtype)
         if record is not None:
             if record["active"][0] == 0:
                 return
@@ -193,8 +229,8 @@ class CupyBackend(GenericBackend):
                 grid, block, (state, record, np.int64(n_iter), np.int64(size), np.int64(batch))
             )
             return
-        self._apply_wide(state, _dense_of(kind, data, 1 << len(targets)), targets, controls,
-                         control_values, n_iter, batch)  # fmt: skip
+        self._apply_wide(state, _dense_of(call), targets, controls, control_values, n_iter,
+                         batch)  # fmt: skip
 
     def _apply_wide(self, state, matrix, targets, controls, control_values, n_iter, batch):
         cupy = _cupy()
@@ -215,44 +251,43 @@ class CupyBackend(GenericBackend):
         )  # fmt: skip
 
     def apply_matrix(self, state, matrix, targets, controls=(), control_values=()) -> None:
-        self._apply(state, "matrix", matrix, targets, controls, control_values)
+        self._apply(state, MatrixCall(matrix, tuple(targets), tuple(controls),
+                                      tuple(control_values)))  # fmt: skip
 
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
-        self._apply(state, "diagonal", diagonal, targets, controls, control_values)
+        self._apply(state, DiagonalCall(diagonal, tuple(targets), tuple(controls),
+                                        tuple(control_values)))  # fmt: skip
 
     def apply_permutation(
         self, state, permutation, phases, targets, controls=(), control_values=()
     ) -> None:
-        self._apply(state, "permutation", (permutation, phases), targets, controls, control_values)
+        self._apply(state, PermutationCall(permutation, phases, tuple(targets), tuple(controls),
+                                           tuple(control_values)))  # fmt: skip
 
     # -- block runs in shared memory -----------------------------------------------------------
-    def group_runs(self, calls, n_qubits: int):
-        """The planner's grouping for this backend: tiles that always hold the lowest
-        LOW_BITS qubits (coalesced series of 32 amplitudes) plus any others, high ones
-        included, so runs on high qubits are applied in shared memory too (MSB scheme)."""
-        from ..plan import group_tile_runs
+    def block_layout(self, dtype: np.dtype) -> BlockLayout:
+        """Tiles that always hold the lowest LOW_BITS qubits (coalesced series of 32
+        amplitudes) plus any others, high ones included, so runs on high qubits are applied
+        in shared memory too (MSB scheme)."""
+        return BlockLayout(tile_qubits=TILE_BITS, low_qubits=LOW_BITS,
+                           min_state_qubits=TILE_BITS + 1)  # fmt: skip
 
-        return group_tile_runs(calls, n_qubits, TILE_BITS, LOW_BITS)
-
-    def apply_block_run(self, state, run) -> None:
+    def apply_block_run(self, state, run: BlockRun) -> None:
         dtype = np.dtype(state.dtype)
         key = ("cupy", dtype.name)
         if key not in run.encoded:
-            records = [
-                encode_op(c.kind, c.data, c.targets, c.controls,
-                          c.control_values or (1,) * len(c.controls), dtype)
-                for c in run.local_calls
-            ]  # fmt: skip
+            records = [encode_op(c, dtype) for c in run.local_calls]
             run.encoded[key] = (
                 None
                 if any(r is None for r in records)
-                else _cupy().asarray(np.concatenate(records).view(np.uint8))
+                else _cupy().asarray(
+                    np.concatenate([r for r in records if r is not None]).view(np.uint8)
+                )
             )
         ops = run.encoded[key]
         state_bits = int(state.shape[-1]).bit_length() - 1
         if ops is None or run.block_qubits > min(state_bits, MAX_TILE_BITS):
-            for call in run.calls:
-                call.run(self, state)
+            run.run_in_order(self, state)
             return
         tiles = tile_record(run.qubits, state_bits, run.contiguous)
         n_tiles = state.size >> run.block_qubits
@@ -291,10 +326,12 @@ class CupyBackend(GenericBackend):
         )  # fmt: skip
         return complex(partial.sum())
 
-    def sample_counts(self, state, qubits, shots: int, seed: int | None) -> dict[int, int]:
+    def sample_counts(
+        self, state: Any, qubits: Sequence[int] | None, shots: int, seed: int | None
+    ) -> dict[int, int]:
         """``{basis index: count}`` of ``shots`` draws, drawn on the device."""
         cupy = _cupy()
-        p = self.probabilities(state, qubits, None).astype(np.float64)
+        p = self.probabilities(state, qubits, None).astype(np.float64)  # type: ignore[arg-type]
         cdf = cupy.cumsum(p)
         draws = cupy.random.RandomState(seed).random_sample(shots) * cdf[-1]
         picks = cupy.minimum(cupy.searchsorted(cdf, draws, side="right"), p.size - 1)
@@ -316,6 +353,9 @@ class CupyBackend(GenericBackend):
     def to_numpy(self, state: Any) -> np.ndarray:
         return _cupy().asnumpy(state)
 
+    def iqp_encode(self, data: np.ndarray, n_qubits: int, zz: bool, numbers: NumberSystem) -> Any:
+        return iqp_encode_device(data, n_qubits, zz, numbers.dtype)
+
 
 def check_device_fits(n_qubits: int, itemsize: int) -> None:
     """Refuse a state larger than the GPU's free memory, before allocating."""
@@ -331,17 +371,15 @@ def check_device_fits(n_qubits: int, itemsize: int) -> None:
         )
 
 
-def iqp_encode_device(data: Any, zz: bool, dtype: np.dtype) -> Any:
-    """IQP states on the GPU: one sample (1-D data) or a batch (2-D), shape (batch, 2**n).
-    n <= 10: phase, FWT and normalisation in one launch; larger n: phase+normalise, the low 10
-    FWT stages in shared memory, then one launch per higher stage."""
-    from genqsim.library import _iqp_size
-
+def iqp_encode_device(data: Any, n: int, zz: bool, dtype: np.dtype) -> Any:
+    """IQP states of ``n`` qubits on the GPU: one sample (1-D data) or a batch (2-D), shape
+    (batch, 2**n). n <= 10: phase, FWT and normalisation in one launch; larger n:
+    phase+normalise, the low 10 FWT stages in shared memory, then one launch per higher
+    stage."""
     cupy = _cupy()
     dtype = np.dtype(dtype)
     host = np.atleast_2d(np.asarray(data, dtype=np.float64))
     batch, n_data = host.shape
-    n = _iqp_size(n_data, zz)
     size = 1 << n
     d = cupy.asarray(host.astype(_REAL[dtype]))
     out = cupy.empty((batch, size), dtype=dtype)

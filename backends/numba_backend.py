@@ -4,21 +4,28 @@ NumPy states. Chosen automatically for such arrays when numba is installed.
 Gates are dispatched by structure: 1- and 2-qubit dense matrices to unrolled butterflies,
 larger ones to a gather-multiply-scatter kernel; diagonal gates multiply only the rows whose
 entry is not one (``diag(1, p)`` touches half the state); permutations move amplitudes along
-their cycles (X, CX and SWAP are plain swaps). Small states run on one thread.
+their cycles (X, CX and SWAP are plain swaps). Small states run the serial build of each
+kernel, large ones the threaded build, on the thread count of the current thread's setting:
+a state's run options enter that setting once around a run (:meth:`NumbaBackend.threads`).
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any
 
 import numba
 import numpy as np
 
+from ..plan.calls import BlockRun, DiagonalCall, MatrixCall, PermutationCall
 from . import numba_kernels as K
-from .protocol import GenericBackend
+from .protocol import BlockLayout, BlockRunner, GenericBackend, ThreadScoped
 
 PARALLEL_MIN_QUBITS = 14
-"""States below this size run single-threaded: thread start-up costs more than it saves."""
+"""States below this size run the serial kernels: thread start-up costs more than it saves."""
 
 _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
 
@@ -61,29 +68,33 @@ def _cycles(perm: tuple[int, ...], moves_phased: tuple[bool, ...]) -> tuple[np.n
     return np.array(ptr, dtype=np.int64), np.array(elems, dtype=np.int64)
 
 
-def _encode_run(calls, dtype: np.dtype) -> tuple[tuple[np.ndarray, ...], int]:
+def _encode_run(
+    calls: Sequence[MatrixCall | DiagonalCall | PermutationCall], dtype: np.dtype
+) -> tuple[tuple[np.ndarray, ...], int]:
     """Flatten a run of calls into the arrays ``apply_block_run`` reads."""
-    kinds, values, fixed, index, data = [], [], [], [], []
+    kinds: list[int] = []
+    values: list[int] = []
+    fixed: list[np.ndarray] = []
+    index: list[np.ndarray] = []
+    data: list[np.ndarray] = []
     fixed_ptr, index_ptr, data_ptr = [0], [0], [0]
     max_dim = 1
     for call in calls:
         fx, value, offsets = _layout(call.targets, call.controls, call.control_values)
-        if call.kind == "matrix":
-            m = np.asarray(call.data, dtype=dtype)
-            kinds.append(K.KIND_DENSE)
+        kinds.append(int(call.kind))
+        if isinstance(call, MatrixCall):
+            m = np.asarray(call.matrix, dtype=dtype)
             idx, dat = offsets, m.reshape(-1)
             max_dim = max(max_dim, offsets.size)
-        elif call.kind == "diagonal":
-            diag = np.asarray(call.data, dtype=dtype)
+        elif isinstance(call, DiagonalCall):
+            diag = np.asarray(call.diagonal, dtype=dtype)
             active = np.flatnonzero(diag != 1)
-            kinds.append(K.KIND_DIAGONAL)
             idx, dat = offsets[active], diag[active]
         else:
-            perm, phases = call.data
+            perm, phases = call.permutation, call.phases
             ph = None if phases is None else np.asarray(phases, dtype=dtype)
             moved = tuple(False for _ in perm) if ph is None else tuple(bool(x != 1) for x in ph)
             ptr, elems = _cycles(tuple(int(p) for p in perm), moved)
-            kinds.append(K.KIND_CYCLES)
             idx = np.concatenate([[ptr.size], ptr, offsets[elems]])
             dat = np.ones(elems.size, dtype=dtype) if ph is None else ph[elems]
         values.append(value)
@@ -104,36 +115,27 @@ def _encode_run(calls, dtype: np.dtype) -> tuple[tuple[np.ndarray, ...], int]:
     return arrays, max_dim
 
 
-class _Threads:
-    """Run small states on one thread, large ones on the configured count."""
-
-    def __init__(self, n_qubits: int) -> None:
-        self.serial = n_qubits < PARALLEL_MIN_QUBITS
-
-    def __enter__(self) -> None:
-        if self.serial:
-            self.saved = numba.get_num_threads()
-            numba.set_num_threads(1)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.serial:
-            numba.set_num_threads(self.saved)
+def _max_threads() -> int:
+    """Numba's start-up thread count (``NUMBA_NUM_THREADS``): the most a run may use."""
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
-def _n_qubits(state: np.ndarray) -> int:
-    return state.size.bit_length() - 1
+def _kernels(state: np.ndarray) -> SimpleNamespace:
+    """The serial kernels for small states, the threaded ones for large states."""
+    return K.SERIAL if state.size < 1 << PARALLEL_MIN_QUBITS else K.PARALLEL
 
 
-class NumbaBackend(GenericBackend):
+class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
     """Compiled kernels for C-contiguous complex64/complex128 NumPy arrays."""
 
     name = "numba"
     priority = 10
+    device = "cpu"
 
     def __init__(self) -> None:
         self._scratch: dict[tuple[np.dtype, int], np.ndarray] = {}
 
-    def supports(self, array: object) -> bool:
+    def supports(self, array: Any) -> bool:
         return (
             isinstance(array, np.ndarray)
             and array.dtype in _DTYPES
@@ -144,7 +146,7 @@ class NumbaBackend(GenericBackend):
     def _scratch_for(self, dtype: np.dtype, dim: int) -> np.ndarray:
         key = (dtype, dim)
         if key not in self._scratch:
-            self._scratch[key] = np.empty((numba.config.NUMBA_NUM_THREADS, dim), dtype=dtype)
+            self._scratch[key] = np.empty((_max_threads(), dim), dtype=dtype)
         return self._scratch[key]
 
     # -- gates ----------------------------------------------------------------------------------
@@ -152,14 +154,14 @@ class NumbaBackend(GenericBackend):
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
         fixed, value, offsets = _layout(t, c, v)
         m = np.ascontiguousarray(matrix, dtype=state.dtype)
-        with _Threads(_n_qubits(state)):
-            if len(t) == 1:
-                K.apply_1q(state, m, t[0], fixed, value)
-            elif len(t) == 2:
-                K.apply_2q(state, m, t[0], t[1], fixed, value)
-            else:
-                scratch = self._scratch_for(state.dtype, offsets.size)
-                K.apply_kq(state, m, offsets, fixed, value, scratch)
+        k = _kernels(state)
+        if len(t) == 1:
+            k.apply_1q(state, m, t[0], fixed, value)
+        elif len(t) == 2:
+            k.apply_2q(state, m, t[0], t[1], fixed, value)
+        else:
+            scratch = self._scratch_for(state.dtype, offsets.size)
+            k.apply_kq(state, m, offsets, fixed, value, scratch)
 
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
@@ -168,13 +170,13 @@ class NumbaBackend(GenericBackend):
         if active.size == 0:
             return
         fixed, value, offsets = _layout(t, c, v)
-        with _Threads(_n_qubits(state)):
-            if len(t) == 1 and active.size == 1 and active[0] == 1:
-                K.apply_phase_1q(state, diag[1], t[0], fixed, value)
-            else:
-                K.apply_diagonal(
-                    state, np.ascontiguousarray(diag[active]), offsets[active], fixed, value
-                )
+        k = _kernels(state)
+        if len(t) == 1 and active.size == 1 and active[0] == 1:
+            k.apply_phase_1q(state, diag[1], t[0], fixed, value)
+        else:
+            k.apply_diagonal(
+                state, np.ascontiguousarray(diag[active]), offsets[active], fixed, value
+            )
 
     def apply_permutation(
         self, state, permutation, phases, targets, controls=(), control_values=()
@@ -187,63 +189,89 @@ class NumbaBackend(GenericBackend):
         if elems.size == 0:
             return
         fixed, value, offsets = _layout(t, c, v)
-        with _Threads(_n_qubits(state)):
-            if ph is None and ptr.size == 2 and elems.size == 2:
-                K.swap_pairs(state, offsets[elems[0]], offsets[elems[1]], fixed, value)
-            else:
-                cycle_phases = (
-                    np.ones(elems.size, dtype=state.dtype) if ph is None else ph[elems].copy()
-                )
-                K.apply_cycles(state, ptr, offsets[elems], cycle_phases, fixed, value)
+        k = _kernels(state)
+        if ph is None and ptr.size == 2 and elems.size == 2:
+            k.swap_pairs(state, offsets[elems[0]], offsets[elems[1]], fixed, value)
+        else:
+            cycle_phases = (
+                np.ones(elems.size, dtype=state.dtype) if ph is None else ph[elems].copy()
+            )
+            k.apply_cycles(state, ptr, offsets[elems], cycle_phases, fixed, value)
 
     # -- cache-blocked runs ---------------------------------------------------------------------
-    def preferred_block_qubits(self, dtype: np.dtype) -> int:
-        """Block size for runs on low qubits: 512 KiB of amplitudes, half a core's L2."""
-        return BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1)
+    def block_layout(self, dtype: np.dtype) -> BlockLayout:
+        """Contiguous cache blocks of 512 KiB of amplitudes (half a core's L2), on states of
+        at least four blocks."""
+        bits = BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1)
+        return BlockLayout(tile_qubits=bits, low_qubits=bits, min_state_qubits=bits + 2)
 
-    def apply_block_run(self, state: np.ndarray, run) -> None:
+    def apply_block_run(self, state: np.ndarray, run: BlockRun) -> None:
         key = state.dtype
         if key not in run.encoded:
             run.encoded[key] = _encode_run(run.calls, state.dtype)
         arrays, max_dim = run.encoded[key]
         scratch = self._scratch_for(state.dtype, max_dim)
-        with _Threads(_n_qubits(state)):
-            K.apply_block_run(state, np.int64(1) << run.block_qubits, *arrays, scratch)
+        block = np.int64(1) << run.block_qubits
+        _kernels(state).apply_block_run(state, block, *arrays, scratch)
+
+    # -- threads --------------------------------------------------------------------------------
+    def max_threads(self) -> int:
+        return _max_threads()
+
+    @contextlib.contextmanager
+    def threads(self, count: int | None) -> Iterator[None]:
+        """Run this thread's kernels on ``count`` threads (Numba's setting is per thread, so
+        other threads are unaffected); ``None`` leaves the setting alone."""
+        if count is None:
+            yield
+            return
+        check_thread_count(count)
+        saved = numba.get_num_threads()
+        numba.set_num_threads(int(count))
+        try:
+            yield
+        finally:
+            numba.set_num_threads(saved)
 
     # -- reductions -----------------------------------------------------------------------------
     def probabilities(self, state, qubits, numbers):
         real = np.float32 if state.dtype == np.complex64 else np.float64
-        with _Threads(_n_qubits(state)):
-            if qubits is None:
-                out = np.empty(state.size, dtype=real)
-                K.probabilities_full(state, out)
-                return out
-            partial = np.zeros((numba.config.NUMBA_NUM_THREADS, 1 << len(qubits)))
-            K.probabilities_marginal(state, np.array(qubits, dtype=np.int64), partial)
+        k = _kernels(state)
+        if qubits is None:
+            out = np.empty(state.size, dtype=real)
+            k.probabilities_full(state, out)
+            return out
+        partial = np.zeros((_max_threads(), 1 << len(qubits)))
+        k.probabilities_marginal(state, np.array(qubits, dtype=np.int64), partial)
         return partial.sum(axis=0).astype(real)
 
     def inner(self, a, b, numbers):
         if not (self.supports(a) and self.supports(b) and a.dtype == b.dtype):
             return super().inner(a, b, numbers)
-        with _Threads(_n_qubits(a)):
-            return K.inner(a, b)
+        return _kernels(a).inner(a, b)
 
     def norm_squared(self, state, numbers):
-        with _Threads(_n_qubits(state)):
-            return float(K.norm_squared(state))
+        return float(_kernels(state).norm_squared(state))
 
     def expectation_pauli(self, state, x_mask, z_mask, numbers):
-        with _Threads(_n_qubits(state)):
-            return K.expectation_xz(state, np.int64(x_mask), np.int64(z_mask))
+        return _kernels(state).expectation_xz(state, np.int64(x_mask), np.int64(z_mask))
+
+
+def check_thread_count(n: Any) -> None:
+    """Refuse a thread count outside ``1..NUMBA_NUM_THREADS`` (numba's start-up setting)."""
+    from ..errors import ThreadCountError
+
+    limit = _max_threads()
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= limit:
+        raise ThreadCountError(
+            f"thread count must be an integer in 1..{limit} (NUMBA_NUM_THREADS), got {n!r}"
+        )
 
 
 def set_num_threads(n: int) -> None:
-    """Threads for large states (at most ``NUMBA_NUM_THREADS``, numba's start-up setting)."""
-    limit = numba.config.NUMBA_NUM_THREADS
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= limit:
-        raise ValueError(
-            f"thread count must be an integer in 1..{limit} (NUMBA_NUM_THREADS), got {n!r}"
-        )
+    """The default thread count for large states on the calling thread (at most
+    ``NUMBA_NUM_THREADS``); a state's own ``threads=`` option overrides it for its runs."""
+    check_thread_count(n)
     numba.set_num_threads(int(n))
 
 

@@ -8,21 +8,70 @@ indices whose target and control bits are all zero, made by inserting zero bits 
 per-amplitude test of control bits. Every kernel loads all amplitudes of a group before it
 stores any of them (read-all-then-write), so in-place updates never read a value they wrote.
 
-Loops are ``prange`` loops; the backend runs small states on one thread. Thread-local scratch
+Every kernel exists twice, from the one source: in :data:`PARALLEL` (``prange`` loops over
+threads) and in :data:`SERIAL` (the same loops on the calling thread, for small states where
+waking threads costs more than it saves). The backend picks one per call from the state's
+size, so no thread setting is ever toggled per primitive. Thread-local scratch
 (``scratch[get_thread_id()]``) is allocated by the caller, never inside a parallel loop.
 """
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
+from typing import Any
+
 import numba as nb
 import numpy as np
 from numba import prange
 
-_OPTS = {"cache": True, "nogil": True, "parallel": True, "error_model": "numpy", "fastmath": True}
-_INLINE = {"cache": True, "nogil": True, "inline": "always"}
+from ..plan.calls import CallKind
+
+_SOURCES: dict[str, Callable[..., Any]] = {}
 
 
-@nb.njit(**_INLINE)
+def _inline(fn: Callable[..., Any]) -> Any:
+    """A helper compiled into the kernels that call it."""
+    return nb.njit(cache=True, nogil=True, inline="always")(fn)
+
+
+def _compiled(fn: Callable[..., Any], parallel: bool) -> Any:
+    return nb.njit(parallel=parallel, cache=True, nogil=True, error_model="numpy",
+                   fastmath=True)(fn)  # fmt: skip
+
+
+def _kernel(fn: Callable[..., Any]) -> Any:
+    """Register ``fn`` as a kernel; the parallel and serial builds are made below."""
+    _SOURCES[fn.__name__] = fn
+    return fn
+
+
+@_inline
+def _calling_thread():
+    """The serial build's thread id: always row 0 of the scratch (Numba's own
+    ``get_thread_id`` is only defined once its thread pool has started)."""
+    return 0
+
+
+_SERIAL_NB = types.ModuleType("numba_serial")
+_SERIAL_NB.get_thread_id = _calling_thread  # type: ignore[attr-defined]
+
+
+def _build(fn: Callable[..., Any], parallel: bool) -> Any:
+    """``fn`` compiled with or without threads. The serial build is compiled from a copy
+    under its own qualified name (so the two land in different cache files) whose ``nb``
+    is a module with the serial ``get_thread_id``."""
+    if parallel:
+        return _compiled(fn, parallel=True)
+    serial_globals = {**fn.__globals__, "nb": _SERIAL_NB}
+    twin = types.FunctionType(fn.__code__, serial_globals, fn.__name__ + "_serial",
+                              fn.__defaults__, fn.__closure__)  # fmt: skip
+    twin.__qualname__ = fn.__qualname__ + "_serial"
+    twin.__doc__ = fn.__doc__
+    return _compiled(twin, parallel=False)
+
+
+@_inline
 def _base(i, fixed, fixed_value):
     """Insert a zero bit at each (ascending) position of ``fixed`` into ``i``, then set the
     control bits of ``fixed_value``."""
@@ -35,14 +84,14 @@ def _base(i, fixed, fixed_value):
     return i | fixed_value
 
 
-@nb.njit(**_INLINE)
+@_inline
 def _run_length(fixed):
     """Indices below the lowest fixed bit are free and contiguous: loops walk them as an inner
     stride-1 run of this length (capped so the outer parallel loop keeps enough iterations)."""
     return np.int64(1) << min(fixed[0], 10)
 
 
-@nb.njit(**_INLINE)
+@_inline
 def _parity(x):
     x ^= x >> 32
     x ^= x >> 16
@@ -56,7 +105,7 @@ def _parity(x):
 # -- gate kernels --------------------------------------------------------------------------------
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def apply_1q(state, m, target, fixed, fixed_value):
     """Dense 2x2 butterfly on ``target``."""
     n_iter = state.size >> fixed.size
@@ -74,7 +123,7 @@ def apply_1q(state, m, target, fixed, fixed_value):
             state[i1] = m10 * a0 + m11 * a1
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def apply_2q(state, m, t0, t1, fixed, fixed_value):
     """Dense 4x4 on ``(t0, t1)``, ``t0`` the low bit of the matrix index; fully unrolled."""
     n_iter = state.size >> fixed.size
@@ -102,7 +151,7 @@ def apply_2q(state, m, t0, t1, fixed, fixed_value):
             state[i3] = m30 * a0 + m31 * a1 + m32 * a2 + m33 * a3
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def apply_kq(state, m, offsets, fixed, fixed_value, scratch):
     """Dense ``2**k x 2**k`` matrix; ``offsets[r]`` is row r's index offset. Work is split in
     chunks; each chunk gathers a group into its thread's ``scratch`` row before writing any
@@ -128,7 +177,7 @@ def apply_kq(state, m, offsets, fixed, fixed_value, scratch):
                     state[base + offsets[r]] = acc
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def apply_diagonal(state, diag, offsets, fixed, fixed_value):
     """Multiply the rows listed in ``offsets`` (those whose entry is not one) by ``diag``."""
     n_iter = state.size >> fixed.size
@@ -142,7 +191,7 @@ def apply_diagonal(state, diag, offsets, fixed, fixed_value):
                 state[base + offsets[r]] *= diag[r]
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def apply_phase_1q(state, phase, target, fixed, fixed_value):
     """``diag(1, phase)`` on ``target`` (Z, S, T, P, Rz up to phase, CZ, CP): touches half."""
     n_iter = state.size >> fixed.size
@@ -154,7 +203,7 @@ def apply_phase_1q(state, phase, target, fixed, fixed_value):
             state[start + j] *= phase
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def swap_pairs(state, offset_a, offset_b, fixed, fixed_value):
     """Exchange the amplitudes at ``base + offset_a`` and ``base + offset_b`` (X, CX, SWAP)."""
     n_iter = state.size >> fixed.size
@@ -168,7 +217,7 @@ def swap_pairs(state, offset_a, offset_b, fixed, fixed_value):
             state[base + offset_b] = a
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def apply_cycles(state, cycle_ptr, offsets, phases, fixed, fixed_value):
     """A phased permutation as disjoint cycles ``j0 -> j1 -> ...``: element ``e`` of a cycle
     moves to the next with factor ``phases[e]``; one temporary per cycle."""
@@ -191,14 +240,14 @@ def apply_cycles(state, cycle_ptr, offsets, phases, fixed, fixed_value):
 # -- reductions ----------------------------------------------------------------------------------
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def probabilities_full(state, out):
     for i in prange(state.size):
         a = state[i]
         out[i] = a.real * a.real + a.imag * a.imag
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def probabilities_marginal(state, qubits, partial):
     """Per-thread histograms in ``partial[thread]``; the caller sums them."""
     for i in prange(state.size):
@@ -209,7 +258,7 @@ def probabilities_marginal(state, qubits, partial):
         partial[nb.get_thread_id(), key] += a.real * a.real + a.imag * a.imag
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def norm_squared(state):
     total = 0.0
     for i in prange(state.size):
@@ -218,7 +267,7 @@ def norm_squared(state):
     return total
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def inner(a, b):
     re = 0.0
     im = 0.0
@@ -230,7 +279,7 @@ def inner(a, b):
     return complex(re, im)
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def expectation_xz(state, x_mask, z_mask):
     """``<psi| X^x Z^z |psi>`` without copying the state."""
     re = 0.0
@@ -247,10 +296,12 @@ def expectation_xz(state, x_mask, z_mask):
 
 # -- cache-blocked runs --------------------------------------------------------------------------
 
-KIND_DENSE, KIND_DIAGONAL, KIND_CYCLES = 0, 1, 2
+KIND_DENSE = int(CallKind.MATRIX)
+KIND_DIAGONAL = int(CallKind.DIAGONAL)
+KIND_CYCLES = int(CallKind.PERMUTATION)  # permutations travel as cycles
 
 
-@nb.njit(**_INLINE)
+@_inline
 def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
     dim = offsets.size
     run = _run_length(fixed)
@@ -296,7 +347,7 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
                 row[base + offsets[r]] = acc
 
 
-@nb.njit(**_INLINE)
+@_inline
 def _diagonal_on_row(row, diag, offsets, fixed, fixed_value):
     run = _run_length(fixed)
     for o in range((row.size >> fixed.size) // run):
@@ -308,7 +359,7 @@ def _diagonal_on_row(row, diag, offsets, fixed, fixed_value):
                 row[first + j] *= d
 
 
-@nb.njit(**_INLINE)
+@_inline
 def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value):
     n_cycles = cycle_ptr.size - 1
     run = _run_length(fixed)
@@ -325,7 +376,7 @@ def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value):
                 row[base + offsets[first]] = phases[end - 1] * last
 
 
-@nb.njit(**_OPTS)
+@_kernel
 def apply_block_run(state, block_size, kinds, fixed_values, fixed_ptr, fixed, index_ptr,
                     index, data_ptr, data, scratch):  # fmt: skip
     """Apply a whole run of gates, all on qubits below log2(block_size), one contiguous block
@@ -350,3 +401,9 @@ def apply_block_run(state, block_size, kinds, fixed_values, fixed_ptr, fixed, in
             else:
                 n_ptr = ix[0]
                 _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g])
+
+
+PARALLEL = types.SimpleNamespace(**{name: _build(fn, True) for name, fn in _SOURCES.items()})
+"""Every kernel with ``prange`` loops spread over the configured threads."""
+SERIAL = types.SimpleNamespace(**{name: _build(fn, False) for name, fn in _SOURCES.items()})
+"""Every kernel run on the calling thread alone."""

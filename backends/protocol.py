@@ -1,34 +1,57 @@
-"""The backend protocol and the generic base every backend extends.
+"""The backend protocol, the optional capabilities a backend may declare, and the generic
+base every backend extends.
 
 The primitives act in place on a flat state array of length ``2**n`` (qubit 0 = least
 significant bit of the index). ``numbers`` is the state's number system; complex backends may
 ignore it, object-array routines need it for conjugates and ``|z|**2``.
+
+Capabilities (:class:`BlockRunner`, :class:`DeviceSampler`, :class:`IQPEncoder`,
+:class:`BatchPrimitives`, :class:`ThreadScoped`, :class:`DeviceInfo`) are Protocols whose
+methods are abstract. A backend declares one by subclassing it, and the core asks with
+:func:`capability` — a nominal check, never an attribute probe: a backend that declares a
+capability but misspells one of its methods cannot even be constructed.
 """
 
 from __future__ import annotations
 
+import contextlib
+from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from .. import kernels
+from ..memory import check_state_fits
 from ..numbers import NumberSystem
+
+if TYPE_CHECKING:
+    from ..plan.calls import BlockRun
+
+DEVICES = ("cpu", "gpu")
+"""Where a backend's arrays live; ``device="cuda"`` is accepted as another name of ``"gpu"``."""
 
 
 @runtime_checkable
 class Backend(Protocol):
-    """What a backend provides. ``priority`` orders automatic selection (higher first)."""
+    """What every backend provides. ``priority`` orders automatic selection (higher first);
+    ``device`` says where its arrays live (``"cpu"`` or ``"gpu"``)."""
 
     name: str
     priority: int
+    device: str
 
     def supports(self, array: Any) -> bool: ...
+
+    def holds(self, numbers: NumberSystem) -> bool:
+        """Whether this backend can hold states of ``numbers``."""
+        ...
 
     def apply_matrix(
         self,
         state: Any,
-        matrix: np.ndarray,
+        matrix: Any,
         targets: Sequence[int],
         controls: Sequence[int] = (),
         control_values: Sequence[int] = (),
@@ -37,7 +60,7 @@ class Backend(Protocol):
     def apply_diagonal(
         self,
         state: Any,
-        diagonal: np.ndarray,
+        diagonal: Any,
         targets: Sequence[int],
         controls: Sequence[int] = (),
         control_values: Sequence[int] = (),
@@ -46,8 +69,8 @@ class Backend(Protocol):
     def apply_permutation(
         self,
         state: Any,
-        permutation: Sequence[int],
-        phases: np.ndarray | None,
+        permutation: Any,
+        phases: Any,
         targets: Sequence[int],
         controls: Sequence[int] = (),
         control_values: Sequence[int] = (),
@@ -72,6 +95,100 @@ class Backend(Protocol):
     def to_numpy(self, state: Any) -> np.ndarray: ...
 
 
+# -- capabilities --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockLayout:
+    """How a :class:`BlockRunner` wants gate runs grouped: tiles of ``tile_qubits`` qubits
+    that always hold the lowest ``low_qubits`` (equal numbers: contiguous cache blocks), on
+    states of at least ``min_state_qubits`` qubits."""
+
+    tile_qubits: int
+    low_qubits: int
+    min_state_qubits: int
+
+
+class BlockRunner(Protocol):
+    """Applies a whole :class:`~genqsim.plan.BlockRun` one block (cache block, shared-memory
+    tile) of the state at a time."""
+
+    @abstractmethod
+    def block_layout(self, dtype: np.dtype) -> BlockLayout:
+        """The grouping this backend runs best for states of ``dtype``."""
+
+    @abstractmethod
+    def apply_block_run(self, state: Any, run: BlockRun) -> None:
+        """Apply every call of ``run`` to ``state``, in order."""
+
+
+class DeviceSampler(Protocol):
+    """Draws measurement samples where the state lives, so only counts travel to the host."""
+
+    @abstractmethod
+    def sample_counts(
+        self, state: Any, qubits: Sequence[int] | None, shots: int, seed: int | None
+    ) -> dict[int, int]:
+        """``{basis index: count}`` of ``shots`` draws (of ``qubits``, or all)."""
+
+
+class IQPEncoder(Protocol):
+    """Computes IQP-encoded states ``FWT(exp(i theta)) / 2**n`` itself (a fused kernel)."""
+
+    @abstractmethod
+    def iqp_encode(self, data: np.ndarray, n_qubits: int, zz: bool, numbers: NumberSystem) -> Any:
+        """IQP states of the rows of ``data`` (float64, shape (batch, features)) as an array
+        of shape ``(batch, 2**n_qubits)`` in this backend's arrays."""
+
+
+class BatchPrimitives(Protocol):
+    """The gate primitives also act on every row of a ``(batch, 2**n)`` array, in one call."""
+
+    @abstractmethod
+    def supports_batch(self, array: Any) -> bool:
+        """Whether ``array`` is a batch of states this backend runs whole."""
+
+
+class ThreadScoped(Protocol):
+    """Runs on several CPU threads; the count travels with a state's run options and is
+    entered once around a run, never toggled per primitive."""
+
+    @abstractmethod
+    def max_threads(self) -> int:
+        """The largest thread count allowed."""
+
+    @abstractmethod
+    def threads(self, count: int | None) -> contextlib.AbstractContextManager[None]:
+        """A context that runs this thread's calls on ``count`` threads (``None``: as set)."""
+
+
+class DeviceInfo(Protocol):
+    """Describes the devices it can see (for ``genqsim info``)."""
+
+    @abstractmethod
+    def describe_devices(self) -> str:
+        """A one-line description of the devices this backend can use."""
+
+
+CAPABILITIES = (BlockRunner, DeviceSampler, IQPEncoder, BatchPrimitives, ThreadScoped, DeviceInfo)
+
+_C = TypeVar("_C")
+
+
+def capability(backend: object, protocol: type[_C]) -> _C | None:
+    """``backend`` as a ``protocol`` if it declares that capability (subclasses it), else
+    ``None``."""
+    return backend if protocol in type(backend).__mro__ else None  # type: ignore[return-value]
+
+
+def capabilities_of(backend: object) -> list[str]:
+    """Names of the capabilities ``backend`` declares."""
+    return [c.__name__ for c in CAPABILITIES if capability(backend, c) is not None]
+
+
+# -- the generic base ----------------------------------------------------------------------------
+
+
 class GenericBackend:
     """The generic routines of :mod:`genqsim.kernels`, for NumPy arrays of any dtype.
 
@@ -81,9 +198,13 @@ class GenericBackend:
 
     name = "generic"
     priority = 0
+    device = "cpu"
 
     def supports(self, array: Any) -> bool:
         return isinstance(array, np.ndarray)
+
+    def holds(self, numbers: NumberSystem) -> bool:
+        return self.supports(np.empty(0, dtype=numbers.dtype))
 
     def apply_matrix(self, state, matrix, targets, controls=(), control_values=()) -> None:
         kernels.apply_matrix(state, matrix, targets, controls, control_values)
@@ -109,7 +230,9 @@ class GenericBackend:
         return kernels.expectation_pauli(state, x_mask, z_mask, numbers)
 
     def zeros(self, n_qubits: int, numbers: NumberSystem) -> np.ndarray:
-        """``|0...0>`` in the given numbers (object arrays filled with the system's own 0, 1)."""
+        """``|0...0>`` in the given numbers (object arrays filled with the system's own 0, 1);
+        refuses a state larger than the free memory, before allocating."""
+        check_state_fits(n_qubits, numbers.dtype.itemsize)
         if numbers.dtype.kind == "c":
             state = np.zeros(1 << n_qubits, dtype=numbers.dtype)
             state[0] = 1

@@ -27,22 +27,40 @@ from .errors import (
     PauliSyntaxError,
     QubitCountMismatchError,
     QubitIndexError,
+    ShotsError,
     StateShapeError,
     StateTooLargeError,
+    ThreadCountError,
     UnboundParameterError,
     UnknownBackendError,
     UnknownGateError,
+    UnknownMethodError,
     UnknownNumberSystemError,
     UnknownParameterError,
 )
 from .gates import Gate, GateKind, MatrixGate, PauliRotation, gate
 from .gradients import gradient, hessian, jacobian
-from .intervals import IntervalState, enclose
 from .library import iqp_encode
 from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.dual import Dual, DualNumbers
 from .pauli import PauliSum
-from .state import StateVector, basis, expectation, simulate, zeros
+from .states import (
+    HasAmplitudes,
+    HasOverlap,
+    IntervalState,
+    RunOptions,
+    State,
+    StateVector,
+    TangentState,
+    available_methods,
+    basis,
+    counts,
+    enclose,
+    expectation,
+    register_method,
+    simulate,
+    zeros,
+)
 from .symbolic import lambdify, simplify, to_symengine, to_sympy
 
 __version__ = "0.1.0"
@@ -58,6 +76,13 @@ def from_qiskit(qc):
 def from_cirq(circuit):
     """A genqsim Circuit from a cirq.Circuit (needs cirq)."""
     from .interop import from_cirq as _convert
+
+    return _convert(circuit)
+
+
+def to_cirq(circuit):
+    """A cirq.Circuit from a genqsim Circuit (needs cirq)."""
+    from .interop import to_cirq as _convert
 
     return _convert(circuit)
 
@@ -94,6 +119,8 @@ __all__ = [
     "Gate",
     "GateKind",
     "GenqsimError",
+    "HasAmplitudes",
+    "HasOverlap",
     "IntervalState",
     "InvalidProbabilityError",
     "MatrixGate",
@@ -109,18 +136,26 @@ __all__ = [
     "PauliSyntaxError",
     "QubitCountMismatchError",
     "QubitIndexError",
+    "RunOptions",
+    "ShotsError",
+    "State",
     "StateShapeError",
     "StateTooLargeError",
     "StateVector",
+    "TangentState",
+    "ThreadCountError",
     "UnboundParameterError",
     "UnknownBackendError",
     "UnknownGateError",
+    "UnknownMethodError",
     "UnknownNumberSystemError",
     "UnknownParameterError",
     "apply_batch",
     "available_backends",
+    "available_methods",
     "available_number_systems",
     "basis",
+    "counts",
     "enclose",
     "error_bound",
     "expectation",
@@ -140,10 +175,12 @@ __all__ = [
     "parameters",
     "qasm",
     "register_backend",
+    "register_method",
     "select_backend",
     "set_num_threads",
     "simplify",
     "simulate",
+    "to_cirq",
     "to_qiskit",
     "to_symengine",
     "to_sympy",

@@ -1,7 +1,8 @@
 """One circuit, many states: apply a circuit to every row of a ``(batch, 2**n)`` array.
 
-On the GPU (CuPy arrays) each gate is a single kernel launch over the whole batch; on the CPU
-the rows are run one after the other with the same prepared plan (built once)."""
+On a backend with batch primitives (the GPU's) each gate is a single kernel launch over the
+whole batch; elsewhere the rows are run one after the other with the same prepared plan
+(built once)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import select_backend
+from .backends import BatchPrimitives, backend_for, capability, select_backend
 from .circuit import Circuit
 from .errors import NotUnitaryError, NumberTypeError, QubitCountMismatchError, StateShapeError
 from .numbers import get_number_system
@@ -18,7 +19,7 @@ from .plan import check_bound, plan_for_backend, run_plan
 
 def apply_batch(circuit: Circuit, states: Any, fuse: int | bool | None = None) -> Any:
     """Apply ``circuit`` in place to each row of ``states`` (complex64/complex128, shape
-    ``(batch, 2**n)``, NumPy or CuPy) and return ``states``."""
+    ``(batch, 2**n)``, NumPy arrays or a GPU backend's) and return ``states``."""
     if not isinstance(circuit, Circuit):
         raise TypeError(f"apply_batch() takes a Circuit, got {type(circuit).__name__}")
     shape = getattr(states, "shape", None)
@@ -35,11 +36,16 @@ def apply_batch(circuit: Circuit, states: Any, fuse: int | bool | None = None) -
         raise NotUnitaryError("apply_batch runs unitary circuits (no measurement or reset)")
     numbers = get_number_system(dtype.name)
     check_bound(circuit, numbers)
-    if type(states).__module__.startswith("cupy"):
-        backend = select_backend(states, "cupy")
+    whole = capability(select_backend(states), BatchPrimitives)
+    if whole is not None and whole.supports_batch(states):
+        backend = select_backend(states)
         run_plan(plan_for_backend(circuit, numbers, backend, fuse), backend, states)
         return states
-    backend = select_backend(np.empty(0, dtype=dtype))
+    if not isinstance(states, np.ndarray):
+        raise StateShapeError(
+            f"no backend runs batches of {type(states).__name__} arrays; use NumPy arrays"
+        )
+    backend = backend_for(numbers)
     plan = plan_for_backend(circuit, numbers, backend, fuse)
     for b in range(shape[0]):
         if states[b].flags.c_contiguous:

@@ -104,6 +104,9 @@ class Circuit:
     calls chain: ``Circuit(2).h(0).cx(0, 1)``.
     """
 
+    n_qubits: int
+    n_clbits: int
+
     def __init__(
         self, n_qubits: int, operations: Iterable[Operation] = (), n_clbits: int = 0
     ) -> None:
@@ -369,10 +372,10 @@ class Circuit:
         rest = Circuit(self.n_qubits, reversed(keep), n_clbits=self.n_clbits)
         return rest, terminal[::-1]
 
-    def barrier(self, *qubits: int) -> Circuit:
+    def barrier(self, *qubits: Any) -> Circuit:
         """A barrier on ``qubits`` (all when none given): no effect on the state, but gates are
         never fused or reordered across it."""
-        qs = qubits or tuple(range(self.n_qubits))
+        qs: tuple[Any, ...] = qubits or tuple(range(self.n_qubits))
         if len(qs) == 1 and not isinstance(qs[0], (_abc.Integral, np.integer)):
             qs = tuple(qs[0])
         qs = as_qubit_tuple(qs, self.n_qubits)

@@ -24,7 +24,7 @@ from .errors import CircuitSourceError, GenqsimError
 from .library import BUILTINS
 from .memory import available_memory, format_bytes
 from .numbers import available_number_systems, get_number_system
-from .state import simulate
+from .states import counts, simulate
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -52,7 +52,8 @@ def parse_source(source: str) -> Circuit:
         raise CircuitSourceError(f"{source!r}: give the number of qubits as {usage}")
     if int(args[0]) < 1:
         raise CircuitSourceError(f"{source!r}: the number of qubits must be at least 1")
-    return BUILTINS[name](*(int(a) for a in args))
+    build: Any = BUILTINS[name]
+    return build(*(int(a) for a in args))
 
 
 def parse_bindings(items: Sequence[str]) -> dict[str, sympy.Expr | float]:
@@ -189,8 +190,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "numeric": numbers.to_complex(value).real,
             }
     if args.shots:
-        numeric = circuit.bind(values) if numbers.symbolic else run_circuit
-        result["counts"] = sample_counts(numeric, args.shots, args.seed, args.initial)
+        to_sample = circuit.bind(values) if numbers.symbolic else run_circuit
+        result["counts"] = counts(to_sample, args.shots, args.seed, initial=args.initial)
         result["shots"], result["seed"] = args.shots, args.seed
     return result
 
@@ -209,43 +210,6 @@ def _uncertain_bindings(numbers: Any, values: dict[str, Any]) -> tuple[Any, dict
         )
     plain = {k: v for k, v in values.items() if k not in uncertain}
     return UncertainNumbers(uncertain), plain
-
-
-def sample_counts(circuit: Circuit, shots: int, seed: int | None, initial: str | None) -> dict:
-    """Measurement counts: of the measured classical bits when the circuit measures (bit
-    ``n_clbits-1`` leftmost), else of every qubit. Circuits with mid-circuit measurements or
-    resets are run once per shot (each shot its own collapse); others are sampled once."""
-    rest, terminal = circuit.split_terminal_measurements()
-    rng = np.random.default_rng(seed)
-    if rest.has_non_unitary:
-        counts: dict[str, int] = {}
-        for _ in range(shots):
-            psi = simulate(circuit, initial=initial, seed=rng)
-            key = _classical_key(psi, terminal, circuit.n_clbits, rng)
-            counts[key] = counts.get(key, 0) + 1
-        return dict(sorted(counts.items()))
-    psi = simulate(rest, initial=initial)
-    if not terminal:
-        return psi.sample(shots, seed=rng)
-    raw = psi.sample(shots, seed=rng, qubits=[q for q, _ in terminal])
-    counts = {}
-    for bits, count in raw.items():
-        clbits = ["0"] * circuit.n_clbits
-        for (_, c), bit in zip(terminal, reversed(bits)):
-            clbits[circuit.n_clbits - 1 - c] = bit
-        key = "".join(clbits)
-        counts[key] = counts.get(key, 0) + count
-    return dict(sorted(counts.items()))
-
-
-def _classical_key(psi: Any, terminal: list, n_clbits: int, rng: np.random.Generator) -> str:
-    bits = dict(psi.clbits)
-    if terminal:
-        outcome = psi.sample(1, seed=rng, qubits=[q for q, _ in terminal])
-        (measured,) = outcome
-        for (_, c), bit in zip(terminal, reversed(measured)):
-            bits[c] = int(bit)
-    return "".join(str(bits.get(c, 0)) for c in reversed(range(n_clbits)))
 
 
 def _complex_text(z: complex) -> str:
@@ -335,15 +299,21 @@ def info() -> str:
 
 
 def _gpu_status() -> str:
-    try:
-        import cupy
-    except ImportError:
-        return "not used (cupy is not installed; pip install 'genqsim[cuda]')"
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:  # no driver, no device: say why
-        return f"none usable ({type(exc).__name__}: {exc})"
-    return f"{count} CUDA device(s) seen by cupy {cupy.__version__}"
+    """What the GPU backends see, or why none is usable (the registry knows; the command
+    line names no backend)."""
+    from .backends import DeviceInfo, capability, get_backend, unavailable_backends
+
+    seen = []
+    for name in available_backends():
+        backend = get_backend(name)
+        info = capability(backend, DeviceInfo)
+        if backend.device == "gpu" and info is not None:
+            seen.append(f"{name}: {info.describe_devices()}")
+    if seen:
+        return "; ".join(seen)
+    missing = unavailable_backends()
+    why = "; ".join(f"backend {n!r} unavailable: {reason}" for n, reason in missing.items())
+    return "not used" + (f" ({why}; pip install 'genqsim[cuda]')" if why else "")
 
 
 def build_parser() -> argparse.ArgumentParser:

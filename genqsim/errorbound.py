@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .circuit import Circuit
 from .numbers import get_number_system
-from .state import simulate
+from .states import simulate
 
 BALL_BITS = 128
 
@@ -60,7 +61,7 @@ def error_bound(
     if method == "ball":
         per_amp, radius = _ball_distances(circuit, floats, bits)
     elif method == "interval":
-        from .intervals import enclose
+        from .states.interval import enclose
 
         enclosure = enclose(circuit)
         diff = np.abs(floats - enclosure.midpoint)
@@ -73,7 +74,7 @@ def error_bound(
 
 
 def _ball_distances(circuit: Circuit, floats: np.ndarray, bits: int) -> tuple[np.ndarray, float]:
-    balls = get_number_system(f"ball:{bits}")
+    balls: Any = get_number_system(f"ball:{bits}")
     exact = simulate(circuit, numbers=balls).amplitudes
     acb = balls.flint.acb
     out = np.empty(floats.size, dtype=np.float64)

@@ -93,3 +93,15 @@ class InvalidProbabilityError(GenqsimError, ValueError):
 
 class CircuitSourceError(GenqsimError, ValueError):
     """A circuit source given to the command line (``qft:3``, a file) is not understood."""
+
+
+class ThreadCountError(GenqsimError, ValueError):
+    """A thread count outside what the backend allows."""
+
+
+class UnknownMethodError(GenqsimError, ValueError):
+    """A simulation method (state kind) that is not registered."""
+
+
+class ShotsError(GenqsimError, ValueError):
+    """A shot count that is negative or not an integer."""

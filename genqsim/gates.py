@@ -39,8 +39,21 @@ Builder = Callable[..., Any]
 
 
 @dataclass(frozen=True)
+class CirqForm:
+    """How Cirq writes a gate: the ``cirq`` class (an ``EigenGate`` such as ``XPowGate``, or
+    ``IdentityGate``), its exponent (``None``: the gate's parameter divided by pi) and its
+    global shift. ``rz(t)`` is ``ZPowGate(exponent=t/pi, global_shift=-0.5)``."""
+
+    gate: str
+    exponent: float | None = 1.0
+    global_shift: float = 0.0
+
+
+@dataclass(frozen=True)
 class GateSpec:
-    """A named gate: arity, parameter count, structure and how to build its entries.
+    """A row of the gate table: name, arity, parameter counts, structure, how to build its
+    entries, its inverse, and its names in OpenQASM 2.0 (qelib1), Qiskit and Cirq (``None``
+    where that format has no such gate).
 
     ``build(numbers, *params)`` returns the diagonal (DIAGONAL), ``(permutation, phases)``
     (PERMUTATION, phases ``None`` when all are one) or the rows of the matrix (DENSE).
@@ -54,108 +67,283 @@ class GateSpec:
     build: Builder
     inverse: Callable[[tuple], tuple[str, tuple]]
     label: str = ""
+    qasm: str | None = None
+    qiskit: str | None = None
+    cirq: CirqForm | None = None
+
+
+@dataclass(frozen=True)
+class InverseIs:
+    """Inverse rule: the gate ``name`` with the same parameters (negated when ``negate``)."""
+
+    name: str
+    negate: bool = False
+
+    def __call__(self, params: tuple) -> tuple[str, tuple]:
+        return self.name, tuple(-x for x in params) if self.negate else params
 
 
 GATE_SPECS: dict[str, GateSpec] = {}
 
 
-def _spec(name, n_qubits, n_params, kind, inverse=None, label=""):
+def _spec(
+    name: str,
+    n_qubits: int,
+    n_params: tuple[int, ...],
+    kind: GateKind,
+    inverse: Callable[[tuple], tuple[str, tuple]] | None = None,
+    label: str = "",
+    qasm: str | None = None,
+    qiskit: str | None = None,
+    cirq: CirqForm | None = None,
+) -> Callable[[Builder], Builder]:
     def register(build: Builder) -> Builder:
-        inv = inverse or (lambda p, _n=name: (_n, p))
-        GATE_SPECS[name] = GateSpec(name, n_qubits, n_params, kind, build, inv, label or name)
+        GATE_SPECS[name] = GateSpec(
+            name, n_qubits, n_params, kind, build, inverse or InverseIs(name), label or name,
+            qasm, qiskit, cirq,
+        )  # fmt: skip
         return build
 
     return register
 
 
-def _negated(name: str) -> Callable[[tuple], tuple[str, tuple]]:
-    return lambda p: (name, tuple(-x for x in p))
+def _negated(name: str) -> InverseIs:
+    return InverseIs(name, negate=True)
 
 
-def _named(name: str) -> Callable[[tuple], tuple[str, tuple]]:
-    return lambda p: (name, p)
+def _named(name: str) -> InverseIs:
+    return InverseIs(name)
+
+
+def _eigen(gate: str, exponent: float | None = 1.0, shift: float = 0.0) -> CirqForm:
+    return CirqForm(gate, exponent, shift)
 
 
 # -- one-qubit gates ----------------------------------------------------------------------------
 D, P, M = GateKind.DIAGONAL, GateKind.PERMUTATION, GateKind.DENSE
 
 
-@_spec("id", 1, (0,), D, label="I")
+@_spec(
+    "id",
+    1,
+    (0,),
+    D,
+    label="I",
+    qasm="id",
+    qiskit="IGate",
+    cirq=CirqForm("IdentityGate"),
+)
 def _id(ns: NumberSystem):
     return [ns.one, ns.one]
 
 
-@_spec("x", 1, (0,), P, label="X")
+@_spec(
+    "x",
+    1,
+    (0,),
+    P,
+    label="X",
+    qasm="x",
+    qiskit="XGate",
+    cirq=_eigen("XPowGate"),
+)
 def _x(ns: NumberSystem):
     return [1, 0], None
 
 
-@_spec("y", 1, (0,), P, label="Y")
+@_spec(
+    "y",
+    1,
+    (0,),
+    P,
+    label="Y",
+    qasm="y",
+    qiskit="YGate",
+    cirq=_eigen("YPowGate"),
+)
 def _y(ns: NumberSystem):
     return [1, 0], [ns.I, -ns.I]
 
 
-@_spec("z", 1, (0,), D, label="Z")
+@_spec(
+    "z",
+    1,
+    (0,),
+    D,
+    label="Z",
+    qasm="z",
+    qiskit="ZGate",
+    cirq=_eigen("ZPowGate"),
+)
 def _z(ns: NumberSystem):
     return [ns.one, -ns.one]
 
 
-@_spec("h", 1, (0,), M, label="H")
+@_spec(
+    "h",
+    1,
+    (0,),
+    M,
+    label="H",
+    qasm="h",
+    qiskit="HGate",
+    cirq=_eigen("HPowGate"),
+)
 def _h(ns: NumberSystem):
     s = ns.one / ns.sqrt(2 * ns.one)
     return [[s, s], [s, -s]]
 
 
-@_spec("s", 1, (0,), D, inverse=_named("sdg"), label="S")
+@_spec(
+    "s",
+    1,
+    (0,),
+    D,
+    inverse=_named("sdg"),
+    label="S",
+    qasm="s",
+    qiskit="SGate",
+    cirq=_eigen("ZPowGate", 0.5),
+)
 def _s(ns: NumberSystem):
     return [ns.one, ns.I]
 
 
-@_spec("sdg", 1, (0,), D, inverse=_named("s"), label="S†")
+@_spec(
+    "sdg",
+    1,
+    (0,),
+    D,
+    inverse=_named("s"),
+    label="S†",
+    qasm="sdg",
+    qiskit="SdgGate",
+    cirq=_eigen("ZPowGate", -0.5),
+)
 def _sdg(ns: NumberSystem):
     return [ns.one, -ns.I]
 
 
-@_spec("t", 1, (0,), D, inverse=_named("tdg"), label="T")
+@_spec(
+    "t",
+    1,
+    (0,),
+    D,
+    inverse=_named("tdg"),
+    label="T",
+    qasm="t",
+    qiskit="TGate",
+    cirq=_eigen("ZPowGate", 0.25),
+)
 def _t(ns: NumberSystem):
     return [ns.one, ns.expi(ns.pi / 4)]
 
 
-@_spec("tdg", 1, (0,), D, inverse=_named("t"), label="T†")
+@_spec(
+    "tdg",
+    1,
+    (0,),
+    D,
+    inverse=_named("t"),
+    label="T†",
+    qasm="tdg",
+    qiskit="TdgGate",
+    cirq=_eigen("ZPowGate", -0.25),
+)
 def _tdg(ns: NumberSystem):
     return [ns.one, ns.expi(-ns.pi / 4)]
 
 
-@_spec("sx", 1, (0,), M, inverse=_named("sxdg"), label="√X")
+@_spec(
+    "sx",
+    1,
+    (0,),
+    M,
+    inverse=_named("sxdg"),
+    label="√X",
+    qasm="sx",
+    qiskit="SXGate",
+    cirq=_eigen("XPowGate", 0.5),
+)
 def _sx(ns: NumberSystem):
     a, b = (ns.one + ns.I) / 2, (ns.one - ns.I) / 2
     return [[a, b], [b, a]]
 
 
-@_spec("sxdg", 1, (0,), M, inverse=_named("sx"), label="√X†")
+@_spec(
+    "sxdg",
+    1,
+    (0,),
+    M,
+    inverse=_named("sx"),
+    label="√X†",
+    qasm="sxdg",
+    qiskit="SXdgGate",
+    cirq=_eigen("XPowGate", -0.5),
+)
 def _sxdg(ns: NumberSystem):
     a, b = (ns.one - ns.I) / 2, (ns.one + ns.I) / 2
     return [[a, b], [b, a]]
 
 
-@_spec("rx", 1, (1,), M, inverse=_negated("rx"), label="Rx")
+@_spec(
+    "rx",
+    1,
+    (1,),
+    M,
+    inverse=_negated("rx"),
+    label="Rx",
+    qasm="rx",
+    qiskit="RXGate",
+    cirq=_eigen("XPowGate", None, -0.5),
+)
 def _rx(ns: NumberSystem, theta):
     c, s = ns.cos(theta / 2), ns.sin(theta / 2)
     return [[c, -ns.I * s], [-ns.I * s, c]]
 
 
-@_spec("ry", 1, (1,), M, inverse=_negated("ry"), label="Ry")
+@_spec(
+    "ry",
+    1,
+    (1,),
+    M,
+    inverse=_negated("ry"),
+    label="Ry",
+    qasm="ry",
+    qiskit="RYGate",
+    cirq=_eigen("YPowGate", None, -0.5),
+)
 def _ry(ns: NumberSystem, theta):
     c, s = ns.cos(theta / 2), ns.sin(theta / 2)
     return [[c, -s], [s, c]]
 
 
-@_spec("rz", 1, (1,), D, inverse=_negated("rz"), label="Rz")
+@_spec(
+    "rz",
+    1,
+    (1,),
+    D,
+    inverse=_negated("rz"),
+    label="Rz",
+    qasm="rz",
+    qiskit="RZGate",
+    cirq=_eigen("ZPowGate", None, -0.5),
+)
 def _rz(ns: NumberSystem, theta):
     return [ns.expi(-theta / 2), ns.expi(theta / 2)]
 
 
-@_spec("p", 1, (1,), D, inverse=_negated("p"), label="P")
+@_spec(
+    "p",
+    1,
+    (1,),
+    D,
+    inverse=_negated("p"),
+    label="P",
+    qasm="p",
+    qiskit="PhaseGate",
+    cirq=_eigen("ZPowGate", None),
+)
 def _p(ns: NumberSystem, lam):
     return [ns.one, ns.expi(lam)]
 
@@ -165,7 +353,17 @@ def _u_inverse(p: tuple) -> tuple[str, tuple]:
     return "u", (-theta, -lam, -phi, *(-g for g in gamma))
 
 
-@_spec("u", 1, (3, 4), M, inverse=_u_inverse, label="U")
+@_spec(
+    "u",
+    1,
+    (3, 4),
+    M,
+    inverse=_u_inverse,
+    label="U",
+    qasm="u",
+    qiskit="UGate",
+    cirq=None,
+)
 def _u(ns: NumberSystem, theta, phi, lam, gamma=0):
     c, s = ns.cos(theta / 2), ns.sin(theta / 2)
     g = ns.expi(gamma) if gamma != 0 else ns.one
@@ -178,22 +376,61 @@ def _u(ns: NumberSystem, theta, phi, lam, gamma=0):
 # -- two-qubit gates ----------------------------------------------------------------------------
 
 
-@_spec("swap", 2, (0,), P, label="SWAP")
+@_spec(
+    "swap",
+    2,
+    (0,),
+    P,
+    label="SWAP",
+    qasm="swap",
+    qiskit="SwapGate",
+    cirq=_eigen("SwapPowGate"),
+)
 def _swap(ns: NumberSystem):
     return [0, 2, 1, 3], None
 
 
-@_spec("iswap", 2, (0,), P, inverse=_named("iswapdg"), label="iSWAP")
+@_spec(
+    "iswap",
+    2,
+    (0,),
+    P,
+    inverse=_named("iswapdg"),
+    label="iSWAP",
+    qasm="iswap",
+    qiskit="iSwapGate",
+    cirq=_eigen("ISwapPowGate"),
+)
 def _iswap(ns: NumberSystem):
     return [0, 2, 1, 3], [ns.one, ns.I, ns.I, ns.one]
 
 
-@_spec("iswapdg", 2, (0,), P, inverse=_named("iswap"), label="iSWAP†")
+@_spec(
+    "iswapdg",
+    2,
+    (0,),
+    P,
+    inverse=_named("iswap"),
+    label="iSWAP†",
+    qasm=None,
+    qiskit=None,
+    cirq=_eigen("ISwapPowGate", -1.0),
+)
 def _iswapdg(ns: NumberSystem):
     return [0, 2, 1, 3], [ns.one, -ns.I, -ns.I, ns.one]
 
 
-@_spec("rzz", 2, (1,), D, inverse=_negated("rzz"), label="RZZ")
+@_spec(
+    "rzz",
+    2,
+    (1,),
+    D,
+    inverse=_negated("rzz"),
+    label="RZZ",
+    qasm="rzz",
+    qiskit="RZZGate",
+    cirq=_eigen("ZZPowGate", None, -0.5),
+)
 def _rzz(ns: NumberSystem, theta):
     a, b = ns.expi(-theta / 2), ns.expi(theta / 2)
     return [a, b, b, a]
@@ -230,14 +467,76 @@ def pauli_rotation_matrix(pauli: str, theta: Number, ns: NumberSystem) -> list[l
     return rows
 
 
-@_spec("rxx", 2, (1,), M, inverse=_negated("rxx"), label="RXX")
+@_spec(
+    "rxx",
+    2,
+    (1,),
+    M,
+    inverse=_negated("rxx"),
+    label="RXX",
+    qasm="rxx",
+    qiskit="RXXGate",
+    cirq=_eigen("XXPowGate", None, -0.5),
+)
 def _rxx(ns: NumberSystem, theta):
     return pauli_rotation_matrix("XX", theta, ns)
 
 
-@_spec("ryy", 2, (1,), M, inverse=_negated("ryy"), label="RYY")
+@_spec(
+    "ryy",
+    2,
+    (1,),
+    M,
+    inverse=_negated("ryy"),
+    label="RYY",
+    qasm="ryy",
+    qiskit="RYYGate",
+    cirq=_eigen("YYPowGate", None, -0.5),
+)
 def _ryy(ns: NumberSystem, theta):
     return pauli_rotation_matrix("YY", theta, ns)
+
+
+# -- names in other formats ----------------------------------------------------------------------
+
+QASM_CONTROLLED: dict[tuple[str, int], tuple[str, int]] = {
+    ("x", 1): ("cx", 0), ("x", 2): ("ccx", 0), ("x", 3): ("c3x", 0), ("x", 4): ("c4x", 0),
+    ("y", 1): ("cy", 0), ("z", 1): ("cz", 0), ("h", 1): ("ch", 0), ("sx", 1): ("csx", 0),
+    ("sx", 3): ("c3sqrtx", 0), ("p", 1): ("cp", 1), ("rx", 1): ("crx", 1),
+    ("ry", 1): ("cry", 1), ("rz", 1): ("crz", 1), ("u", 1): ("cu", 4), ("swap", 1): ("cswap", 0),
+}  # fmt: skip
+"""(gate, number of controls) -> (qelib1 name, parameters it takes) of controlled gates."""
+
+QASM_ALIASES: dict[str, str] = {"U": "u", "u3": "u", "u1": "p", "CX": "cx", "cu1": "cp"}
+"""Other OpenQASM 2.0 spellings of table names."""
+
+
+@dataclass(frozen=True)
+class QasmName:
+    """What an OpenQASM 2.0 gate name means: a library gate under ``n_controls`` controls,
+    written with ``n_params`` parameters."""
+
+    gate: str
+    n_controls: int
+    n_params: int
+
+    @property
+    def n_qubits(self) -> int:
+        return GATE_SPECS[self.gate].n_qubits + self.n_controls
+
+
+def qasm_names() -> dict[str, QasmName]:
+    """Every OpenQASM 2.0 name the gate table knows (plain, controlled and aliases)."""
+    out = {
+        spec.qasm: QasmName(spec.name, 0, min(spec.n_params))
+        for spec in GATE_SPECS.values()
+        if spec.qasm is not None
+    }
+    for (name, k), (qasm, n_params) in QASM_CONTROLLED.items():
+        out[qasm] = QasmName(name, k, n_params)
+    for alias, target in QASM_ALIASES.items():
+        out[alias] = out[target]
+    return out
 
 
 # -- gates ----------------------------------------------------------------------------------
@@ -263,14 +562,12 @@ def _as_param(value: Any) -> Any:
 
 
 def _is_number_with_more(value: Any) -> bool:
-    """A value some number system carries as a parameter directly: a dual number, an
-    ``uncertainties`` value (``ufloat(0.3, 0.01)``), a complex ball, an ``mpmath`` number."""
-    from .numbers.dual import Dual
-    from .numbers.uncertain import is_uncertain_value
+    """A value some registered number system carries as a parameter directly (a dual number,
+    an ``uncertainties`` value, a complex ball, an ``mpmath`` number, ...): the number
+    systems declare their parameter types when they register."""
+    from .numbers import is_parameter_value
 
-    if isinstance(value, Dual) or is_uncertain_value(value):
-        return True
-    return type(value).__module__.split(".")[0] in ("flint", "mpmath")
+    return is_parameter_value(value)
 
 
 def _free_symbols(values: Sequence[Any]) -> frozenset:
@@ -410,6 +707,9 @@ class NamedGate(Gate):
     def inverse(self) -> Gate:
         name, params = self.spec.inverse(self.params)
         return NamedGate(name, *params)
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        return NamedGate, (self.name, *self.params)  # the table row is looked up by name
 
     def bind(self, mapping: Mapping) -> Gate:
         return NamedGate(self.name, *(_substitute(p, mapping) for p in self.params))
@@ -661,7 +961,7 @@ def _check_unitary(entries: np.ndarray, atol: float = 1e-8) -> None:
     if entries.dtype == object:
         if _free_symbols(list(entries.reshape(-1))):
             return
-        numeric = np.array([to_python_complex(v) for v in entries.reshape(-1)]).reshape(
+        numeric: np.ndarray = np.array([to_python_complex(v) for v in entries.reshape(-1)]).reshape(
             entries.shape
         )
     else:

@@ -34,7 +34,14 @@ from .numbers import NumberSystem, get_number_system
 from .numbers.dual import Dual, DualNumbers, split
 from .numbers.numeric import to_python_complex
 from .pauli import PauliSum
-from .plan import Call, call_for, run_restricted
+from .plan import run_restricted
+from .states.tangent import (
+    DerivativeCalls,
+    TangentState,
+    apply_pauli_sum,
+    real_inner,
+    real_terms,
+)
 
 FORWARD_MAX_PARAMETERS = 2
 """``method=None`` uses forward mode up to this many parameters, adjoint mode above."""
@@ -79,135 +86,19 @@ def _unitary_operations(circuit: Circuit) -> list[Operation]:
     return ops
 
 
-def _observable(observable: str | PauliSum, n_qubits: int) -> list[tuple[float, Any]]:
-    obs = PauliSum.coerce(observable)
-    if obs.n_qubits > n_qubits:
-        from .errors import QubitIndexError
-
-        raise QubitIndexError(
-            f"observable acts on qubit {obs.n_qubits - 1} but the circuit has {n_qubits} qubits"
-        )
-    terms = []
-    for coeff, pauli in obs.terms:
-        z = to_python_complex(coeff, "observable coefficient")
-        if z.imag != 0:
-            raise NumberTypeError(f"observable coefficients must be real (Hermitian), got {coeff}")
-        terms.append((z.real, pauli))
-    return terms
+_observable = real_terms
 
 
-# -- the sweep machinery -------------------------------------------------------------------------
-
-
-class _Sweep:
-    """Builds each operation's primitive call and its derivative calls in ``values_ns`` (plain
-    complex numbers, or dual numbers along a direction), and applies them with ``backend``."""
-
-    def __init__(self, params: Sequence[sympy.Symbol], values_ns: NumberSystem, seeds) -> None:
-        self.params = tuple(params)
-        self.values_ns = values_ns
-        nested = isinstance(values_ns, DualNumbers)
-        self.outer = DualNumbers(seeds, base=values_ns if nested else None)
-        self.dtype = object if nested else np.complex128
-        self.param_set = set(self.params)
-
-    def calls(self, op: Operation) -> tuple[Call | None, list[tuple[int, Call]]]:
-        """The operation's call and ``[(k, dU/dp_k call)]`` for the parameters it depends on."""
-        if not (op.gate.free_symbols & self.param_set):
-            return call_for(op, self.values_ns), []
-        dual_call = call_for(op, self.outer)
-        k = len(self.params)
-        if dual_call.kind == "permutation":
-            perm, phases = dual_call.data
-            if phases is None:
-                return Call("permutation", (perm, None), *_where(dual_call)), []
-            value, partials = split(phases, k, self.dtype)
-            data = [(perm, value)] + [(perm, p) for p in partials]
-        else:
-            value, partials = split(dual_call.data, k, self.dtype)
-            data = [value, *partials]
-        call = Call(dual_call.kind, data[0], *_where(dual_call))
-        derivatives = [
-            (i, Call(dual_call.kind, d, *_where(dual_call)))
-            for i, d in enumerate(data[1:])
-            if _nonzero(d)
-        ]
-        return call, derivatives
-
-    def inverse_call(self, op: Operation) -> Call | None:
-        call, _ = self.calls(op.inverse())
-        return call
-
-
-def _where(call: Call) -> tuple:
-    return call.targets, call.controls, call.control_values
-
-
-def _nonzero(data: Any) -> bool:
-    arr = data[1] if isinstance(data, tuple) else data
-    return any(x != 0 for x in np.asarray(arr).reshape(-1))
-
-
-def _apply_pauli_sum(
-    terms: list[tuple[float, Any]], state: np.ndarray, backend: Any, ns: NumberSystem
-) -> np.ndarray:
-    """``H |state>`` as a new array, each Pauli factor applied with the backend's primitives."""
-    out = np.zeros_like(state)
-    if state.dtype == object:
-        out[:] = [ns.zero] * state.size
-    flip = np.array([1, 0])
-    y_phases, z_diag = ns.array([ns.I, -ns.I]), ns.array([ns.one, -ns.one])
-    tmp = np.empty_like(state)  # one scratch state for all terms
-    for coeff, pauli in terms:
-        tmp[...] = state
-        for q, letter in pauli:
-            if letter == "X":
-                backend.apply_permutation(tmp, flip, None, (q,))
-            elif letter == "Y":
-                backend.apply_permutation(tmp, flip, y_phases, (q,))
-            elif letter == "Z":
-                backend.apply_diagonal(tmp, z_diag, (q,))
-        tmp *= coeff
-        out += tmp
-    return out
-
-
-def _real_inner(a: np.ndarray, b: np.ndarray, backend: Any, ns: NumberSystem) -> Any:
-    """``Re <a|b>``."""
-    value = backend.inner(a, b, ns)
-    return ns.real(value) if a.dtype == object else float(np.real(value))
-
-
-def _forward(circuit: Circuit, values: dict):
-    """Primal state and tangent arrays (``None`` for parameters no gate depends on)."""
-    params = list(values)
-    ns = get_number_system("complex128")
-    sweep = _Sweep(params, ns, values)
-    backend = select_backend(np.empty(0, dtype=np.complex128))
-    psi = backend.zeros(circuit.n_qubits, ns)
-    tangents: list[np.ndarray | None] = [None] * len(params)
-    for op in _unitary_operations(circuit):
-        call, derivatives = sweep.calls(op)
-        if call is None:
-            continue
-        for t in tangents:
-            if t is not None:
-                call.run(backend, t)
-        for k, dcall in derivatives:
-            d = psi.copy()
-            run_restricted(dcall, backend, d, ns)
-            if tangents[k] is None:
-                tangents[k] = d
-            else:
-                tangents[k] += d
-        call.run(backend, psi)
-    return psi, tangents, backend, ns
+def _forward(circuit: Circuit, values: dict) -> TangentState:
+    """The tangent state of ``circuit`` at ``values`` (unitary circuits only)."""
+    _unitary_operations(circuit)  # a clear error for measurements and resets
+    return TangentState.zeros(circuit.n_qubits, DualNumbers(values)).apply(circuit)
 
 
 def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, seeds) -> tuple:
     """Reverse mode by uncomputation: ``(expectation, [dE/dp_k])`` in ``values_ns``."""
     params = list(values)
-    sweep = _Sweep(params, values_ns, seeds)
+    sweep = DerivativeCalls(params, values_ns, seeds)
     probe = np.empty(0, dtype=sweep.dtype)
     backend = select_backend(probe, None if sweep.dtype is np.complex128 else "numpy")
     ops = _unitary_operations(circuit)
@@ -218,8 +109,8 @@ def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, see
         derivatives_of.append(derivatives)
         if call is not None:
             call.run(backend, psi)
-    lam = _apply_pauli_sum(terms, psi, backend, values_ns)
-    energy = _real_inner(psi, lam, backend, values_ns)
+    lam = apply_pauli_sum(terms, psi, backend, values_ns)
+    energy = real_inner(psi, lam, backend, values_ns)
     grads: list[Any] = [0.0] * len(params)
     d = np.empty_like(psi)  # the third state: dU/dp_k psi
     for op, derivatives in zip(reversed(ops), reversed(derivatives_of)):
@@ -230,7 +121,7 @@ def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, see
         for k, dcall in derivatives:
             d[...] = psi
             run_restricted(dcall, backend, d, values_ns)
-            grads[k] = grads[k] + 2 * _real_inner(lam, d, backend, values_ns)
+            grads[k] = grads[k] + 2 * real_inner(lam, d, backend, values_ns)
         inverse.run(backend, lam)
     return energy, grads
 
@@ -260,13 +151,10 @@ def gradient(
         _, grads = _adjoint(circuit, terms, vals, get_number_system("complex128"), vals)
         return {p: float(g) for p, g in zip(params, grads)}
     if method == "forward":
-        psi, tangents, backend, ns = _forward(circuit, vals)
-        h_psi = _apply_pauli_sum(terms, psi, backend, ns)
-        return {
-            p: 0.0 if t is None else 2 * _real_inner(h_psi, t, backend, ns)
-            for p, t in zip(params, tangents)
-        }
-    from .state import simulate
+        value = _forward(circuit, vals).expectation(PauliSum(terms))
+        partials = value.partials
+        return {p: 0.0 if partials is None else float(partials[i]) for i, p in enumerate(params)}
+    from .states import simulate
 
     psi = simulate(circuit, numbers=DualNumbers(vals))
     expectation = psi.expectation(PauliSum(terms))
@@ -287,9 +175,12 @@ def jacobian(
         raise ValueError(f"jacobian method must be 'forward' or 'dual', got {method!r}")
     params = list(vals)
     if method == "forward":
-        psi, tangents, _, _ = _forward(circuit, vals)
-        return {p: np.zeros_like(psi) if t is None else t for p, t in zip(params, tangents)}
-    from .state import simulate
+        state = _forward(circuit, vals)
+        return {
+            p: np.zeros_like(state.primal) if t is None else t
+            for p, t in zip(params, state.tangents)
+        }
+    from .states import simulate
 
     psi = simulate(circuit, numbers=DualNumbers(vals))
     _, partials = split(psi.amplitudes, len(params))

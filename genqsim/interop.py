@@ -12,16 +12,8 @@ import numpy as np
 import sympy
 
 from .circuit import Circuit
-from .gates import GateKind, MatrixGate, Measure, NamedGate, PauliRotation
+from .gates import GATE_SPECS, CirqForm, GateKind, MatrixGate, Measure, NamedGate, PauliRotation
 from .qasm.parser import BUILTIN
-
-# genqsim library names -> Qiskit standard-gate names (uncontrolled)
-_TO_QISKIT = {
-    "id": "IGate", "x": "XGate", "y": "YGate", "z": "ZGate", "h": "HGate", "s": "SGate",
-    "sdg": "SdgGate", "t": "TGate", "tdg": "TdgGate", "sx": "SXGate", "sxdg": "SXdgGate",
-    "rx": "RXGate", "ry": "RYGate", "rz": "RZGate", "p": "PhaseGate", "swap": "SwapGate",
-    "iswap": "iSwapGate", "rxx": "RXXGate", "ryy": "RYYGate", "rzz": "RZZGate",
-}  # fmt: skip
 
 
 def _from_qiskit_param(value: Any) -> Any:
@@ -140,8 +132,9 @@ def to_qiskit(circuit: Circuit) -> Any:
             qc.reset(op.targets[0])
             continue
         params = [_to_qiskit_param(p, table) for p in gate.params]
-        if isinstance(gate, NamedGate) and gate.name in _TO_QISKIT:
-            qgate = getattr(qlib, _TO_QISKIT[gate.name])(*params)
+        qiskit_name = GATE_SPECS[gate.name].qiskit if isinstance(gate, NamedGate) else None
+        if qiskit_name is not None and gate.name != "u":
+            qgate = getattr(qlib, qiskit_name)(*params)
         elif isinstance(gate, NamedGate) and gate.name == "u":
             qgate = qlib.UGate(*params[:3])
             if len(params) == 4:  # exp(i gamma) U
@@ -251,3 +244,84 @@ def _symbolic_cirq_op(c: Circuit, gate: Any, qs: list[int]) -> None:
             c.pauli_rotation("I", -2 * phase, [qs[0]])
         return
     raise ValueError(f"parametrised Cirq gate {gate!r} has no genqsim equivalent")
+
+
+def _cirq_table_gate(form: CirqForm, params: tuple, n_qubits: int) -> Any:
+    """The Cirq gate a table row names, with its parameter (divided by pi) as exponent."""
+    import cirq
+
+    if form.gate == "IdentityGate":
+        return cirq.IdentityGate(n_qubits)
+    exponent: Any = form.exponent
+    if exponent is None:
+        (theta,) = params
+        exponent = theta / sympy.pi if isinstance(theta, sympy.Basic) else theta / np.pi
+    return getattr(cirq, form.gate)(exponent=exponent, global_shift=form.global_shift)
+
+
+def _cirq_operations(gate: Any, targets: list[Any]) -> list[Any]:
+    """Cirq operations equal to ``gate`` on ``targets`` (genqsim order: targets[0] is the
+    least-significant bit of the gate's matrix index; Cirq's last qubit is)."""
+    import cirq
+
+    big_endian = list(reversed(targets))
+    if isinstance(gate, NamedGate):
+        form = GATE_SPECS[gate.name].cirq
+        if form is not None:
+            return [_cirq_table_gate(form, gate.params, gate.n_qubits).on(*big_endian)]
+        if gate.name == "u" and gate.free_symbols and len(gate.params) == 3:
+            theta, phi, lam = gate.params  # U = P(phi) Ry(theta) P(lam), exactly
+            p = GATE_SPECS["p"].cirq
+            ry = GATE_SPECS["ry"].cirq
+            assert p is not None and ry is not None
+            return [
+                _cirq_table_gate(p, (lam,), 1).on(*targets),
+                _cirq_table_gate(ry, (theta,), 1).on(*targets),
+                _cirq_table_gate(p, (phi,), 1).on(*targets),
+            ]
+    if isinstance(gate, PauliRotation) and gate.free_symbols:
+        active = [(q, letter) for q, letter in zip(targets, gate.pauli) if letter != "I"]
+        if active:  # exp(-i t P/2): +1 eigenspace gets exp(-i t/2), -1 gets exp(i t/2)
+            (theta,) = gate.params
+            paulis: Any = cirq.PauliString({q: getattr(cirq, letter) for q, letter in active})
+            return [
+                cirq.PauliStringPhasor(
+                    paulis,
+                    exponent_neg=theta / (2 * sympy.pi),
+                    exponent_pos=-theta / (2 * sympy.pi),
+                )
+            ]
+    if gate.free_symbols:
+        raise ValueError(f"{gate!r} with free parameters has no Cirq form; bind them first")
+    return [cirq.MatrixGate(gate.matrix("complex128")).on(*big_endian)]
+
+
+def to_cirq(circuit: Circuit) -> Any:
+    """A ``cirq.Circuit`` equal to ``circuit``, global phase included, on
+    ``cirq.LineQubit(0..n-1)`` (``from_cirq`` maps them back to the same indices). Table
+    gates keep their symbols (``rz(t)`` becomes ``ZPowGate(exponent=t/pi, global_shift=-0.5)``),
+    parametrised Pauli rotations become ``PauliStringPhasor`` s, other numeric gates
+    ``MatrixGate`` s; measurements write to keys ``c0``, ``c1``, ...."""
+    import cirq
+
+    if not isinstance(circuit, Circuit):
+        raise TypeError(f"to_cirq() takes a Circuit, got {type(circuit).__name__}")
+    qubits = cirq.LineQubit.range(circuit.n_qubits)
+    ops: list[Any] = []
+    for op in circuit.operations:
+        gate = op.gate
+        if gate.kind is GateKind.BARRIER:
+            continue
+        if isinstance(gate, Measure):
+            ops.append(cirq.measure(qubits[op.targets[0]], key=f"c{gate.clbit}"))
+            continue
+        if gate.kind is GateKind.RESET:
+            ops.append(cirq.ResetChannel().on(qubits[op.targets[0]]))
+            continue
+        made = _cirq_operations(gate, [qubits[q] for q in op.targets])
+        if op.controls:
+            controls = [qubits[q] for q in op.controls]
+            values = list(op.control_values)
+            made = [m.controlled_by(*controls, control_values=values) for m in made]
+        ops.extend(made)
+    return cirq.Circuit(ops)

@@ -91,7 +91,8 @@ def random_circuit(n: int, depth: int, seed: int | None = None) -> Circuit:
     for layer in range(depth):
         angles = rng.uniform(0, 2 * np.pi, size=(n, 3))
         for q in range(n):
-            c.u(*(float(a) for a in angles[q]), q)
+            theta, phi, lam = (float(a) for a in angles[q])
+            c.u(theta, phi, lam, q)
         for q in range(layer % 2, n - 1, 2):
             c.cz(q, q + 1)
     return c
@@ -166,10 +167,11 @@ def iqp_encode(
     """The IQP state ``H^n diag(exp(i theta)) H^n |0...0> = FWT(exp(i theta)) / 2**n`` in
     ``O(n 2**n)`` (phase vector, fast Walsh-Hadamard transform, normalise). One sample
     (1-D ``data``) gives a :class:`StateVector`; a batch (2-D, one sample per row) gives an
-    array of shape ``(batch, 2**n)``. ``device="gpu"``: computed by CUDA kernels (one launch
-    for n <= 10), returning CuPy data."""
+    array of shape ``(batch, 2**n)``. ``device="gpu"``: computed on the GPU backend (its
+    fused IQP kernel, one launch for n <= 10), returning that backend's arrays."""
+    from .backends import IQPEncoder, backend_for, capability
     from .numbers import get_number_system
-    from .state import StateVector
+    from .states.statevector import StateVector
 
     ns = get_number_system(numbers)
     if ns.dtype.kind != "c":
@@ -179,20 +181,26 @@ def iqp_encode(
         raise ValueError(f"data must be 1-D (one sample) or 2-D (a batch), got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError("IQP data must be finite")
-    if device not in (None, "cpu"):
-        from .state import backend_for_device
+    n = _iqp_size(arr.shape[-1], zz)  # a clear error before touching any device
+    backend = backend_for(ns, device)
+    if backend.device != "cpu":
+        encoder = capability(backend, IQPEncoder)
+        if encoder is not None:
+            out = encoder.iqp_encode(np.atleast_2d(arr), n, zz, ns)
+        else:  # computed on the host, then moved
+            out = backend.asarray(_iqp_host(arr, zz, ns.dtype).reshape(-1, 1 << n), ns)
+        return StateVector(out[0], ns, backend) if arr.ndim == 1 else out
+    state = _iqp_host(arr, zz, ns.dtype)
+    return StateVector(state, ns) if arr.ndim == 1 else state
 
-        backend_for_device(device, None)  # validates the name
-        from .backends.cupy_backend import iqp_encode_device
 
-        _iqp_size(arr.shape[-1], zz)  # a clear error before touching the GPU
-        out = iqp_encode_device(arr, zz, ns.dtype)
-        return StateVector(out[0], ns, "cupy") if arr.ndim == 1 else out
+def _iqp_host(arr: np.ndarray, zz: bool, dtype: np.dtype) -> np.ndarray:
+    """IQP states on the host: phase vector, in-place FWT, normalisation."""
     theta = iqp_phases(arr, zz)
-    state = np.exp(1j * theta).astype(ns.dtype)
+    state = np.exp(1j * theta).astype(dtype)
     walsh_hadamard_transform(state)
     state /= state.shape[-1]
-    return StateVector(state, ns) if arr.ndim == 1 else state
+    return state
 
 
 def trotter(

@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 
 from .numbers import get_number_system
-from .state import StateVector
+from .states.statevector import StateVector
 
 
 def _entries(value: Any) -> tuple[np.ndarray | None, Any]:
@@ -36,7 +36,8 @@ def to_sympy(value: Any) -> Any:
         out.reshape(-1)[:] = [to_sympy(x) for x in array.reshape(-1)]
         return out
     if _is_symengine(single):
-        return get_number_system("symengine").to_sympy(single)
+        symengine_numbers: Any = get_number_system("symengine")
+        return symengine_numbers.to_sympy(single)
     return sympy.sympify(single)
 
 

@@ -100,3 +100,61 @@ def test_explicit_numbers_convert_a_copy():
     psi = gq.StateVector(arr, numbers="complex64")
     assert psi.amplitudes.dtype == np.complex64 and psi.amplitudes is not arr
     assert gq.StateVector([1, 0], numbers="sympy").amplitudes.dtype == object
+
+
+def test_capabilities_are_declared_and_a_misspelt_one_cannot_be_built():
+    from genqsim.backends import BlockRunner, ThreadScoped, capabilities_of, capability
+
+    numba_backend = gq.get_backend("numba")
+    assert capabilities_of(numba_backend) == ["BlockRunner", "ThreadScoped"]
+    assert capability(gq.get_backend("numpy"), BlockRunner) is None
+    assert capability(numba_backend, ThreadScoped) is numba_backend
+
+    class Misspelt(GenericBackend, BlockRunner):
+        name = "misspelt"
+
+        def block_layout(self, dtype):
+            return backends.BlockLayout(4, 4, 6)
+
+        def apply_blok_run(self, state, run):  # the typo
+            pass
+
+    with pytest.raises(TypeError, match="abstract"):
+        Misspelt()
+
+
+def test_block_runs_go_whole_to_a_block_runner_and_call_by_call_elsewhere():
+    c = gq.library.qft(12)
+    numba_state = gq.simulate(c, backend="numba")
+    generic = gq.simulate(c, backend="numpy")
+    np.testing.assert_allclose(numba_state.amplitudes, generic.amplitudes, atol=1e-12)
+
+
+def test_devices_map_to_backends_through_the_registry():
+    ns = gq.get_number_system("complex128")
+    assert backends.backend_for(ns).device == "cpu"
+    assert backends.backend_for(gq.get_number_system("sympy")).name == "numpy"
+    with pytest.raises(ValueError, match="device must be one of cpu, gpu"):
+        backends.backend_for(ns, "tpu")
+    with pytest.raises(ValueError, match="runs on the cpu"):
+        backends.backend_for(ns, "gpu", "numba")
+    if "cupy" not in gq.available_backends():
+        with pytest.raises(gq.UnknownBackendError, match="no backend for device 'gpu'"):
+            gq.zeros(2, device="gpu")
+        assert "cupy" in backends.unavailable_backends()
+
+
+def test_thread_count_travels_with_the_state():
+    import numba
+
+    from genqsim.backends.numba_backend import PARALLEL_MIN_QUBITS
+
+    before = numba.get_num_threads()
+    c = gq.library.qft(PARALLEL_MIN_QUBITS + 1)
+    one = gq.simulate(c, threads=1)
+    assert one.options.threads == 1 and numba.get_num_threads() == before  # restored
+    np.testing.assert_allclose(one.amplitudes, gq.simulate(c).amplitudes, atol=1e-12)
+    with pytest.raises(gq.ThreadCountError):
+        gq.simulate(c, threads=0)
+    with pytest.raises(gq.ThreadCountError):
+        gq.simulate(c, threads=10_000)

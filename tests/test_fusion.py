@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
-from genqsim.fusion import fuse_circuit, fuse_operations
+from genqsim.plan.fusion import fuse_circuit, fuse_operations
 
 from reference import random_state
 from strategies import random_circuit
@@ -95,7 +95,7 @@ def test_symbolic_default_is_unfused_and_numeric_default_fuses():
 @settings(max_examples=40, deadline=None)
 @given(random_circuit(n_max=7), st.integers(2, 5), st.integers(1, 5), st.integers(0, 2**31))
 def test_mixed_widths_equal_unfused(circuit, width, dense_width, seed):
-    from genqsim.fusion import fuse_circuit
+    from genqsim.plan.fusion import fuse_circuit
 
     ns = gq.get_number_system("complex128")
     fused = fuse_circuit(circuit, ns, width, dense_width)
@@ -148,7 +148,7 @@ def test_block_runs_are_formed_for_low_qubit_runs():
     c = gq.Circuit(6).h(0).h(1).cx(0, 1).t(2).h(5).h(0).rz(0.1, 1)
     plan = build_plan(c, gq.get_number_system("complex128"), False, block_qubits=3)
     kinds = [type(item).__name__ for item in plan]
-    assert kinds == ["BlockRun", "Call", "BlockRun"]
+    assert kinds == ["BlockRun", "MatrixCall", "BlockRun"]  # h(5) stays a single call
     assert [len(item.calls) for item in plan if isinstance(item, BlockRun)] == [4, 2]
     # a state that is not at least four blocks long is not blocked
     small = build_plan(gq.Circuit(4).h(0).h(1), gq.get_number_system("complex128"), False, 3)

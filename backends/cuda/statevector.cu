@@ -37,7 +37,8 @@ extern __shared__ __align__(16) unsigned char shared_bytes[];
 #define MAX_DIM 8      // by-value operations act on at most 3 target qubits
 #define MAX_FIXED 24   // targets + controls of one operation
 
-enum OpKind { OP_DENSE = 0, OP_DIAGONAL = 1, OP_PERMUTATION = 2 };
+// enum OpKind { OP_DENSE, OP_DIAGONAL, OP_PERMUTATION } is prepended by the loader from
+// genqsim.plan.calls.CallKind, the one table of call codes (see kernel_source).
 
 // One primitive call, by value. Field order (8-byte fields first) matches the NumPy
 // structured dtype built by genqsim.backends.cupy_backend.op_dtype.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +19,7 @@ __all__ = [
     "SympyNumbers",
     "available_number_systems",
     "get_number_system",
+    "is_parameter_value",
     "number_system_for_array",
     "register_number_system",
     "to_python_complex",
@@ -64,15 +66,41 @@ _FACTORIES: dict[str, Callable[..., NumberSystem]] = {
     "dual": _dual,
     "uncertain": _uncertain,
 }
+_PARAMETER_TYPES: dict[str, tuple[str, ...]] = {
+    "mpmath": ("mpmath",),
+    "ball": ("flint",),
+    "dual": ("genqsim.numbers.dual",),
+    "uncertain": ("uncertainties",),
+}
+"""For each number system, the modules whose values it takes as gate parameters directly
+(``ufloat(0.3, 0.01)``, a ball, a dual number): matched by the value's type's module, so
+checking a parameter imports nothing."""
 _PRECISION_SUFFIX = {"mpmath": "decimal digits", "ball": "bits"}
 """Systems whose name takes a precision: ``"mpmath:50"``, ``"ball:128"``."""
 _INSTANCES: dict[str, NumberSystem] = {}
 
 
-def register_number_system(name: str, factory: Callable[[], NumberSystem]) -> None:
-    """Make ``numbers=name`` available; ``factory`` is called once, on first use."""
+def register_number_system(
+    name: str, factory: Callable[[], NumberSystem], parameter_modules: tuple[str, ...] = ()
+) -> None:
+    """Make ``numbers=name`` available; ``factory`` is called once, on first use.
+    ``parameter_modules``: modules whose values gates accept as parameters for this system
+    (values of types defined there pass gate construction unchanged)."""
     _FACTORIES[name] = factory
     _INSTANCES.pop(name, None)
+    if parameter_modules:
+        _PARAMETER_TYPES[name] = tuple(parameter_modules)
+
+
+def is_parameter_value(value: Any) -> bool:
+    """Whether ``value`` is a number of some registered system that gates take as a parameter
+    directly (see :func:`register_number_system`)."""
+    module = type(value).__module__
+    return any(
+        module == m or module.startswith(m + ".")
+        for modules in _PARAMETER_TYPES.values()
+        for m in modules
+    )
 
 
 def _make(key: str) -> NumberSystem:

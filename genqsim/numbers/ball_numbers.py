@@ -73,7 +73,7 @@ class BallNumbers(NumberSystem):
         elif isinstance(value, (_abc.Number, np.number)) and not isinstance(value, bool):
             c = to_python_complex(value)  # rejects NaN and infinities with the standard message
             if isinstance(value, (_abc.Rational, np.integer)):
-                z = acb(int(value))
+                z = acb(int(value))  # type: ignore[arg-type]  # Rational: an integer here
             else:
                 z = acb(c.real, c.imag)  # a binary float is exact in a ball
         else:

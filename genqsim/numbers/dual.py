@@ -249,7 +249,10 @@ class DualNumbers(NumberSystem):
         self.zero, self.one = Dual(self.base.zero), Dual(self.base.one)
         self.I, self.pi = Dual(self.base.I), Dual(self.base.pi)
 
-    zero = one = I = pi = None  # type: ignore[assignment]  # noqa: E741  (set per instance)
+    zero: Any = None  # set per instance
+    one: Any = None
+    I: Any = None  # noqa: E741
+    pi: Any = None
 
     def _base_scalar(self, v: Any) -> Any:
         if isinstance(v, Dual) and self.base.name == "complex128":

@@ -90,7 +90,7 @@ def evaluate(expr: Any, ns: NumberSystem, values: Mapping[sympy.Symbol, Number])
             return _power(walk(node.base), node.exp, ns)
         for function, apply in _FUNCTIONS.items():
             if isinstance(node, function):
-                return apply(ns, walk(node.args[0]))
+                return apply(ns, walk(node.args[0]))  # type: ignore[attr-defined]
         raise NumberTypeError(f"cannot evaluate {node} in numbers={ns.name!r}")
 
     return walk(expr)

@@ -41,7 +41,7 @@ def to_python_complex(value: Any, what: str = "parameter") -> complex:
         except (TypeError, ValueError) as exc:
             raise NonFiniteError(f"{what} {value} is not a finite number") from exc
     elif isinstance(value, _abc.Number):
-        result = complex(value)
+        result = complex(value)  # type: ignore[call-overload]  # a numbers.Number is complex-able
     else:
         try:
             result = complex(value)

@@ -15,20 +15,11 @@ import sympy
 from sympy.printing.str import StrPrinter
 
 from ..circuit import Circuit, Operation
-from ..gates import GateKind, Measure, NamedGate, PauliRotation
+from ..gates import GATE_SPECS, QASM_CONTROLLED, GateKind, Measure, NamedGate, PauliRotation
 from .lexer import QasmError
 
-# (library name, number of controls) -> qelib1 name
-_CONTROLLED = {
-    ("x", 1): "cx", ("x", 2): "ccx", ("x", 3): "c3x", ("x", 4): "c4x",
-    ("y", 1): "cy", ("z", 1): "cz", ("h", 1): "ch", ("sx", 1): "csx", ("sx", 3): "c3sqrtx",
-    ("p", 1): "cp", ("rx", 1): "crx", ("ry", 1): "cry", ("rz", 1): "crz", ("u", 1): "cu",
-    ("swap", 1): "cswap",
-}  # fmt: skip
-_PLAIN = {
-    "id", "x", "y", "z", "h", "s", "sdg", "t", "tdg", "sx", "sxdg", "rx", "ry", "rz", "p",
-    "swap", "iswap", "rxx", "ryy", "rzz",
-}  # fmt: skip
+# (library name, number of controls) -> qelib1 name, from the gate table
+_CONTROLLED = {key: name for key, (name, _) in QASM_CONTROLLED.items()}
 
 
 class _QasmPrinter(StrPrinter):
@@ -104,13 +95,14 @@ def _operation(op: Operation) -> list[str]:
         )
     flips = [_call("x", (), (c,)) for c, v in zip(op.controls, op.control_values) if v == 0]
     if not op.controls:
-        if gate.name not in _PLAIN and gate.name not in ("u", "iswapdg"):
+        qasm = GATE_SPECS[gate.name].qasm
+        if gate.name == "iswapdg":
+            raise QasmError("iswapdg has no OpenQASM 2.0 name; use its inverse form explicitly")
+        if qasm is None:
             raise QasmError(f"gate {gate.name!r} has no OpenQASM 2.0 form")
         if gate.name == "u" and len(gate.params) == 4:
             raise QasmError("U with a global phase has no uncontrolled OpenQASM 2.0 form")
-        if gate.name == "iswapdg":
-            raise QasmError("iswapdg has no OpenQASM 2.0 name; use its inverse form explicitly")
-        return [_call(gate.name, gate.params, op.targets)]
+        return [_call(qasm, gate.params, op.targets)]
     key = (gate.name, len(op.controls))
     if key not in _CONTROLLED:
         raise QasmError(f"{gate.name} with {len(op.controls)} control(s) has no OpenQASM 2.0 name")

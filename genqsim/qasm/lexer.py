@@ -66,7 +66,7 @@ def tokenize(text: str, source: str | None = None) -> list[Token]:
         kind = m.lastgroup
         if kind not in ("ws", "comment"):
             line, col = where(pos)
-            tokens.append(Token(kind, m.group(), line, col))
+            tokens.append(Token(str(kind), m.group(), line, col))
         pos = m.end()
     line, col = where(len(text))
     tokens.append(Token("eof", "", line, col))

@@ -15,7 +15,7 @@ from typing import Any
 import sympy
 
 from ..circuit import Circuit
-from ..gates import NamedGate
+from ..gates import NamedGate, qasm_names
 from .lexer import QasmError, Token, tokenize
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
@@ -43,26 +43,12 @@ def _dcx(c: Circuit, p: list, q: list[int]) -> None:
 
 
 BUILTIN: dict[str, tuple[int, int, Apply]] = {
-    # name: (parameters, qubits, how to append it)
-    "U": (3, 1, _named("u")), "u3": (3, 1, _named("u")), "u": (3, 1, _named("u")),
-    "u2": (2, 1, _u2), "u1": (1, 1, _named("p")), "p": (1, 1, _named("p")),
-    "u0": (1, 1, lambda c, p, q: c.id(q[0])),
-    "CX": (0, 2, _named("x", 1)), "cx": (0, 2, _named("x", 1)),
-    "id": (0, 1, _named("id")), "x": (0, 1, _named("x")), "y": (0, 1, _named("y")),
-    "z": (0, 1, _named("z")), "h": (0, 1, _named("h")), "s": (0, 1, _named("s")),
-    "sdg": (0, 1, _named("sdg")), "t": (0, 1, _named("t")), "tdg": (0, 1, _named("tdg")),
-    "sx": (0, 1, _named("sx")), "sxdg": (0, 1, _named("sxdg")),
-    "rx": (1, 1, _named("rx")), "ry": (1, 1, _named("ry")), "rz": (1, 1, _named("rz")),
-    "cy": (0, 2, _named("y", 1)), "cz": (0, 2, _named("z", 1)), "ch": (0, 2, _named("h", 1)),
-    "csx": (0, 2, _named("sx", 1)), "swap": (0, 2, _named("swap")),
-    "iswap": (0, 2, _named("iswap")), "dcx": (0, 2, _dcx),
-    "crx": (1, 2, _named("rx", 1)), "cry": (1, 2, _named("ry", 1)),
-    "crz": (1, 2, _named("rz", 1)), "cu1": (1, 2, _named("p", 1)), "cp": (1, 2, _named("p", 1)),
-    "cu3": (3, 2, _cu3), "cu": (4, 2, _named("u", 1)),
-    "rxx": (1, 2, _named("rxx")), "ryy": (1, 2, _named("ryy")), "rzz": (1, 2, _named("rzz")),
-    "ccx": (0, 3, _named("x", 2)), "cswap": (0, 3, _named("swap", 1)),
-    "c3x": (0, 4, _named("x", 3)), "c4x": (0, 5, _named("x", 4)),
-    "c3sqrtx": (0, 4, _named("sx", 3)),
+    # name: (parameters, qubits, how to append it): the gate table's names ...
+    **{name: (q.n_params, q.n_qubits, _named(q.gate, q.n_controls))
+       for name, q in qasm_names().items()},
+    # ... and the qelib1 gates that are decompositions rather than library gates
+    "u2": (2, 1, _u2), "u0": (1, 1, lambda c, p, q: c.id(q[0])), "cu3": (3, 2, _cu3),
+    "dcx": (0, 2, _dcx),
 }  # fmt: skip
 
 # qelib1.inc gates defined there by decomposition; loaded as ordinary user gates

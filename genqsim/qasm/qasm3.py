@@ -46,8 +46,9 @@ def loads3(text: str, source: str | None = None):
             return node.name
         if isinstance(node, ast.IndexedIdentifier) and len(node.indices) == 1:
             (index,) = node.indices
+            index = list(index)  # type: ignore[arg-type]  # a discrete set or a list of one
             if len(index) == 1 and isinstance(index[0], ast.IntegerLiteral):
-                return f"{node.name.name}[{index[0].value}]"
+                return f"{node.name.name}[{index[0].value}]"  # type: ignore[union-attr]
         raise _fail(node, "only single integer indices are supported", source)
 
     def gate_call(node: Any) -> str:
@@ -63,12 +64,12 @@ def loads3(text: str, source: str | None = None):
                 raise _fail(node, f"cannot include {node.filename!r}", source)
             return 'include "qelib1.inc";'
         if isinstance(node, ast.QubitDeclaration):
-            size = 1 if node.size is None else node.size.value
+            size = 1 if node.size is None else node.size.value  # type: ignore[attr-defined]
             return f"qreg {node.qubit.name}[{size}];"
         if isinstance(node, ast.ClassicalDeclaration):
             if not isinstance(node.type, ast.BitType) or node.init_expression is not None:
                 raise _fail(node, "only uninitialised bit registers are supported", source)
-            size = 1 if node.type.size is None else node.type.size.value
+            size = 1 if node.type.size is None else node.type.size.value  # type: ignore[attr-defined]
             return f"creg {node.identifier.name}[{size}];"
         if isinstance(node, ast.QuantumGate):
             return gate_call(node)
@@ -90,7 +91,8 @@ def loads3(text: str, source: str | None = None):
 
     lines: dict[int, list[str]] = {}
     for node in program.statements:
-        lines.setdefault(node.span.start_line, []).append(statement(node))
+        line = node.span.start_line if node.span is not None else 0
+        lines.setdefault(line, []).append(statement(node))
     last = max(lines, default=0)
     translated = "\n".join(" ".join(lines.get(i, [])) for i in range(1, last + 1))
     return loads(translated, source)

@@ -1,0 +1,67 @@
+"""Plans: circuits turned into typed primitive calls, fused and grouped for a backend.
+
+``calls`` holds the call vocabulary (what backends see), ``fusion`` merges neighbouring
+gates, ``grouping`` forms cache blocks and GPU tiles, ``build`` validates a circuit and
+assembles its plan, and runs plans on a backend.
+"""
+
+from __future__ import annotations
+
+from .build import (
+    DEFAULT_DENSE_FUSED_QUBITS,
+    DEFAULT_FUSED_QUBITS,
+    build_plan,
+    call_for,
+    check_bound,
+    fusion_widths,
+    plan_for_backend,
+    run_item,
+    run_plan,
+    run_restricted,
+)
+from .calls import (
+    GATE_CALLS,
+    BlockRun,
+    Call,
+    CallKind,
+    CollapseContext,
+    DiagonalCall,
+    GateCall,
+    MatrixCall,
+    MeasureCall,
+    PermutationCall,
+    PlanItem,
+    Primitives,
+    ResetCall,
+    is_gate_call,
+)
+from .grouping import group_block_runs, group_tile_runs
+
+__all__ = [
+    "DEFAULT_DENSE_FUSED_QUBITS",
+    "DEFAULT_FUSED_QUBITS",
+    "GATE_CALLS",
+    "BlockRun",
+    "Call",
+    "CallKind",
+    "CollapseContext",
+    "DiagonalCall",
+    "GateCall",
+    "MatrixCall",
+    "MeasureCall",
+    "PermutationCall",
+    "PlanItem",
+    "Primitives",
+    "ResetCall",
+    "build_plan",
+    "call_for",
+    "check_bound",
+    "fusion_widths",
+    "group_block_runs",
+    "group_tile_runs",
+    "is_gate_call",
+    "plan_for_backend",
+    "run_item",
+    "run_plan",
+    "run_restricted",
+]

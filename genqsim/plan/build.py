@@ -1,0 +1,168 @@
+"""Plans: a circuit turned into primitive backend calls for one number system.
+
+Building a plan validates the whole circuit (free parameters where the numbers cannot carry
+symbols, non-finite values) and builds every gate's data before any amplitude changes, so a
+rejected circuit leaves the state untouched. Plans depend only on the circuit and the number
+system, never on the state's values, so they can be built once and replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..backends.protocol import BlockRunner, capability
+from ..circuit import Circuit, Operation
+from ..errors import UnboundParameterError
+from ..gates import GateKind
+from ..numbers import NumberSystem
+from .calls import (
+    BlockRun,
+    Call,
+    CollapseContext,
+    DiagonalCall,
+    GateCall,
+    MatrixCall,
+    MeasureCall,
+    PermutationCall,
+    PlanItem,
+    Primitives,
+    ResetCall,
+    restricted_indicator,
+)
+from .grouping import group_block_runs, group_tile_runs
+
+if TYPE_CHECKING:
+    from ..backends.protocol import Backend, BlockLayout
+
+
+def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
+    """The primitive call for one operation (``None`` for barriers and identities)."""
+    gate = op.gate
+    args = (op.targets, op.controls, op.control_values)
+    if gate.kind is GateKind.BARRIER or gate.name == "id":
+        return None
+    if gate.kind is GateKind.MEASURE:
+        return MeasureCall(op.targets[0], gate.clbit)  # type: ignore[attr-defined]
+    if gate.kind is GateKind.RESET:
+        return ResetCall(op.targets[0])
+    if gate.kind is GateKind.DIAGONAL:
+        return DiagonalCall(gate.diagonal(numbers), *args)
+    if gate.kind is GateKind.PERMUTATION:
+        perm, phases = gate.permutation(numbers)
+        return PermutationCall(perm, phases, *args)
+    return MatrixCall(gate.matrix(numbers), *args)
+
+
+def check_bound(circuit: Circuit, numbers: NumberSystem) -> None:
+    """Raise ``UnboundParameterError`` if the circuit has parameters the numbers cannot hold."""
+    free = numbers.unbound(circuit.parameters)
+    if free:
+        names = ", ".join(str(p) for p in sorted(free, key=str))
+        raise UnboundParameterError(
+            f"circuit has free parameters ({names}) but numbers={numbers.name!r} cannot hold "
+            "symbols: bind them first (circuit.bind({...})) or use numbers='sympy'"
+        )
+
+
+DEFAULT_FUSED_QUBITS = 3
+"""Default width of fused blocks of diagonal/permutation gates (machine numbers)."""
+DEFAULT_DENSE_FUSED_QUBITS = 1
+"""Default width of fused blocks holding a dense gate: 1 merges runs of one-qubit gates on
+the same qubit only. Chosen with ``benchmarks/``: on the reference machine the compiled
+dense kernels are compute-bound from two qubits on (docs/performance.md)."""
+
+
+def fusion_widths(numbers: NumberSystem, fuse: int | bool | None) -> tuple[int, int]:
+    """``(structured, dense)`` block widths. ``fuse=None`` picks the defaults for the numbers
+    (off for object arrays, where products of expressions grow), ``False``/``0`` disables,
+    an int sets both widths."""
+    if fuse is None:
+        if numbers.dtype.kind != "c":
+            return 0, 0
+        return DEFAULT_FUSED_QUBITS, DEFAULT_DENSE_FUSED_QUBITS
+    if fuse is True:
+        return DEFAULT_FUSED_QUBITS, DEFAULT_DENSE_FUSED_QUBITS
+    if fuse is False:
+        return 0, 0
+    if isinstance(fuse, bool) or not isinstance(fuse, int) or fuse < 0:
+        raise ValueError(f"fuse must be None, a bool or a non-negative int, got {fuse!r}")
+    return fuse, fuse
+
+
+def build_plan(
+    circuit: Circuit,
+    numbers: NumberSystem,
+    fuse: int | bool | None = None,
+    block_qubits: int | None = None,
+    layout: BlockLayout | None = None,
+) -> list[PlanItem]:
+    """Validate ``circuit`` for ``numbers`` and turn it into typed calls, fusing
+    neighbouring gates into blocks (widths from ``fusion_widths(numbers, fuse)``) and grouping
+    runs of gates into :class:`BlockRun` s: on the lowest ``block_qubits`` qubits (cache
+    blocks), or over the tiles a backend's :class:`~genqsim.backends.BlockLayout` describes."""
+    check_bound(circuit, numbers)
+    circuit, _ = circuit.split_terminal_measurements()  # those only feed sampling
+    width, dense_width = fusion_widths(numbers, fuse)
+    if width >= 2:
+        from .fusion import fuse_circuit
+
+        circuit = fuse_circuit(circuit, numbers, width, dense_width)
+    calls: list[PlanItem] = [
+        c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None
+    ]
+    if layout is not None:
+        if circuit.n_qubits < layout.min_state_qubits:
+            return calls
+        return group_tile_runs(calls, circuit.n_qubits, layout.tile_qubits, layout.low_qubits)
+    return group_block_runs(calls, circuit.n_qubits, block_qubits)
+
+
+def plan_for_backend(
+    circuit: Circuit, numbers: NumberSystem, backend: Backend, fuse: int | bool | None = None
+) -> list[PlanItem]:
+    """:func:`build_plan` with the blocks the backend runs (its
+    :class:`~genqsim.backends.BlockRunner` layout), or none."""
+    runner = capability(backend, BlockRunner)
+    layout = None if runner is None else runner.block_layout(numbers.dtype)
+    return build_plan(circuit, numbers, fuse, layout=layout)
+
+
+def run_item(
+    item: PlanItem, backend: Backend, state: Any, context: CollapseContext | None = None
+) -> None:
+    """Execute one plan item: block runs go to a block-running backend whole, or call by
+    call; everything else runs its own primitive."""
+    if isinstance(item, BlockRun):
+        runner = capability(backend, BlockRunner)
+        if runner is None:
+            item.run_in_order(backend, state)
+        else:
+            runner.apply_block_run(state, item)
+        return
+    item.run(backend, state, context)
+
+
+def run_plan(
+    plan: Sequence[PlanItem],
+    backend: Backend,
+    state: Any,
+    context: CollapseContext | None = None,
+    progress: Any = None,
+) -> None:
+    """Execute every item of a plan in order (``context``: what measurements and resets
+    collapse; ``progress``: an object with ``update(done)``, called after each item)."""
+    for done, item in enumerate(plan, 1):
+        run_item(item, backend, state, context)
+        if progress is not None:
+            progress.update(done)
+
+
+def run_restricted(call: GateCall, backend: Primitives, state: Any, numbers: NumberSystem) -> None:
+    """Apply ``call`` as the operator ``P_c (x) M`` that is *zero* outside the controlled
+    subspace (a controlled gate leaves that part alone instead). Derivatives of controlled gates
+    and radius bounds of their entries are of this form."""
+    call.run(backend, state)
+    if call.controls:
+        indicator = restricted_indicator(call, numbers.one, numbers.zero)
+        backend.apply_diagonal(state, numbers.array(indicator), call.controls)

@@ -1,0 +1,276 @@
+"""Typed plan calls: the one vocabulary shared by the planner, fusion, every backend and the
+kernels' operation codes.
+
+A plan is a list of calls. Gate calls (:class:`MatrixCall`, :class:`DiagonalCall`,
+:class:`PermutationCall`) name a backend primitive; :class:`MeasureCall` and
+:class:`ResetCall` collapse the state and need a :class:`CollapseContext`; a
+:class:`BlockRun` groups consecutive gate calls whose qubits fit in one cache block or
+shared-memory tile. A new kind of call (a Kraus channel, say) is one more class here with a
+``run`` method and a member of :data:`PlanItem`.
+
+:class:`CallKind` gives every gate call its integer code; the Numba kernels and the CUDA
+sources read their operation codes from it, so the four vocabularies of old are one.
+
+This module sits at the protocol level: backends import it, and it imports nothing of
+genqsim's above the number systems.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Protocol, TypeVar, Union
+
+
+class CallKind(enum.IntEnum):
+    """Operation codes of gate calls, as the compiled kernels know them."""
+
+    MATRIX = 0
+    DIAGONAL = 1
+    PERMUTATION = 2
+
+
+class Primitives(Protocol):
+    """The three gate primitives a call needs from a backend (see ``genqsim.backends``)."""
+
+    def apply_matrix(
+        self,
+        state: Any,
+        matrix: Any,
+        targets: Sequence[int],
+        controls: Sequence[int] = (),
+        control_values: Sequence[int] = (),
+    ) -> None: ...
+
+    def apply_diagonal(
+        self,
+        state: Any,
+        diagonal: Any,
+        targets: Sequence[int],
+        controls: Sequence[int] = (),
+        control_values: Sequence[int] = (),
+    ) -> None: ...
+
+    def apply_permutation(
+        self,
+        state: Any,
+        permutation: Any,
+        phases: Any,
+        targets: Sequence[int],
+        controls: Sequence[int] = (),
+        control_values: Sequence[int] = (),
+    ) -> None: ...
+
+
+class CollapseContext(Protocol):
+    """What measurement and reset calls need while a plan runs: a state that can collapse."""
+
+    def collapse(self, call: MeasureCall | ResetCall) -> None: ...
+
+
+_G = TypeVar("_G", bound="GateCall")
+
+
+class GateCall:
+    """Shared behaviour of the gate calls: where they act, renaming, the controlled subspace."""
+
+    kind: ClassVar[CallKind]
+    targets: tuple[int, ...]
+    controls: tuple[int, ...]
+    control_values: tuple[int, ...]
+
+    @property
+    def qubits(self) -> tuple[int, ...]:
+        """Every qubit involved: targets, then controls."""
+        return self.targets + self.controls
+
+    @property
+    def data(self) -> Any:
+        """The call's numbers: the matrix, the diagonal, or the phases (``None`` for a pure
+        permutation)."""
+        raise NotImplementedError
+
+    def with_data(self: _G, data: Any) -> _G:
+        """The same call on the same qubits with other numbers (see :attr:`data`)."""
+        raise NotImplementedError
+
+    def renamed(self: _G, position: Mapping[int, int]) -> _G:
+        """The call with each qubit ``q`` renamed ``position[q]`` (a gathered tile's view)."""
+        return replace(
+            self,  # type: ignore[type-var]
+            targets=tuple(position[q] for q in self.targets),
+            controls=tuple(position[q] for q in self.controls),
+        )
+
+    def run(self, backend: Primitives, state: Any, context: CollapseContext | None = None) -> None:
+        """Apply the call to ``state`` with ``backend``'s primitive."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, eq=False)
+class MatrixCall(GateCall):
+    """A dense ``2**k x 2**k`` matrix on ``targets`` (``targets[0]`` its index's lowest bit)."""
+
+    matrix: Any
+    targets: tuple[int, ...]
+    controls: tuple[int, ...] = ()
+    control_values: tuple[int, ...] = ()
+    kind: ClassVar[CallKind] = CallKind.MATRIX
+
+    @property
+    def data(self) -> Any:
+        return self.matrix
+
+    def with_data(self, data: Any) -> MatrixCall:
+        return replace(self, matrix=data)
+
+    def run(self, backend: Primitives, state: Any, context: CollapseContext | None = None) -> None:
+        backend.apply_matrix(state, self.matrix, self.targets, self.controls, self.control_values)
+
+
+@dataclass(frozen=True, eq=False)
+class DiagonalCall(GateCall):
+    """A diagonal gate: ``|j> -> diagonal[j] |j>`` on the target pattern ``j``."""
+
+    diagonal: Any
+    targets: tuple[int, ...]
+    controls: tuple[int, ...] = ()
+    control_values: tuple[int, ...] = ()
+    kind: ClassVar[CallKind] = CallKind.DIAGONAL
+
+    @property
+    def data(self) -> Any:
+        return self.diagonal
+
+    def with_data(self, data: Any) -> DiagonalCall:
+        return replace(self, diagonal=data)
+
+    def run(self, backend: Primitives, state: Any, context: CollapseContext | None = None) -> None:
+        backend.apply_diagonal(
+            state, self.diagonal, self.targets, self.controls, self.control_values
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class PermutationCall(GateCall):
+    """A phased permutation: ``|j> -> phases[j] |permutation[j]>`` (``phases`` ``None``
+    when every phase is one)."""
+
+    permutation: Any  # an int array or sequence: |j> -> |permutation[j]>
+    phases: Any
+    targets: tuple[int, ...]
+    controls: tuple[int, ...] = ()
+    control_values: tuple[int, ...] = ()
+    kind: ClassVar[CallKind] = CallKind.PERMUTATION
+
+    @property
+    def data(self) -> Any:
+        return self.phases
+
+    def with_data(self, data: Any) -> PermutationCall:
+        return replace(self, phases=data)
+
+    def run(self, backend: Primitives, state: Any, context: CollapseContext | None = None) -> None:
+        backend.apply_permutation(
+            state, self.permutation, self.phases, self.targets, self.controls, self.control_values
+        )
+
+
+@dataclass(frozen=True)
+class MeasureCall:
+    """Measure ``qubit`` into classical bit ``clbit``, collapsing the state (mid-circuit)."""
+
+    qubit: int
+    clbit: int
+
+    @property
+    def targets(self) -> tuple[int, ...]:
+        return (self.qubit,)
+
+    def run(self, backend: Any, state: Any, context: CollapseContext | None = None) -> None:
+        _collapse(self, context)
+
+
+@dataclass(frozen=True)
+class ResetCall:
+    """Reset ``qubit`` to ``|0>``: measure it, then flip it back on outcome 1."""
+
+    qubit: int
+
+    @property
+    def targets(self) -> tuple[int, ...]:
+        return (self.qubit,)
+
+    def run(self, backend: Any, state: Any, context: CollapseContext | None = None) -> None:
+        _collapse(self, context)
+
+
+def _collapse(call: MeasureCall | ResetCall, context: CollapseContext | None) -> None:
+    if context is None:
+        raise TypeError(f"{type(call).__name__} needs a state context to run")
+    context.collapse(call)
+
+
+Call = Union[MatrixCall, DiagonalCall, PermutationCall, MeasureCall, ResetCall]  # noqa: UP007
+"""One primitive call of a plan."""
+
+GATE_CALLS = (MatrixCall, DiagonalCall, PermutationCall)
+
+
+@dataclass(eq=False)
+class BlockRun:
+    """A run of gate calls that all act on the ``block_qubits`` qubits of ``qubits`` (by
+    default the lowest ones): a backend that runs blocks (``genqsim.backends.BlockRunner``)
+    applies the whole run to one block of the state at a time — the amplitudes that differ
+    only on those qubits, held in cache or shared memory; any other backend runs the calls
+    in order. ``local_calls`` are the calls with each qubit renamed to its position in
+    ``qubits`` (what a kernel working on a gathered block sees). ``encoded`` caches a
+    backend's own encoding of the run; it is not pickled."""
+
+    calls: list[MatrixCall | DiagonalCall | PermutationCall]
+    block_qubits: int
+    qubits: tuple[int, ...] = ()
+    local_calls: list[MatrixCall | DiagonalCall | PermutationCall] = field(init=False)
+    encoded: dict[Any, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.calls = list(self.calls)
+        self.qubits = tuple(sorted(self.qubits)) if self.qubits else tuple(range(self.block_qubits))
+        if len(self.qubits) != self.block_qubits:
+            raise ValueError(f"a block of {self.block_qubits} qubits cannot span {self.qubits}")
+        position = {q: i for i, q in enumerate(self.qubits)}
+        self.local_calls = [c.renamed(position) for c in self.calls]
+        self.encoded = {}
+
+    @property
+    def contiguous(self) -> bool:
+        """Whether the block is the lowest qubits (a block is a run of consecutive amplitudes)."""
+        return self.qubits == tuple(range(self.block_qubits))
+
+    def run_in_order(self, backend: Primitives, state: Any) -> None:
+        """Apply the calls one by one (for backends that do not run blocks)."""
+        for call in self.calls:
+            call.run(backend, state)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "encoded": {}}  # device buffers and caches stay behind
+
+    def __repr__(self) -> str:
+        return f"<BlockRun of {len(self.calls)} calls on qubits {list(self.qubits)}>"
+
+
+PlanItem = Union[Call, BlockRun]  # noqa: UP007
+"""What a plan holds: calls and block runs."""
+
+
+def is_gate_call(item: object) -> bool:
+    """Whether ``item`` is a unitary gate call (matrix, diagonal or permutation)."""
+    return isinstance(item, GATE_CALLS)
+
+
+def restricted_indicator(call: GateCall, one: Any, zero: Any) -> list[Any]:
+    """The diagonal over ``call.controls`` that is one on the control pattern, zero
+    elsewhere (see :func:`genqsim.plan.run_restricted`)."""
+    pattern = sum(v << i for i, v in enumerate(call.control_values))
+    return [one if j == pattern else zero for j in range(1 << len(call.controls))]

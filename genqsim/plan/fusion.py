@@ -1,0 +1,151 @@
+"""Gate fusion: merge neighbouring operations into fewer, larger ones before running.
+
+Each memory pass over a large state costs the same whether it applies a 1-qubit or a 4-qubit
+matrix, so merging gates whose qubits (targets and controls) together number at most
+``max_qubits`` cuts the number of passes. Operations on disjoint qubits commute, so several
+blocks stay open at once, each on its own qubit set; an operation joins the block(s) it
+touches when the union stays small enough, otherwise those blocks are closed (emitted) first.
+Barriers close every block they touch, so nothing is fused across them.
+
+A fused block's matrix is the product of its members' matrices in the state's number system;
+blocks whose product has only diagonal (or one-per-column) nonzeros become diagonal (or
+permutation) calls, and products equal to the identity are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..circuit import Circuit, Operation
+from ..gates import NON_UNITARY, GateKind, MatrixGate
+from ..kernels import subspace_indices
+from ..numbers import NumberSystem, get_number_system
+
+
+@dataclass
+class _Block:
+    qubits: set[int] = field(default_factory=set)
+    ops: list[Operation] = field(default_factory=list)
+    structured: bool = True  # only diagonal / permutation members: the product stays cheap
+
+
+def _structured(op: Operation) -> bool:
+    return op.kind in (GateKind.DIAGONAL, GateKind.PERMUTATION)
+
+
+def fuse_operations(
+    ops: Sequence[Operation], max_qubits: int, max_dense_qubits: int | None = None
+) -> list[list[Operation]]:
+    """Group operations into blocks, preserving the order of every pair of operations that
+    share a qubit; returns the blocks in a valid order.
+
+    Blocks of diagonal and permutation gates (whose product is again a cheap phased
+    permutation) may span ``max_qubits``; blocks with a dense member at most
+    ``max_dense_qubits`` (default: the same), since a dense ``2**k`` matrix costs ``2**k``
+    multiply-adds per amplitude.
+    """
+    dense_limit = max_qubits if max_dense_qubits is None else max_dense_qubits
+    out: list[list[Operation]] = []
+    open_blocks: list[_Block] = []
+
+    def close(block: _Block) -> None:
+        open_blocks.remove(block)
+        if block.ops:
+            out.append(block.ops)
+
+    for op in ops:
+        qs = set(op.qubits)
+        touched = [b for b in open_blocks if b.qubits & qs]
+        if op.kind is GateKind.BARRIER:
+            for b in touched:
+                close(b)
+            continue
+        if op.kind in NON_UNITARY:  # measurements and resets: nothing crosses them
+            for b in touched:
+                close(b)
+            out.append([op])
+            continue
+        union = qs.union(*(b.qubits for b in touched))
+        structured = _structured(op) and all(b.structured for b in touched)
+        limit = max_qubits if structured else dense_limit
+        if len(qs) > (max_qubits if _structured(op) else dense_limit):
+            for b in touched:  # too big to fuse with anything: emit on its own
+                close(b)
+            out.append([op])
+            continue
+        if len(union) <= limit:
+            merged = _Block(union, [o for b in touched for o in b.ops] + [op], structured)
+            for b in touched:
+                open_blocks.remove(b)
+            open_blocks.append(merged)
+            # relative order of the merged blocks' ops is fine: blocks were disjoint
+        else:
+            for b in touched:
+                close(b)
+            open_blocks.append(_Block(qs, [op], _structured(op)))
+    for b in list(open_blocks):
+        close(b)
+    return out
+
+
+def block_matrix(ops: Sequence[Operation], qubits: Sequence[int], numbers: NumberSystem):
+    """The ``2**k x 2**k`` matrix of ``ops`` on ``qubits`` (``qubits[0]`` the low bit)."""
+    position = {q: i for i, q in enumerate(qubits)}
+    k = len(qubits)
+    if numbers.dtype.kind == "c":
+        m = np.eye(1 << k, dtype=numbers.dtype)
+    else:
+        m = numbers.array(np.eye(1 << k, dtype=int).astype(object))
+    for op in ops:
+        t = tuple(position[q] for q in op.targets)
+        c = tuple(position[q] for q in op.controls)
+        idx = subspace_indices(k, t, c, op.control_values)
+        u = op.gate.matrix(numbers)
+        m[idx] = np.tensordot(u, m[idx], axes=(1, 0))
+    return m
+
+
+def fuse_circuit(
+    circuit: Circuit,
+    numbers: NumberSystem,
+    max_qubits: int,
+    max_dense_qubits: int | None = None,
+) -> Circuit:
+    """An equivalent circuit whose operations are fused blocks (each a ``MatrixGate``, named
+    ``fused``) or the original operations where a block holds only one."""
+    fused = Circuit(circuit.n_qubits)
+    # machine numbers: multiply in double precision, round once when the call is built
+    build = get_number_system("complex128") if numbers.dtype.kind == "c" else numbers
+    for block in fuse_operations(circuit.operations, max_qubits, max_dense_qubits):
+        if len(block) == 1:
+            fused._ops.append(block[0])
+            continue
+        qubits = sorted({q for op in block for q in op.qubits})
+        m = block_matrix(block, qubits, build)
+        if m.dtype.kind == "c":
+            # rounding leaves ~1e-17 where products cancel exactly (H Z H): snap those to
+            # zero so the block is recognised as diagonal or permutation
+            m[np.abs(m) < _SNAP] = 0
+        if _is_identity(m):
+            continue
+        fused._ops.append(
+            Operation(MatrixGate(m, name="fused", check_unitary=False), tuple(qubits))
+        )
+    return fused
+
+
+_SNAP = 8 * np.finfo(np.float64).eps
+"""Entries of a fused double-precision matrix below this are rounding residue."""
+
+
+def _is_identity(m: np.ndarray) -> bool:
+    eye = np.eye(m.shape[0], dtype=bool)
+    if m.dtype.kind == "c":
+        return bool(np.max(np.abs(m - eye)) < _SNAP)
+    try:
+        return bool(np.all(m[eye] == 1) and np.all(m[~eye] == 0))
+    except TypeError:
+        return False

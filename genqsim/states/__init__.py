@@ -1,0 +1,58 @@
+"""Kinds of state behind one protocol, chosen by ``gq.simulate(circuit, method=...)``.
+
+* :mod:`.protocol`: the :class:`State` protocol (required and optional members).
+* :mod:`.registry`: the methods (``"statevector"``, ``"interval"``, ``"tangent"``, and
+  plugins through the ``genqsim.states`` entry-point group) and :func:`simulate`.
+* :mod:`.statevector`, :mod:`.interval`, :mod:`.tangent`: the built-in kinds.
+* :mod:`.sampling`: seeds, bitstrings and counts, shared by every kind.
+* :mod:`.options`: the run options a state carries.
+"""
+
+from __future__ import annotations
+
+from .interval import IntervalState, enclose, run_interval
+from .options import RunOptions
+from .protocol import HasAmplitudes, HasOverlap, Seed, State
+from .registry import (
+    DEFAULT_METHOD,
+    ENTRY_POINT_GROUP,
+    Method,
+    SimulationRequest,
+    available_methods,
+    expectation,
+    get_method,
+    register_method,
+    simulate,
+)
+from .sampling import counts
+from .statevector import StateVector, basis, initial_state, run_statevector, zeros
+from .tangent import TangentState, run_tangent
+
+register_method("statevector", run_statevector)
+register_method("interval", run_interval)
+register_method("tangent", run_tangent)
+
+__all__ = [
+    "DEFAULT_METHOD",
+    "ENTRY_POINT_GROUP",
+    "HasAmplitudes",
+    "HasOverlap",
+    "IntervalState",
+    "Method",
+    "RunOptions",
+    "Seed",
+    "SimulationRequest",
+    "State",
+    "StateVector",
+    "TangentState",
+    "available_methods",
+    "basis",
+    "counts",
+    "enclose",
+    "expectation",
+    "get_method",
+    "initial_state",
+    "register_method",
+    "simulate",
+    "zeros",
+]

@@ -1,0 +1,30 @@
+"""Run options: the settings that travel with a state through its runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ThreadCountError
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a state runs circuits.
+
+    ``threads``: CPU threads for large states on a threaded backend, entered once around each
+    run (``None``: the calling thread's setting, see :func:`genqsim.set_num_threads`).
+    ``fuse``: width of fused gate blocks (``None``: the default for the numbers; ``False``:
+    gate by gate). ``progress``: draw a progress bar on standard error for long runs.
+    """
+
+    threads: int | None = None
+    fuse: int | bool | None = None
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        t = self.threads
+        if t is not None and (isinstance(t, bool) or not isinstance(t, int) or t < 1):
+            raise ThreadCountError(f"threads must be a positive integer or None, got {t!r}")
+        f = self.fuse
+        if f is not None and not isinstance(f, bool) and (not isinstance(f, int) or f < 0):
+            raise ValueError(f"fuse must be None, a bool or a non-negative int, got {f!r}")

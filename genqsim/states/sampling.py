@@ -1,0 +1,127 @@
+"""Sampling, shared by every state kind: seeds, bitstring keys, counts drawn from a
+distribution, and counts over a circuit's classical bits.
+
+Bitstrings put the highest qubit (or classical bit) leftmost, as Qiskit prints them; with
+``qubits`` given, ``qubits[0]`` is the rightmost character.
+"""
+
+from __future__ import annotations
+
+import numbers as _abc
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import InvalidProbabilityError, ShotsError
+
+if TYPE_CHECKING:
+    from ..circuit import Circuit
+    from .protocol import Seed, State
+
+NORMALISATION_TOLERANCE = 1e-4
+"""How far a distribution's total may stray from one before sampling refuses it."""
+
+
+def rng(seed: Seed) -> np.random.Generator:
+    """A generator from a seed (a generator passes through, so draws continue its stream)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+def check_shots(shots: Any) -> int:
+    """``shots`` as an int, or :class:`~genqsim.ShotsError` for a negative or non-integer."""
+    if isinstance(shots, bool) or not isinstance(shots, (_abc.Integral, np.integer)) or shots < 0:
+        raise ShotsError(f"shots must be a non-negative integer, got {shots!r}")
+    return int(shots)
+
+
+def bitstring(index: int, width: int) -> str:
+    """Basis index as a bitstring of ``width`` characters, bit 0 rightmost."""
+    return format(int(index), f"0{width}b") if width else ""
+
+
+def check_normalised(total: float) -> None:
+    """Refuse a distribution whose total is not one (to :data:`NORMALISATION_TOLERANCE`)."""
+    if not abs(total - 1.0) <= NORMALISATION_TOLERANCE:
+        raise InvalidProbabilityError(
+            f"state is not normalised (total probability {total:.6g}); call normalize() first"
+        )
+
+
+def host_distribution(p: Any, to_float: Callable[[Any], float] | None = None) -> np.ndarray:
+    """A float64 distribution from a host array of probabilities (``to_float`` turns entries
+    of other number systems into floats), checked finite, non-negative and normalised, then
+    scaled to sum to one."""
+    if p.dtype == object:
+        convert = to_float or float
+        p = np.array([convert(v) for v in p], dtype=np.float64)
+    p = np.asarray(p, dtype=np.float64)
+    if not np.all(np.isfinite(p)) or np.any(p < -1e-12):
+        raise InvalidProbabilityError("probabilities are negative or not finite")
+    total = float(p.sum())
+    check_normalised(total)
+    return np.asarray(np.clip(p, 0.0, None) / total)
+
+
+def draw_counts(p: np.ndarray, shots: int, seed: Seed, width: int) -> dict[str, int]:
+    """Counts of ``shots`` draws from the normalised distribution ``p``, keyed by bitstring."""
+    counts = rng(seed).multinomial(shots, p)
+    return {bitstring(int(i), width): int(counts[i]) for i in np.flatnonzero(counts)}
+
+
+def keyed_counts(drawn: Mapping[int, int], width: int) -> dict[str, int]:
+    """``{basis index: count}`` as ``{bitstring: count}``, in index order."""
+    return {bitstring(i, width): c for i, c in sorted(drawn.items())}
+
+
+def draw_outcome(p: np.ndarray, seed: Seed) -> int:
+    """One index drawn from the normalised distribution ``p``."""
+    return int(rng(seed).choice(p.size, p=p))
+
+
+def counts(
+    circuit: Circuit, shots: int, seed: int | None = None, **simulate_options: Any
+) -> dict[str, int]:
+    """Measurement counts of ``shots`` runs of ``circuit``: over the classical bits when the
+    circuit measures (bit ``n_clbits-1`` leftmost), else over every qubit. Circuits with
+    mid-circuit measurements or resets are run once per shot (each shot its own collapse);
+    others are simulated once and sampled. ``simulate_options`` go to
+    :func:`genqsim.simulate` (``method``, ``numbers``, ``initial``, ...)."""
+    from .registry import simulate
+
+    shots = check_shots(shots)
+    rest, terminal = circuit.split_terminal_measurements()
+    generator = rng(seed)
+    measured = [q for q, _ in terminal]
+    if rest.has_non_unitary:
+        tally: dict[str, int] = {}
+        for _ in range(shots):
+            state = simulate(circuit, seed=generator, **simulate_options)
+            bits = dict(state.clbits)
+            if terminal:
+                (drawn,) = state.sample(1, seed=generator, qubits=measured)
+                for (_, c), bit in zip(terminal, reversed(drawn)):
+                    bits[c] = int(bit)
+            key = "".join(str(bits.get(c, 0)) for c in reversed(range(circuit.n_clbits)))
+            tally[key] = tally.get(key, 0) + 1
+        return dict(sorted(tally.items()))
+    state = simulate(rest, **simulate_options)
+    if not terminal:
+        return state.sample(shots, seed=generator)
+    return _on_clbits(state, terminal, circuit.n_clbits, shots, generator)
+
+
+def _on_clbits(
+    state: State, terminal: list[tuple[int, int]], n_clbits: int, shots: int, seed: Seed
+) -> dict[str, int]:
+    raw = state.sample(shots, seed=seed, qubits=[q for q, _ in terminal])
+    out: dict[str, int] = {}
+    for bits, count in raw.items():
+        clbits = ["0"] * n_clbits
+        for (_, c), bit in zip(terminal, reversed(bits)):
+            clbits[n_clbits - 1 - c] = bit
+        key = "".join(clbits)
+        out[key] = out.get(key, 0) + count
+    return dict(sorted(out.items()))

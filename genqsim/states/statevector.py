@@ -1,0 +1,447 @@
+"""State vectors: an array of amplitudes, its number system and the backend that acts on it
+(``method="statevector"``, the default kind of state).
+
+Every method that changes the state validates its whole input first, so a rejected call leaves
+the amplitudes exactly as they were.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers as _abc
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..backends import Backend, DeviceSampler, ThreadScoped, backend_for, capability
+from ..backends import select_backend as _select_backend
+from ..circuit import Circuit
+from ..errors import (
+    InvalidProbabilityError,
+    MatrixShapeError,
+    NumberTypeError,
+    QubitCountMismatchError,
+    QubitIndexError,
+    StateShapeError,
+)
+from ..numbers import Number, NumberSystem, get_number_system, number_system_for_array
+from ..pauli import PauliSum, pauli_masks
+from ..plan import MeasureCall, ResetCall, check_bound, plan_for_backend, run_plan
+from ..validation import as_qubit_tuple, check_operation_qubits
+from . import sampling
+from .options import RunOptions
+from .protocol import Seed
+
+if TYPE_CHECKING:
+    from .registry import SimulationRequest
+
+_PHASE_OF_Y_COUNT = (1, 1j, -1, -1j)
+
+
+def _n_qubits_of_length(length: int) -> int:
+    if length < 1 or length & (length - 1):
+        raise StateShapeError(f"a state has 2**n amplitudes; length {length} is not a power of two")
+    return length.bit_length() - 1
+
+
+class StateVector:
+    """A pure state of ``n_qubits`` qubits; qubit 0 is the least-significant index bit.
+
+    ``StateVector(array)`` wraps an existing array without copying when its dtype matches the
+    number system (``numbers`` inferred from the dtype when omitted: complex dtypes are machine
+    numbers, object arrays SymPy). Giving ``numbers`` that differ from the array's dtype is an
+    explicit request to convert, and copies.
+    """
+
+    def __init__(
+        self,
+        array: Any,
+        numbers: str | NumberSystem | None = None,
+        backend: str | Backend | None = None,
+        options: RunOptions | None = None,
+    ) -> None:
+        if not hasattr(array, "shape") or not hasattr(array, "dtype"):
+            array = np.asarray(array, dtype=object if numbers is None else None)
+            if numbers is None and array.dtype == object:
+                numbers = get_number_system("sympy")
+        if len(array.shape) != 1:
+            raise StateShapeError(f"a state is a 1-D array, got shape {tuple(array.shape)}")
+        self.n_qubits = _n_qubits_of_length(int(array.shape[0]))
+        ns = number_system_for_array(array) if numbers is None else get_number_system(numbers)
+        if np.dtype(array.dtype) != ns.dtype:
+            if np.dtype(array.dtype).kind == "b":
+                raise NumberTypeError("a boolean array is not a state; convert it explicitly")
+            array = ns.array(np.asarray(array))
+        self.numbers: NumberSystem = ns
+        if isinstance(backend, str) or backend is None:
+            self.backend: Backend = _select_backend(array, backend)
+        else:
+            if not backend.supports(array):
+                raise NumberTypeError(f"backend {backend.name!r} cannot work on this array")
+            self.backend = backend
+        self._amplitudes = array
+        self.options = RunOptions() if options is None else options
+        self.clbits: dict[int, int] = {}
+
+    # -- access --------------------------------------------------------------------------------
+    @property
+    def amplitudes(self) -> Any:
+        """The amplitude array itself (not a copy)."""
+        return self._amplitudes
+
+    def to_numpy(self) -> np.ndarray:
+        """A NumPy copy of the amplitudes (from the device for GPU states)."""
+        return self.backend.to_numpy(self._amplitudes)
+
+    def __len__(self) -> int:
+        return int(self._amplitudes.shape[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"<StateVector: {self.n_qubits} qubits, numbers={self.numbers.name!r}, "
+            f"backend={self.backend.name!r}>"
+        )
+
+    def copy(self) -> StateVector:
+        """An independent copy on the same backend, numbers and run options."""
+        return StateVector(self._amplitudes.copy(), self.numbers, self.backend, self.options)
+
+    def _threads(self) -> contextlib.AbstractContextManager[None]:
+        """The run's thread count, entered once around a whole operation."""
+        scoped = capability(self.backend, ThreadScoped)
+        return contextlib.nullcontext() if scoped is None else scoped.threads(self.options.threads)
+
+    # -- evolution -----------------------------------------------------------------------------
+    def apply(
+        self,
+        circuit: Circuit,
+        fuse: int | bool | None = None,
+        seed: Seed = None,
+        progress: bool | None = None,
+    ) -> StateVector:
+        """Apply ``circuit`` in place and return ``self``.
+
+        ``progress=True`` draws a progress bar on standard error for large runs (default: the
+        state's run options).
+
+        Terminal measurements are not applied (they feed :meth:`sample`); mid-circuit
+        measurements and resets collapse the state with a generator seeded by ``seed``, and
+        their outcomes are stored in ``self.clbits`` (classical bit -> 0/1).
+
+        ``fuse`` sets how many qubits fused gate blocks may span (default: the run options',
+        which default to on for machine numbers, off for symbolic ones; ``False`` runs gate by
+        gate).
+
+        The whole circuit is checked and turned into primitive calls before the first amplitude
+        changes: a circuit with unbound parameters (for non-symbolic numbers), non-finite
+        values or the wrong qubit count is rejected with the state untouched.
+        """
+        if not isinstance(circuit, Circuit):
+            raise TypeError(f"apply() takes a Circuit, got {type(circuit).__name__}")
+        if circuit.n_qubits != self.n_qubits:
+            raise QubitCountMismatchError(
+                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
+            )
+        fuse = self.options.fuse if fuse is None else fuse
+        progress = self.options.progress if progress is None else progress
+        with self.numbers.context():
+            plan = plan_for_backend(circuit, self.numbers, self.backend, fuse)
+        context = _CollapseContext(self, sampling.rng(seed)) if circuit.has_non_unitary else None
+        bar = None
+        if progress and len(plan) > 1:
+            from ..progress import ProgressBar, wanted
+
+            if wanted(len(plan) * len(self), quiet=False):
+                bar = ProgressBar(len(plan), f"{self.n_qubits} qubits")
+        with self.numbers.context(), self._threads():
+            run_plan(plan, self.backend, self._amplitudes, context, bar)
+        if bar is not None:
+            bar.close()
+        return self
+
+    def apply_matrix(
+        self,
+        matrix: Any,
+        targets: int | Sequence[int],
+        controls: int | Sequence[int] = (),
+        control_values: int | Sequence[int] | None = None,
+    ) -> StateVector:
+        """Apply any ``2**k x 2**k`` matrix (unitary or not: projectors, Kraus operators) to
+        ``targets`` under controls, in place. ``targets[0]`` is the matrix index's lowest bit."""
+        t, c, v = check_operation_qubits(self.n_qubits, targets, controls, control_values)
+        arr = np.asarray(matrix, dtype=object) if _is_sympy_matrix(matrix) else np.asarray(matrix)
+        size = 1 << len(t)
+        if arr.shape != (size, size):
+            raise MatrixShapeError(
+                f"{len(t)} target(s) need a {size}x{size} matrix, got shape {arr.shape}"
+            )
+        data = self.numbers.array(arr)
+        with self.numbers.context(), self._threads():
+            self.backend.apply_matrix(self._amplitudes, data, t, c, v)
+        return self
+
+    # -- reductions ----------------------------------------------------------------------------
+    def probabilities(self, qubits: Sequence[int] | None = None) -> np.ndarray:
+        """Probabilities of every basis state, or the marginal distribution of ``qubits``
+        (indexed with ``qubits[0]`` as the least-significant bit)."""
+        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        with self.numbers.context(), self._threads():
+            return self.backend.probabilities(self._amplitudes, qs, self.numbers)
+
+    def norm_squared(self) -> Number:
+        """``<psi|psi>``."""
+        with self.numbers.context(), self._threads():
+            return self.backend.norm_squared(self._amplitudes, self.numbers)
+
+    def normalize(self) -> StateVector:
+        """Scale to unit norm in place (exactly, for symbolic numbers)."""
+        n2 = self.norm_squared()
+        if self.numbers.symbolic:
+            n2 = self.numbers.simplify(n2)
+        elif not n2 > 0:
+            raise InvalidProbabilityError("cannot normalise a zero state")
+        scale = self.numbers.one / self.numbers.sqrt(n2)
+        if self.numbers.dtype.kind == "c":
+            scale = np.asarray(scale).astype(self.numbers.dtype)[()]  # a scalar, for GPU arrays too
+        with self.numbers.context():
+            self._amplitudes *= scale
+        return self
+
+    def inner(self, other: StateVector) -> Number:
+        """``<self|other>``."""
+        self._check_same_size(other)
+        with self.numbers.context(), self._threads():
+            return self.backend.inner(self._amplitudes, other._amplitudes, self.numbers)
+
+    def fidelity(self, other: StateVector) -> Number:
+        """``|<self|other>|**2`` (for normalised states)."""
+        return self.numbers.abs2(self.inner(other))
+
+    def expectation(self, observable: str | PauliSum) -> Number:
+        """``<psi|H|psi>`` for a Pauli sum such as ``"Z0 Z1 + 0.5*X2"``.
+
+        Numeric states return a float (complex if a coefficient is complex); symbolic states
+        an expression. Coefficients may be symbols when the numbers are symbolic.
+        """
+        obs = PauliSum.coerce(observable)
+        if obs.n_qubits > self.n_qubits:
+            raise QubitIndexError(
+                f"observable acts on qubit {obs.n_qubits - 1} but the state has {self.n_qubits} "
+                "qubits"
+            )
+        with self.numbers.context(), self._threads():
+            return self._expectation(obs)
+
+    def _expectation(self, obs: PauliSum) -> Number:
+        ns = self.numbers
+        real_coeffs = all(_is_real_number(c) for c, _ in obs.terms)
+        convert = ns.real_scalar if real_coeffs else ns.scalar
+        coeffs = [convert(c) for c, _ in obs.terms]  # validates before any work
+        numeric = ns.dtype.kind == "c"
+        total: Any = 0.0 if numeric else ns.zero
+        for coeff, (_, pauli) in zip(coeffs, obs.terms):
+            x, z, n_y = pauli_masks(pauli)
+            raw = self.backend.expectation_pauli(self._amplitudes, x, z, ns)
+            if numeric:
+                total += coeff * (_PHASE_OF_Y_COUNT[n_y % 4] * complex(raw)).real
+            else:
+                total += coeff * ns.real(ns.I ** (n_y % 4) * raw)
+        if numeric:
+            total = complex(total)
+            return total.real if total.imag == 0 else total
+        return total if ns.symbolic or not real_coeffs else ns.real(total)
+
+    # -- sampling and measurement --------------------------------------------------------------
+    def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
+        p = self.probabilities(qubits)
+        if not isinstance(p, np.ndarray):  # a device array: the distribution comes to the host
+            p = self.backend.to_numpy(p)
+        return sampling.host_distribution(p, lambda v: self.numbers.to_complex(v).real)
+
+    def sample(
+        self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
+    ) -> dict[str, int]:
+        """Counts of ``shots`` measurements in the computational basis, without collapsing.
+
+        Keys are bitstrings with the highest qubit leftmost (as Qiskit prints them); with
+        ``qubits`` given, only those are measured and ``qubits[0]`` is the rightmost character.
+        The same ``seed`` gives the same counts.
+        """
+        shots = sampling.check_shots(shots)
+        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        width = self.n_qubits if qs is None else len(qs)
+        on_device = capability(self.backend, DeviceSampler)
+        if on_device is not None and not isinstance(seed, np.random.Generator):
+            sampling.check_normalised(float(self.norm_squared()))  # one number to the host
+            drawn = on_device.sample_counts(self._amplitudes, qs, shots, seed)
+            return sampling.keyed_counts(drawn, width)
+        return sampling.draw_counts(self._numeric_distribution(qs), shots, seed, width)
+
+    def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
+        """Measure ``qubits`` (all when omitted), collapse the state onto the outcome
+        (renormalised) and return the outcome as a bitstring (``qubits[0]`` rightmost)."""
+        qs = (
+            tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        )
+        p = self._numeric_distribution(qs)
+        outcome = sampling.draw_outcome(p, seed)
+        exact = self.probabilities(qs)[outcome]
+        if self.numbers.dtype.kind == "c":
+            exact = float(exact)  # also brings a device scalar to the host
+        if self.numbers.symbolic:
+            exact = self.numbers.simplify(exact)
+        diagonal = [self.numbers.zero] * p.size
+        diagonal[outcome] = self.numbers.one / self.numbers.sqrt(exact)
+        if qs:
+            with self.numbers.context(), self._threads():
+                self.backend.apply_diagonal(self._amplitudes, self.numbers.array(diagonal), qs)
+        return sampling.bitstring(outcome, len(qs))
+
+    def _check_same_size(self, other: StateVector) -> None:
+        if not isinstance(other, StateVector):
+            raise TypeError(f"expected a StateVector, got {type(other).__name__}")
+        if other.n_qubits != self.n_qubits:
+            raise QubitCountMismatchError(
+                f"states have {self.n_qubits} and {other.n_qubits} qubits"
+            )
+
+
+class _CollapseContext:
+    """What measurement and reset calls need while a plan runs: the state and a generator."""
+
+    def __init__(self, state: StateVector, rng: np.random.Generator) -> None:
+        self.state = state
+        self.rng = rng
+
+    def collapse(self, call: MeasureCall | ResetCall) -> None:
+        outcome = self.state.measure([call.qubit], seed=self.rng)
+        if isinstance(call, MeasureCall):
+            self.state.clbits[call.clbit] = int(outcome)
+        elif outcome == "1":  # reset: flip back to |0>
+            self.state.backend.apply_permutation(self.state.amplitudes, [1, 0], None, (call.qubit,))
+
+
+def _is_real_number(value: Any) -> bool:
+    """A real coefficient: a Python/NumPy real or a closed real SymPy number."""
+    import sympy
+
+    if isinstance(value, sympy.Basic):
+        return bool(value.is_number and value.is_real)
+    return isinstance(value, (_abc.Real, np.floating, np.integer)) and not isinstance(value, bool)
+
+
+def _is_sympy_matrix(matrix: Any) -> bool:
+    import sympy
+
+    return isinstance(matrix, sympy.MatrixBase)
+
+
+# -- constructors ------------------------------------------------------------------------------
+
+
+def _check_n_qubits(n_qubits: Any) -> int:
+    if isinstance(n_qubits, bool) or not isinstance(n_qubits, (_abc.Integral, np.integer)):
+        raise TypeError(f"n_qubits must be an integer, got {n_qubits!r}")
+    if n_qubits < 0:
+        raise QubitIndexError(f"n_qubits must be non-negative, got {n_qubits}")
+    return int(n_qubits)
+
+
+def zeros(
+    n_qubits: int,
+    numbers: str | NumberSystem = "complex128",
+    backend: str | None = None,
+    device: str | None = None,
+    options: RunOptions | None = None,
+) -> StateVector:
+    """``|0...0>`` on ``n_qubits`` qubits, on the backend that ``device`` (``"cpu"``,
+    ``"gpu"``) and the numbers imply, or on ``backend``; refuses states larger than the free
+    (host or device) memory, before allocating."""
+    n = _check_n_qubits(n_qubits)
+    ns = get_number_system(numbers)
+    chosen = backend_for(ns, device, backend)
+    return StateVector(chosen.zeros(n, ns), ns, chosen, options)
+
+
+def basis(
+    state: int | str,
+    n_qubits: int | None = None,
+    numbers: str | NumberSystem = "complex128",
+    backend: str | None = None,
+    device: str | None = None,
+    options: RunOptions | None = None,
+) -> StateVector:
+    """A computational basis state: ``basis("011")`` (qubit n-1 leftmost) or
+    ``basis(3, n_qubits=3)`` (a basis index, qubit 0 the least-significant bit)."""
+    if isinstance(state, str):
+        if not state or set(state) - {"0", "1"}:
+            raise ValueError(f"a basis bitstring holds only 0 and 1, got {state!r}")
+        if n_qubits is not None and n_qubits != len(state):
+            raise QubitCountMismatchError(
+                f"bitstring {state!r} has {len(state)} bits, not {n_qubits}"
+            )
+        n_qubits, index = len(state), int(state, 2)
+    else:
+        if n_qubits is None:
+            raise TypeError("basis(index) needs n_qubits")
+        if isinstance(state, bool) or not isinstance(state, (_abc.Integral, np.integer)):
+            raise TypeError(f"a basis index must be an integer, got {state!r}")
+        index = int(state)
+    n = _check_n_qubits(n_qubits)
+    if not 0 <= index < 1 << n:
+        raise QubitIndexError(f"basis index {index} out of range for {n} qubits")
+    psi = zeros(n, numbers, backend, device, options)
+    if index:
+        psi.amplitudes[0] = psi.numbers.zero
+        psi.amplitudes[index] = psi.numbers.one
+    return psi
+
+
+def initial_state(
+    n_qubits: int,
+    initial: Any,
+    numbers: NumberSystem,
+    backend: str | None = None,
+    device: str | None = None,
+    options: RunOptions | None = None,
+) -> StateVector:
+    """The starting state of a run: ``|0...0>`` (``initial=None``), a bitstring, a basis
+    index, an array, or a copy of a StateVector, in ``numbers`` on the chosen backend."""
+    if initial is None:
+        return zeros(n_qubits, numbers, backend, device, options)
+    if isinstance(initial, StateVector):
+        if initial.n_qubits != n_qubits:
+            raise QubitCountMismatchError(
+                f"initial state has {initial.n_qubits} qubits, circuit has {n_qubits}"
+            )
+        psi = initial.copy()
+        if psi.numbers is not numbers:
+            psi = StateVector(psi.amplitudes, numbers, backend)
+        psi.options = initial.options if options is None else options
+        return psi
+    if isinstance(initial, str):
+        return basis(initial, n_qubits, numbers, backend, device, options)
+    if isinstance(initial, (_abc.Integral, np.integer)) and not isinstance(initial, bool):
+        return basis(int(initial), n_qubits, numbers, backend, device, options)
+    chosen = backend_for(numbers, device, backend)
+    if chosen.device == "cpu":
+        psi = StateVector(np.array(initial, copy=True), numbers, backend, options)
+    else:
+        psi = StateVector(chosen.asarray(initial, numbers), numbers, chosen, options)
+    if psi.n_qubits != n_qubits:
+        raise QubitCountMismatchError(
+            f"initial state has {psi.n_qubits} qubits, circuit has {n_qubits}"
+        )
+    return psi
+
+
+def run_statevector(request: SimulationRequest) -> StateVector:
+    """``method="statevector"``: a dense state vector on the backend the request implies."""
+    numbers = request.numbers or get_number_system("complex128")
+    check_bound(request.circuit, numbers)  # the common mistake, caught before allocating
+    psi = initial_state(
+        request.circuit.n_qubits, request.initial, numbers, request.backend, request.device,
+        request.options,
+    )  # fmt: skip
+    return psi.apply(request.circuit, seed=request.seed)  # validates all before any change

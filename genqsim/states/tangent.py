@@ -1,0 +1,341 @@
+"""Tangent states: a state and its derivative with respect to every circuit parameter, on
+the fast kernels (``method="tangent"``).
+
+A :class:`TangentState` is a primal complex128 array ``psi`` plus one tangent array
+``t_k = d psi / d p_k`` per parameter, unallocated (and free) until the parameter's first
+gate. A gate ``U(p)`` maps ``t_k -> U t_k + (dU/dp_k) psi`` and ``psi -> U psi``. Results are
+dual numbers (:class:`~genqsim.Dual`) of the state's :class:`~genqsim.DualNumbers`: a value
+and its partials, so ``state.expectation(H)`` is ``<H>`` together with its exact gradient.
+
+Gate derivatives come from the gate library itself evaluated on dual numbers
+(:class:`DerivativeCalls`); the gradient routines of :mod:`genqsim.gradients` use the same
+machinery for the adjoint sweep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy
+
+from ..backends import Backend, select_backend
+from ..circuit import Circuit, Operation
+from ..errors import (
+    NumberTypeError,
+    QubitCountMismatchError,
+    QubitIndexError,
+    UnboundParameterError,
+)
+from ..gates import GateKind
+from ..kernels import marginalize
+from ..numbers import NumberSystem, get_number_system, to_python_complex
+from ..numbers.dual import Dual, DualNumbers, split
+from ..pauli import PauliSum
+from ..plan import GateCall, PermutationCall, call_for, run_restricted
+from ..validation import as_qubit_tuple
+from . import sampling
+from .protocol import Seed
+
+if TYPE_CHECKING:
+    from .registry import SimulationRequest
+
+_FLIP = np.array([1, 0])
+
+
+class DerivativeCalls:
+    """Builds each operation's gate call and its derivative calls ``dU/dp_k`` in
+    ``values_ns`` (plain complex numbers, or dual numbers along a direction for second
+    derivatives), by evaluating the gate on dual numbers seeded at ``seeds``."""
+
+    def __init__(self, params: Sequence[sympy.Symbol], values_ns: NumberSystem, seeds: Any) -> None:
+        self.params = tuple(params)
+        self.values_ns = values_ns
+        nested = isinstance(values_ns, DualNumbers)
+        self.outer = DualNumbers(seeds, base=values_ns if nested else None)
+        self.dtype: Any = object if nested else np.complex128
+        self.param_set = set(self.params)
+
+    def calls(self, op: Operation) -> tuple[GateCall | None, list[tuple[int, GateCall]]]:
+        """The operation's call and ``[(k, dU/dp_k call)]`` for the parameters it depends on
+        (``None`` for barriers and identities)."""
+        if not (op.gate.free_symbols & self.param_set):
+            return _gate_call(call_for(op, self.values_ns)), []
+        dual_call = _gate_call(call_for(op, self.outer))
+        if dual_call is None:
+            return None, []
+        if isinstance(dual_call, PermutationCall) and dual_call.phases is None:
+            return dual_call, []
+        value, partials = split(dual_call.data, len(self.params), self.dtype)
+        derivatives = [(i, dual_call.with_data(d)) for i, d in enumerate(partials) if _nonzero(d)]
+        return dual_call.with_data(value), derivatives
+
+    def inverse_call(self, op: Operation) -> GateCall | None:
+        call, _ = self.calls(op.inverse())
+        return call
+
+
+def _real_if_real(value: Any) -> Any:
+    z = complex(value)
+    return z.real if z.imag == 0 else z
+
+
+def _gate_call(call: Any) -> GateCall | None:
+    if call is not None and not isinstance(call, GateCall):
+        raise TypeError(f"expected a gate, got {call!r}")
+    return call
+
+
+def _nonzero(data: Any) -> bool:
+    return any(x != 0 for x in np.asarray(data).reshape(-1))
+
+
+def real_terms(observable: str | PauliSum, n_qubits: int) -> list[tuple[float, Any]]:
+    """The Pauli terms of a Hermitian observable with real float coefficients, checked to act
+    within ``n_qubits`` qubits."""
+    obs = PauliSum.coerce(observable)
+    if obs.n_qubits > n_qubits:
+        raise QubitIndexError(
+            f"observable acts on qubit {obs.n_qubits - 1} but the circuit has {n_qubits} qubits"
+        )
+    terms = []
+    for coeff, pauli in obs.terms:
+        z = to_python_complex(coeff, "observable coefficient")
+        if z.imag != 0:
+            raise NumberTypeError(f"observable coefficients must be real (Hermitian), got {coeff}")
+        terms.append((z.real, pauli))
+    return terms
+
+
+def apply_pauli_sum(
+    terms: list[tuple[float, Any]], state: np.ndarray, backend: Backend, ns: NumberSystem
+) -> np.ndarray:
+    """``H |state>`` as a new array, each Pauli factor applied with the backend's primitives."""
+    out = np.zeros_like(state)
+    if state.dtype == object:
+        out[:] = [ns.zero] * state.size
+    y_phases, z_diag = ns.array([ns.I, -ns.I]), ns.array([ns.one, -ns.one])
+    tmp = np.empty_like(state)  # one scratch state for all terms
+    for coeff, pauli in terms:
+        tmp[...] = state
+        for q, letter in pauli:
+            if letter == "X":
+                backend.apply_permutation(tmp, _FLIP, None, (q,))
+            elif letter == "Y":
+                backend.apply_permutation(tmp, _FLIP, y_phases, (q,))
+            elif letter == "Z":
+                backend.apply_diagonal(tmp, z_diag, (q,))
+        tmp *= coeff
+        out += tmp
+    return out
+
+
+def real_inner(a: np.ndarray, b: np.ndarray, backend: Backend, ns: NumberSystem) -> Any:
+    """``Re <a|b>``."""
+    value = backend.inner(a, b, ns)
+    return ns.real(value) if a.dtype == object else float(np.real(value))
+
+
+class TangentState:
+    """A state and its tangents ``d psi / d p_k`` (see the module docs)."""
+
+    def __init__(
+        self,
+        primal: np.ndarray,
+        tangents: Sequence[np.ndarray | None],
+        numbers: DualNumbers,
+        backend: Backend | None = None,
+    ) -> None:
+        if not isinstance(numbers, DualNumbers):
+            raise NumberTypeError("a tangent state needs numbers=gq.DualNumbers({param: value})")
+        if len(tangents) != len(numbers.parameters):
+            raise ValueError(f"{len(tangents)} tangents for {len(numbers.parameters)} parameters")
+        self.primal = np.ascontiguousarray(primal, dtype=np.complex128)
+        self.tangents: list[np.ndarray | None] = list(tangents)
+        self.n_qubits = int(self.primal.size).bit_length() - 1
+        self.backend = select_backend(self.primal) if backend is None else backend
+        self.clbits: dict[int, int] = {}
+        self._numbers = numbers
+        self._complex = get_number_system("complex128")
+
+    @classmethod
+    def zeros(cls, n_qubits: int, numbers: DualNumbers, backend: str | None = None) -> TangentState:
+        """``|0...0>``, whose tangents are all zero."""
+        ns = get_number_system("complex128")
+        chosen = select_backend(np.empty(0, dtype=np.complex128), backend)
+        return cls(chosen.zeros(n_qubits, ns), [None] * len(numbers.parameters), numbers, chosen)
+
+    @property
+    def numbers(self) -> DualNumbers:
+        """The dual numbers the state is seeded with; results are their :class:`Dual` s."""
+        return self._numbers
+
+    def copy(self) -> TangentState:
+        out = TangentState(
+            self.primal.copy(),
+            [None if t is None else t.copy() for t in self.tangents],
+            self._numbers,
+            self.backend,
+        )
+        out.clbits = dict(self.clbits)
+        return out
+
+    # -- evolution -----------------------------------------------------------------------------
+    def apply(self, circuit: Circuit, seed: Seed = None) -> TangentState:
+        """Apply ``circuit`` in place (every gate's calls and derivatives are built before any
+        amplitude changes); mid-circuit measurements and resets collapse the state and its
+        tangents onto the drawn outcome."""
+        if not isinstance(circuit, Circuit):
+            raise TypeError(f"apply() takes a Circuit, got {type(circuit).__name__}")
+        if circuit.n_qubits != self.n_qubits:
+            raise QubitCountMismatchError(
+                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
+            )
+        free = self._numbers.unbound(circuit.parameters)
+        if free:
+            names = ", ".join(sorted(map(str, free)))
+            raise UnboundParameterError(
+                f"circuit has parameters ({names}) the tangent state has no values for"
+            )
+        values = {p: _real_if_real(self._numbers.scalar(p).value) for p in self._numbers.parameters}
+        sweep = DerivativeCalls(self._numbers.parameters, self._complex, values)
+        rest, _ = circuit.split_terminal_measurements()
+        steps: list[Any] = []
+        for op in rest.operations:
+            if op.gate.kind in (GateKind.MEASURE, GateKind.RESET):
+                steps.append(op)
+            elif op.gate.kind is not GateKind.BARRIER:
+                steps.append(sweep.calls(op))
+        generator = sampling.rng(seed)
+        for step in steps:
+            if isinstance(step, Operation):
+                self._collapse(step, generator)
+                continue
+            call, derivatives = step
+            if call is None:
+                continue
+            for t in self.tangents:
+                if t is not None:
+                    call.run(self.backend, t)
+            for k, dcall in derivatives:
+                d = self.primal.copy()
+                run_restricted(dcall, self.backend, d, self._complex)
+                current = self.tangents[k]
+                if current is None:
+                    self.tangents[k] = d
+                else:
+                    current += d
+            call.run(self.backend, self.primal)
+        return self
+
+    def _collapse(self, op: Operation, generator: np.random.Generator) -> None:
+        (qubit,) = op.targets
+        outcome = self.measure([qubit], seed=generator)
+        if op.gate.kind is GateKind.MEASURE:
+            self.clbits[op.gate.clbit] = int(outcome)  # type: ignore[attr-defined]
+        elif outcome == "1":
+            for arr in (self.primal, *(t for t in self.tangents if t is not None)):
+                self.backend.apply_permutation(arr, _FLIP, None, (qubit,))
+
+    # -- results -------------------------------------------------------------------------------
+    @property
+    def amplitudes(self) -> np.ndarray:
+        """Every amplitude as a :class:`Dual` (value and its partials), an object array."""
+        return self.to_numpy()
+
+    def to_numpy(self) -> np.ndarray:
+        zero = np.zeros(self.primal.size, dtype=np.complex128)
+        columns = (
+            np.stack([zero if t is None else t for t in self.tangents], axis=1)
+            if (self.tangents)
+            else np.zeros((self.primal.size, 0), dtype=np.complex128)
+        )
+        out = np.empty(self.primal.size, dtype=object)
+        out[:] = [Dual(complex(v), columns[i]) for i, v in enumerate(self.primal)]
+        return out
+
+    def probabilities(self, qubits: Sequence[int] | None = None) -> np.ndarray:
+        """Every basis probability (or the marginal over ``qubits``) as a :class:`Dual` with
+        its derivatives ``2 Re(conj(psi) t_k)``."""
+        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        p = np.asarray(self.backend.probabilities(self.primal, qs, self._complex), np.float64)
+        partials = np.zeros((p.size, len(self.tangents)))
+        for k, t in enumerate(self.tangents):
+            if t is not None:
+                partials[:, k] = marginalize(2 * np.real(np.conj(self.primal) * t), qs)
+        out = np.empty(p.size, dtype=object)
+        out[:] = [Dual(float(v), partials[i]) for i, v in enumerate(p)]
+        return out
+
+    def expectation(self, observable: str | PauliSum) -> Dual:
+        """``<psi|H|psi>`` and its gradient ``2 Re <H psi|t_k>``, as a :class:`Dual`
+        (Hermitian observables: real coefficients)."""
+        terms = real_terms(observable, self.n_qubits)
+        h_psi = apply_pauli_sum(terms, self.primal, self.backend, self._complex)
+        value = real_inner(self.primal, h_psi, self.backend, self._complex)
+        partials = np.array([
+            0.0 if t is None else 2 * real_inner(h_psi, t, self.backend, self._complex)
+            for t in self.tangents
+        ])  # fmt: skip
+        return Dual(value, partials)
+
+    def sample(
+        self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
+    ) -> dict[str, int]:
+        """Counts of ``shots`` measurements, drawn from the primal state."""
+        shots = sampling.check_shots(shots)
+        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        width = self.n_qubits if qs is None else len(qs)
+        p = self.backend.probabilities(self.primal, qs, self._complex)
+        return sampling.draw_counts(sampling.host_distribution(p), shots, seed, width)
+
+    def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
+        """Measure ``qubits`` (all when omitted) and collapse the state and its tangents onto
+        the outcome: ``psi' = P psi / sqrt(p)``, ``t' = P t / sqrt(p) - P psi dp / (2 p^1.5)``
+        with ``dp = 2 Re <P psi|P t>``."""
+        qs = (
+            tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        )
+        p_all = sampling.host_distribution(
+            self.backend.probabilities(self.primal, qs, self._complex)
+        )
+        outcome = sampling.draw_outcome(p_all, seed)
+        indicator = np.zeros(1 << len(qs), dtype=np.complex128)
+        indicator[outcome] = 1
+        ns, be = self._complex, self.backend
+        be.apply_diagonal(self.primal, indicator, qs)
+        p = float(be.norm_squared(self.primal, ns))
+        scale = 1 / np.sqrt(p)
+        for k, t in enumerate(self.tangents):
+            if t is None:
+                continue
+            be.apply_diagonal(t, indicator, qs)
+            dp = 2 * real_inner(self.primal, t, be, ns)
+            t *= scale
+            t -= self.primal * (dp / (2 * p**1.5))
+            self.tangents[k] = t
+        self.primal *= scale
+        return sampling.bitstring(outcome, len(qs))
+
+
+def run_tangent(request: SimulationRequest) -> TangentState:
+    """``method="tangent"``: ``numbers`` must be ``gq.DualNumbers({param: value, ...})``,
+    which names the parameters to differentiate and their values."""
+    numbers = request.numbers
+    if not isinstance(numbers, DualNumbers) or numbers.base.name != "complex128":
+        raise NumberTypeError(
+            "method='tangent' needs numbers=gq.DualNumbers({param: value, ...}) (plain duals)"
+        )
+    if request.device not in (None, "cpu"):
+        raise NumberTypeError("method='tangent' runs on the CPU backends")
+    state = TangentState.zeros(request.circuit.n_qubits, numbers, request.backend)
+    if request.initial is not None:
+        from .statevector import initial_state
+
+        start = initial_state(
+            request.circuit.n_qubits, request.initial, get_number_system("complex128"),
+            state.backend.name,
+        )  # fmt: skip
+        state.primal[...] = start.to_numpy()
+    return state.apply(request.circuit, seed=request.seed)

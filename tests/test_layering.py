@@ -1,0 +1,114 @@
+"""Imports only point down (../shared/DESIGN.md): a module may import modules of its own
+layer or below, never above. The backends import the protocol level alone — number systems,
+typed calls, errors, the generic routines — so a backend never depends on the planner, the
+states or the library. Read from the source with ``ast`` (nothing is imported), imports
+inside functions included."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LAYERS: list[tuple[str, ...]] = [
+    ("errors", "optional", "memory", "validation", "progress"),
+    ("numbers",),
+    ("kernels", "pauli"),
+    ("plan.calls",),
+    ("backends",),
+    ("gates", "circuit", "drawing"),
+    ("plan",),
+    ("states",),
+    ("gradients", "errorbound", "symbolic", "library", "batch", "state", "intervals", "fusion"),
+    ("qasm", "interop", "cli", "bench", "", "__main__"),
+]
+"""Layers from the bottom up, as module names below ``genqsim`` ("" is the package itself);
+a name covers its submodules unless a longer name is listed."""
+
+BACKEND_MAY_IMPORT = ("numbers", "plan.calls", "errors", "kernels", "memory", "optional",
+                      "backends")  # fmt: skip
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[0] == "backends":
+        parts = ["genqsim", *parts]  # installed as genqsim.backends
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Every ``genqsim`` module ``path`` imports, as a name below ``genqsim``."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            if not (module == "genqsim" or module.startswith("genqsim.")):
+                continue
+            if node.module is None or module == "genqsim":  # from .. import kernels
+                found.update(f"{module}.{a.name}" for a in node.names)
+            else:
+                found.add(module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("genqsim"))
+    return {m.removeprefix("genqsim").lstrip(".") for m in found}
+
+
+def layer_of(module: str) -> int:
+    """The layer of a module name below ``genqsim`` (the longest listed prefix decides)."""
+    best, rank = -1, None
+    for i, names in enumerate(LAYERS):
+        for n in names:
+            if (module == n or module.startswith(n + ".") or n == "") and len(n) > best:
+                best, rank = len(n), i
+    if rank is None:
+        raise AssertionError(f"module genqsim.{module} is in no layer; add it to LAYERS")
+    return rank
+
+
+SOURCES = sorted([*ROOT.glob("genqsim/**/*.py"), *ROOT.glob("backends/**/*.py")])
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_point_down(path):
+    own = module_name(path).removeprefix("genqsim").lstrip(".")
+    upward = [m for m in imports(path) if layer_of(m) > layer_of(own)]
+    assert not upward, f"genqsim.{own} (layer {layer_of(own)}) imports upward: {upward}"
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("backends/*.py")), ids=lambda p: p.name)
+def test_backends_import_only_the_protocol_level(path):
+    allowed = [m for m in imports(path)
+               if not any(m == a or m.startswith(a + ".") for a in BACKEND_MAY_IMPORT)]  # fmt: skip
+    assert not allowed, f"{path.name} imports {allowed}"
+
+
+def test_the_checker_catches_an_upward_import(tmp_path, monkeypatch):
+    fake = ROOT / "backends" / "fake_for_test.py"
+    assert not fake.exists()
+    monkeypatch.setattr(Path, "read_text", lambda self: "from ..states import simulate\n")
+    found = imports(fake)
+    assert found == {"states"} and layer_of("states") > layer_of("backends")
+
+
+def test_nothing_in_the_core_names_a_concrete_gpu_library():
+    offenders = [str(p.relative_to(ROOT)) for p in ROOT.glob("genqsim/**/*.py")
+                 if "cupy" in p.read_text().lower()]  # fmt: skip
+    assert not offenders
+
+
+def test_no_attribute_probes_on_backends():
+    probes = ("getattr(backend", "getattr(self.backend")
+    offenders = [str(p.relative_to(ROOT)) for p in SOURCES
+                 if any(probe in p.read_text() for probe in probes)]  # fmt: skip
+    assert not offenders
