@@ -114,3 +114,69 @@ def test_from_cirq_keeps_symbols():
     ours = gq.simulate(c.bind(values)).amplitudes
     np.testing.assert_allclose(_bit_reversed(ours), expected, atol=1e-7)
     assert c.split_terminal_measurements()[1] == [(0, 0), (1, 1)]
+
+
+def _cirq_state(cirq_circuit, n: int, psi0: np.ndarray) -> np.ndarray:
+    """Cirq's final state from ``psi0``, as a genqsim array (Cirq's first qubit is the most
+    significant bit, genqsim's qubit 0 the least)."""
+    import cirq
+
+    def flip(v: np.ndarray) -> np.ndarray:
+        return v.reshape((2,) * n).transpose(tuple(reversed(range(n)))).reshape(-1)
+
+    result = cirq.Simulator(dtype=np.complex128).simulate(
+        cirq_circuit, qubit_order=cirq.LineQubit.range(n), initial_state=flip(psi0)
+    )
+    return flip(result.final_state_vector)
+
+
+@settings(max_examples=40, deadline=None)
+@given(random_circuit(n_max=5), st.integers(0, 2**31))
+def test_to_cirq_gives_the_same_state_global_phase_included(circuit, seed):
+    pytest.importorskip("cirq")
+    psi0 = random_state(circuit.n_qubits, np.random.default_rng(seed))
+    expected = _cirq_state(gq.to_cirq(circuit), circuit.n_qubits, psi0)
+    ours = gq.simulate(circuit, initial=psi0).amplitudes
+    np.testing.assert_allclose(ours, expected, atol=1e-10)
+    back = gq.from_cirq(gq.to_cirq(circuit))
+    if back.n_qubits == circuit.n_qubits:  # Cirq drops qubits no operation touches
+        np.testing.assert_allclose(gq.simulate(back, initial=psi0).amplitudes, ours, atol=1e-10)
+
+
+def test_to_cirq_keeps_symbols_and_every_table_gate():
+    cirq = pytest.importorskip("cirq")
+    import sympy
+
+    a, b = gq.parameters("a b")
+    c = gq.Circuit(3)
+    for name, spec in gq.gates.GATE_SPECS.items():
+        params = (a, b, 0.25)[: min(spec.n_params)] if name == "u" else (a,) * min(spec.n_params)
+        c.append(gq.gate(name, *params), [0, 2][: spec.n_qubits] if spec.n_qubits > 1 else [1])
+        c.append(gq.gate(name, *params), [2, 1][: spec.n_qubits] if spec.n_qubits > 1 else [2],
+                 controls=[0], control_values=[0])  # fmt: skip
+    c.pauli_rotation("XZY", b, [0, 1, 2]).h(1)
+    cc = gq.to_cirq(c)
+    assert cirq.is_parameterized(cc)
+    values = {"a": 0.37, "b": -1.21}
+    resolved = cirq.resolve_parameters(cc, {sympy.Symbol(k): v for k, v in values.items()})
+    psi0 = random_state(3, np.random.default_rng(7))
+    expected = _cirq_state(resolved, 3, psi0)
+    ours = gq.simulate(c.bind(values), initial=psi0).amplitudes
+    np.testing.assert_allclose(ours, expected, atol=1e-10)
+
+
+def test_to_cirq_measurements_resets_and_errors():
+    cirq = pytest.importorskip("cirq")
+    cc = gq.to_cirq(gq.Circuit(2).h(0).measure(0, 1).reset(0).barrier().x(1))
+    assert [str(k) for k in cirq.measurement_key_names(cc)] == ["c1"]
+    assert any(isinstance(op.gate, cirq.ResetChannel) for op in cc.all_operations())
+    with pytest.raises(ValueError, match="free parameters has no Cirq form"):
+        gq.to_cirq(gq.Circuit(1).unitary([[1, 0], [0, sympy_exp_i()]], 0, check_unitary=False))
+    with pytest.raises(TypeError, match="to_cirq\\(\\) takes a Circuit"):
+        gq.to_cirq("h q[0];")
+
+
+def sympy_exp_i():
+    import sympy
+
+    return sympy.exp(sympy.I * sympy.Symbol("t", real=True))

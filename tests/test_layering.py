@@ -2,7 +2,8 @@
 layer or below, never above. The backends import the protocol level alone — number systems,
 typed calls, errors, the generic routines — so a backend never depends on the planner, the
 states or the library. Read from the source with ``ast`` (nothing is imported), imports
-inside functions included."""
+inside functions included; imports under ``if TYPE_CHECKING:`` are for annotations only (no
+runtime dependency) and do not count."""
 
 from __future__ import annotations
 
@@ -46,7 +47,17 @@ def imports(path: Path) -> set[str]:
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING",
+                                                                    "typing.TYPE_CHECKING")
+        for inner in ast.walk(node)
+    }  # fmt: skip
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]

@@ -232,3 +232,31 @@ def test_methods_are_listed_and_unknown_ones_refused():
         gq.simulate(gq.Circuit(1), method="mps_typo")
     with pytest.raises(gq.NumberTypeError, match="DualNumbers"):
         gq.simulate(gq.Circuit(1), method="tangent")
+
+
+@kinds
+def test_apply_takes_one_operation_as_a_circuit_of_one(make):
+    circuit = with_theta(gq.Circuit(3).h(0).cx(0, 2))
+    op = gq.Circuit(3).cry(0.4, 2, 1).operations[0]
+    one = make(circuit).apply(op)
+    whole = make(circuit + gq.Circuit(3).cry(0.4, 2, 1))
+    np.testing.assert_allclose(
+        values(one.probabilities()).real, values(whole.probabilities()).real, atol=1e-12
+    )
+    with pytest.raises(TypeError, match="a Circuit or an Operation"):
+        make(circuit).apply("h q[0];")
+
+
+@pytest.mark.parametrize(
+    ("old", "names"),
+    [("genqsim.state", ["StateVector", "simulate"]), ("genqsim.intervals", ["enclose"]),
+     ("genqsim.fusion", ["fuse_circuit"])],
+)  # fmt: skip
+def test_moved_modules_still_import_with_a_deprecation_warning(old, names):
+    import importlib
+    import sys
+
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match="moved to"):
+        module = importlib.import_module(old)
+    assert all(hasattr(module, name) for name in names)

@@ -31,7 +31,6 @@ from .calls import (
     MeasureCall,
     PermutationCall,
     PlanItem,
-    Primitives,
     ResetCall,
     is_gate_call,
 )
@@ -51,7 +50,6 @@ __all__ = [
     "MeasureCall",
     "PermutationCall",
     "PlanItem",
-    "Primitives",
     "ResetCall",
     "build_plan",
     "call_for",

@@ -26,7 +26,6 @@ from .calls import (
     MeasureCall,
     PermutationCall,
     PlanItem,
-    Primitives,
     ResetCall,
     restricted_indicator,
 )
@@ -158,7 +157,7 @@ def run_plan(
             progress.update(done)
 
 
-def run_restricted(call: GateCall, backend: Primitives, state: Any, numbers: NumberSystem) -> None:
+def run_restricted(call: GateCall, backend: Backend, state: Any, numbers: NumberSystem) -> None:
     """Apply ``call`` as the operator ``P_c (x) M`` that is *zero* outside the controlled
     subspace (a controlled gate leaves that part alone instead). Derivatives of controlled gates
     and radius bounds of their entries are of this form."""

@@ -18,9 +18,12 @@ genqsim's above the number systems.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, TypeVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, Union
+
+if TYPE_CHECKING:  # for annotations only: backends import this module, not the reverse
+    from ..backends.protocol import Backend
 
 
 class CallKind(enum.IntEnum):
@@ -29,38 +32,6 @@ class CallKind(enum.IntEnum):
     MATRIX = 0
     DIAGONAL = 1
     PERMUTATION = 2
-
-
-class Primitives(Protocol):
-    """The three gate primitives a call needs from a backend (see ``genqsim.backends``)."""
-
-    def apply_matrix(
-        self,
-        state: Any,
-        matrix: Any,
-        targets: Sequence[int],
-        controls: Sequence[int] = (),
-        control_values: Sequence[int] = (),
-    ) -> None: ...
-
-    def apply_diagonal(
-        self,
-        state: Any,
-        diagonal: Any,
-        targets: Sequence[int],
-        controls: Sequence[int] = (),
-        control_values: Sequence[int] = (),
-    ) -> None: ...
-
-    def apply_permutation(
-        self,
-        state: Any,
-        permutation: Any,
-        phases: Any,
-        targets: Sequence[int],
-        controls: Sequence[int] = (),
-        control_values: Sequence[int] = (),
-    ) -> None: ...
 
 
 class CollapseContext(Protocol):
@@ -103,7 +74,7 @@ class GateCall:
             controls=tuple(position[q] for q in self.controls),
         )
 
-    def run(self, backend: Primitives, state: Any, context: CollapseContext | None = None) -> None:
+    def run(self, backend: Backend, state: Any, context: CollapseContext | None = None) -> None:
         """Apply the call to ``state`` with ``backend``'s primitive."""
         raise NotImplementedError
 
@@ -125,7 +96,7 @@ class MatrixCall(GateCall):
     def with_data(self, data: Any) -> MatrixCall:
         return replace(self, matrix=data)
 
-    def run(self, backend: Primitives, state: Any, context: CollapseContext | None = None) -> None:
+    def run(self, backend: Backend, state: Any, context: CollapseContext | None = None) -> None:
         backend.apply_matrix(state, self.matrix, self.targets, self.controls, self.control_values)
 
 
@@ -146,7 +117,7 @@ class DiagonalCall(GateCall):
     def with_data(self, data: Any) -> DiagonalCall:
         return replace(self, diagonal=data)
 
-    def run(self, backend: Primitives, state: Any, context: CollapseContext | None = None) -> None:
+    def run(self, backend: Backend, state: Any, context: CollapseContext | None = None) -> None:
         backend.apply_diagonal(
             state, self.diagonal, self.targets, self.controls, self.control_values
         )
@@ -171,7 +142,7 @@ class PermutationCall(GateCall):
     def with_data(self, data: Any) -> PermutationCall:
         return replace(self, phases=data)
 
-    def run(self, backend: Primitives, state: Any, context: CollapseContext | None = None) -> None:
+    def run(self, backend: Backend, state: Any, context: CollapseContext | None = None) -> None:
         backend.apply_permutation(
             state, self.permutation, self.phases, self.targets, self.controls, self.control_values
         )
@@ -248,7 +219,7 @@ class BlockRun:
         """Whether the block is the lowest qubits (a block is a run of consecutive amplitudes)."""
         return self.qubits == tuple(range(self.block_qubits))
 
-    def run_in_order(self, backend: Primitives, state: Any) -> None:
+    def run_in_order(self, backend: Backend, state: Any) -> None:
         """Apply the calls one by one (for backends that do not run blocks)."""
         for call in self.calls:
             call.run(backend, state)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..backends import select_backend
-from ..circuit import Circuit
+from ..circuit import Circuit, Operation
 from ..errors import (
     InvalidProbabilityError,
     NotUnitaryError,
@@ -45,7 +45,7 @@ from ..pauli import PauliSum, pauli_masks
 from ..plan import GateCall, PermutationCall, call_for, check_bound, run_restricted
 from ..validation import as_qubit_tuple
 from . import sampling
-from .protocol import Seed
+from .protocol import Seed, as_circuit
 
 if TYPE_CHECKING:
     from .registry import SimulationRequest
@@ -139,8 +139,10 @@ class IntervalState:
         m[0] = 1
         return cls(m)
 
-    def apply(self, circuit: Circuit) -> IntervalState:
-        """Apply ``circuit`` in place, gate by gate, keeping the enclosure; returns ``self``."""
+    def apply(self, circuit: Circuit | Operation) -> IntervalState:
+        """Apply ``circuit`` (or one operation) in place, gate by gate, keeping the enclosure;
+        returns ``self``."""
+        circuit = as_circuit(circuit, self.n_qubits)
         if circuit.n_qubits != self.n_qubits:
             raise QubitCountMismatchError(
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
@@ -254,10 +256,9 @@ class IntervalState:
         self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
     ) -> dict[str, int]:
         """Counts of ``shots`` measurements drawn from the midpoint distribution."""
-        shots = sampling.check_shots(shots)
-        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
-        width = self.n_qubits if qs is None else len(qs)
-        return sampling.draw_counts(self._midpoint_distribution(qs), shots, seed, width)
+        return sampling.sample_distribution(
+            self._midpoint_distribution, self.n_qubits, shots, seed, qubits
+        )
 
     def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
         """Measure ``qubits`` (all when omitted) with the midpoint's probabilities, collapse

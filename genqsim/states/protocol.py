@@ -12,7 +12,7 @@ Required (every state kind):
 =========================================  ===========================================
 ``n_qubits``                               the number of qubits
 ``numbers``                                the :class:`~genqsim.NumberSystem` results are in
-``apply(circuit)``                         apply a circuit in place; returns the state
+``apply(circuit)``                         apply a circuit (or one operation) in place
 ``probabilities(qubits=None)``             all basis probabilities, or a marginal
 ``sample(shots, seed=None, qubits=None)``  counts ``{"011": k}`` (qubit n-1 leftmost)
 ``measure(qubits=None, seed=None)``        measure and collapse; returns the outcome
@@ -40,11 +40,22 @@ import numpy as np
 from ..numbers import Number, NumberSystem
 
 if TYPE_CHECKING:
-    from ..circuit import Circuit
+    from ..circuit import Circuit, Operation
     from ..pauli import PauliSum
 
 Seed = int | np.random.Generator | None
 """A seed for sampling and collapse: an integer, a generator (shared across calls), or None."""
+
+
+def as_circuit(item: Any, n_qubits: int) -> Circuit:
+    """What ``State.apply`` takes: a circuit, or one operation (run as a circuit of one)."""
+    from ..circuit import Circuit, Operation
+
+    if isinstance(item, Operation):
+        return Circuit(n_qubits, [item])
+    if not isinstance(item, Circuit):
+        raise TypeError(f"apply() takes a Circuit or an Operation, got {type(item).__name__}")
+    return item
 
 
 @runtime_checkable
@@ -57,7 +68,7 @@ class State(Protocol):
     @property
     def numbers(self) -> NumberSystem: ...
 
-    def apply(self, circuit: Circuit) -> State: ...
+    def apply(self, circuit: Circuit | Operation) -> State: ...
 
     def probabilities(self, qubits: Sequence[int] | None = None) -> Any: ...
 

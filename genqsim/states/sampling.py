@@ -8,12 +8,13 @@ Bitstrings put the highest qubit (or classical bit) leftmost, as Qiskit prints t
 from __future__ import annotations
 
 import numbers as _abc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InvalidProbabilityError, ShotsError
+from ..validation import as_qubit_tuple
 
 if TYPE_CHECKING:
     from ..circuit import Circuit
@@ -69,6 +70,22 @@ def draw_counts(p: np.ndarray, shots: int, seed: Seed, width: int) -> dict[str, 
     """Counts of ``shots`` draws from the normalised distribution ``p``, keyed by bitstring."""
     counts = rng(seed).multinomial(shots, p)
     return {bitstring(int(i), width): int(counts[i]) for i in np.flatnonzero(counts)}
+
+
+def sample_distribution(
+    distribution: Callable[[tuple[int, ...] | None], np.ndarray],
+    n_qubits: int,
+    shots: Any,
+    seed: Seed,
+    qubits: Sequence[int] | None,
+) -> dict[str, int]:
+    """``State.sample`` for a state with a host distribution: checks ``shots`` and
+    ``qubits``, asks ``distribution(qubits)`` for the normalised probabilities (all, or the
+    marginal), and draws."""
+    shots = check_shots(shots)
+    qs = None if qubits is None else as_qubit_tuple(qubits, n_qubits)
+    width = n_qubits if qs is None else len(qs)
+    return draw_counts(distribution(qs), shots, seed, width)
 
 
 def keyed_counts(drawn: Mapping[int, int], width: int) -> dict[str, int]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..backends import Backend, DeviceSampler, ThreadScoped, backend_for, capability
 from ..backends import select_backend as _select_backend
-from ..circuit import Circuit
+from ..circuit import Circuit, Operation
 from ..errors import (
     InvalidProbabilityError,
     MatrixShapeError,
@@ -31,7 +31,7 @@ from ..plan import MeasureCall, ResetCall, check_bound, plan_for_backend, run_pl
 from ..validation import as_qubit_tuple, check_operation_qubits
 from . import sampling
 from .options import RunOptions
-from .protocol import Seed
+from .protocol import Seed, as_circuit
 
 if TYPE_CHECKING:
     from .registry import SimulationRequest
@@ -115,7 +115,7 @@ class StateVector:
     # -- evolution -----------------------------------------------------------------------------
     def apply(
         self,
-        circuit: Circuit,
+        circuit: Circuit | Operation,
         fuse: int | bool | None = None,
         seed: Seed = None,
         progress: bool | None = None,
@@ -137,8 +137,7 @@ class StateVector:
         changes: a circuit with unbound parameters (for non-symbolic numbers), non-finite
         values or the wrong qubit count is rejected with the state untouched.
         """
-        if not isinstance(circuit, Circuit):
-            raise TypeError(f"apply() takes a Circuit, got {type(circuit).__name__}")
+        circuit = as_circuit(circuit, self.n_qubits)
         if circuit.n_qubits != self.n_qubits:
             raise QubitCountMismatchError(
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
@@ -268,15 +267,16 @@ class StateVector:
         ``qubits`` given, only those are measured and ``qubits[0]`` is the rightmost character.
         The same ``seed`` gives the same counts.
         """
+        on_device = capability(self.backend, DeviceSampler)
+        if on_device is None or isinstance(seed, np.random.Generator):
+            return sampling.sample_distribution(
+                self._numeric_distribution, self.n_qubits, shots, seed, qubits
+            )
         shots = sampling.check_shots(shots)
         qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
-        width = self.n_qubits if qs is None else len(qs)
-        on_device = capability(self.backend, DeviceSampler)
-        if on_device is not None and not isinstance(seed, np.random.Generator):
-            sampling.check_normalised(float(self.norm_squared()))  # one number to the host
-            drawn = on_device.sample_counts(self._amplitudes, qs, shots, seed)
-            return sampling.keyed_counts(drawn, width)
-        return sampling.draw_counts(self._numeric_distribution(qs), shots, seed, width)
+        sampling.check_normalised(float(self.norm_squared()))  # one number to the host
+        drawn = on_device.sample_counts(self._amplitudes, qs, shots, seed)
+        return sampling.keyed_counts(drawn, self.n_qubits if qs is None else len(qs))
 
     def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
         """Measure ``qubits`` (all when omitted), collapse the state onto the outcome

@@ -36,7 +36,7 @@ from ..pauli import PauliSum
 from ..plan import GateCall, PermutationCall, call_for, run_restricted
 from ..validation import as_qubit_tuple
 from . import sampling
-from .protocol import Seed
+from .protocol import Seed, as_circuit
 
 if TYPE_CHECKING:
     from .registry import SimulationRequest
@@ -182,12 +182,11 @@ class TangentState:
         return out
 
     # -- evolution -----------------------------------------------------------------------------
-    def apply(self, circuit: Circuit, seed: Seed = None) -> TangentState:
+    def apply(self, circuit: Circuit | Operation, seed: Seed = None) -> TangentState:
         """Apply ``circuit`` in place (every gate's calls and derivatives are built before any
         amplitude changes); mid-circuit measurements and resets collapse the state and its
         tangents onto the drawn outcome."""
-        if not isinstance(circuit, Circuit):
-            raise TypeError(f"apply() takes a Circuit, got {type(circuit).__name__}")
+        circuit = as_circuit(circuit, self.n_qubits)
         if circuit.n_qubits != self.n_qubits:
             raise QubitCountMismatchError(
                 f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
@@ -284,11 +283,11 @@ class TangentState:
         self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
     ) -> dict[str, int]:
         """Counts of ``shots`` measurements, drawn from the primal state."""
-        shots = sampling.check_shots(shots)
-        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
-        width = self.n_qubits if qs is None else len(qs)
-        p = self.backend.probabilities(self.primal, qs, self._complex)
-        return sampling.draw_counts(sampling.host_distribution(p), shots, seed, width)
+        return sampling.sample_distribution(self._distribution, self.n_qubits, shots, seed, qubits)
+
+    def _distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
+        p = self.backend.probabilities(self.primal, qubits, self._complex)
+        return sampling.host_distribution(p)
 
     def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
         """Measure ``qubits`` (all when omitted) and collapse the state and its tangents onto
@@ -297,10 +296,7 @@ class TangentState:
         qs = (
             tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
         )
-        p_all = sampling.host_distribution(
-            self.backend.probabilities(self.primal, qs, self._complex)
-        )
-        outcome = sampling.draw_outcome(p_all, seed)
+        outcome = sampling.draw_outcome(self._distribution(qs), seed)
         indicator = np.zeros(1 << len(qs), dtype=np.complex128)
         indicator[outcome] = 1
         ns, be = self._complex, self.backend
