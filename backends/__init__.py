@@ -187,9 +187,10 @@ def backend_for(
         if backend.holds(numbers):
             return backend
     if not candidates:
-        missing = "; ".join(f"{n}: {why}" for n, why in unavailable_backends().items())
+        missing = "; ".join(f"{n} ({why})" for n, why in unavailable_backends().items())
         raise UnknownBackendError(
-            f"no backend for device {where!r} is available" + (f" ({missing})" if missing else "")
+            f"no backend for device {where!r} is available"
+            + (f"; registered backends that could not load: {missing}" if missing else "")
         )
     raise NumberTypeError(
         f"no {where} backend holds numbers={numbers.name!r} (GPU states hold complex64 or "

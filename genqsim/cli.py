@@ -18,7 +18,7 @@ import numpy as np
 import sympy
 
 from . import __version__, qasm
-from .backends import available_backends
+from .backends import available_backends, unavailable_backends
 from .circuit import Circuit
 from .errors import CircuitSourceError, GenqsimError
 from .library import BUILTINS
@@ -294,6 +294,10 @@ def info() -> str:
         lines.append(f"numba threads: {get_num_threads()}")
     else:
         lines.append("numba: not installed (pip install 'genqsim[numba]' for compiled kernels)")
+    missing = unavailable_backends()
+    if missing:
+        why = "; ".join(f"{name} ({reason})" for name, reason in missing.items())
+        lines.append(f"unavailable backends: {why}")
     lines.append(f"GPU: {_gpu_status()}")
     return "\n".join(lines)
 
@@ -301,7 +305,7 @@ def info() -> str:
 def _gpu_status() -> str:
     """What the GPU backends see, or why none is usable (the registry knows; the command
     line names no backend)."""
-    from .backends import DeviceInfo, capability, get_backend, unavailable_backends
+    from .backends import DeviceInfo, capability, get_backend
 
     seen = []
     for name in available_backends():
@@ -311,9 +315,7 @@ def _gpu_status() -> str:
             seen.append(f"{name}: {info.describe_devices()}")
     if seen:
         return "; ".join(seen)
-    missing = unavailable_backends()
-    why = "; ".join(f"backend {n!r} unavailable: {reason}" for n, reason in missing.items())
-    return "not used" + (f" ({why}; pip install 'genqsim[cuda]')" if why else "")
+    return "no GPU backend available (pip install 'genqsim[cuda]' on a machine with CUDA)"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -243,7 +243,7 @@ def test_apply_takes_one_operation_as_a_circuit_of_one(make):
     np.testing.assert_allclose(
         values(one.probabilities()).real, values(whole.probabilities()).real, atol=1e-12
     )
-    with pytest.raises(TypeError, match="a Circuit or an Operation"):
+    with pytest.raises(TypeError, match="takes a Circuit, got str \\(or pass one Operation"):
         make(circuit).apply("h q[0];")
 
 

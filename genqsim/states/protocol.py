@@ -54,7 +54,9 @@ def as_circuit(item: Any, n_qubits: int) -> Circuit:
     if isinstance(item, Operation):
         return Circuit(n_qubits, [item])
     if not isinstance(item, Circuit):
-        raise TypeError(f"apply() takes a Circuit or an Operation, got {type(item).__name__}")
+        raise TypeError(
+            f"apply() takes a Circuit, got {type(item).__name__} (or pass one Operation)"
+        )
     return item
 
 
