@@ -14,6 +14,8 @@ from .batch import apply_batch
 from .circuit import Circuit, Operation, parameters
 from .errorbound import ErrorBound, error_bound
 from .errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
     ControlTargetOverlapError,
     ControlValueError,
     DuplicateQubitError,
@@ -109,6 +111,8 @@ def get_num_threads() -> int:
 
 
 __all__ = [
+    "ArgumentTypeError",
+    "ArgumentValueError",
     "Circuit",
     "ControlTargetOverlapError",
     "ControlValueError",

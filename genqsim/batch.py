@@ -12,7 +12,13 @@ import numpy as np
 
 from .backends import BatchPrimitives, backend_for, capability, select_backend
 from .circuit import Circuit
-from .errors import NotUnitaryError, NumberTypeError, QubitCountMismatchError, StateShapeError
+from .errors import (
+    ArgumentTypeError,
+    NotUnitaryError,
+    NumberTypeError,
+    QubitCountMismatchError,
+    StateShapeError,
+)
 from .numbers import get_number_system
 from .plan import check_bound, plan_for_backend, run_plan
 
@@ -21,7 +27,7 @@ def apply_batch(circuit: Circuit, states: Any, fuse: int | bool | None = None) -
     """Apply ``circuit`` in place to each row of ``states`` (complex64/complex128, shape
     ``(batch, 2**n)``, NumPy arrays or a GPU backend's) and return ``states``."""
     if not isinstance(circuit, Circuit):
-        raise TypeError(f"apply_batch() takes a Circuit, got {type(circuit).__name__}")
+        raise ArgumentTypeError(f"apply_batch() takes a Circuit, got {type(circuit).__name__}")
     shape = getattr(states, "shape", None)
     if shape is None or len(shape) != 2:
         raise StateShapeError(f"a batch of states has shape (batch, 2**n), got {shape}")

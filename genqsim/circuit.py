@@ -17,6 +17,8 @@ import numpy as np
 import sympy
 
 from .errors import (
+    ArgumentTypeError,
+    NumberTypeError,
     QubitCountMismatchError,
     QubitIndexError,
     UnknownParameterError,
@@ -33,7 +35,7 @@ from .gates import (
     Reset,
 )
 from .numbers import to_python_complex
-from .validation import as_qubit, as_qubit_tuple, check_operation_qubits
+from .validation import as_qubit, as_qubit_tuple, check_n_qubits, check_operation_qubits
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,10 @@ def parameters(names: str | Iterable[str]) -> tuple[sympy.Symbol, ...]:
     Real symbols let conjugates, probabilities and expectation values simplify correctly.
     """
     if not isinstance(names, str):
+        if not isinstance(names, Iterable) or not all(isinstance(n, str) for n in names):
+            raise ArgumentTypeError(
+                f"parameter names are a string ('a b', 't0:4') or strings, got {names!r}"
+            )
         names = " ".join(names)
     return tuple(sympy.symbols(names.replace(",", " "), real=True, seq=True))
 
@@ -92,7 +98,7 @@ def _bind_value(value: Any, name: str) -> sympy.Basic:
     if isinstance(value, sympy.Basic):
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (_abc.Number, np.number)):
-        raise TypeError(f"value for parameter {name} must be a number, got {value!r}")
+        raise NumberTypeError(f"value for parameter {name} must be a number, got {value!r}")
     to_python_complex(value, f"value for parameter {name}")  # refuses NaN and infinities
     return sympy.sympify(value.item() if isinstance(value, np.generic) else value)
 
@@ -110,11 +116,7 @@ class Circuit:
     def __init__(
         self, n_qubits: int, operations: Iterable[Operation] = (), n_clbits: int = 0
     ) -> None:
-        if isinstance(n_qubits, bool) or not isinstance(n_qubits, (_abc.Integral, np.integer)):
-            raise TypeError(f"n_qubits must be an integer, got {n_qubits!r}")
-        if n_qubits < 0:
-            raise QubitIndexError(f"n_qubits must be non-negative, got {n_qubits}")
-        self.n_qubits = int(n_qubits)
+        self.n_qubits = check_n_qubits(n_qubits)
         self.n_clbits = int(n_clbits)
         self._ops: list[Operation] = []
         for op in operations:
@@ -143,7 +145,7 @@ class Circuit:
         """Append a gate (a :class:`Gate` or a library name) on ``targets`` under controls."""
         g = NamedGate(gate) if isinstance(gate, str) else gate
         if not isinstance(g, Gate):
-            raise TypeError(f"expected a Gate or gate name, got {gate!r}")
+            raise ArgumentTypeError(f"expected a Gate or gate name, got {gate!r}")
         t, c, v = check_operation_qubits(
             self.n_qubits, targets, controls, control_values, g.n_qubits
         )
@@ -310,7 +312,7 @@ class Circuit:
                 if op.kind is GateKind.BARRIER:
                     continue
                 if op.kind in NON_UNITARY:
-                    raise TypeError("measurements and resets cannot be controlled")
+                    raise ArgumentTypeError("measurements and resets cannot be controlled")
                 mapped = op.remapped(qubit_map)
                 check_operation_qubits(self.n_qubits, mapped.targets, mapped.controls + c)
                 new_ops.append(
@@ -321,7 +323,7 @@ class Circuit:
             self._ops.extend(new_ops)
             return self
         if targets is None:
-            raise TypeError("controlled(gate, ...) needs targets")
+            raise ArgumentTypeError("controlled(gate, ...) needs targets")
         return self.append(operation, targets, controls, control_values)
 
     def measure(self, qubit: int, clbit: int | None = None) -> Circuit:
@@ -332,7 +334,7 @@ class Circuit:
         """
         clbit = as_qubit(qubit, self.n_qubits) if clbit is None else clbit
         if isinstance(clbit, bool) or not isinstance(clbit, (_abc.Integral, np.integer)):
-            raise TypeError(f"clbit must be a non-negative integer, got {clbit!r}")
+            raise ArgumentTypeError(f"clbit must be a non-negative integer, got {clbit!r}")
         if clbit < 0:
             raise QubitIndexError(f"clbit must be non-negative, got {clbit}")
         self._append_op(Operation(Measure(int(clbit)), (qubit,)))
@@ -424,13 +426,13 @@ class Circuit:
     def inverse(self) -> Circuit:
         """The adjoint circuit: inverse gates in reverse order."""
         if self.has_non_unitary:
-            raise TypeError("a circuit with measurements or resets has no inverse")
+            raise ArgumentTypeError("a circuit with measurements or resets has no inverse")
         return Circuit(self.n_qubits, [op.inverse() for op in reversed(self._ops)])
 
     def compose(self, other: Circuit, qubits: Sequence[int] | None = None) -> Circuit:
         """A new circuit: this one followed by ``other`` (its qubit ``i`` on ``qubits[i]``)."""
         if not isinstance(other, Circuit):
-            raise TypeError(f"can only compose with a Circuit, got {type(other).__name__}")
+            raise ArgumentTypeError(f"can only compose with a Circuit, got {type(other).__name__}")
         if qubits is None:
             if other.n_qubits != self.n_qubits:
                 raise QubitCountMismatchError(

@@ -113,6 +113,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"--bind: no parameter named {', '.join(sorted(unknown))} (known: {known})"
         )
     numbers, values = _uncertain_bindings(numbers, values)
+    missing = sorted(str(p) for p in numbers.unbound(circuit.parameters) if str(p) not in values)
+    if missing:
+        raise UsageError(
+            f"circuit has free parameters ({', '.join(missing)}): give them values with "
+            + " ".join(f"--bind {m}=VALUE" for m in missing)
+            + ", or keep them symbolic with --numbers sympy"
+        )
     # Symbolic numbers keep parameters free in the amplitudes; bindings are then used only to
     # evaluate probabilities. Numeric numbers need them bound before the run.
     run_circuit = circuit if numbers.symbolic else circuit.bind(values)
@@ -191,6 +198,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             }
     if args.shots:
         to_sample = circuit.bind(values) if numbers.symbolic else run_circuit
+        unsampled = sorted(str(p) for p in to_sample.parameters)
+        if unsampled:
+            raise UsageError(
+                "--shots draws samples from a numeric run: give "
+                + " ".join(f"--bind {m}=VALUE" for m in unsampled)
+                + " (plain values; symbols and values with +/- are not sampled)"
+            )
         result["counts"] = counts(to_sample, args.shots, args.seed, initial=args.initial)
         result["shots"], result["seed"] = args.shots, args.seed
     return result

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .circuit import Circuit
+from .errors import ArgumentValueError
 from .numbers import get_number_system
 from .states import simulate
 
@@ -56,7 +57,7 @@ def error_bound(
     bounds complex64 runs tightly and complex128 runs within a small factor).
     """
     if dtype not in ("complex64", "complex128"):
-        raise ValueError(f"dtype must be 'complex64' or 'complex128', got {dtype!r}")
+        raise ArgumentValueError(f"dtype must be 'complex64' or 'complex128', got {dtype!r}")
     floats = simulate(circuit, numbers=dtype).to_numpy().astype(np.complex128)
     if method == "ball":
         per_amp, radius = _ball_distances(circuit, floats, bits)
@@ -68,7 +69,7 @@ def error_bound(
         per_amp = (diff + enclosure.radius) * (1 + 8 * 2.0**-53)
         radius = enclosure.max_radius
     else:
-        raise ValueError(f"method must be 'ball' or 'interval', got {method!r}")
+        raise ArgumentValueError(f"method must be 'ball' or 'interval', got {method!r}")
     norm = math.sqrt(math.fsum(float(x) * float(x) for x in per_amp)) * (1 + 2.0**-50)
     return ErrorBound(dtype, circuit.n_qubits, method, float(per_amp.max()), norm, radius)
 

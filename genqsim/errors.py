@@ -105,3 +105,11 @@ class UnknownMethodError(GenqsimError, ValueError):
 
 class ShotsError(GenqsimError, ValueError):
     """A shot count that is negative or not an integer."""
+
+
+class ArgumentTypeError(GenqsimError, TypeError):
+    """An argument of the wrong type (a string where a circuit goes, a float qubit count)."""
+
+
+class ArgumentValueError(GenqsimError, ValueError):
+    """An argument of the right type with a value outside what the call accepts."""

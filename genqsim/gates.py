@@ -20,7 +20,14 @@ from typing import Any
 import numpy as np
 import sympy
 
-from .errors import MatrixShapeError, NonFiniteError, NotUnitaryError, UnknownGateError
+from .errors import (
+    ArgumentTypeError,
+    MatrixShapeError,
+    NonFiniteError,
+    NotUnitaryError,
+    NumberTypeError,
+    UnknownGateError,
+)
 from .numbers import Number, NumberSystem, get_number_system, to_python_complex
 
 
@@ -547,7 +554,7 @@ def _as_param(value: Any) -> Any:
     if isinstance(value, str):
         return sympy.Symbol(value, real=True)
     if isinstance(value, (bool, np.bool_)) or value is None:
-        raise TypeError(f"a gate parameter must be a number or symbol, got {value!r}")
+        raise NumberTypeError(f"a gate parameter must be a number or symbol, got {value!r}")
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (int, float, complex, sympy.Basic)):
@@ -556,7 +563,7 @@ def _as_param(value: Any) -> Any:
         return value
     if _is_number_with_more(value):
         return value
-    raise TypeError(
+    raise NumberTypeError(
         f"a gate parameter must be a number, a SymPy expression or a name, got {value!r}"
     )
 
@@ -610,11 +617,11 @@ class Gate:
 
     def diagonal(self, numbers: NumberSystem) -> np.ndarray:
         """The diagonal of a DIAGONAL gate."""
-        raise TypeError(f"{self.name} is not diagonal")
+        raise ArgumentTypeError(f"{self.name} is not diagonal")
 
     def permutation(self, numbers: NumberSystem) -> tuple[np.ndarray, np.ndarray | None]:
         """``(perm, phases)`` of a PERMUTATION gate: ``|j> -> phases[j] |perm[j]>``."""
-        raise TypeError(f"{self.name} is not a permutation")
+        raise ArgumentTypeError(f"{self.name} is not a permutation")
 
     def matrix(self, numbers: NumberSystem | str = "complex128") -> np.ndarray:
         """The dense matrix in the given numbers (built from the diagonal or permutation)."""
@@ -671,7 +678,9 @@ class NamedGate(Gate):
         spec = GATE_SPECS[key]
         if len(params) not in spec.n_params:
             expected = " or ".join(str(k) for k in spec.n_params)
-            raise TypeError(f"gate {key!r} takes {expected} parameter(s), got {len(params)}")
+            raise ArgumentTypeError(
+                f"gate {key!r} takes {expected} parameter(s), got {len(params)}"
+            )
         self.spec = spec
         self.name = key
         self.n_qubits = spec.n_qubits
@@ -871,7 +880,9 @@ class Measure(Gate):
         return f"M→c{self.clbit}"
 
     def inverse(self) -> Gate:
-        raise TypeError("a measurement has no inverse; remove measurements before inverting")
+        raise ArgumentTypeError(
+            "a measurement has no inverse; remove measurements before inverting"
+        )
 
     def bind(self, mapping: Mapping) -> Gate:
         return self
@@ -894,7 +905,7 @@ class Reset(Gate):
         return "|0>"
 
     def inverse(self) -> Gate:
-        raise TypeError("a reset has no inverse")
+        raise ArgumentTypeError("a reset has no inverse")
 
     def bind(self, mapping: Mapping) -> Gate:
         return self
@@ -940,13 +951,13 @@ def _matrix_entries(matrix: Any) -> np.ndarray:
     if arr.ndim != 2:
         raise MatrixShapeError(f"a gate matrix must be 2-dimensional, got shape {arr.shape}")
     if arr.dtype.kind == "b":
-        raise TypeError("a boolean array is not a gate matrix; convert it explicitly")
+        raise ArgumentTypeError("a boolean array is not a gate matrix; convert it explicitly")
     if arr.dtype.kind in "iufc":
         if not np.all(np.isfinite(arr)):
             raise NonFiniteError("gate matrix entries must be finite (found NaN or inf)")
         return arr.astype(np.complex128)
     if arr.dtype.kind != "O":
-        raise TypeError(f"a gate matrix must hold numbers, got dtype {arr.dtype}")
+        raise ArgumentTypeError(f"a gate matrix must hold numbers, got dtype {arr.dtype}")
     out = np.empty(arr.shape, dtype=object)
     for idx, v in np.ndenumerate(arr):
         v = _as_param(v)

@@ -28,7 +28,13 @@ import sympy
 
 from .backends import select_backend
 from .circuit import Circuit, Operation
-from .errors import NotUnitaryError, NumberTypeError, UnboundParameterError
+from .errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    NotUnitaryError,
+    NumberTypeError,
+    UnboundParameterError,
+)
 from .gates import GateKind
 from .numbers import NumberSystem, get_number_system
 from .numbers.dual import Dual, DualNumbers, split
@@ -61,7 +67,7 @@ def _parameter_values(circuit: Circuit, values: Mapping[Any, Any]) -> dict[sympy
         elif isinstance(key, sympy.Symbol):
             symbol = key
         else:
-            raise TypeError(f"parameters are SymPy symbols or names, got {key!r}")
+            raise ArgumentTypeError(f"parameters are SymPy symbols or names, got {key!r}")
         z = to_python_complex(value, f"value of {symbol}")
         if z.imag != 0:
             raise NumberTypeError(f"parameter {symbol} must be real, got {value!r}")
@@ -172,7 +178,7 @@ def jacobian(
     arrays)."""
     vals = _parameter_values(circuit, values)
     if method not in ("forward", "dual"):
-        raise ValueError(f"jacobian method must be 'forward' or 'dual', got {method!r}")
+        raise ArgumentValueError(f"jacobian method must be 'forward' or 'dual', got {method!r}")
     params = list(vals)
     if method == "forward":
         state = _forward(circuit, vals)
@@ -212,9 +218,9 @@ def hessian(
     else:
         v = np.asarray(direction, dtype=float).reshape(-1)
         if v.size != len(params):
-            raise ValueError(f"direction has {v.size} entries for {len(params)} parameters")
+            raise ArgumentValueError(f"direction has {v.size} entries for {len(params)} parameters")
     if not np.all(np.isfinite(v)):
-        raise ValueError("direction must be finite")
+        raise ArgumentValueError("direction must be finite")
     return _hvp(circuit, terms, vals, v).real
 
 
@@ -233,7 +239,7 @@ def _choose(method: str | None, n_params: int) -> str:
     if method is None:
         return "forward" if n_params <= FORWARD_MAX_PARAMETERS else "adjoint"
     if method not in ("forward", "adjoint", "dual"):
-        raise ValueError(f"method must be 'forward', 'adjoint' or 'dual', got {method!r}")
+        raise ArgumentValueError(f"method must be 'forward', 'adjoint' or 'dual', got {method!r}")
     return method
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import sympy
 
 from .circuit import Circuit
+from .errors import ArgumentTypeError, ArgumentValueError
 from .gates import GATE_SPECS, CirqForm, GateKind, MatrixGate, Measure, NamedGate, PauliRotation
 from .qasm.parser import BUILTIN
 
@@ -26,7 +27,7 @@ def _from_qiskit_param(value: Any) -> Any:
         return expr.xreplace({s: sympy.Symbol(s.name, real=True) for s in expr.free_symbols})
     if isinstance(value, (int, float, np.integer, np.floating)):
         return float(value)
-    raise TypeError(f"cannot convert gate parameter {value!r}")
+    raise ArgumentTypeError(f"cannot convert gate parameter {value!r}")
 
 
 def from_qiskit(qc: Any) -> Circuit:
@@ -35,13 +36,13 @@ def from_qiskit(qc: Any) -> Circuit:
     from qiskit import QuantumCircuit
 
     if not isinstance(qc, QuantumCircuit):
-        raise TypeError(f"expected a qiskit QuantumCircuit, got {type(qc).__name__}")
+        raise ArgumentTypeError(f"expected a qiskit QuantumCircuit, got {type(qc).__name__}")
     c = Circuit(qc.num_qubits, n_clbits=qc.num_clbits)
     for item in qc.data:
         op = item.operation
         qubits = [qc.find_bit(q).index for q in item.qubits]
         if getattr(op, "condition", None) is not None:
-            raise ValueError(f"classically conditioned {op.name!r} is not supported")
+            raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
         name = op.name
         if name == "barrier":
             c.barrier(qubits)
@@ -65,7 +66,7 @@ def from_qiskit(qc: Any) -> Circuit:
             for sub_op in from_qiskit(op.definition).operations:  # expand, then remap
                 c._append_op(sub_op.remapped(qubits))
         else:
-            raise ValueError(f"Qiskit operation {name!r} has no genqsim equivalent")
+            raise ArgumentValueError(f"Qiskit operation {name!r} has no genqsim equivalent")
     phase = _from_qiskit_param(qc.global_phase)
     if c.n_qubits and phase != 0:
         c.pauli_rotation("I", -2 * phase, [0])
@@ -108,7 +109,7 @@ def _to_qiskit_param(value: Any, table: dict) -> Any:
         for fn in ("sin", "cos", "tan", "exp", "log"):
             if e.func == getattr(sympy, fn):
                 return getattr(build(e.args[0]), fn)()
-        raise ValueError(f"cannot express {e} as a Qiskit parameter expression")
+        raise ArgumentValueError(f"cannot express {e} as a Qiskit parameter expression")
 
     return build(value)
 
@@ -144,7 +145,7 @@ def to_qiskit(circuit: Circuit) -> Any:
                     qc.append(cu, [*op.controls, *op.targets])
                     continue
                 if op.controls:
-                    raise ValueError(
+                    raise ArgumentValueError(
                         "U with a global phase and several controls has no Qiskit gate"
                     )
                 qc.global_phase += params[3]
@@ -165,7 +166,7 @@ def to_qiskit(circuit: Circuit) -> Any:
         elif isinstance(gate, MatrixGate) and not gate.free_symbols:
             qgate = qlib.UnitaryGate(gate.matrix("complex128"), check_input=False)
         else:
-            raise ValueError(f"{gate!r} has no Qiskit equivalent")
+            raise ArgumentValueError(f"{gate!r} has no Qiskit equivalent")
         if op.controls:
             ctrl_state = "".join(str(v) for v in reversed(op.control_values))
             qgate = qgate.control(len(op.controls), ctrl_state=ctrl_state, annotated=False)
@@ -191,7 +192,7 @@ def from_cirq(circuit: Any) -> Circuit:
     import cirq
 
     if not isinstance(circuit, cirq.AbstractCircuit):
-        raise TypeError(f"expected a cirq.Circuit, got {type(circuit).__name__}")
+        raise ArgumentTypeError(f"expected a cirq.Circuit, got {type(circuit).__name__}")
     qubits = sorted(circuit.all_qubits())
     index = {q: i for i, q in enumerate(qubits)}
     c = Circuit(len(qubits))
@@ -243,7 +244,7 @@ def _symbolic_cirq_op(c: Circuit, gate: Any, qs: list[int]) -> None:
         if phase != 0:
             c.pauli_rotation("I", -2 * phase, [qs[0]])
         return
-    raise ValueError(f"parametrised Cirq gate {gate!r} has no genqsim equivalent")
+    raise ArgumentValueError(f"parametrised Cirq gate {gate!r} has no genqsim equivalent")
 
 
 def _cirq_table_gate(form: CirqForm, params: tuple, n_qubits: int) -> Any:
@@ -292,7 +293,7 @@ def _cirq_operations(gate: Any, targets: list[Any]) -> list[Any]:
                 )
             ]
     if gate.free_symbols:
-        raise ValueError(f"{gate!r} with free parameters has no Cirq form; bind them first")
+        raise ArgumentValueError(f"{gate!r} with free parameters has no Cirq form; bind them first")
     return [cirq.MatrixGate(gate.matrix("complex128")).on(*big_endian)]
 
 
@@ -305,7 +306,7 @@ def to_cirq(circuit: Circuit) -> Any:
     import cirq
 
     if not isinstance(circuit, Circuit):
-        raise TypeError(f"to_cirq() takes a Circuit, got {type(circuit).__name__}")
+        raise ArgumentTypeError(f"to_cirq() takes a Circuit, got {type(circuit).__name__}")
     qubits = cirq.LineQubit.range(circuit.n_qubits)
     ops: list[Any] = []
     for op in circuit.operations:

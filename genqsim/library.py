@@ -15,12 +15,13 @@ import numpy as np
 import sympy
 
 from .circuit import Circuit, parameters
+from .errors import ArgumentValueError
 from .pauli import PauliSum
 
 
 def _check_size(n: int, least: int = 1) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < least:
-        raise ValueError(f"number of qubits must be an integer >= {least}, got {n!r}")
+        raise ArgumentValueError(f"number of qubits must be an integer >= {least}, got {n!r}")
     return n
 
 
@@ -85,7 +86,7 @@ def random_circuit(n: int, depth: int, seed: int | None = None) -> Circuit:
 
     _check_size(n)
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise ValueError(f"depth must be a non-negative integer, got {depth!r}")
+        raise ArgumentValueError(f"depth must be a non-negative integer, got {depth!r}")
     rng = np.random.default_rng(seed)
     c = Circuit(n)
     for layer in range(depth):
@@ -103,7 +104,7 @@ def _iqp_size(n_values: int, zz: bool) -> int:
         return n_values
     n = int((np.sqrt(8 * n_values + 1) - 1) / 2)  # n + n(n-1)/2 = n(n+1)/2 values
     if n * (n + 1) // 2 != n_values:
-        raise ValueError(
+        raise ArgumentValueError(
             f"IQP data with zz=True holds n singles and n(n-1)/2 pairs (n(n+1)/2 values); "
             f"{n_values} is not of that form"
         )
@@ -145,7 +146,7 @@ def walsh_hadamard_transform(values: np.ndarray) -> np.ndarray:
     ``O(n 2**n)``: ``out[y] = sum_x (-1)**(x.y) values[x]``."""
     size = values.shape[-1]
     if size & (size - 1):
-        raise ValueError(f"length {size} is not a power of two")
+        raise ArgumentValueError(f"length {size} is not a power of two")
     h = 1
     while h < size:
         view = values.reshape(*values.shape[:-1], size // (2 * h), 2, h)
@@ -175,12 +176,17 @@ def iqp_encode(
 
     ns = get_number_system(numbers)
     if ns.dtype.kind != "c":
-        raise ValueError("iqp_encode computes numerically; use gq.library.iqp for symbols")
-    arr = np.asarray(data, dtype=np.float64)
+        raise ArgumentValueError("iqp_encode computes numerically; use gq.library.iqp for symbols")
+    try:
+        arr = np.asarray(data, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ArgumentValueError(f"IQP data must be real numbers: {exc}") from None
     if arr.ndim not in (1, 2):
-        raise ValueError(f"data must be 1-D (one sample) or 2-D (a batch), got shape {arr.shape}")
+        raise ArgumentValueError(
+            f"data must be 1-D (one sample) or 2-D (a batch), got shape {arr.shape}"
+        )
     if not np.all(np.isfinite(arr)):
-        raise ValueError("IQP data must be finite")
+        raise ArgumentValueError("IQP data must be finite")
     n = _iqp_size(arr.shape[-1], zz)  # a clear error before touching any device
     backend = backend_for(ns, device)
     if backend.device != "cpu":
@@ -215,12 +221,12 @@ def trotter(
     falls as ``steps**-order``. Identity terms become the global phase they are."""
     h = PauliSum.coerce(hamiltonian)
     if order not in (1, 2):
-        raise ValueError(f"order must be 1 or 2, got {order!r}")
+        raise ArgumentValueError(f"order must be 1 or 2, got {order!r}")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+        raise ArgumentValueError(f"steps must be a positive integer, got {steps!r}")
     n = max(h.n_qubits, 1) if n_qubits is None else n_qubits
     if h.n_qubits > n:
-        raise ValueError(f"the Hamiltonian acts on {h.n_qubits} qubits, more than {n}")
+        raise ArgumentValueError(f"the Hamiltonian acts on {h.n_qubits} qubits, more than {n}")
     dt = sympy.sympify(time) / steps
 
     def term_rotation(c: Circuit, coeff: Any, pauli: tuple, fraction: Any) -> None:
@@ -268,7 +274,7 @@ def exact_evolution(hamiltonian: str | PauliSum, time: float, n_qubits: int) -> 
     """``exp(-i H t)`` exactly, by diagonalising the Hermitian matrix of ``H`` (small n)."""
     m = pauli_matrix(hamiltonian, n_qubits)
     if not np.allclose(m, m.conj().T):
-        raise ValueError("the Hamiltonian is not Hermitian (complex coefficients)")
+        raise ArgumentValueError("the Hamiltonian is not Hermitian (complex coefficients)")
     energies, vectors = np.linalg.eigh(m)
     return (vectors * np.exp(-1j * energies * time)) @ vectors.conj().T
 
@@ -280,10 +286,10 @@ def qaoa_maxcut(graph: Iterable[tuple[int, int]] | Any, p: int = 1) -> Circuit:
     ``beta_k`` are real symbols."""
     edges = [tuple(e) for e in (graph.edges() if hasattr(graph, "edges") else graph)]
     if not edges:
-        raise ValueError("the graph has no edges")
+        raise ArgumentValueError("the graph has no edges")
     n = max(max(e) for e in edges) + 1
     if isinstance(p, bool) or not isinstance(p, int) or p < 1:
-        raise ValueError(f"p must be a positive integer, got {p!r}")
+        raise ArgumentValueError(f"p must be a positive integer, got {p!r}")
     gammas = parameters(f"gamma0:{p}")
     betas = parameters(f"beta0:{p}")
     c = walsh(n)
@@ -309,7 +315,7 @@ def hardware_efficient(n: int, layers: int) -> Circuit:
     (``i -> i+1 mod n``); ``2 n layers`` real parameters ``theta0, theta1, ...``."""
     _check_size(n)
     if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
-        raise ValueError(f"layers must be a positive integer, got {layers!r}")
+        raise ArgumentValueError(f"layers must be a positive integer, got {layers!r}")
     thetas = iter(parameters(f"theta0:{2 * n * layers}"))
     c = Circuit(n)
     for _ in range(layers):

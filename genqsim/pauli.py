@@ -22,13 +22,13 @@ from sympy.parsing.sympy_parser import (
     standard_transformations,
 )
 
-from .errors import PauliSyntaxError
+from .errors import ArgumentTypeError, PauliSyntaxError
 
 PauliString = tuple[tuple[int, str], ...]
 
 _FACTOR = re.compile(r"(?<![A-Za-z0-9_.])([IXYZ])(\d+)(?![A-Za-z0-9_])")
 _FLOAT = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?")
-_LOOKS_LIKE_PAULI = re.compile(r"[A-Z]\d+|[IXYZ]")
+_LOOKS_LIKE_PAULI = re.compile(r"(?:[IXYZixyz]\d+)+|[A-Z]\d+|[IXYZ]")
 """Coefficient names refused as likely typos of Pauli factors: ``Q1``, a bare ``Z``."""
 _TRANSFORMS = (*standard_transformations, implicit_multiplication, convert_xor)
 
@@ -82,12 +82,9 @@ class PauliSum:
             raise PauliSyntaxError(f"{text!r} is not a sum of Pauli terms")
         paulis = set(found.values())
         coeff_symbols = expr.free_symbols - paulis
-        for sym in coeff_symbols:
+        for sym in sorted(coeff_symbols, key=str):
             if _LOOKS_LIKE_PAULI.fullmatch(sym.name):
-                raise PauliSyntaxError(
-                    f"{text!r}: {sym.name!r} is not a Pauli factor (write X, Y, Z or I followed "
-                    "by a qubit index, e.g. Z0)"
-                )
+                raise PauliSyntaxError(f"{text!r}: {_pauli_typo_hint(sym.name)}")
         expr = expr.xreplace({s: sympy.Symbol(s.name, real=True) for s in coeff_symbols})
         expr = sympy.expand(expr)
         gens = sorted(paulis, key=lambda s: s.name)
@@ -121,7 +118,9 @@ class PauliSum:
             return observable
         if isinstance(observable, str):
             return cls.parse(observable)
-        raise TypeError(f"an observable is a Pauli-sum string or PauliSum, got {observable!r}")
+        raise ArgumentTypeError(
+            f"an observable is a Pauli-sum string or PauliSum, got {observable!r}"
+        )
 
     @property
     def n_qubits(self) -> int:
@@ -188,6 +187,17 @@ def _normalise(pauli: Mapping[int, str] | PauliString) -> PauliString:
     if len(set(qs)) != len(qs):
         raise PauliSyntaxError(f"qubit repeated in Pauli string {out}")
     return tuple(sorted(out))
+
+
+def _pauli_typo_hint(name: str) -> str:
+    """Why ``name`` is not a Pauli factor, and what was probably meant."""
+    factors = re.findall(r"[IXYZixyz]\d+", name)
+    if len(factors) > 1:
+        fixed = " ".join(f.upper() for f in factors)
+        return f"{name!r} is not one Pauli factor: separate factors with spaces, {fixed!r}"
+    if name[0].islower():
+        return f"{name!r} is not a Pauli factor: Pauli letters are upper case, {name.upper()!r}"
+    return f"{name!r} is not a Pauli factor (write X, Y, Z or I followed by a qubit index, e.g. Z0)"
 
 
 def _monomials(expr: sympy.Expr, gens: list[sympy.Symbol]):

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from .errors import ArgumentTypeError
 from .numbers import get_number_system
 from .states.statevector import StateVector
 
@@ -102,5 +103,5 @@ def _symbols(params: str | Sequence[Any], present: dict[str, sympy.Symbol]) -> l
         elif isinstance(p, sympy.Symbol):
             out.append(p)
         else:
-            raise TypeError(f"lambdify parameters are symbols or names, got {p!r}")
+            raise ArgumentTypeError(f"lambdify parameters are symbols or names, got {p!r}")
     return out

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .errors import (
+    ArgumentTypeError,
     ControlTargetOverlapError,
     ControlValueError,
     DuplicateQubitError,
@@ -92,3 +93,12 @@ def _control_values(values: Any, n_controls: int) -> tuple[int, ...]:
             raise ControlValueError(f"control values must be 0 or 1, got {v!r}")
         out.append(int(v))
     return tuple(out)
+
+
+def check_n_qubits(n_qubits: Any) -> int:
+    """A qubit count: a non-negative integer (``bool`` is not one)."""
+    if isinstance(n_qubits, bool) or not isinstance(n_qubits, (_abc.Integral, np.integer)):
+        raise ArgumentTypeError(f"n_qubits must be an integer, got {n_qubits!r}")
+    if n_qubits < 0:
+        raise QubitIndexError(f"n_qubits must be non-negative, got {n_qubits}")
+    return int(n_qubits)

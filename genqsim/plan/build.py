@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.protocol import BlockRunner, capability
 from ..circuit import Circuit, Operation
-from ..errors import UnboundParameterError
+from ..errors import ArgumentValueError, UnboundParameterError
 from ..gates import GateKind
 from ..numbers import NumberSystem
 from .calls import (
@@ -85,7 +85,7 @@ def fusion_widths(numbers: NumberSystem, fuse: int | bool | None) -> tuple[int, 
     if fuse is False:
         return 0, 0
     if isinstance(fuse, bool) or not isinstance(fuse, int) or fuse < 0:
-        raise ValueError(f"fuse must be None, a bool or a non-negative int, got {fuse!r}")
+        raise ArgumentValueError(f"fuse must be None, a bool or a non-negative int, got {fuse!r}")
     return fuse, fuse
 
 

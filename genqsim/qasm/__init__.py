@@ -19,9 +19,13 @@ def load(path: str | os.PathLike) -> Circuit:
     when its header says ``OPENQASM 3`` (the subset :func:`loads3` reads)."""
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise QasmError(f"cannot read {str(p)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise QasmError(
+            f"{str(p)!r} is not an OpenQASM text file: byte {exc.start} is not UTF-8"
+        ) from None
     if _is_qasm3(text):
         return loads3(text, source=str(p))
     return loads(text, source=str(p), base_dir=p.parent)

@@ -15,6 +15,7 @@ import sympy
 from sympy.printing.str import StrPrinter
 
 from ..circuit import Circuit, Operation
+from ..errors import ArgumentTypeError
 from ..gates import GATE_SPECS, QASM_CONTROLLED, GateKind, Measure, NamedGate, PauliRotation
 from .lexer import QasmError
 
@@ -116,7 +117,7 @@ def _operation(op: Operation) -> list[str]:
 def dumps(circuit: Circuit) -> str:
     """OpenQASM 2.0 text for ``circuit``; ``loads(dumps(c)) == c`` for library gates."""
     if not isinstance(circuit, Circuit):
-        raise TypeError(f"dumps() takes a Circuit, got {type(circuit).__name__}")
+        raise ArgumentTypeError(f"dumps() takes a Circuit, got {type(circuit).__name__}")
     lines = ["OPENQASM 2.0;", 'include "qelib1.inc";', f"qreg q[{max(circuit.n_qubits, 1)}];"]
     if circuit.n_clbits:
         lines.append(f"creg c[{circuit.n_clbits}];")

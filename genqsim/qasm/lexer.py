@@ -15,10 +15,15 @@ class QasmError(GenqsimError, ValueError):
     def __init__(self, message: str, line: int | None = None, column: int | None = None,
                  source: str | None = None) -> None:  # fmt: skip
         self.line, self.column, self.source = line, column, source
+        self.message = message
         where = ""
         if line is not None:
             where = f"{source + ': ' if source else ''}line {line}, column {column}: "
         super().__init__(where + message)
+
+    def with_hint(self, hint: str) -> QasmError:
+        """The same error, at the same place, with ``hint`` appended to its message."""
+        return QasmError(f"{self.message} ({hint})", self.line, self.column, self.source)
 
 
 @dataclass(frozen=True)

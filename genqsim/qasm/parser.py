@@ -15,6 +15,7 @@ from typing import Any
 import sympy
 
 from ..circuit import Circuit
+from ..errors import ArgumentTypeError
 from ..gates import NamedGate, qasm_names
 from .lexer import QasmError, Token, tokenize
 
@@ -113,6 +114,8 @@ class Parser:
 
     # -- program ---------------------------------------------------------------------------------
     def parse(self) -> Circuit:
+        if self.tok.kind == "eof":
+            raise self.error("empty program: no OPENQASM header and no statements")
         if self.tok.text == "OPENQASM":
             self.advance()
             version = self.advance()
@@ -230,36 +233,47 @@ class Parser:
             qargs.append(self.expect_kind("id", "a qubit argument name").text)
         if len(set(qargs)) != len(qargs):
             raise self.error(f"gate {name.text!r} repeats a qubit argument", name)
-        self.expect("{")
+        brace = self.expect("{")
         body: list[tuple] = []
-        while self.tok.text != "}":
-            tok = self.tok
-            if tok.kind == "eof":
-                raise self.error(f"gate {name.text!r} body is not closed with '}}'")
-            if tok.text == "barrier":
+        try:
+            while self.tok.text != "}":
+                tok = self.tok
+                if tok.kind == "eof":
+                    raise self.error(
+                        f"gate {name.text!r} body is not closed with '}}' (opened at line "
+                        f"{brace.line}, column {brace.column})"
+                    )
+                if tok.text == "barrier":
+                    self.advance()
+                    args = [self.expect_kind("id", "a qubit argument").text]
+                    while self.tok.text == ",":
+                        self.advance()
+                        args.append(self.expect_kind("id", "a qubit argument").text)
+                    self.expect(";")
+                    body.append(("barrier", args, tok))
+                    continue
+                if tok.kind != "id":
+                    raise self.error(f"expected a gate call in the body of {name.text!r}")
+                if tok.text in ("measure", "reset", "if", "gate", "qreg", "creg"):
+                    raise self.error(f"{tok.text!r} is not allowed inside a gate definition")
                 self.advance()
-                args = [self.expect_kind("id", "a qubit argument").text]
+                exprs = self.expression_list(params) if self.tok.text == "(" else []
+                arg_tokens = [self.expect_kind("id", "a qubit argument")]
                 while self.tok.text == ",":
                     self.advance()
-                    args.append(self.expect_kind("id", "a qubit argument").text)
+                    arg_tokens.append(self.expect_kind("id", "a qubit argument"))
                 self.expect(";")
-                body.append(("barrier", args, tok))
-                continue
-            if tok.kind != "id":
-                raise self.error(f"expected a gate call in the body of {name.text!r}")
-            if tok.text in ("measure", "reset", "if", "gate", "qreg", "creg"):
-                raise self.error(f"{tok.text!r} is not allowed inside a gate definition")
-            self.advance()
-            exprs = self.expression_list(params) if self.tok.text == "(" else []
-            arg_tokens = [self.expect_kind("id", "a qubit argument")]
-            while self.tok.text == ",":
-                self.advance()
-                arg_tokens.append(self.expect_kind("id", "a qubit argument"))
-            self.expect(";")
-            for a in arg_tokens:
-                if a.text not in qargs:
-                    raise self.error(f"{a.text!r} is not an argument of gate {name.text!r}", a)
-            body.append(("call", tok, exprs, [a.text for a in arg_tokens]))
+                for a in arg_tokens:
+                    if a.text not in qargs:
+                        raise self.error(f"{a.text!r} is not an argument of gate {name.text!r}", a)
+                body.append(("call", tok, exprs, [a.text for a in arg_tokens]))
+        except QasmError as exc:
+            if "is not closed with '}'" in exc.message:
+                raise
+            raise exc.with_hint(
+                f"in the body of gate {name.text!r} opened at line {brace.line}, column "
+                f"{brace.column}: is its '}}' missing?"
+            ) from None
         self.expect("}")
         if name.text in BUILTIN:
             raise self.error(f"gate {name.text!r} is built in and cannot be redefined", name)
@@ -453,5 +467,5 @@ def _tidy(value: Any) -> Any:
 def loads(text: str, source: str | None = None, base_dir: Path | None = None) -> Circuit:
     """A circuit from OpenQASM 2.0 text; raises ``QasmError`` naming line and column."""
     if not isinstance(text, str):
-        raise TypeError(f"expected OpenQASM text, got {type(text).__name__}")
+        raise ArgumentTypeError(f"expected OpenQASM text, got {type(text).__name__}")
     return Parser(text, source, base_dir).parse()

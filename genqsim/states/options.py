@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ThreadCountError
+from ..errors import ArgumentValueError, ThreadCountError
 
 
 @dataclass(frozen=True)
@@ -27,4 +27,4 @@ class RunOptions:
             raise ThreadCountError(f"threads must be a positive integer or None, got {t!r}")
         f = self.fuse
         if f is not None and not isinstance(f, bool) and (not isinstance(f, int) or f < 0):
-            raise ValueError(f"fuse must be None, a bool or a non-negative int, got {f!r}")
+            raise ArgumentValueError(f"fuse must be None, a bool or a non-negative int, got {f!r}")

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import ArgumentTypeError
 from ..numbers import Number, NumberSystem
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def as_circuit(item: Any, n_qubits: int) -> Circuit:
     if isinstance(item, Operation):
         return Circuit(n_qubits, [item])
     if not isinstance(item, Circuit):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"apply() takes a Circuit, got {type(item).__name__} (or pass one Operation)"
         )
     return item

@@ -22,7 +22,7 @@ from importlib import metadata
 from typing import Any
 
 from ..circuit import Circuit
-from ..errors import UnknownMethodError
+from ..errors import ArgumentTypeError, ArgumentValueError, UnknownMethodError
 from ..numbers import Number, NumberSystem, get_number_system
 from ..pauli import PauliSum
 from ..plan import check_bound
@@ -59,7 +59,7 @@ def register_method(name: str, method: Method) -> None:
     """Make ``gq.simulate(circuit, method=name)`` run ``method`` (replacing any earlier one
     of that name)."""
     if not isinstance(name, str) or not name:
-        raise ValueError(f"a method name is a non-empty string, got {name!r}")
+        raise ArgumentValueError(f"a method name is a non-empty string, got {name!r}")
     _METHODS[name] = method
 
 
@@ -125,7 +125,7 @@ def simulate(
     mid-circuit measurements.
     """
     if not isinstance(circuit, Circuit):
-        raise TypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
+        raise ArgumentTypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
     run = get_method(method)
     ns = None if numbers is None else get_number_system(numbers)  # resolved once, here
     if ns is not None:

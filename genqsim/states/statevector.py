@@ -18,8 +18,11 @@ from ..backends import Backend, DeviceSampler, ThreadScoped, backend_for, capabi
 from ..backends import select_backend as _select_backend
 from ..circuit import Circuit, Operation
 from ..errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
     InvalidProbabilityError,
     MatrixShapeError,
+    NonFiniteError,
     NumberTypeError,
     QubitCountMismatchError,
     QubitIndexError,
@@ -28,7 +31,7 @@ from ..errors import (
 from ..numbers import Number, NumberSystem, get_number_system, number_system_for_array
 from ..pauli import PauliSum, pauli_masks
 from ..plan import MeasureCall, ResetCall, check_bound, plan_for_backend, run_plan
-from ..validation import as_qubit_tuple, check_operation_qubits
+from ..validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import sampling
 from .options import RunOptions
 from .protocol import Seed, as_circuit
@@ -73,6 +76,9 @@ class StateVector:
             if np.dtype(array.dtype).kind == "b":
                 raise NumberTypeError("a boolean array is not a state; convert it explicitly")
             array = ns.array(np.asarray(array))
+        if ns.dtype.kind == "c" and not np.isfinite(complex(array.sum())):
+            # one pass, no temporary: a sum of finite amplitudes is finite
+            raise NonFiniteError("state amplitudes must be finite (found NaN or inf)")
         self.numbers: NumberSystem = ns
         if isinstance(backend, str) or backend is None:
             self.backend: Backend = _select_backend(array, backend)
@@ -300,7 +306,7 @@ class StateVector:
 
     def _check_same_size(self, other: StateVector) -> None:
         if not isinstance(other, StateVector):
-            raise TypeError(f"expected a StateVector, got {type(other).__name__}")
+            raise ArgumentTypeError(f"expected a StateVector, got {type(other).__name__}")
         if other.n_qubits != self.n_qubits:
             raise QubitCountMismatchError(
                 f"states have {self.n_qubits} and {other.n_qubits} qubits"
@@ -340,14 +346,6 @@ def _is_sympy_matrix(matrix: Any) -> bool:
 # -- constructors ------------------------------------------------------------------------------
 
 
-def _check_n_qubits(n_qubits: Any) -> int:
-    if isinstance(n_qubits, bool) or not isinstance(n_qubits, (_abc.Integral, np.integer)):
-        raise TypeError(f"n_qubits must be an integer, got {n_qubits!r}")
-    if n_qubits < 0:
-        raise QubitIndexError(f"n_qubits must be non-negative, got {n_qubits}")
-    return int(n_qubits)
-
-
 def zeros(
     n_qubits: int,
     numbers: str | NumberSystem = "complex128",
@@ -358,7 +356,7 @@ def zeros(
     """``|0...0>`` on ``n_qubits`` qubits, on the backend that ``device`` (``"cpu"``,
     ``"gpu"``) and the numbers imply, or on ``backend``; refuses states larger than the free
     (host or device) memory, before allocating."""
-    n = _check_n_qubits(n_qubits)
+    n = check_n_qubits(n_qubits)
     ns = get_number_system(numbers)
     chosen = backend_for(ns, device, backend)
     return StateVector(chosen.zeros(n, ns), ns, chosen, options)
@@ -376,7 +374,7 @@ def basis(
     ``basis(3, n_qubits=3)`` (a basis index, qubit 0 the least-significant bit)."""
     if isinstance(state, str):
         if not state or set(state) - {"0", "1"}:
-            raise ValueError(f"a basis bitstring holds only 0 and 1, got {state!r}")
+            raise ArgumentValueError(f"a basis bitstring holds only 0 and 1, got {state!r}")
         if n_qubits is not None and n_qubits != len(state):
             raise QubitCountMismatchError(
                 f"bitstring {state!r} has {len(state)} bits, not {n_qubits}"
@@ -384,11 +382,11 @@ def basis(
         n_qubits, index = len(state), int(state, 2)
     else:
         if n_qubits is None:
-            raise TypeError("basis(index) needs n_qubits")
+            raise ArgumentTypeError("basis(index) needs n_qubits")
         if isinstance(state, bool) or not isinstance(state, (_abc.Integral, np.integer)):
-            raise TypeError(f"a basis index must be an integer, got {state!r}")
+            raise ArgumentTypeError(f"a basis index must be an integer, got {state!r}")
         index = int(state)
-    n = _check_n_qubits(n_qubits)
+    n = check_n_qubits(n_qubits)
     if not 0 <= index < 1 << n:
         raise QubitIndexError(f"basis index {index} out of range for {n} qubits")
     psi = zeros(n, numbers, backend, device, options)

@@ -23,6 +23,8 @@ import sympy
 from ..backends import Backend, select_backend
 from ..circuit import Circuit, Operation
 from ..errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
     NumberTypeError,
     QubitCountMismatchError,
     QubitIndexError,
@@ -83,7 +85,7 @@ def _real_if_real(value: Any) -> Any:
 
 def _gate_call(call: Any) -> GateCall | None:
     if call is not None and not isinstance(call, GateCall):
-        raise TypeError(f"expected a gate, got {call!r}")
+        raise ArgumentTypeError(f"expected a gate, got {call!r}")
     return call
 
 
@@ -150,7 +152,9 @@ class TangentState:
         if not isinstance(numbers, DualNumbers):
             raise NumberTypeError("a tangent state needs numbers=gq.DualNumbers({param: value})")
         if len(tangents) != len(numbers.parameters):
-            raise ValueError(f"{len(tangents)} tangents for {len(numbers.parameters)} parameters")
+            raise ArgumentValueError(
+                f"{len(tangents)} tangents for {len(numbers.parameters)} parameters"
+            )
         self.primal = np.ascontiguousarray(primal, dtype=np.complex128)
         self.tangents: list[np.ndarray | None] = list(tangents)
         self.n_qubits = int(self.primal.size).bit_length() - 1

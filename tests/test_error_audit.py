@@ -1,0 +1,128 @@
+"""An audit of the public API's errors: each bad input of the table raises a GenqsimError
+that is also the matching built-in exception, with a message naming the problem, and leaves
+the state it was called on exactly as it was."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import sympy
+
+import genqsim as gq
+
+T = sympy.Symbol("t", real=True)
+
+
+def fresh_state() -> gq.StateVector:
+    return gq.simulate(gq.Circuit(2).h(0).cx(0, 1))
+
+
+# (id, call taking a state, error class, built-in it must also be, message pattern)
+CASES = [
+    ("pauli lower case", lambda s: s.expectation("z0"), gq.PauliSyntaxError, ValueError,
+     r"'z0' is not a Pauli factor: Pauli letters are upper case, 'Z0'"),
+    ("pauli fused factors", lambda s: s.expectation("Z0Z1"), gq.PauliSyntaxError, ValueError,
+     r"'Z0Z1' is not one Pauli factor: separate factors with spaces, 'Z0 Z1'"),
+    ("observable of a number", lambda s: s.expectation(3), gq.ArgumentTypeError, TypeError,
+     r"an observable is a Pauli-sum string or PauliSum, got 3"),
+    ("gate parameter None", lambda s: gq.Circuit(1).rx(None, 0), gq.NumberTypeError, TypeError,
+     r"a gate parameter must be a number or symbol, got None"),
+    ("fractional qubit count", lambda s: gq.Circuit(2.5), gq.ArgumentTypeError, TypeError,
+     r"n_qubits must be an integer, got 2.5"),
+    ("bind a string", lambda s: gq.Circuit(1).rx(T, 0).bind({T: "abc"}), gq.NumberTypeError,
+     TypeError, r"value for parameter t must be a number, got 'abc'"),
+    ("negative shots", lambda s: s.sample(-1), gq.ShotsError, ValueError,
+     r"shots must be a non-negative integer, got -1"),
+    ("fractional shots", lambda s: s.sample(2.5), gq.ShotsError, ValueError,
+     r"shots must be a non-negative integer, got 2.5"),
+    ("basis bitstring digit", lambda s: gq.simulate(gq.Circuit(3), initial="012"),
+     gq.ArgumentValueError, ValueError, r"a basis bitstring holds only 0 and 1, got '012'"),
+    ("basis index without size", lambda s: gq.basis(5), gq.ArgumentTypeError, TypeError,
+     r"basis\(index\) needs n_qubits"),
+    ("qasm of a number", lambda s: gq.qasm.loads(123), gq.ArgumentTypeError, TypeError,
+     r"expected OpenQASM text, got int"),
+    ("empty qasm", lambda s: gq.qasm.loads("  // nothing\n"), gq.qasm.QasmError, ValueError,
+     r"line \d+, column \d+: empty program"),
+    ("zero threads", lambda s: gq.set_num_threads(0), gq.ThreadCountError, ValueError,
+     r"thread count must be an integer in 1\.\.\d+"),
+    ("state threads", lambda s: gq.simulate(gq.Circuit(1), threads=-1), gq.ThreadCountError,
+     ValueError, r"threads must be a positive integer or None, got -1"),
+    ("NaN amplitudes", lambda s: gq.StateVector(np.array([np.nan, 0], dtype=complex)),
+     gq.NonFiniteError, ValueError, r"state amplitudes must be finite"),
+    ("parameter names of a number", lambda s: gq.parameters(1), gq.ArgumentTypeError,
+     TypeError, r"parameter names are a string"),
+    ("library size zero", lambda s: gq.library.qft(0), gq.ArgumentValueError, ValueError,
+     r"number of qubits must be an integer >= 1, got 0"),
+    ("simulate a string", lambda s: gq.simulate("h q[0];"), gq.ArgumentTypeError, TypeError,
+     r"simulate\(\) takes a Circuit, got str"),
+    ("apply a string", lambda s: s.apply("h q[0];"), gq.ArgumentTypeError, TypeError,
+     r"apply\(\) takes a Circuit, got str"),
+    ("iqp of text", lambda s: gq.iqp_encode("abc"), gq.ArgumentValueError, ValueError,
+     r"IQP data must be real numbers"),
+    ("negative fusion width", lambda s: gq.simulate(gq.Circuit(1), fuse=-2),
+     gq.ArgumentValueError, ValueError, r"fuse must be None, a bool or a non-negative int"),
+    ("error bound dtype", lambda s: gq.error_bound(gq.Circuit(1).h(0), "float16"),
+     gq.ArgumentValueError, ValueError, r"dtype must be 'complex64' or 'complex128'"),
+    ("unknown method", lambda s: gq.simulate(gq.Circuit(1), method="mps_typo"),
+     gq.UnknownMethodError, ValueError, r"unknown method 'mps_typo'"),
+    ("no gpu backend holds sympy", lambda s: gq.zeros(1, numbers="sympy", backend="numba"),
+     gq.UnknownBackendError, ValueError, r"backend 'numba' cannot work on sympy states"),
+    ("measure a qubit twice", lambda s: s.measure([0, 0]), gq.DuplicateQubitError, ValueError,
+     r"duplicate qubit"),
+    ("marginal of a missing qubit", lambda s: s.probabilities([2]), gq.QubitIndexError,
+     IndexError, r"qubit index 2 out of range for 2 qubits \(valid: 0\.\.1\)"),
+    ("matrix of text", lambda s: s.apply_matrix("ab", 0), gq.MatrixShapeError, ValueError,
+     r"1 target\(s\) need a 2x2 matrix"),
+    ("compose with text", lambda s: gq.Circuit(1).compose("x"), gq.ArgumentTypeError,
+     TypeError, r"can only compose with a Circuit, got str"),
+    ("inverse of a measurement", lambda s: gq.Circuit(1).measure(0).inverse(),
+     gq.ArgumentTypeError, TypeError, r"has no inverse"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "error", "builtin", "pattern"),
+                         [c[1:] for c in CASES], ids=[c[0] for c in CASES])  # fmt: skip
+def test_bad_input_raises_a_typed_error_and_leaves_the_state_alone(call, error, builtin, pattern):
+    state = fresh_state()
+    before = state.amplitudes.copy()
+    with pytest.raises(error, match=pattern) as info:
+        call(state)
+    assert isinstance(info.value, gq.GenqsimError) and isinstance(info.value, builtin)
+    np.testing.assert_array_equal(state.amplitudes, before)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "genqsim", *args], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+
+
+def test_command_line_errors_advise_command_line_options(tmp_path):
+    out = cli("run", "qpe:2", "--numbers", "sympy", "--shots", "10")
+    assert out.returncode == 2 and "--bind phi=VALUE" in out.stderr
+    assert "circuit.bind" not in out.stderr
+    out = cli("run", "qpe:2", "--shots", "10")
+    assert out.returncode == 2 and "--bind phi=VALUE" in out.stderr
+    assert "--numbers sympy" in out.stderr and "circuit.bind" not in out.stderr
+
+
+def test_command_line_refuses_empty_and_binary_files(tmp_path):
+    empty = tmp_path / "empty.qasm"
+    empty.write_text("")
+    out = cli("run", str(empty))
+    assert out.returncode == 2 and "empty program" in out.stderr
+    binary = tmp_path / "data.qasm"
+    binary.write_bytes(b"\x00\xff\xfe binary")
+    out = cli("run", str(binary))
+    assert out.returncode == 2 and f"{str(binary)!r} is not an OpenQASM text file" in out.stderr
+
+
+def test_an_unclosed_gate_body_is_named_where_the_error_surfaces():
+    text = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ngate g a {\n  h a;\nh q[0];\n'
+    with pytest.raises(gq.qasm.QasmError) as info:
+        gq.qasm.loads(text)
+    message = str(info.value)
+    assert message.startswith("line 6, column 4: expected ';', found '['")
+    assert "in the body of gate 'g' opened at line 4, column 10: is its '}' missing?" in message
