@@ -92,9 +92,6 @@ def _unitary_operations(circuit: Circuit) -> list[Operation]:
     return ops
 
 
-_observable = real_terms
-
-
 def _forward(circuit: Circuit, values: dict) -> TangentState:
     """The tangent state of ``circuit`` at ``values`` (unitary circuits only)."""
     _unitary_operations(circuit)  # a clear error for measurements and resets
@@ -150,7 +147,7 @@ def gradient(
     to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint above.
     """
     vals = _parameter_values(circuit, values)
-    terms = _observable(observable, circuit.n_qubits)
+    terms = real_terms(observable, circuit.n_qubits)
     method = _choose(method, len(vals))
     params = list(vals)
     if method == "adjoint":
@@ -207,7 +204,7 @@ def hessian(
     adjoint sweep runs on dual numbers seeded along ``v``.
     """
     vals = _parameter_values(circuit, values)
-    terms = _observable(observable, circuit.n_qubits)
+    terms = real_terms(observable, circuit.n_qubits)
     params = list(vals)
     if direction is None:
         eye = np.eye(len(params))

@@ -260,3 +260,19 @@ def test_moved_modules_still_import_with_a_deprecation_warning(old, names):
     with pytest.warns(DeprecationWarning, match="moved to"):
         module = importlib.import_module(old)
     assert all(hasattr(module, name) for name in names)
+
+
+@pytest.mark.parametrize(
+    ("method", "extra"),
+    [("interval", {}), ("tangent", {"numbers": gq.DualNumbers({THETA: VALUE})})],
+)
+def test_host_methods_run_on_the_backend_the_request_names(method, extra):
+    circuit = with_theta(gq.Circuit(2).h(0)) if method == "tangent" else gq.Circuit(2).h(0)
+    state = gq.simulate(circuit, method=method, backend="numpy", **extra)
+    assert state.backend.name == "numpy"
+    reference_state = gq.simulate(circuit, method=method, **extra)
+    np.testing.assert_allclose(
+        values(state.probabilities()).real, values(reference_state.probabilities()).real
+    )
+    with pytest.raises(gq.GenqsimError):  # a GPU backend, or none on this machine
+        gq.simulate(circuit, method=method, device="gpu", **extra)

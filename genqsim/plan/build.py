@@ -27,7 +27,6 @@ from .calls import (
     PermutationCall,
     PlanItem,
     ResetCall,
-    restricted_indicator,
 )
 from .grouping import group_block_runs, group_tile_runs
 
@@ -163,5 +162,7 @@ def run_restricted(call: GateCall, backend: Backend, state: Any, numbers: Number
     and radius bounds of their entries are of this form."""
     call.run(backend, state)
     if call.controls:
-        indicator = restricted_indicator(call, numbers.one, numbers.zero)
+        pattern = sum(v << i for i, v in enumerate(call.control_values))
+        size = 1 << len(call.controls)
+        indicator = [numbers.one if j == pattern else numbers.zero for j in range(size)]
         backend.apply_diagonal(state, numbers.array(indicator), call.controls)

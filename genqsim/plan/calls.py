@@ -238,10 +238,3 @@ PlanItem = Union[Call, BlockRun]  # noqa: UP007
 def is_gate_call(item: object) -> bool:
     """Whether ``item`` is a unitary gate call (matrix, diagonal or permutation)."""
     return isinstance(item, GATE_CALLS)
-
-
-def restricted_indicator(call: GateCall, one: Any, zero: Any) -> list[Any]:
-    """The diagonal over ``call.controls`` that is one on the control pattern, zero
-    elsewhere (see :func:`genqsim.plan.run_restricted`)."""
-    pattern = sum(v << i for i, v in enumerate(call.control_values))
-    return [one if j == pattern else zero for j in range(1 << len(call.controls))]

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..backends import select_backend
+from ..backends import Backend, select_backend
 from ..circuit import Circuit, Operation
 from ..errors import (
     InvalidProbabilityError,
@@ -113,7 +113,12 @@ class IntervalState:
 
     clbits: dict[int, int]
 
-    def __init__(self, midpoint: np.ndarray, radius: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        midpoint: np.ndarray,
+        radius: np.ndarray | None = None,
+        backend: Backend | None = None,
+    ) -> None:
         self.midpoint = np.ascontiguousarray(midpoint, dtype=np.complex128)
         self.radius = (
             np.zeros(self.midpoint.shape, dtype=np.float64)
@@ -121,7 +126,7 @@ class IntervalState:
             else np.ascontiguousarray(radius, dtype=np.float64)
         )
         self.n_qubits = int(self.midpoint.size).bit_length() - 1
-        self.backend = select_backend(self.midpoint)
+        self.backend = select_backend(self.midpoint) if backend is None else backend
         self._balls = get_number_system(f"ball:{ENCLOSURE_BITS}")
         self._complex = get_number_system("complex128")
         self.clbits = {}
@@ -132,12 +137,12 @@ class IntervalState:
         return get_number_system("ball")
 
     @classmethod
-    def zeros(cls, n_qubits: int) -> IntervalState:
+    def zeros(cls, n_qubits: int, backend: Backend | None = None) -> IntervalState:
         """The exact ``|0...0>`` (radius zero)."""
         check_state_fits(n_qubits, 16 + 8 + 16 + 8)  # midpoint, radius and two temporaries
         m = np.zeros(1 << n_qubits, dtype=np.complex128)
         m[0] = 1
-        return cls(m)
+        return cls(m, backend=backend)
 
     def apply(self, circuit: Circuit | Operation) -> IntervalState:
         """Apply ``circuit`` (or one operation) in place, gate by gate, keeping the enclosure;
@@ -193,7 +198,7 @@ class IntervalState:
     # -- results -------------------------------------------------------------------------------
     def copy(self) -> IntervalState:
         """An independent copy."""
-        out = IntervalState(self.midpoint.copy(), self.radius.copy())
+        out = IntervalState(self.midpoint.copy(), self.radius.copy(), self.backend)
         out.clbits = dict(self.clbits)
         return out
 
@@ -346,22 +351,27 @@ def run_interval(request: SimulationRequest) -> IntervalState:
             f"method='interval' computes complex128 midpoints with rigorous radii; "
             f"numbers={request.numbers.name!r} does not apply"
         )
-    if request.device not in (None, "cpu") or request.backend not in (None, "numpy", "numba"):
-        raise NumberTypeError("method='interval' runs on the CPU backends")
+    from .registry import cpu_backend
+
+    backend = cpu_backend(request, "interval")
     initial = request.initial
     if initial is not None and not isinstance(initial, IntervalState):
         from .statevector import initial_state
 
-        psi = initial_state(request.circuit.n_qubits, initial, get_number_system("complex128"))
-        initial = IntervalState(psi.to_numpy())
-    return enclose(request.circuit, initial)
+        ns = get_number_system("complex128")
+        psi = initial_state(request.circuit.n_qubits, initial, ns, backend.name)
+        initial = IntervalState(psi.to_numpy(), backend=backend)
+    return enclose(request.circuit, initial, backend)
 
 
-def enclose(circuit: Circuit, initial: IntervalState | None = None) -> IntervalState:
+def enclose(
+    circuit: Circuit, initial: IntervalState | None = None, backend: Backend | None = None
+) -> IntervalState:
     """A rigorous enclosure of the exact state ``circuit |0...0>`` (or of ``circuit`` applied
-    to a copy of ``initial``), computed on the fast kernels."""
+    to a copy of ``initial``), computed on the fast kernels (of ``backend``, when given)."""
     if initial is None:
-        state = IntervalState.zeros(circuit.n_qubits)
+        state = IntervalState.zeros(circuit.n_qubits, backend)
     else:
-        state = IntervalState(initial.midpoint.copy(), initial.radius.copy())
+        chosen = initial.backend if backend is None else backend
+        state = IntervalState(initial.midpoint.copy(), initial.radius.copy(), chosen)
     return state.apply(circuit)

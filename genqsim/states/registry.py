@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from ..backends import Backend, backend_for
 from ..circuit import Circuit
-from ..errors import ArgumentTypeError, ArgumentValueError, UnknownMethodError
+from ..errors import ArgumentTypeError, ArgumentValueError, NumberTypeError, UnknownMethodError
 from ..numbers import Number, NumberSystem, get_number_system
 from ..pauli import PauliSum
 from ..plan import check_bound
@@ -99,6 +100,17 @@ def get_method(name: str) -> Method:
             f"unknown method {name!r}; available: {', '.join(available_methods())}"
         )
     return _METHODS[name]
+
+
+def cpu_backend(request: SimulationRequest, method: str) -> Backend:
+    """The complex128 CPU backend for a method that runs on host arrays (the one named in
+    the request, or the default one), refusing a device backend."""
+    backend = backend_for(get_number_system("complex128"), request.device, request.backend)
+    if backend.device != "cpu":
+        raise NumberTypeError(
+            f"method={method!r} runs on a CPU backend, not on {backend.name!r} ({backend.device})"
+        )
+    return backend
 
 
 def simulate(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from ..backends import Backend, select_backend
+from ..backends import Backend, backend_for, select_backend
 from ..circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
@@ -164,10 +164,12 @@ class TangentState:
         self._complex = get_number_system("complex128")
 
     @classmethod
-    def zeros(cls, n_qubits: int, numbers: DualNumbers, backend: str | None = None) -> TangentState:
-        """``|0...0>``, whose tangents are all zero."""
+    def zeros(
+        cls, n_qubits: int, numbers: DualNumbers, backend: Backend | None = None
+    ) -> TangentState:
+        """``|0...0>``, whose tangents are all zero (on ``backend``, or the default CPU one)."""
         ns = get_number_system("complex128")
-        chosen = select_backend(np.empty(0, dtype=np.complex128), backend)
+        chosen = backend_for(ns) if backend is None else backend
         return cls(chosen.zeros(n_qubits, ns), [None] * len(numbers.parameters), numbers, chosen)
 
     @property
@@ -211,6 +213,7 @@ class TangentState:
             elif op.gate.kind is not GateKind.BARRIER:
                 steps.append(sweep.calls(op))
         generator = sampling.rng(seed)
+        scratch: np.ndarray | None = None  # dU/dp_k psi, one buffer for the whole run
         for step in steps:
             if isinstance(step, Operation):
                 self._collapse(step, generator)
@@ -222,13 +225,17 @@ class TangentState:
                 if t is not None:
                     call.run(self.backend, t)
             for k, dcall in derivatives:
-                d = self.primal.copy()
-                run_restricted(dcall, self.backend, d, self._complex)
                 current = self.tangents[k]
-                if current is None:
+                if current is None:  # the parameter's first gate: its tangent starts here
+                    d = self.primal.copy()
+                    run_restricted(dcall, self.backend, d, self._complex)
                     self.tangents[k] = d
-                else:
-                    current += d
+                    continue
+                if scratch is None:
+                    scratch = np.empty_like(self.primal)
+                scratch[...] = self.primal
+                run_restricted(dcall, self.backend, scratch, self._complex)
+                current += scratch
             call.run(self.backend, self.primal)
         return self
 
@@ -327,9 +334,9 @@ def run_tangent(request: SimulationRequest) -> TangentState:
         raise NumberTypeError(
             "method='tangent' needs numbers=gq.DualNumbers({param: value, ...}) (plain duals)"
         )
-    if request.device not in (None, "cpu"):
-        raise NumberTypeError("method='tangent' runs on the CPU backends")
-    state = TangentState.zeros(request.circuit.n_qubits, numbers, request.backend)
+    from .registry import cpu_backend
+
+    state = TangentState.zeros(request.circuit.n_qubits, numbers, cpu_backend(request, "tangent"))
     if request.initial is not None:
         from .statevector import initial_state
 
