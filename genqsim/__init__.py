@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import gates, library, qasm
+from . import channels, gates, library, qasm
 from .backends import available_backends, get_backend, register_backend, select_backend
 from .batch import apply_batch
 from .circuit import Circuit, Operation, parameters
@@ -16,14 +16,17 @@ from .errorbound import ErrorBound, error_bound
 from .errors import (
     ArgumentTypeError,
     ArgumentValueError,
+    ChannelParameterError,
     ControlTargetOverlapError,
     ControlValueError,
     DuplicateQubitError,
     GenqsimError,
     InvalidProbabilityError,
     MatrixShapeError,
+    NoiseModelError,
     NonFiniteError,
     NotNumericError,
+    NotTracePreservingError,
     NotUnitaryError,
     NumberTypeError,
     PauliSyntaxError,
@@ -47,6 +50,8 @@ from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.dual import Dual, DualNumbers
 from .pauli import PauliSum
 from .states import (
+    DensityMatrix,
+    Estimate,
     HasAmplitudes,
     HasOverlap,
     IntervalState,
@@ -54,6 +59,7 @@ from .states import (
     State,
     StateVector,
     TangentState,
+    TrajectoryState,
     available_methods,
     basis,
     counts,
@@ -113,13 +119,16 @@ def get_num_threads() -> int:
 __all__ = [
     "ArgumentTypeError",
     "ArgumentValueError",
+    "ChannelParameterError",
     "Circuit",
     "ControlTargetOverlapError",
     "ControlValueError",
+    "DensityMatrix",
     "Dual",
     "DualNumbers",
     "DuplicateQubitError",
     "ErrorBound",
+    "Estimate",
     "Gate",
     "GateKind",
     "GenqsimError",
@@ -129,8 +138,10 @@ __all__ = [
     "InvalidProbabilityError",
     "MatrixGate",
     "MatrixShapeError",
+    "NoiseModelError",
     "NonFiniteError",
     "NotNumericError",
+    "NotTracePreservingError",
     "NotUnitaryError",
     "NumberSystem",
     "NumberTypeError",
@@ -148,6 +159,7 @@ __all__ = [
     "StateVector",
     "TangentState",
     "ThreadCountError",
+    "TrajectoryState",
     "UnboundParameterError",
     "UnknownBackendError",
     "UnknownGateError",
@@ -159,6 +171,7 @@ __all__ = [
     "available_methods",
     "available_number_systems",
     "basis",
+    "channels",
     "counts",
     "enclose",
     "error_bound",

@@ -16,6 +16,9 @@ from typing import Any
 import numpy as np
 import sympy
 
+from . import channels
+from .channels import QuantumChannel
+from .conditional import Conditional, conditional_operation
 from .errors import (
     ArgumentTypeError,
     NumberTypeError,
@@ -131,9 +134,17 @@ class Circuit:
         t, c, v = check_operation_qubits(
             self.n_qubits, op.targets, op.controls, op.control_values or None, op.gate.n_qubits
         )
-        if isinstance(op.gate, Measure):
-            self.n_clbits = max(self.n_clbits, op.gate.clbit + 1)
+        if c and op.gate.kind in NON_UNITARY:
+            raise ArgumentTypeError(f"{op.gate.name} operations cannot be controlled by qubits")
+        self._note_clbits(op.gate)
         self._ops.append(Operation(op.gate, t, c, v))
+
+    def _note_clbits(self, gate: Gate) -> None:
+        """Grow ``n_clbits`` to cover the classical bits ``gate`` writes or reads."""
+        if isinstance(gate, Measure):
+            self.n_clbits = max(self.n_clbits, gate.clbit + 1)
+        elif isinstance(gate, Conditional):
+            self.n_clbits = max(self.n_clbits, max(gate.clbits) + 1, gate.body.n_clbits)
 
     def append(
         self,
@@ -149,7 +160,7 @@ class Circuit:
         t, c, v = check_operation_qubits(
             self.n_qubits, targets, controls, control_values, g.n_qubits
         )
-        self._ops.append(Operation(g, t, c, v))
+        self._append_op(Operation(g, t, c, v))
         return self
 
     def _named(self, name: str, params: Sequence[Any], targets, controls=(), values=None):
@@ -312,7 +323,10 @@ class Circuit:
                 if op.kind is GateKind.BARRIER:
                     continue
                 if op.kind in NON_UNITARY:
-                    raise ArgumentTypeError("measurements and resets cannot be controlled")
+                    raise ArgumentTypeError(
+                        f"{op.gate.name} operations (measurements, resets, channels, "
+                        "conditionals) cannot be controlled by qubits"
+                    )
                 mapped = op.remapped(qubit_map)
                 check_operation_qubits(self.n_qubits, mapped.targets, mapped.controls + c)
                 new_ops.append(
@@ -350,24 +364,106 @@ class Circuit:
         """Reset ``qubit`` to ``|0>`` (collapses the state during a run)."""
         return self.append(Reset(), qubit)
 
+    # -- noise channels and classical control ---------------------------------------------------
+    def channel(self, channel: QuantumChannel, targets: int | Sequence[int]) -> Circuit:
+        """A noise channel (``gq.channels.depolarizing(0.01)``, ...) on ``targets``."""
+        if not isinstance(channel, QuantumChannel):
+            raise ArgumentTypeError(
+                f"channel() takes a noise channel (genqsim.channels), got {type(channel).__name__}"
+            )
+        return self.append(channel, targets)
+
+    def kraus(
+        self,
+        matrices: Sequence[Any],
+        targets: int | Sequence[int],
+        *,
+        name: str = "kraus",
+        check_trace: bool = True,
+    ) -> Circuit:
+        """A channel given by its Kraus operators (numeric ones checked trace preserving)."""
+        return self.append(channels.KrausChannel(matrices, name, check_trace), targets)
+
+    def depolarizing(self, p: Any, *qubits: int) -> Circuit:
+        """Depolarizing noise on one qubit or on a pair (:func:`genqsim.channels.depolarizing`)."""
+        return self.append(channels.depolarizing(p, len(qubits)), qubits)
+
+    def bit_flip(self, p: Any, q: int) -> Circuit:
+        return self.append(channels.bit_flip(p), q)
+
+    def phase_flip(self, p: Any, q: int) -> Circuit:
+        return self.append(channels.phase_flip(p), q)
+
+    def bit_phase_flip(self, p: Any, q: int) -> Circuit:
+        return self.append(channels.bit_phase_flip(p), q)
+
+    def pauli_channel(self, px: Any, py: Any, pz: Any, q: int) -> Circuit:
+        return self.append(channels.pauli_channel(px, py, pz), q)
+
+    def amplitude_damping(self, gamma: Any, q: int) -> Circuit:
+        return self.append(channels.amplitude_damping(gamma), q)
+
+    def generalized_amplitude_damping(self, p: Any, gamma: Any, q: int) -> Circuit:
+        return self.append(channels.generalized_amplitude_damping(p, gamma), q)
+
+    def phase_damping(self, lam: Any, q: int) -> Circuit:
+        return self.append(channels.phase_damping(lam), q)
+
+    def thermal_relaxation(self, t1: Any, t2: Any, time: Any, q: int) -> Circuit:
+        return self.append(channels.thermal_relaxation(t1, t2, time), q)
+
+    def reset_error(self, p0: Any, p1: Any, q: int) -> Circuit:
+        return self.append(channels.reset_error(p0, p1), q)
+
+    def if_(
+        self,
+        clbits: int | Sequence[int],
+        value: int,
+        body: Operation | Circuit,
+        qubits: Sequence[int] | None = None,
+    ) -> Circuit:
+        """Run ``body`` (an Operation, or a Circuit: on this circuit's qubits, or placed on
+        ``qubits``) only when the classical bits ``clbits`` (``clbits[0]`` the lowest) hold
+        ``value``; bits not yet written read 0. ``c.if_(0, 1, gq.Circuit(2).x(1))``."""
+        gate, targets = conditional_operation(self.n_qubits, clbits, value, body, qubits)
+        self._append_op(Operation(gate, targets))
+        return self
+
     @property
     def has_non_unitary(self) -> bool:
-        """Whether the circuit holds measurements or resets."""
+        """Whether the circuit holds measurements, resets, channels or conditionals."""
         return any(op.kind in NON_UNITARY for op in self._ops)
+
+    @property
+    def has_noise(self) -> bool:
+        """Whether the circuit holds noise channels (also inside conditionals)."""
+        return any(
+            op.kind is GateKind.CHANNEL
+            or (isinstance(op.gate, Conditional) and op.gate.body.has_noise)
+            for op in self._ops
+        )
 
     def split_terminal_measurements(self) -> tuple[Circuit, list[tuple[int, int]]]:
         """``(circuit without its terminal measurements, [(qubit, clbit), ...])``.
 
         A measurement is terminal when no later operation (other than barriers and further
-        measurements) touches its qubit.
+        measurements) touches its qubit and no later conditional reads its classical bit.
         """
         busy_after: set[int] = set()
+        read_after: set[int] = set()
         keep: list[Operation] = []
         terminal: list[tuple[int, int]] = []
         for op in reversed(self._ops):
-            if isinstance(op.gate, Measure) and op.targets[0] not in busy_after:
-                terminal.append((op.targets[0], op.gate.clbit))
+            gate = op.gate
+            if (
+                isinstance(gate, Measure)
+                and op.targets[0] not in busy_after
+                and gate.clbit not in read_after
+            ):
+                terminal.append((op.targets[0], gate.clbit))
                 continue
+            if isinstance(gate, Conditional):
+                read_after.update(gate.clbits)
             if op.kind is not GateKind.BARRIER:
                 busy_after.update(op.qubits)
             keep.append(op)
@@ -426,7 +522,9 @@ class Circuit:
     def inverse(self) -> Circuit:
         """The adjoint circuit: inverse gates in reverse order."""
         if self.has_non_unitary:
-            raise ArgumentTypeError("a circuit with measurements or resets has no inverse")
+            raise ArgumentTypeError(
+                "a circuit with measurements, resets, noise channels or conditionals has no inverse"
+            )
         return Circuit(self.n_qubits, [op.inverse() for op in reversed(self._ops)])
 
     def compose(self, other: Circuit, qubits: Sequence[int] | None = None) -> Circuit:

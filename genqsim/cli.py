@@ -24,7 +24,7 @@ from .errors import CircuitSourceError, GenqsimError
 from .library import BUILTINS
 from .memory import available_memory, format_bytes
 from .numbers import available_number_systems, get_number_system
-from .states import counts, simulate
+from .states import StateVector, TrajectoryState, counts, simulate
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -123,6 +123,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # Symbolic numbers keep parameters free in the amplitudes; bindings are then used only to
     # evaluate probabilities. Numeric numbers need them bound before the run.
     run_circuit = circuit if numbers.symbolic else circuit.bind(values)
+    model = None
+    if args.noise:
+        from .noise import NoiseModel
+
+        model = NoiseModel.from_spec(args.noise)
+        run_circuit = model.apply(run_circuit)
+    method = args.method or _default_method(run_circuit)
     if args.threads is not None:
         from . import set_num_threads
 
@@ -133,21 +140,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         backend=args.backend,
         initial=args.initial,
         progress=not args.quiet,
+        method=method,
+        trajectories=args.trajectories,
+        seed=args.seed,
     )
     n = psi.n_qubits
+    pure = isinstance(psi, StateVector)
     result: dict[str, Any] = {
         "circuit": args.source,
         "n_qubits": n,
         "numbers": numbers.name,
+        "method": method,
         "backend": psi.backend.name,
         "parameters": [str(p) for p in circuit.parameters],
         "bound": {k: str(v) for k, v in values.items()},
     }
+    if args.noise:
+        result["noise"] = list(args.noise)
+    if isinstance(psi, TrajectoryState):
+        result["trajectories"] = psi.trajectories
     probs = psi.probabilities()
     if numbers.symbolic:
         subs = {p: values[str(p)] for p in circuit.parameters if str(p) in values}
-        amps = [_tidy(a) for a in psi.amplitudes]
-        result["amplitudes"] = {_bitstring(i, n): str(a) for i, a in enumerate(amps) if a != 0}
+        if pure:
+            amps = [_tidy(a) for a in psi.amplitudes]
+            result["amplitudes"] = {_bitstring(i, n): str(a) for i, a in enumerate(amps) if a != 0}
         evaluated = [sympy.sympify(p).subs(subs) for p in probs]
         if any(e.free_symbols for e in evaluated):
             result["probabilities_symbolic"] = {
@@ -158,7 +175,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             numeric = np.array([float(sympy.re(sympy.N(e))) for e in evaluated])
     elif numbers.dtype.kind == "c":
         numeric = np.asarray(probs, dtype=np.float64)
-        if n <= 6:
+        if n <= 6 and pure:
             result["amplitudes"] = {
                 _bitstring(i, n): _complex_text(a) for i, a in enumerate(psi.amplitudes) if a != 0
             }
@@ -168,7 +185,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["probabilities_detail"] = {
             _bitstring(int(i), n): str(probs[i]) for i in shown if numeric[i] > 1e-15
         }
-        if n <= 6:
+        if n <= 6 and pure:
             result["amplitudes"] = {
                 _bitstring(i, n): str(a)
                 for i, a in enumerate(psi.amplitudes)
@@ -188,6 +205,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             closed = sympy.sympify(exact).subs(subs)
             if not closed.free_symbols:
                 result["expectation"]["numeric"] = float(sympy.re(sympy.N(closed)))
+        elif isinstance(psi, TrajectoryState):
+            estimate = psi.estimate(args.observable)
+            result["expectation"] = {
+                "observable": args.observable,
+                "value": estimate.mean,
+                "stderr": estimate.stderr,
+            }
         elif numbers.dtype.kind == "c":
             result["expectation"] = {"observable": args.observable, "value": value}
         else:
@@ -205,7 +229,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 + " ".join(f"--bind {m}=VALUE" for m in unsampled)
                 + " (plain values; symbols and values with +/- are not sampled)"
             )
-        result["counts"] = counts(to_sample, args.shots, args.seed, initial=args.initial)
+        if model is not None:
+            to_sample = model.apply(to_sample)
+        result["counts"] = counts(
+            to_sample, args.shots, args.seed, readout=model, initial=args.initial,
+            method="density_matrix" if method == "density_matrix" else "statevector",
+        )  # fmt: skip
         result["shots"], result["seed"] = args.shots, args.seed
     return result
 
@@ -231,11 +260,26 @@ def _complex_text(z: complex) -> str:
     return f"{z.real:+.6f}{z.imag:+.6f}j"
 
 
+DENSITY_MATRIX_MAX_QUBITS = 12
+"""Noisy circuits up to this size run as density matrices by default, larger ones as
+trajectories."""
+
+
+def _default_method(circuit: Circuit) -> str:
+    if circuit.has_noise:
+        return "density_matrix" if circuit.n_qubits <= DENSITY_MATRIX_MAX_QUBITS else "trajectories"
+    return "statevector"
+
+
 def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
     lines = [
         f"circuit {result['circuit']}: {result['n_qubits']} qubits, numbers={result['numbers']}, "
-        f"backend={result['backend']}"
+        f"method={result['method']}, backend={result['backend']}"
     ]
+    if "noise" in result:
+        lines.append(f"noise: {', '.join(result['noise'])}")
+    if "trajectories" in result:
+        lines.append(f"averaged over {result['trajectories']} trajectories")
     if result["parameters"]:
         lines.append(f"parameters: {', '.join(result['parameters'])}")
     if circuit_text:
@@ -256,6 +300,8 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
     if "expectation" in result:
         e = result["expectation"]
         text = f"<{e['observable']}> = {e['value']}"
+        if "stderr" in e:
+            text = f"<{e['observable']}> = {e['value']:.6g} ± {e['stderr']:.2g} (standard error)"
         if "numeric" in e:
             text += f" = {e['numeric']:.10g}"
         lines += ["", text]
@@ -358,6 +404,26 @@ def build_parser() -> argparse.ArgumentParser:
         "amplitudes stay symbolic and probabilities are evaluated at it",
     )
     p.add_argument("--initial", default=None, help="initial basis state as a bitstring")
+    p.add_argument(
+        "--method",
+        choices=("statevector", "density_matrix", "trajectories"),
+        default=None,
+        help="kind of state (default: statevector; with --noise, density_matrix up to "
+        f"{DENSITY_MATRIX_MAX_QUBITS} qubits, trajectories above)",
+    )
+    p.add_argument(
+        "--noise",
+        action="append",
+        metavar="SPEC",
+        help="noise after every gate: depolarizing:P, amplitude_damping:G, phase_damping:L, "
+        "thermal_relaxation:T1,T2,TIME, readout:P (repeatable), or a JSON/YAML noise model file",
+    )
+    p.add_argument(
+        "--trajectories",
+        type=int,
+        default=1000,
+        help="trajectories averaged (--method trajectories)",
+    )
     p.add_argument("--observable", default=None, help='Pauli sum, e.g. "Z0 Z1 + 0.5*X2"')
     p.add_argument("--shots", type=int, default=0, help="sample this many measurements")
     p.add_argument("--seed", type=int, default=None, help="random seed for --shots")

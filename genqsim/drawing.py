@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .conditional import Conditional
 from .gates import GateKind
 
 if TYPE_CHECKING:
@@ -36,14 +37,21 @@ def _layers(circuit: Circuit) -> list[list[Operation]]:
     """Greedy left-packing: an operation goes one column after the last one touching its span."""
     columns: list[list[Operation]] = []
     free_from = [0] * circuit.n_qubits
+    written_by: dict[int, int] = {}  # classical bit -> column after the measurement writing it
     for op in circuit.operations:
         span = range(min(op.qubits), max(op.qubits) + 1)
         col = max(free_from[q] for q in span)
+        reads = op.gate.clbits if isinstance(op.gate, Conditional) else ()  # waits for its bits
+        col = max([col, *(written_by.get(b, 0) for b in reads)])
         if col == len(columns):
             columns.append([])
         columns[col].append(op)
         for q in span:
             free_from[q] = col + 1
+        inner = op.gate.body.operations if isinstance(op.gate, Conditional) else (op,)
+        for m in inner:
+            if m.kind is GateKind.MEASURE:
+                written_by[m.gate.clbit] = col + 1  # type: ignore[attr-defined]
     return columns
 
 

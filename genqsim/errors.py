@@ -113,3 +113,15 @@ class ArgumentTypeError(GenqsimError, TypeError):
 
 class ArgumentValueError(GenqsimError, ValueError):
     """An argument of the right type with a value outside what the call accepts."""
+
+
+class NotTracePreservingError(GenqsimError, ValueError):
+    """Numeric Kraus operators whose ``sum K^dagger K`` is not the identity."""
+
+
+class ChannelParameterError(GenqsimError, ValueError):
+    """A noise channel's parameter is outside its range (a probability above one, T2 > 2 T1)."""
+
+
+class NoiseModelError(GenqsimError, ValueError):
+    """A noise model rule or file that cannot be used as given."""

@@ -40,6 +40,8 @@ class GateKind(enum.Enum):
     BARRIER = "barrier"
     MEASURE = "measure"
     RESET = "reset"
+    CHANNEL = "channel"
+    CONDITIONAL = "conditional"
 
 
 Builder = Callable[..., Any]
@@ -911,8 +913,10 @@ class Reset(Gate):
         return self
 
 
-NON_UNITARY = (GateKind.MEASURE, GateKind.RESET)
-"""Kinds that are not gates: they collapse the state and stop fusion."""
+NON_UNITARY = (GateKind.MEASURE, GateKind.RESET, GateKind.CHANNEL, GateKind.CONDITIONAL)
+"""Kinds that are not unitary gates: measurements and resets collapse the state, channels are
+noise (a Kraus branch per trajectory, exact on density matrices), conditionals depend on
+classical bits; all of them stop fusion and have no inverse."""
 
 
 def _short(value: Any) -> str:

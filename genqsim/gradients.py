@@ -35,7 +35,7 @@ from .errors import (
     NumberTypeError,
     UnboundParameterError,
 )
-from .gates import GateKind
+from .gates import NON_UNITARY, GateKind
 from .numbers import NumberSystem, get_number_system
 from .numbers.dual import Dual, DualNumbers, split
 from .numbers.numeric import to_python_complex
@@ -82,10 +82,11 @@ def _parameter_values(circuit: Circuit, values: Mapping[Any, Any]) -> dict[sympy
 def _unitary_operations(circuit: Circuit) -> list[Operation]:
     ops = []
     for op in circuit.operations:
-        if op.gate.kind in (GateKind.MEASURE, GateKind.RESET):
+        if op.gate.kind in NON_UNITARY:
             raise NotUnitaryError(
-                "gradients need a unitary circuit; remove measurements and resets "
-                f"(found {op.gate.name} on qubit {op.targets[0]})"
+                "this derivative needs a unitary circuit; remove measurements, resets, noise "
+                f"channels and conditionals (found {op.gate.name} on qubit {op.targets[0]}), "
+                "or use gradient(), which differentiates noisy circuits through a density matrix"
             )
         if op.gate.kind is not GateKind.BARRIER:
             ops.append(op)
@@ -143,13 +144,24 @@ def gradient(
     ``values`` maps every free parameter of ``circuit`` (SymPy symbols or their names) to a
     real number; parameters listed but absent from the circuit get 0. ``method``: ``"forward"``
     (vectorised dual state on the fast kernels), ``"adjoint"`` (reverse mode by uncomputation,
-    three states of memory), ``"dual"`` (dual numbers in object arrays); by default forward up
-    to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint above.
+    three states of memory), ``"dual"`` (dual numbers in object arrays), ``"density_matrix"``
+    (dual numbers in a density matrix: circuits with noise channels, whose rates are
+    parameters too, and with mid-circuit measurements); by default the density matrix for
+    such circuits, else forward up to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint above.
     """
     vals = _parameter_values(circuit, values)
     terms = real_terms(observable, circuit.n_qubits)
-    method = _choose(method, len(vals))
+    method = _choose(method, len(vals), circuit)
     params = list(vals)
+    if method == "density_matrix":
+        from .states import simulate
+
+        rho = simulate(circuit, numbers=DualNumbers(vals), method="density_matrix")
+        partials = Dual.lift(rho.expectation(PauliSum(terms))).partials
+        return {
+            p: 0.0 if partials is None else float(np.real(partials[i]))
+            for i, p in enumerate(params)
+        }
     if method == "adjoint":
         _, grads = _adjoint(circuit, terms, vals, get_number_system("complex128"), vals)
         return {p: float(g) for p, g in zip(params, grads)}
@@ -232,11 +244,15 @@ def _hvp(circuit: Circuit, terms, vals: dict, v: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
-def _choose(method: str | None, n_params: int) -> str:
+def _choose(method: str | None, n_params: int, circuit: Circuit | None = None) -> str:
     if method is None:
+        if circuit is not None and circuit.has_non_unitary:
+            return "density_matrix"  # noise rates and angles alike, exactly
         return "forward" if n_params <= FORWARD_MAX_PARAMETERS else "adjoint"
-    if method not in ("forward", "adjoint", "dual"):
-        raise ArgumentValueError(f"method must be 'forward', 'adjoint' or 'dual', got {method!r}")
+    if method not in ("forward", "adjoint", "dual", "density_matrix"):
+        raise ArgumentValueError(
+            f"method must be 'forward', 'adjoint', 'dual' or 'density_matrix', got {method!r}"
+        )
     return method
 
 

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 import sympy
 
-from .circuit import Circuit
+from .circuit import Circuit, Operation
+from .conditional import Conditional
 from .errors import ArgumentTypeError, ArgumentValueError
 from .gates import GATE_SPECS, CirqForm, GateKind, MatrixGate, Measure, NamedGate, PauliRotation
 from .qasm.parser import BUILTIN
@@ -32,7 +33,8 @@ def _from_qiskit_param(value: Any) -> Any:
 
 def from_qiskit(qc: Any) -> Circuit:
     """A genqsim circuit from a Qiskit ``QuantumCircuit`` (standard gates, ``unitary``,
-    measurements, resets, barriers; classically conditioned operations are refused)."""
+    measurements, resets, barriers, and ``if_test`` blocks conditioned on a classical bit or
+    register, ``else`` branches included)."""
     from qiskit import QuantumCircuit
 
     if not isinstance(qc, QuantumCircuit):
@@ -41,10 +43,12 @@ def from_qiskit(qc: Any) -> Circuit:
     for item in qc.data:
         op = item.operation
         qubits = [qc.find_bit(q).index for q in item.qubits]
-        if getattr(op, "condition", None) is not None:
-            raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
         name = op.name
-        if name == "barrier":
+        if name == "if_else":
+            _from_qiskit_if(qc, c, op, qubits, [qc.find_bit(b).index for b in item.clbits])
+        elif getattr(op, "condition", None) is not None:
+            raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
+        elif name == "barrier":
             c.barrier(qubits)
         elif name == "measure":
             c.measure(qubits[0], qc.find_bit(item.clbits[0]).index)
@@ -71,6 +75,47 @@ def from_qiskit(qc: Any) -> Circuit:
     if c.n_qubits and phase != 0:
         c.pauli_rotation("I", -2 * phase, [0])
     return c
+
+
+def _from_qiskit_if(qc: Any, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
+    """An ``IfElseOp`` as conditionals: the true block on the condition's value, the false
+    block (if any) on every other value of the tested bits."""
+    from qiskit.circuit import ClassicalRegister, Clbit
+
+    condition = op.condition
+    if not isinstance(condition, tuple):
+        raise ArgumentValueError(
+            "only conditions of the form (classical bit or register, value) are supported, "
+            f"not the expression {condition}"
+        )
+    target, value = condition
+    if isinstance(target, Clbit):
+        tested = [qc.find_bit(target).index]
+    elif isinstance(target, ClassicalRegister):
+        tested = [qc.find_bit(b).index for b in target]
+    else:
+        raise ArgumentValueError(f"cannot read a condition on {target!r}")
+    value = int(value)
+    branches = [(op.params[0], [value])]
+    if len(op.params) > 1 and op.params[1] is not None:
+        if len(tested) > 6:
+            raise ArgumentValueError("an else branch on more than 6 classical bits is refused")
+        others = [v for v in range(1 << len(tested)) if v != value]
+        branches.append((op.params[1], others))
+    for block, values in branches:
+        body = from_qiskit(block)
+        local_clbits = [block.find_bit(b).index for b in block.clbits]
+        remapped = Circuit(body.n_qubits)
+        for inner in body.operations:
+            if isinstance(inner.gate, Measure):
+                inner = Operation(
+                    Measure(clbits[local_clbits.index(inner.gate.clbit)]), inner.targets
+                )
+            remapped._append_op(inner)
+        if not remapped.operations:
+            continue
+        for v in values:
+            c.if_(tested, v, remapped, qubits=qubits)
 
 
 def _to_qiskit_param(value: Any, table: dict) -> Any:
@@ -132,6 +177,20 @@ def to_qiskit(circuit: Circuit) -> Any:
         if gate.kind is GateKind.RESET:
             qc.reset(op.targets[0])
             continue
+        if isinstance(gate, Conditional):
+            body = Circuit(
+                circuit.n_qubits, gate.operations_on(op.targets), n_clbits=circuit.n_clbits
+            )
+            qc.if_test(
+                (_qiskit_condition(qc, gate.clbits), gate.value), to_qiskit(body), qc.qubits,
+                qc.clbits,
+            )  # fmt: skip
+            continue
+        if gate.kind is GateKind.CHANNEL:
+            raise ArgumentValueError(
+                f"noise channel {gate.name} has no QuantumCircuit form; use NoiseModel with "
+                "Aer, or simulate it here with method='density_matrix'"
+            )
         params = [_to_qiskit_param(p, table) for p in gate.params]
         qiskit_name = GATE_SPECS[gate.name].qiskit if isinstance(gate, NamedGate) else None
         if qiskit_name is not None and gate.name != "u":
@@ -172,6 +231,21 @@ def to_qiskit(circuit: Circuit) -> Any:
             qgate = qgate.control(len(op.controls), ctrl_state=ctrl_state, annotated=False)
         qc.append(qgate, [*op.controls, *op.targets])
     return qc
+
+
+def _qiskit_condition(qc: Any, clbits: tuple[int, ...]) -> Any:
+    """The Qiskit bit, or a register over the bits (added once), a condition tests."""
+    from qiskit.circuit import ClassicalRegister
+
+    if len(clbits) == 1:
+        return qc.clbits[clbits[0]]
+    bits = [qc.clbits[b] for b in clbits]
+    for reg in qc.cregs:
+        if list(reg) == bits:
+            return reg
+    reg = ClassicalRegister(bits=bits, name=f"cond{len(qc.cregs)}")
+    qc.add_register(reg)
+    return reg
 
 
 def _pauli_op(label: str) -> Any:

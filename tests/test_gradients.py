@@ -138,8 +138,10 @@ def test_gradient_input_errors():
         gq.gradient(c, "Z0", {A: float("nan"), B: 0.0})
     with pytest.raises(gq.NumberTypeError, match="real"):
         gq.gradient(c, "Z0", {A: 0.1j, B: 0.0})
+    measured = gq.Circuit(1).rx(A, 0).measure(0).rx(A, 0)  # <Z> = cos(A)**2 (dephased)
+    assert gq.gradient(measured, "Z0", {A: 0.1})[A] == pytest.approx(-np.sin(0.2), abs=1e-12)
     with pytest.raises(gq.NotUnitaryError, match="measure"):
-        gq.gradient(gq.Circuit(1).rx(A, 0).measure(0).rx(A, 0), "Z0", {A: 0.1})
+        gq.gradient(measured, "Z0", {A: 0.1}, method="adjoint")
     with pytest.raises(ValueError, match="method"):
         gq.gradient(c, "Z0", {A: 0.1, B: 0.2}, method="backprop")
     with pytest.raises(gq.QubitIndexError):

@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("kernels", "pauli"),
     ("plan.calls",),
     ("backends",),
-    ("gates", "circuit", "drawing"),
+    ("gates", "circuit", "drawing", "channels", "conditional", "noise"),
     ("plan",),
     ("states",),
     ("gradients", "errorbound", "symbolic", "library", "batch", "state", "intervals", "fusion"),

@@ -11,15 +11,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..backends.protocol import BlockRunner, capability
+from ..channels import QuantumChannel
 from ..circuit import Circuit, Operation
-from ..errors import ArgumentValueError, UnboundParameterError
-from ..gates import GateKind
+from ..conditional import Conditional
+from ..errors import ArgumentValueError, NotNumericError, UnboundParameterError
+from ..gates import GateKind, NamedGate
 from ..numbers import NumberSystem
 from .calls import (
     BlockRun,
     Call,
+    ChannelCall,
     CollapseContext,
+    ConditionalCall,
     DiagonalCall,
     GateCall,
     MatrixCall,
@@ -44,12 +50,51 @@ def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
         return MeasureCall(op.targets[0], gate.clbit)  # type: ignore[attr-defined]
     if gate.kind is GateKind.RESET:
         return ResetCall(op.targets[0])
+    if isinstance(gate, QuantumChannel):
+        return channel_call(gate, op.targets, numbers)
+    if isinstance(gate, Conditional):
+        body = (call_for(inner, numbers) for inner in gate.operations_on(op.targets))
+        return ConditionalCall(
+            gate.clbits, gate.value, tuple(c for c in body if c is not None), op.targets
+        )
     if gate.kind is GateKind.DIAGONAL:
         return DiagonalCall(gate.diagonal(numbers), *args)
     if gate.kind is GateKind.PERMUTATION:
         perm, phases = gate.permutation(numbers)
         return PermutationCall(perm, phases, *args)
     return MatrixCall(gate.matrix(numbers), *args)
+
+
+def channel_call(
+    channel: QuantumChannel, targets: tuple[int, ...], numbers: NumberSystem
+) -> ChannelCall:
+    """A channel as a trajectory draws it: its Kraus operators, and for Pauli mixtures the
+    branch probabilities (as floats: a draw needs numbers) and the gate calls of each branch."""
+    if channel.free_symbols:
+        names = ", ".join(sorted(map(str, channel.free_symbols)))
+        raise NotNumericError(
+            f"a state vector draws Kraus branches of {channel.name}, which needs numeric "
+            f"rates, not symbols ({names}): bind them, or use method='density_matrix' for an "
+            "exact symbolic result"
+        )
+    kraus = tuple(MatrixCall(k, targets) for k in channel.kraus(numbers))
+    mixture = channel.mixture(numbers)
+    if mixture is None:
+        return ChannelCall(targets, kraus)
+    probabilities = np.array([numbers.to_complex(w).real for w, _ in mixture])
+    branches = tuple(
+        tuple(_pauli_call(letter, q, numbers) for q, letter in zip(targets, pauli) if letter != "I")
+        for _, pauli in mixture
+    )
+    return ChannelCall(targets, kraus, (probabilities, branches))
+
+
+def _pauli_call(letter: str, qubit: int, numbers: NumberSystem) -> GateCall:
+    gate = NamedGate(letter.lower())
+    if gate.kind is GateKind.DIAGONAL:
+        return DiagonalCall(gate.diagonal(numbers), (qubit,))
+    perm, phases = gate.permutation(numbers)
+    return PermutationCall(perm, phases, (qubit,))
 
 
 def check_bound(circuit: Circuit, numbers: NumberSystem) -> None:

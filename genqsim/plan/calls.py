@@ -5,8 +5,9 @@ A plan is a list of calls. Gate calls (:class:`MatrixCall`, :class:`DiagonalCall
 :class:`PermutationCall`) name a backend primitive; :class:`MeasureCall` and
 :class:`ResetCall` collapse the state and need a :class:`CollapseContext`; a
 :class:`BlockRun` groups consecutive gate calls whose qubits fit in one cache block or
-shared-memory tile. A new kind of call (a Kraus channel, say) is one more class here with a
-``run`` method and a member of :data:`PlanItem`.
+shared-memory tile. :class:`ChannelCall` draws a Kraus branch of a noise channel (state
+vectors; density matrices apply a channel's superoperator as a matrix call) and
+:class:`ConditionalCall` runs calls when classical bits hold a value.
 
 :class:`CallKind` gives every gate call its integer code; the Numba kernels and the CUDA
 sources read their operation codes from it, so the four vocabularies of old are one.
@@ -35,9 +36,13 @@ class CallKind(enum.IntEnum):
 
 
 class CollapseContext(Protocol):
-    """What measurement and reset calls need while a plan runs: a state that can collapse."""
+    """What the calls that are not gates need while a plan runs: a state that can collapse
+    (measurements, resets, a Kraus branch of a channel) and the classical bits written so far
+    (conditionals)."""
 
-    def collapse(self, call: MeasureCall | ResetCall) -> None: ...
+    clbits: Mapping[int, int]
+
+    def collapse(self, call: MeasureCall | ResetCall | ChannelCall) -> None: ...
 
 
 _G = TypeVar("_G", bound="GateCall")
@@ -177,13 +182,51 @@ class ResetCall:
         _collapse(self, context)
 
 
-def _collapse(call: MeasureCall | ResetCall, context: CollapseContext | None) -> None:
+@dataclass(frozen=True, eq=False)
+class ChannelCall:
+    """A noise channel on a state vector: one Kraus branch is drawn per run (a quantum
+    trajectory). ``kraus`` holds one matrix call per Kraus operator; for a mixture of Pauli
+    strings ``mixture`` holds the branch probabilities (fixed, whatever the state) and the
+    gate calls of each branch, so drawing one needs no trial applications."""
+
+    targets: tuple[int, ...]
+    kraus: tuple[MatrixCall, ...]
+    mixture: tuple[Any, tuple[tuple[GateCall, ...], ...]] | None = None
+
+    def run(self, backend: Any, state: Any, context: CollapseContext | None = None) -> None:
+        _collapse(self, context)
+
+
+@dataclass(frozen=True, eq=False)
+class ConditionalCall:
+    """Calls that run only when the classical bits ``clbits`` (``clbits[0]`` lowest) hold
+    ``value`` (bits not yet written read 0)."""
+
+    clbits: tuple[int, ...]
+    value: int
+    body: tuple[Any, ...]  # calls, run in order
+    targets: tuple[int, ...] = ()
+
+    def holds(self, clbits: Mapping[int, int]) -> bool:
+        return all(clbits.get(b, 0) == (self.value >> i) & 1 for i, b in enumerate(self.clbits))
+
+    def run(self, backend: Any, state: Any, context: CollapseContext | None = None) -> None:
+        if context is None:
+            raise TypeError("ConditionalCall needs a state context (its classical bits) to run")
+        if self.holds(context.clbits):
+            for call in self.body:
+                call.run(backend, state, context)
+
+
+def _collapse(call: MeasureCall | ResetCall | ChannelCall, context: CollapseContext | None) -> None:
     if context is None:
         raise TypeError(f"{type(call).__name__} needs a state context to run")
     context.collapse(call)
 
 
-Call = Union[MatrixCall, DiagonalCall, PermutationCall, MeasureCall, ResetCall]  # noqa: UP007
+Call = Union[  # noqa: UP007
+    MatrixCall, DiagonalCall, PermutationCall, MeasureCall, ResetCall, ChannelCall, ConditionalCall
+]
 """One primitive call of a plan."""
 
 GATE_CALLS = (MatrixCall, DiagonalCall, PermutationCall)

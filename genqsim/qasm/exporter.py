@@ -15,6 +15,7 @@ import sympy
 from sympy.printing.str import StrPrinter
 
 from ..circuit import Circuit, Operation
+from ..conditional import Conditional
 from ..errors import ArgumentTypeError
 from ..gates import GATE_SPECS, QASM_CONTROLLED, GateKind, Measure, NamedGate, PauliRotation
 from .lexer import QasmError
@@ -80,12 +81,82 @@ def _pauli_rotation(op: Operation) -> list[str]:
     return before + ladder + middle + ladder[::-1] + after
 
 
-def _operation(op: Operation) -> list[str]:
+class _Registers:
+    """Classical registers for the export: one ``c`` for all bits, unless conditionals test
+    parts of them; then the tested ranges become registers of their own (OpenQASM 2 tests
+    whole registers only)."""
+
+    def __init__(self, circuit: Circuit) -> None:
+        tested = {
+            op.gate.clbits for op in _all_operations(circuit) if isinstance(op.gate, Conditional)
+        }
+        n = circuit.n_clbits
+        if all(t == tuple(range(n)) for t in tested):
+            self.ranges = [(0, n)] if n else []
+        else:
+            starts = set()
+            for bits in tested:
+                if list(bits) != list(range(bits[0], bits[0] + len(bits))):
+                    raise QasmError(
+                        f"a condition on classical bits {list(bits)} (not consecutive, "
+                        "ascending) has no OpenQASM 2.0 form"
+                    )
+                starts.update((bits[0], bits[-1] + 1))
+            cuts = sorted(starts | {0, n})
+            self.ranges = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+            for bits in tested:
+                if (bits[0], bits[-1] + 1) not in self.ranges:
+                    raise QasmError(
+                        f"conditions on overlapping classical bits ({list(bits)}) have no "
+                        "OpenQASM 2.0 form"
+                    )
+        self.names = {r: "c" if len(self.ranges) == 1 else f"c{r[0]}" for r in self.ranges}
+
+    def declarations(self) -> list[str]:
+        return [f"creg {self.names[(a, b)]}[{b - a}];" for a, b in self.ranges]
+
+    def bit(self, clbit: int) -> str:
+        for a, b in self.ranges:
+            if a <= clbit < b:
+                return f"{self.names[(a, b)]}[{clbit - a}]"
+        raise QasmError(f"classical bit {clbit} is outside the circuit's {self.ranges}")
+
+    def register(self, clbits: tuple[int, ...]) -> str:
+        return self.names[(clbits[0], clbits[-1] + 1)]
+
+
+def _all_operations(circuit: Circuit) -> list[Operation]:
+    out = []
+    for op in circuit.operations:
+        out.append(op)
+        if isinstance(op.gate, Conditional):
+            out.extend(_all_operations(op.gate.body))
+    return out
+
+
+def _operation(op: Operation, registers: _Registers) -> list[str]:
     gate = op.gate
     if gate.kind is GateKind.BARRIER:
         return ["barrier " + ", ".join(f"q[{q}]" for q in op.targets) + ";"]
     if isinstance(gate, Measure):
-        return [f"measure q[{op.targets[0]}] -> c[{gate.clbit}];"]
+        return [f"measure q[{op.targets[0]}] -> {registers.bit(gate.clbit)};"]
+    if isinstance(gate, Conditional):
+        prefix = f"if({registers.register(gate.clbits)}=={gate.value}) "
+        lines = []
+        for inner in gate.operations_on(op.targets):
+            body = _operation(inner, registers)
+            if len(body) != 1:
+                raise QasmError(
+                    f"{inner.gate!r} under a condition needs {len(body)} OpenQASM 2.0 "
+                    "statements, and 'if' guards one"
+                )
+            lines.append(prefix + body[0])
+        return lines
+    if gate.kind is GateKind.CHANNEL:
+        raise QasmError(
+            f"noise channel {gate.name} has no OpenQASM 2.0 form (export the noiseless "
+            "circuit and keep the noise model beside it)"
+        )
     if gate.kind is GateKind.RESET:
         return [f"reset q[{op.targets[0]}];"]
     if isinstance(gate, PauliRotation) and not op.controls:
@@ -119,8 +190,8 @@ def dumps(circuit: Circuit) -> str:
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"dumps() takes a Circuit, got {type(circuit).__name__}")
     lines = ["OPENQASM 2.0;", 'include "qelib1.inc";', f"qreg q[{max(circuit.n_qubits, 1)}];"]
-    if circuit.n_clbits:
-        lines.append(f"creg c[{circuit.n_clbits}];")
+    registers = _Registers(circuit)
+    lines.extend(registers.declarations())
     for op in circuit.operations:
-        lines.extend(_operation(op))
+        lines.extend(_operation(op, registers))
     return "\n".join(lines) + "\n"

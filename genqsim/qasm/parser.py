@@ -153,7 +153,7 @@ class Parser:
         elif word == "opaque":
             raise self.error("opaque gates have no definition and cannot be simulated")
         elif word == "if":
-            raise self.error("classically controlled operations ('if') are not supported")
+            self.conditional()
         elif word == "measure":
             self.advance()
             q = self.argument()
@@ -182,6 +182,32 @@ class Parser:
         else:
             found = "end of input" if tok.kind == "eof" else repr(tok.text)
             raise self.error(f"expected a statement, found {found}")
+
+    def conditional(self) -> None:
+        """``if (creg == value) operation;``: the operation runs when the register holds the
+        value (its bit 0 the lowest)."""
+        tok = self.advance()
+        self.expect("(")
+        name = self.expect_kind("id", "a classical register name")
+        if name.text not in self.cregs:
+            raise self.error(f"unknown classical register {name.text!r}", name)
+        self.expect("==")
+        value = self.expect_kind("int", "an integer value")
+        self.expect(")")
+        size = self.cregs[name.text][1]
+        if int(value.text) >= 1 << size:
+            raise self.error(
+                f"value {value.text} does not fit in register {name.text}[{size}]", value
+            )
+        inner = self.tok
+        if inner.kind != "id" or inner.text in ("if", "gate", "qreg", "creg", "include",
+                                                 "opaque", "barrier", "OPENQASM"):  # fmt: skip
+            raise self.error("'if' takes one gate call, measurement or reset", inner)
+        count = len(self.statements)
+        self.statement()
+        body = self.statements[count:]
+        del self.statements[count:]
+        self.statements.append(("if", name.text, int(value.text), body, tok))
 
     def include(self) -> None:
         self.advance()
@@ -402,6 +428,15 @@ class Parser:
 
     def emit(self, circuit: Circuit, stmt: tuple) -> None:
         kind = stmt[0]
+        if kind == "if":
+            _, creg, value, body, _tok = stmt
+            inner = Circuit(circuit.n_qubits, n_clbits=circuit.n_clbits)
+            for item in body:
+                self.emit(inner, item)
+            clbits = self.qubits_of((creg, None, _tok), classical=True)
+            for op in inner.operations:  # a broadcast call: one conditional per operation
+                circuit.if_(clbits, value, op)
+            return
         if kind == "barrier":
             qubits = sorted({q for a in stmt[1] for q in self.qubits_of(a)})
             circuit.barrier(qubits)

@@ -3,13 +3,16 @@
 * :mod:`.protocol`: the :class:`State` protocol (required and optional members).
 * :mod:`.registry`: the methods (``"statevector"``, ``"interval"``, ``"tangent"``, and
   plugins through the ``genqsim.states`` entry-point group) and :func:`simulate`.
-* :mod:`.statevector`, :mod:`.interval`, :mod:`.tangent`: the built-in kinds.
+* :mod:`.statevector`, :mod:`.interval`, :mod:`.tangent`, :mod:`.density`: the built-in
+  kinds (:mod:`.doubling` turns circuits into the ``vec(rho)`` circuits density matrices
+  run).
 * :mod:`.sampling`: seeds, bitstrings and counts, shared by every kind.
 * :mod:`.options`: the run options a state carries.
 """
 
 from __future__ import annotations
 
+from .density import DensityMatrix, run_density_matrix
 from .interval import IntervalState, enclose, run_interval
 from .options import RunOptions
 from .protocol import HasAmplitudes, HasOverlap, Seed, State
@@ -27,14 +30,19 @@ from .registry import (
 from .sampling import counts
 from .statevector import StateVector, basis, initial_state, run_statevector, zeros
 from .tangent import TangentState, run_tangent
+from .trajectories import Estimate, TrajectoryRunner, TrajectoryState, run_trajectories
 
 register_method("statevector", run_statevector)
 register_method("interval", run_interval)
 register_method("tangent", run_tangent)
+register_method("density_matrix", run_density_matrix)
+register_method("trajectories", run_trajectories)
 
 __all__ = [
     "DEFAULT_METHOD",
     "ENTRY_POINT_GROUP",
+    "DensityMatrix",
+    "Estimate",
     "HasAmplitudes",
     "HasOverlap",
     "IntervalState",
@@ -45,6 +53,8 @@ __all__ = [
     "State",
     "StateVector",
     "TangentState",
+    "TrajectoryRunner",
+    "TrajectoryState",
     "available_methods",
     "basis",
     "counts",

@@ -15,11 +15,13 @@ class RunOptions:
     run (``None``: the calling thread's setting, see :func:`genqsim.set_num_threads`).
     ``fuse``: width of fused gate blocks (``None``: the default for the numbers; ``False``:
     gate by gate). ``progress``: draw a progress bar on standard error for long runs.
+    ``trajectories``: how many quantum trajectories ``method="trajectories"`` averages.
     """
 
     threads: int | None = None
     fuse: int | bool | None = None
     progress: bool = False
+    trajectories: int = 1000
 
     def __post_init__(self) -> None:
         t = self.threads
@@ -28,3 +30,6 @@ class RunOptions:
         f = self.fuse
         if f is not None and not isinstance(f, bool) and (not isinstance(f, int) or f < 0):
             raise ArgumentValueError(f"fuse must be None, a bool or a non-negative int, got {f!r}")
+        n = self.trajectories
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ArgumentValueError(f"trajectories must be a positive integer, got {n!r}")

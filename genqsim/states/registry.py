@@ -2,10 +2,11 @@
 
 A method is a callable that takes a :class:`SimulationRequest` and returns a
 :class:`~genqsim.states.State`. Built in: ``"statevector"`` (the default: a dense state
-vector on any backend and number system), ``"interval"`` (a rigorous enclosure of the exact
-state, results as balls) and ``"tangent"`` (a state and its derivatives with respect to the
-circuit parameters, on the fast kernels). This is where ``"density_matrix"``, ``"mps"`` and
-``"mpi"`` plug in.
+vector on any backend and number system), ``"density_matrix"`` (mixed states: noise
+channels exactly, mid-circuit measurements as an ensemble), ``"trajectories"`` (noisy circuits
+averaged over state-vector runs), ``"interval"`` (a rigorous enclosure of the exact state,
+results as balls) and ``"tangent"`` (a state and its derivatives with respect to the circuit
+parameters, on the fast kernels). This is where ``"mps"`` and ``"mpi"`` plug in.
 
 Third parties add a method without editing genqsim, through the ``genqsim.states``
 entry-point group (``name = "package.module:function"``), or in-process with
@@ -125,11 +126,14 @@ def simulate(
     *,
     method: str = DEFAULT_METHOD,
     threads: int | None = None,
+    trajectories: int = 1000,
 ) -> Any:
     """Run ``circuit`` and return the final state.
 
     ``method`` picks the kind of state (:func:`available_methods`): ``"statevector"`` (the
-    default), ``"interval"``, ``"tangent"``, or one a plugin registered. ``numbers``: the
+    default), ``"density_matrix"`` (mixed states, noise channels exactly),
+    ``"trajectories"`` (noisy circuits averaged over ``trajectories`` state-vector runs),
+    ``"interval"``, ``"tangent"``, or one a plugin registered. ``numbers``: the
     number system (default ``complex128`` for state vectors); ``initial``: ``|0...0>`` by
     default, or a bitstring, a basis index, an array or a state (copied); ``device="gpu"``
     runs on a GPU backend; ``backend`` names one; ``fuse``, ``progress`` and ``threads`` are
@@ -142,7 +146,7 @@ def simulate(
     ns = None if numbers is None else get_number_system(numbers)  # resolved once, here
     if ns is not None:
         check_bound(circuit, ns)  # the common mistake, caught before allocating
-    options = RunOptions(threads=threads, fuse=fuse, progress=progress)
+    options = RunOptions(threads=threads, fuse=fuse, progress=progress, trajectories=trajectories)
     request = SimulationRequest(circuit, ns, backend, device, initial, seed, options)
     return run(request)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import InvalidProbabilityError, ShotsError
+from ..errors import ArgumentTypeError, ArgumentValueError, InvalidProbabilityError, ShotsError
 from ..validation import as_qubit_tuple
 
 if TYPE_CHECKING:
@@ -99,35 +99,115 @@ def draw_outcome(p: np.ndarray, seed: Seed) -> int:
 
 
 def counts(
-    circuit: Circuit, shots: int, seed: int | None = None, **simulate_options: Any
+    circuit: Circuit,
+    shots: int,
+    seed: int | None = None,
+    readout: Any = None,
+    **simulate_options: Any,
 ) -> dict[str, int]:
     """Measurement counts of ``shots`` runs of ``circuit``: over the classical bits when the
-    circuit measures (bit ``n_clbits-1`` leftmost), else over every qubit. Circuits with
-    mid-circuit measurements or resets are run once per shot (each shot its own collapse);
-    others are simulated once and sampled. ``simulate_options`` go to
+    circuit measures (bit ``n_clbits-1`` leftmost), else over every qubit.
+
+    With ``method="density_matrix"`` the exact distribution of the classical bits is computed
+    once (mid-circuit measurements and conditionals included) and the shots drawn from it.
+    Otherwise circuits with mid-circuit measurements, resets, noise channels or conditionals
+    run once per shot (one trajectory each, the plan built once); others are simulated once
+    and sampled. ``readout``: a :class:`~genqsim.noise.NoiseModel` or its ``readout``, whose
+    confusion matrices change the reported bits. ``simulate_options`` go to
     :func:`genqsim.simulate` (``method``, ``numbers``, ``initial``, ...)."""
     from .registry import simulate
 
     shots = check_shots(shots)
+    readout, errors = _readout_errors(readout, circuit)
     rest, terminal = circuit.split_terminal_measurements()
     generator = rng(seed)
     measured = [q for q, _ in terminal]
+    on_clbits = bool(terminal) or (rest.n_clbits > 0 and rest.has_non_unitary)
+    if simulate_options.get("method") == "density_matrix":
+        rho = simulate(rest, **simulate_options)
+        if on_clbits:
+            distribution = rho.record_distribution(terminal, circuit.n_clbits)
+        else:
+            p = rho._numeric_distribution(None)
+            distribution = {bitstring(i, circuit.n_qubits): float(v) for i, v in enumerate(p)}
+        if errors:
+            distribution = readout.apply_to_distribution(distribution, errors)
+        keys = list(distribution)
+        drawn = generator.multinomial(shots, np.array([distribution[k] for k in keys]))
+        return {k: int(c) for k, c in zip(keys, drawn) if c}
     if rest.has_non_unitary:
-        tally: dict[str, int] = {}
-        for _ in range(shots):
-            state = simulate(circuit, seed=generator, **simulate_options)
-            bits = dict(state.clbits)
-            if terminal:
-                (drawn,) = state.sample(1, seed=generator, qubits=measured)
-                for (_, c), bit in zip(terminal, reversed(drawn)):
-                    bits[c] = int(bit)
+        tally = _per_shot(circuit, rest, terminal, measured, shots, generator, simulate_options)
+    else:
+        state = simulate(rest, **simulate_options)
+        if not terminal:
+            tally = state.sample(shots, seed=generator)
+        else:
+            tally = _on_clbits(state, terminal, circuit.n_clbits, shots, generator)
+    if errors:
+        tally = readout.apply_to_counts(tally, errors, generator)
+    return tally
+
+
+def _readout_errors(readout: Any, circuit: Circuit) -> tuple[Any, dict[int, Any]]:
+    """The readout and the confusion matrix of each classical bit, from a noise model or its
+    readout."""
+    if readout is None:
+        return None, {}
+    from ..noise import NoiseModel, Readout
+
+    if isinstance(readout, NoiseModel):
+        readout = readout.readout
+    if not isinstance(readout, Readout):
+        raise ArgumentTypeError(
+            f"readout= takes a NoiseModel or its .readout, got {type(readout).__name__}"
+        )
+    return readout, readout.clbit_errors(circuit)
+
+
+def _per_shot(
+    circuit: Circuit,
+    rest: Circuit,
+    terminal: list[tuple[int, int]],
+    measured: list[int],
+    shots: int,
+    generator: np.random.Generator,
+    simulate_options: dict[str, Any],
+) -> dict[str, int]:
+    """One trajectory per shot, the plan built once (state vectors)."""
+    from ..numbers import get_number_system
+    from .registry import get_method
+    from .statevector import initial_state, run_statevector
+    from .trajectories import TrajectoryRunner, run_trajectories
+
+    method = simulate_options.get("method", "statevector")
+    if get_method(method) not in (run_statevector, run_trajectories):
+        raise ArgumentValueError(
+            f"per-shot counts run state vectors; method={method!r} cannot run this circuit "
+            "shot by shot (use method='density_matrix' for exact counts)"
+        )
+    numbers = get_number_system(simulate_options.get("numbers") or "complex128")
+    initial = initial_state(
+        circuit.n_qubits,
+        simulate_options.get("initial"),
+        numbers,
+        simulate_options.get("backend"),
+        simulate_options.get("device"),
+    )
+    runner = TrajectoryRunner(rest, initial, simulate_options.get("fuse"))
+    tally: dict[str, int] = {}
+    for _ in range(shots):
+        state = runner.run(generator)
+        bits = dict(state.clbits)
+        if terminal:
+            (drawn,) = state.sample(1, seed=generator, qubits=measured)
+            for (_, c), bit in zip(terminal, reversed(drawn)):
+                bits[c] = int(bit)
+        if circuit.n_clbits:
             key = "".join(str(bits.get(c, 0)) for c in reversed(range(circuit.n_clbits)))
-            tally[key] = tally.get(key, 0) + 1
-        return dict(sorted(tally.items()))
-    state = simulate(rest, **simulate_options)
-    if not terminal:
-        return state.sample(shots, seed=generator)
-    return _on_clbits(state, terminal, circuit.n_clbits, shots, generator)
+        else:
+            (key,) = state.sample(1, seed=generator)
+        tally[key] = tally.get(key, 0) + 1
+    return dict(sorted(tally.items()))
 
 
 def _on_clbits(

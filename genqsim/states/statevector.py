@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers as _abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +30,14 @@ from ..errors import (
 )
 from ..numbers import Number, NumberSystem, get_number_system, number_system_for_array
 from ..pauli import PauliSum, pauli_masks
-from ..plan import MeasureCall, ResetCall, check_bound, plan_for_backend, run_plan
+from ..plan import (
+    ChannelCall,
+    MeasureCall,
+    ResetCall,
+    check_bound,
+    plan_for_backend,
+    run_plan,
+)
 from ..validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import sampling
 from .options import RunOptions
@@ -152,7 +159,7 @@ class StateVector:
         progress = self.options.progress if progress is None else progress
         with self.numbers.context():
             plan = plan_for_backend(circuit, self.numbers, self.backend, fuse)
-        context = _CollapseContext(self, sampling.rng(seed)) if circuit.has_non_unitary else None
+        context = StateVectorContext(self, sampling.rng(seed)) if circuit.has_non_unitary else None
         bar = None
         if progress and len(plan) > 1:
             from ..progress import ProgressBar, wanted
@@ -239,23 +246,10 @@ class StateVector:
             return self._expectation(obs)
 
     def _expectation(self, obs: PauliSum) -> Number:
-        ns = self.numbers
-        real_coeffs = all(_is_real_number(c) for c, _ in obs.terms)
-        convert = ns.real_scalar if real_coeffs else ns.scalar
-        coeffs = [convert(c) for c, _ in obs.terms]  # validates before any work
-        numeric = ns.dtype.kind == "c"
-        total: Any = 0.0 if numeric else ns.zero
-        for coeff, (_, pauli) in zip(coeffs, obs.terms):
-            x, z, n_y = pauli_masks(pauli)
-            raw = self.backend.expectation_pauli(self._amplitudes, x, z, ns)
-            if numeric:
-                total += coeff * (_PHASE_OF_Y_COUNT[n_y % 4] * complex(raw)).real
-            else:
-                total += coeff * ns.real(ns.I ** (n_y % 4) * raw)
-        if numeric:
-            total = complex(total)
-            return total.real if total.imag == 0 else total
-        return total if ns.symbolic or not real_coeffs else ns.real(total)
+        def raw(x_mask: int, z_mask: int) -> Number:
+            return self.backend.expectation_pauli(self._amplitudes, x_mask, z_mask, self.numbers)
+
+        return pauli_sum_value(obs, self.numbers, raw)
 
     # -- sampling and measurement --------------------------------------------------------------
     def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
@@ -313,19 +307,85 @@ class StateVector:
             )
 
 
-class _CollapseContext:
-    """What measurement and reset calls need while a plan runs: the state and a generator."""
+class StateVectorContext:
+    """What measurement, reset, channel and conditional calls need while a plan runs: the
+    state, a generator, and a scratch buffer for trial Kraus branches (allocated once)."""
 
     def __init__(self, state: StateVector, rng: np.random.Generator) -> None:
         self.state = state
         self.rng = rng
+        self.scratch: Any = None
 
-    def collapse(self, call: MeasureCall | ResetCall) -> None:
+    @property
+    def clbits(self) -> dict[int, int]:
+        return self.state.clbits
+
+    def collapse(self, call: MeasureCall | ResetCall | ChannelCall) -> None:
+        if isinstance(call, ChannelCall):
+            self._draw_branch(call)
+            return
         outcome = self.state.measure([call.qubit], seed=self.rng)
         if isinstance(call, MeasureCall):
             self.state.clbits[call.clbit] = int(outcome)
         elif outcome == "1":  # reset: flip back to |0>
             self.state.backend.apply_permutation(self.state.amplitudes, [1, 0], None, (call.qubit,))
+
+    def _draw_branch(self, call: ChannelCall) -> None:
+        """Apply one Kraus operator ``K_k``, drawn with probability ``||K_k psi||**2``, and
+        renormalise (Pauli mixtures: drawn from their fixed probabilities, no trials)."""
+        state, backend = self.state, self.state.backend
+        amplitudes = state.amplitudes
+        if call.mixture is not None:
+            probabilities, branches = call.mixture
+            k = int(self.rng.choice(len(probabilities), p=probabilities / probabilities.sum()))
+            for gate_call in branches[k]:
+                gate_call.run(backend, amplitudes)
+            return
+        threshold = self.rng.random()
+        reached = 0.0
+        best: tuple[float, int] = (-1.0, 0)
+        for k, kraus_call in enumerate(call.kraus[:-1]):
+            if self.scratch is None:
+                self.scratch = amplitudes.copy()
+            else:
+                self.scratch[...] = amplitudes
+            kraus_call.run(backend, self.scratch)
+            weight = state.numbers.to_complex(
+                backend.norm_squared(self.scratch, state.numbers)
+            ).real
+            best = max(best, (weight, k))
+            reached += weight
+            if threshold < reached:
+                amplitudes[...] = self.scratch
+                state.normalize()
+                return
+        if 1.0 - reached <= 1e-14 * max(1.0, reached) and best[0] > 0:
+            call.kraus[best[1]].run(backend, amplitudes)  # rounding left the last branch empty
+        else:
+            call.kraus[-1].run(backend, amplitudes)
+        state.normalize()
+
+
+def pauli_sum_value(obs: PauliSum, ns: NumberSystem, raw: Callable[[int, int], Number]) -> Number:
+    """``sum_k c_k <P_k>`` from ``raw(x_mask, z_mask)`` = the value of ``X^x Z^z`` (each
+    string is ``i**n_y X^x Z^z``): a float for machine numbers (complex if a coefficient is),
+    the system's number otherwise. Shared by every state kind that stores numbers."""
+    real_coeffs = all(_is_real_number(c) for c, _ in obs.terms)
+    convert = ns.real_scalar if real_coeffs else ns.scalar
+    coeffs = [convert(c) for c, _ in obs.terms]  # validates before any work
+    numeric = ns.dtype.kind == "c"
+    total: Any = 0.0 if numeric else ns.zero
+    for coeff, (_, pauli) in zip(coeffs, obs.terms):
+        x, z, n_y = pauli_masks(pauli)
+        value = raw(x, z)
+        if numeric:
+            total += coeff * (_PHASE_OF_Y_COUNT[n_y % 4] * complex(value)).real
+        else:
+            total += coeff * ns.real(ns.I ** (n_y % 4) * value)
+    if numeric:
+        total = complex(total)
+        return total.real if total.imag == 0 else total
+    return total if ns.symbolic or not real_coeffs else ns.real(total)
 
 
 def _is_real_number(value: Any) -> bool:
