@@ -172,8 +172,7 @@ class NoiseModel:
     ) -> NoiseModel:
         """``channel`` after the named gates when they act on exactly ``qubits`` (in order:
         controls, then targets); such a rule replaces the all-qubit ones for those gates."""
-        qs = (qubits,) if isinstance(qubits, (_abc.Integral, np.integer)) else tuple(qubits)
-        self._rules.append(_Rule(_check_channel(channel), _gate_names(gates), tuple(map(int, qs))))
+        self._rules.append(_Rule(_check_channel(channel), _gate_names(gates), _qubits(qubits)))
         return self
 
     def add_readout_error(
@@ -184,9 +183,8 @@ class NoiseModel:
         if qubits is None:
             self.readout.default = error
         else:
-            qs = (qubits,) if isinstance(qubits, (_abc.Integral, np.integer)) else qubits
-            for q in qs:
-                self.readout.by_qubit[int(q)] = error
+            for q in _qubits(qubits):
+                self.readout.by_qubit[q] = error
         return self
 
     def __bool__(self) -> bool:
@@ -208,7 +206,7 @@ class NoiseModel:
         ]
         local = [r for r in matching if r.qubits == qubits]
         chosen = local if local else [r for r in matching if r.qubits is None]
-        out = []
+        out: list[tuple[QuantumChannel, tuple[int, ...]]] = []
         for rule in chosen:
             k = rule.channel.n_qubits
             if rule.widen and len(qubits) == 2:
@@ -320,7 +318,7 @@ class NoiseModel:
         text = p.read_text()
         if p.suffix.lower() in (".yaml", ".yml"):
             try:
-                import yaml
+                import yaml  # type: ignore[import-untyped]
             except ImportError as exc:
                 raise NoiseModelError("reading YAML noise models needs PyYAML") from exc
             data = yaml.safe_load(text)
@@ -356,6 +354,12 @@ class NoiseModel:
         if other.readout.default is not None:
             self.readout.default = other.readout.default
         self.readout.by_qubit.update(other.readout.by_qubit)
+
+
+def _qubits(qubits: int | Sequence[int]) -> tuple[int, ...]:
+    if isinstance(qubits, (_abc.Integral, np.integer)):
+        return (int(qubits),)
+    return tuple(int(q) for q in qubits)  # type: ignore[union-attr]
 
 
 def _check_channel(channel: Any) -> QuantumChannel:

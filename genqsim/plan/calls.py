@@ -40,7 +40,8 @@ class CollapseContext(Protocol):
     (measurements, resets, a Kraus branch of a channel) and the classical bits written so far
     (conditionals)."""
 
-    clbits: Mapping[int, int]
+    @property
+    def clbits(self) -> Mapping[int, int]: ...
 
     def collapse(self, call: MeasureCall | ResetCall | ChannelCall) -> None: ...
 

@@ -94,7 +94,7 @@ class _Registers:
         if all(t == tuple(range(n)) for t in tested):
             self.ranges = [(0, n)] if n else []
         else:
-            starts = set()
+            starts: set[int] = set()
             for bits in tested:
                 if list(bits) != list(range(bits[0], bits[0] + len(bits))):
                     raise QasmError(

@@ -569,7 +569,9 @@ def initial_density(
     if isinstance(initial, str) or (
         isinstance(initial, (_abc.Integral, np.integer)) and not isinstance(initial, bool)
     ):
-        psi = basis(initial, n_qubits, numbers, "numpy")
+        psi = basis(
+            initial if isinstance(initial, str) else int(initial), n_qubits, numbers, "numpy"
+        )
         rho = DensityMatrix.zeros(n_qubits, numbers, backend, device, options)
         index = int(np.flatnonzero(psi.probabilities())[0])
         vec = rho._members[()]

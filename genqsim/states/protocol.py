@@ -66,7 +66,9 @@ class State(Protocol):
     """The required part of every state kind (see the module docs)."""
 
     n_qubits: int
-    clbits: dict[int, int]
+
+    @property
+    def clbits(self) -> dict[int, int]: ...
 
     @property
     def numbers(self) -> NumberSystem: ...
