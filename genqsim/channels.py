@@ -59,6 +59,7 @@ from .gates import (
     _matrix_entries,
     _short,
     _substitute,
+    operator_size,
 )
 from .numbers import Number, NumberSystem, get_number_system, to_python_complex
 
@@ -512,11 +513,7 @@ class KrausChannel(QuantumChannel):
         shapes = {e.shape for e in entries}
         if len(shapes) != 1:
             raise MatrixShapeError(f"Kraus operators must share one shape, got {sorted(shapes)}")
-        rows, cols = entries[0].shape
-        if rows != cols or rows < 2 or rows & (rows - 1):
-            raise MatrixShapeError(
-                f"Kraus operators must be 2**k x 2**k with k >= 1, got shape {(rows, cols)}"
-            )
+        rows = operator_size(entries[0].shape, "Kraus operators")
         if check_trace:
             _check_trace_preserving(entries)
         self.entries = entries

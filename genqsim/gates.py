@@ -779,11 +779,7 @@ class MatrixGate(Gate):
 
     def __init__(self, matrix: Any, name: str = "unitary", check_unitary: bool = True) -> None:
         entries = _matrix_entries(matrix)
-        rows, cols = entries.shape
-        if rows != cols or rows < 2 or rows & (rows - 1):
-            raise MatrixShapeError(
-                f"a gate matrix must be 2**k x 2**k with k >= 1, got shape {entries.shape}"
-            )
+        rows = operator_size(entries.shape, "a gate matrix")
         if check_unitary:
             _check_unitary(entries)
         self.entries = entries
@@ -969,6 +965,15 @@ def _matrix_entries(matrix: Any) -> np.ndarray:
             raise NonFiniteError(f"gate matrix entry {idx} is not finite: {v}")
         out[idx] = v
     return out
+
+
+def operator_size(shape: tuple[int, ...], what: str) -> int:
+    """The dimension of a ``2**k x 2**k`` operator (``k >= 1``), or ``MatrixShapeError``
+    naming ``what``."""
+    rows, cols = shape
+    if rows != cols or rows < 2 or rows & (rows - 1):
+        raise MatrixShapeError(f"{what} must be 2**k x 2**k with k >= 1, got shape {shape}")
+    return int(rows)
 
 
 def _check_unitary(entries: np.ndarray, atol: float = 1e-8) -> None:

@@ -22,7 +22,7 @@ from sympy.parsing.sympy_parser import (
     standard_transformations,
 )
 
-from .errors import ArgumentTypeError, PauliSyntaxError
+from .errors import ArgumentTypeError, PauliSyntaxError, QubitIndexError
 
 PauliString = tuple[tuple[int, str], ...]
 
@@ -121,6 +121,16 @@ class PauliSum:
         raise ArgumentTypeError(
             f"an observable is a Pauli-sum string or PauliSum, got {observable!r}"
         )
+
+    @classmethod
+    def for_state(cls, observable: str | PauliSum, n_qubits: int) -> PauliSum:
+        """:meth:`coerce`, refusing an observable on qubits a state of ``n_qubits`` lacks."""
+        obs = cls.coerce(observable)
+        if obs.n_qubits > n_qubits:
+            raise QubitIndexError(
+                f"observable acts on qubit {obs.n_qubits - 1} but the state has {n_qubits} qubits"
+            )
+        return obs
 
     @property
     def n_qubits(self) -> int:

@@ -42,3 +42,11 @@ class ProgressBar:
 def wanted(work: float, quiet: bool, threshold: float = 2e8) -> bool:
     """Show a bar when the run is large (``work`` ~ amplitude updates) and stderr is a TTY."""
     return not quiet and work >= threshold and sys.stderr.isatty()
+
+
+def bar_for(enabled: bool, steps: int, work: float, label: str) -> ProgressBar | None:
+    """A bar over ``steps`` items when enabled, the run is large (``work`` ~ amplitude
+    updates) and standard error is a terminal; else ``None``."""
+    if not enabled or steps <= 1 or not wanted(work, quiet=False):
+        return None
+    return ProgressBar(steps, label)

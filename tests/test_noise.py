@@ -490,3 +490,13 @@ def test_cli_noise_and_methods(capsys):
                  "--format", "json"]) == 0  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert abs(out["expectation"]["value"] - expected) <= 5 * out["expectation"]["stderr"] + 1e-9
+
+
+@pytest.mark.parametrize("method", ["interval", "tangent"])
+def test_unitary_only_methods_refuse_noise_and_conditionals(method):
+    numbers = gq.DualNumbers({}) if method == "tangent" else None
+    noisy = gq.Circuit(1).x(0).amplitude_damping(1.0, 0)
+    conditional = gq.Circuit(1).measure(0, 0).if_(0, 1, gq.Circuit(1).x(0))
+    for circuit in (noisy, conditional):
+        with pytest.raises(gq.NotUnitaryError):
+            gq.simulate(circuit, method=method, numbers=numbers)

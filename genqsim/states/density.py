@@ -31,10 +31,9 @@ from ..errors import (
     MatrixShapeError,
     NumberTypeError,
     QubitCountMismatchError,
-    QubitIndexError,
     StateTooLargeError,
 )
-from ..kernels import pauli_signs
+from ..kernels import marginalize, pauli_signs
 from ..numbers import Number, NumberSystem, get_number_system
 from ..pauli import PauliSum
 from ..plan import (
@@ -45,6 +44,7 @@ from ..plan import (
     plan_for_backend,
     run_item,
 )
+from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits
 from . import sampling
 from .doubling import vectorised
@@ -230,12 +230,8 @@ class DensityMatrix:
         check_bound(circuit, self.numbers)
         with self.numbers.context():
             plan = plan_for_backend(vectorised(circuit), self.numbers, self.backend, fuse)
-        bar = None
-        if progress and len(plan) > 1:
-            from ..progress import ProgressBar, wanted
-
-            if wanted(len(plan) * 4**self.n_qubits, quiet=False):
-                bar = ProgressBar(len(plan), f"density matrix, {self.n_qubits} qubits")
+        label = f"density matrix, {self.n_qubits} qubits"
+        bar = bar_for(bool(progress), len(plan), len(plan) * 4**self.n_qubits, label)
         with self.numbers.context(), self._threads():
             records = list(self._members)
             for done, item in enumerate(plan, 1):
@@ -282,8 +278,9 @@ class DensityMatrix:
                 else:
                     self._members[key] = half
                     out.append(key)
-        if not self._members:  # every outcome impossible: only a zero matrix measures so
-            self._members[records[0] if records else ()] = self.backend.zeros(2 * n, ns) * 0
+        if not self._members and records:  # a zero rho: every outcome impossible; keep one
+            self._members[key] = half
+            out.append(key)
         return out
 
     def _scale(self, factor: Number) -> None:
@@ -311,7 +308,7 @@ class DensityMatrix:
         qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
         with self.numbers.context():
             p = self._diagonal()
-            return p if qs is None else _marginal(p, self.n_qubits, qs)
+            return marginalize(p, qs)
 
     def trace(self) -> Number:
         """``Tr(rho)`` (one, unless the state came from a trace-decreasing map)."""
@@ -378,24 +375,19 @@ class DensityMatrix:
 
     def expectation(self, observable: str | PauliSum) -> Number:
         """``Tr(rho H)`` for a Pauli sum, term by term without building ``H``."""
-        obs = PauliSum.coerce(observable)
-        if obs.n_qubits > self.n_qubits:
-            raise QubitIndexError(
-                f"observable acts on qubit {obs.n_qubits - 1} but the state has {self.n_qubits} "
-                "qubits"
-            )
+        obs = PauliSum.for_state(observable, self.n_qubits)
         with self.numbers.context():
             return pauli_sum_value(obs, self.numbers, self._trace_pauli)
 
     def _trace_pauli(self, x_mask: int, z_mask: int) -> Number:
         """``Tr(rho X^x Z^z) = sum_i sign(i) rho[i, i ^ x]``."""
         n = self.n_qubits
+        i = np.arange(1 << n, dtype=np.int64)
+        index = (i << n) | (i ^ x_mask)
+        signs = pauli_signs(n, z_mask)
         total: Any = None
         for vec in self._members.values():
             xp = _array_module(vec)
-            i = np.arange(1 << n, dtype=np.int64)
-            index = (i << n) | (i ^ x_mask)
-            signs = pauli_signs(n, z_mask)
             if self.numbers.dtype.kind == "c":
                 value = xp.dot(vec[xp.asarray(index)], xp.asarray(signs).astype(vec.dtype))
                 value = complex(value)
@@ -523,16 +515,6 @@ def _array_module(array: Any) -> Any:
     if isinstance(array, np.ndarray):
         return np
     return importlib.import_module(type(array).__module__.split(".")[0])
-
-
-def _marginal(p: Any, n: int, qubits: tuple[int, ...]) -> Any:
-    """Marginal of a distribution over ``n`` qubits onto ``qubits`` (``qubits[0]`` lowest)."""
-    t = p.reshape((2,) * n)  # axis a is qubit n-1-a
-    keep = sorted(n - 1 - q for q in qubits)
-    others = tuple(a for a in range(n) if a not in keep)
-    s = t.sum(axis=others) if others else t
-    order = [keep.index(n - 1 - q) for q in reversed(qubits)]
-    return s.transpose(order).reshape(-1)
 
 
 def _hermitian(m: np.ndarray) -> np.ndarray:

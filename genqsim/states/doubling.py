@@ -16,7 +16,6 @@ high ``n`` bits (vector qubit ``q + n`` is row qubit ``q``). Then
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
@@ -125,8 +124,3 @@ def _vectorised_operation(op: Operation, n: int) -> list[Operation]:
         Operation(gate, rows, row_controls, op.control_values),
         Operation(ConjugateGate(gate), op.targets, op.controls, op.control_values),
     ]
-
-
-def vectorised_density(array: Any, numbers: NumberSystem) -> Any:
-    """``vec(rho)`` of a ``2**n x 2**n`` matrix (row-major flattening)."""
-    return numbers.array(np.asarray(array)).reshape(-1)

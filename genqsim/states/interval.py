@@ -37,7 +37,7 @@ from ..errors import (
     QubitCountMismatchError,
     QubitIndexError,
 )
-from ..gates import GateKind
+from ..gates import NON_UNITARY
 from ..kernels import marginalize
 from ..memory import check_state_fits
 from ..numbers import Number, NumberSystem, get_number_system, to_python_complex
@@ -156,8 +156,11 @@ class IntervalState:
         calls: list[_EnclosedCall] = []
         with self._balls.context():
             for op in circuit.operations:
-                if op.gate.kind in (GateKind.MEASURE, GateKind.RESET):
-                    raise NotUnitaryError("interval states support unitary circuits only")
+                if op.gate.kind in NON_UNITARY:
+                    raise NotUnitaryError(
+                        f"interval states support unitary circuits only (found {op.gate.name}); "
+                        "for noise and conditionals use method='density_matrix', numbers='ball'"
+                    )
                 ball_call = call_for(op, self._balls)
                 if isinstance(ball_call, GateCall):
                     calls.append(_EnclosedCall(ball_call, self._balls))

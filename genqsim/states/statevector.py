@@ -38,6 +38,7 @@ from ..plan import (
     plan_for_backend,
     run_plan,
 )
+from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import sampling
 from .options import RunOptions
@@ -160,12 +161,7 @@ class StateVector:
         with self.numbers.context():
             plan = plan_for_backend(circuit, self.numbers, self.backend, fuse)
         context = StateVectorContext(self, sampling.rng(seed)) if circuit.has_non_unitary else None
-        bar = None
-        if progress and len(plan) > 1:
-            from ..progress import ProgressBar, wanted
-
-            if wanted(len(plan) * len(self), quiet=False):
-                bar = ProgressBar(len(plan), f"{self.n_qubits} qubits")
+        bar = bar_for(bool(progress), len(plan), len(plan) * len(self), f"{self.n_qubits} qubits")
         with self.numbers.context(), self._threads():
             run_plan(plan, self.backend, self._amplitudes, context, bar)
         if bar is not None:
@@ -236,12 +232,7 @@ class StateVector:
         Numeric states return a float (complex if a coefficient is complex); symbolic states
         an expression. Coefficients may be symbols when the numbers are symbolic.
         """
-        obs = PauliSum.coerce(observable)
-        if obs.n_qubits > self.n_qubits:
-            raise QubitIndexError(
-                f"observable acts on qubit {obs.n_qubits - 1} but the state has {self.n_qubits} "
-                "qubits"
-            )
+        obs = PauliSum.for_state(observable, self.n_qubits)
         with self.numbers.context(), self._threads():
             return self._expectation(obs)
 

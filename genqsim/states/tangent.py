@@ -25,12 +25,13 @@ from ..circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
+    NotUnitaryError,
     NumberTypeError,
     QubitCountMismatchError,
     QubitIndexError,
     UnboundParameterError,
 )
-from ..gates import GateKind
+from ..gates import NON_UNITARY, GateKind
 from ..kernels import marginalize
 from ..numbers import NumberSystem, get_number_system, to_python_complex
 from ..numbers.dual import Dual, DualNumbers, split
@@ -210,6 +211,11 @@ class TangentState:
         for op in rest.operations:
             if op.gate.kind in (GateKind.MEASURE, GateKind.RESET):
                 steps.append(op)
+            elif op.gate.kind in NON_UNITARY:
+                raise NotUnitaryError(
+                    f"tangent states run gates, measurements and resets, not {op.gate.name}; "
+                    "gq.gradient differentiates noisy circuits through a density matrix"
+                )
             elif op.gate.kind is not GateKind.BARRIER:
                 steps.append(sweep.calls(op))
         generator = sampling.rng(seed)

@@ -27,11 +27,12 @@ from ..errors import (
     ArgumentValueError,
     InvalidProbabilityError,
     QubitCountMismatchError,
-    QubitIndexError,
 )
+from ..kernels import marginalize
 from ..numbers import NumberSystem, get_number_system
 from ..pauli import PauliSum
 from ..plan import check_bound, plan_for_backend, run_plan
+from ..progress import bar_for
 from ..validation import as_qubit_tuple
 from . import sampling
 from .options import RunOptions
@@ -151,13 +152,9 @@ class TrajectoryState:
         if self._runner is None:
             self._runner = TrajectoryRunner(self._circuit, self._initial, self.options.fuse)
         runner = self._runner
-        bar = None
-        if self.options.progress:
-            from ..progress import ProgressBar, wanted
-
-            work = self.trajectories * len(runner.plan) * 2**self.n_qubits
-            if wanted(work, quiet=False):
-                bar = ProgressBar(self.trajectories, f"trajectories, {self.n_qubits} qubits")
+        work = self.trajectories * len(runner.plan) * 2**self.n_qubits
+        label = f"trajectories, {self.n_qubits} qubits"
+        bar = bar_for(self.options.progress, self.trajectories, work, label)
         probabilities = np.zeros(1 << self.n_qubits)
         values = np.zeros((len(observables), self.trajectories))
         weights = np.ones(self.trajectories)
@@ -187,12 +184,7 @@ class TrajectoryState:
 
     def estimate(self, observable: str | PauliSum) -> Estimate:
         """``<observable>`` averaged over the trajectories, with its standard error."""
-        obs = PauliSum.coerce(observable)
-        if obs.n_qubits > self.n_qubits:
-            raise QubitIndexError(
-                f"observable acts on qubit {obs.n_qubits - 1} but the state has {self.n_qubits} "
-                "qubits"
-            )
+        obs = PauliSum.for_state(observable, self.n_qubits)
         key = ("estimate", str(obs))
         if key not in self._cache:
             result = self._sweep([obs])
@@ -222,9 +214,7 @@ class TrajectoryState:
         p = self._cache["probabilities"]
         if qubits is None:
             return p.copy()
-        from .density import _marginal
-
-        return _marginal(p, self.n_qubits, as_qubit_tuple(qubits, self.n_qubits))
+        return marginalize(p, as_qubit_tuple(qubits, self.n_qubits))
 
     def sample(
         self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
