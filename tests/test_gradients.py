@@ -50,8 +50,17 @@ def parametrised_circuit(draw, n_qubits=3):
 
 
 def _sympy_gradient(circuit, values):
+    """The exact symbolic <H> differentiated by a central difference evaluated to 40 digits
+    at exact rational points (truncation ~h**2 = 1e-24, rounding ~1e-28): as exact as
+    ``sympy.diff`` to the tolerance used, without differentiating ``re`` of large trees."""
     energy = gq.simulate(circuit, numbers="sympy").expectation(OBSERVABLE)
-    return {p: float(sympy.re(sympy.diff(energy, p).subs(values).evalf(30))) for p in values}
+    point = {p: sympy.Rational(v) for p, v in values.items()}
+    h = sympy.Rational(1, 10**12)
+
+    def at(p, shift):
+        return sympy.re(energy.xreplace({**point, p: point[p] + shift}).evalf(40))
+
+    return {p: float((at(p, h) - at(p, -h)) / (2 * h)) for p in values}
 
 
 VALUES = {A: 0.37, B: -1.21, C: 2.05}
