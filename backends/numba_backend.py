@@ -32,6 +32,10 @@ _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
 BLOCK_BYTES = 1 << 19
 """Bytes of amplitudes per cache block (half of a 1 MiB per-core L2)."""
 
+TILE_LOW_QUBITS = 4
+"""Gathered tiles read series of ``2**4`` consecutive amplitudes (256 bytes at complex128):
+long enough for the prefetcher, short enough to leave ten qubits of a tile free."""
+
 
 @lru_cache(maxsize=4096)
 def _layout(
@@ -68,6 +72,23 @@ def _cycles(perm: tuple[int, ...], moves_phased: tuple[bool, ...]) -> tuple[np.n
     return np.array(ptr, dtype=np.int64), np.array(elems, dtype=np.int64)
 
 
+SPARSE_MAX_FILL = 0.25
+"""Matrices of three or more qubits with at most this fraction of nonzeros run as sparse
+(a depolarized CX's superoperator: 28 of 256)."""
+
+
+def _sparse_form(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(row pointers, columns, values)`` of ``m`` when it is worth running sparse."""
+    dim = m.shape[0]
+    if dim < 8:
+        return None
+    rows, cols = np.nonzero(m)
+    if rows.size > SPARSE_MAX_FILL * dim * dim:
+        return None
+    row_ptr = np.searchsorted(rows, np.arange(dim + 1)).astype(np.int64)
+    return row_ptr, cols.astype(np.int64), np.ascontiguousarray(m[rows, cols])
+
+
 def _encode_run(
     calls: Sequence[MatrixCall | DiagonalCall | PermutationCall], dtype: np.dtype
 ) -> tuple[tuple[np.ndarray, ...], int]:
@@ -84,8 +105,14 @@ def _encode_run(
         kinds.append(int(call.kind))
         if isinstance(call, MatrixCall):
             m = np.asarray(call.matrix, dtype=dtype)
-            idx, dat = offsets, m.reshape(-1)
             max_dim = max(max_dim, offsets.size)
+            sparse = _sparse_form(m)
+            if sparse is None:
+                idx, dat = offsets, m.reshape(-1)
+            else:
+                row_ptr, cols, dat = sparse
+                kinds[-1] = K.KIND_SPARSE
+                idx = np.concatenate([[offsets.size], offsets, row_ptr, cols])
         elif isinstance(call, DiagonalCall):
             diag = np.asarray(call.diagonal, dtype=dtype)
             active = np.flatnonzero(diag != 1)
@@ -115,6 +142,26 @@ def _encode_run(
     return arrays, max_dim
 
 
+@lru_cache(maxsize=1024)
+def _tile_series(qubits: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(tile qubits, series offsets, series length)`` of a gathered tile: the tile's lowest
+    qubits that are the state's lowest make each series of consecutive amplitudes; every
+    combination of the others starts one series."""
+    low = 0
+    while low < len(qubits) and qubits[low] == low:
+        low += 1
+    high = qubits[low:]
+    series = np.zeros(1 << len(high), dtype=np.int64)
+    for s in range(series.size):
+        for pos, q in enumerate(high):
+            if s >> pos & 1:
+                series[s] |= 1 << q
+    tile = np.array(qubits, dtype=np.int64)
+    for arr in (tile, series):
+        arr.flags.writeable = False
+    return tile, series, 1 << low
+
+
 def _max_threads() -> int:
     """Numba's start-up thread count (``NUMBA_NUM_THREADS``): the most a run may use."""
     return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
@@ -133,7 +180,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
     device = "cpu"
 
     def __init__(self) -> None:
-        self._scratch: dict[tuple[np.dtype, int], np.ndarray] = {}
+        self._scratch: dict[tuple[np.dtype, int, str], np.ndarray] = {}
 
     def supports(self, array: Any) -> bool:
         return (
@@ -143,8 +190,10 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
             and array.flags.c_contiguous
         )
 
-    def _scratch_for(self, dtype: np.dtype, dim: int) -> np.ndarray:
-        key = (dtype, dim)
+    def _scratch_for(self, dtype: np.dtype, dim: int, use: str = "gate") -> np.ndarray:
+        """One row of ``dim`` amplitudes per thread, kept for reuse (per use: gate groups
+        and gathered tiles)."""
+        key = (dtype, dim, use)
         if key not in self._scratch:
             self._scratch[key] = np.empty((_max_threads(), dim), dtype=dtype)
         return self._scratch[key]
@@ -161,7 +210,11 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
             k.apply_2q(state, m, t[0], t[1], fixed, value)
         else:
             scratch = self._scratch_for(state.dtype, offsets.size)
-            k.apply_kq(state, m, offsets, fixed, value, scratch)
+            sparse = _sparse_form(m)
+            if sparse is None:
+                k.apply_kq(state, m, offsets, fixed, value, scratch)
+            else:
+                k.apply_sparse_kq(state, *sparse, offsets, fixed, value, scratch)
 
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
@@ -205,14 +258,26 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
         bits = BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1)
         return BlockLayout(tile_qubits=bits, low_qubits=bits, min_state_qubits=bits + 2)
 
+    def tile_layout(self, dtype: np.dtype) -> BlockLayout:
+        """Gathered tiles of 256 KiB: series of 16 consecutive amplitudes (the lowest four
+        qubits) times any ten other qubits, on states of at least two tiles' worth more."""
+        bits = BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1) - 1
+        return BlockLayout(tile_qubits=bits, low_qubits=TILE_LOW_QUBITS, min_state_qubits=bits + 1)
+
     def apply_block_run(self, state: np.ndarray, run: BlockRun) -> None:
+        """Contiguous blocks run in place; tiles on other qubits are gathered per thread."""
         key = state.dtype
         if key not in run.encoded:
-            run.encoded[key] = _encode_run(run.calls, state.dtype)
+            run.encoded[key] = _encode_run(run.local_calls, state.dtype)
         arrays, max_dim = run.encoded[key]
         scratch = self._scratch_for(state.dtype, max_dim)
-        block = np.int64(1) << run.block_qubits
-        _kernels(state).apply_block_run(state, block, *arrays, scratch)
+        k = _kernels(state)
+        if run.contiguous:
+            k.apply_block_run(state, np.int64(1) << run.block_qubits, *arrays, scratch)
+            return
+        tile_qubits, series, series_size = _tile_series(run.qubits)
+        tiles = self._scratch_for(state.dtype, 1 << run.block_qubits, "tile")
+        k.apply_tile_run(state, tile_qubits, series, series_size, *arrays, scratch, tiles)
 
     # -- threads --------------------------------------------------------------------------------
     def max_threads(self) -> int:

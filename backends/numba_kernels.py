@@ -177,6 +177,36 @@ def apply_kq(state, m, offsets, fixed, fixed_value, scratch):
                     state[base + offsets[r]] = acc
 
 
+@_inline
+def _sparse_group(state, base, offsets, row_ptr, cols, vals, buf):
+    """One group of a sparse matrix in CSR form: gather, then each row's nonzeros only."""
+    dim = offsets.size
+    for c in range(dim):
+        buf[c] = state[base + offsets[c]]
+    for r in range(dim):
+        acc = buf[0] * 0
+        for p in range(row_ptr[r], row_ptr[r + 1]):
+            acc += vals[p] * buf[cols[p]]
+        state[base + offsets[r]] = acc
+
+
+@_kernel
+def apply_sparse_kq(state, row_ptr, cols, vals, offsets, fixed, fixed_value, scratch):
+    """Sparse ``2**k x 2**k`` matrix (CSR: ``row_ptr``, ``cols``, ``vals``), such as the
+    superoperator of a noisy two-qubit gate: a multiply-add per nonzero, not per entry."""
+    n_iter = state.size >> fixed.size
+    run = _run_length(fixed)
+    n_outer = n_iter // run
+    n_chunks = min(n_outer, 1024)
+    per_chunk = n_outer // n_chunks
+    for chunk in prange(n_chunks):
+        buf = scratch[nb.get_thread_id()]
+        for o in range(chunk * per_chunk, (chunk + 1) * per_chunk):
+            start = _base(np.int64(o) * run, fixed, fixed_value)
+            for j in range(run):
+                _sparse_group(state, start + j, offsets, row_ptr, cols, vals, buf)
+
+
 @_kernel
 def apply_diagonal(state, diag, offsets, fixed, fixed_value):
     """Multiply the rows listed in ``offsets`` (those whose entry is not one) by ``diag``."""
@@ -299,6 +329,7 @@ def expectation_xz(state, x_mask, z_mask):
 KIND_DENSE = int(CallKind.MATRIX)
 KIND_DIAGONAL = int(CallKind.DIAGONAL)
 KIND_CYCLES = int(CallKind.PERMUTATION)  # permutations travel as cycles
+KIND_SPARSE = int(max(CallKind)) + 1  # sparse matrices, in this backend's encoding only
 
 
 @_inline
@@ -348,6 +379,20 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
 
 
 @_inline
+def _sparse_on_row(row, vals, index, fixed, fixed_value, buf):
+    """``index`` holds ``dim``, the row offsets, the CSR row pointers and the columns."""
+    dim = index[0]
+    offsets = index[1 : 1 + dim]
+    row_ptr = index[1 + dim : 2 + 2 * dim]
+    cols = index[2 + 2 * dim :]
+    run = _run_length(fixed)
+    for o in range((row.size >> fixed.size) // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for j in range(run):
+            _sparse_group(row, start + j, offsets, row_ptr, cols, vals, buf)
+
+
+@_inline
 def _diagonal_on_row(row, diag, offsets, fixed, fixed_value):
     run = _run_length(fixed)
     for o in range((row.size >> fixed.size) // run):
@@ -376,31 +421,66 @@ def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value):
                 row[base + offsets[first]] = phases[end - 1] * last
 
 
+@_inline
+def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr, data,
+                buf):  # fmt: skip
+    """Apply every call of an encoded run to ``row`` (a block or a gathered tile).
+
+    Gate ``g`` is ``kinds[g]``; its fixed positions are ``fixed[fixed_ptr[g]:fixed_ptr[g+1]]``,
+    its row offsets (dense, diagonal), cycle pointers + offsets (cycles) or sparse layout are
+    in ``index``, its matrix / diagonal / phases / nonzeros in ``data``.
+    """
+    for g in range(kinds.size):
+        fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
+        ix = index[index_ptr[g] : index_ptr[g + 1]]
+        dx = data[data_ptr[g] : data_ptr[g + 1]]
+        if kinds[g] == KIND_DENSE:
+            _dense_on_row(row, dx, ix, fx, fixed_values[g], buf)
+        elif kinds[g] == KIND_DIAGONAL:
+            _diagonal_on_row(row, dx, ix, fx, fixed_values[g])
+        elif kinds[g] == KIND_SPARSE:
+            _sparse_on_row(row, dx, ix, fx, fixed_values[g], buf)
+        else:
+            n_ptr = ix[0]
+            _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g])
+
+
 @_kernel
 def apply_block_run(state, block_size, kinds, fixed_values, fixed_ptr, fixed, index_ptr,
                     index, data_ptr, data, scratch):  # fmt: skip
     """Apply a whole run of gates, all on qubits below log2(block_size), one contiguous block
-    of the state at a time: each block is loaded into cache once for the run.
-
-    Gate ``g`` is ``kinds[g]``; its fixed positions are ``fixed[fixed_ptr[g]:fixed_ptr[g+1]]``,
-    its row offsets (dense, diagonal) or cycle pointers + offsets (cycles) are in ``index``,
-    its matrix / diagonal / phases in ``data``.
-    """
+    of the state at a time: each block is loaded into cache once for the run."""
     n_blocks = state.size // block_size
     for blk in prange(n_blocks):
         row = state[blk * block_size : (blk + 1) * block_size]
-        buf = scratch[nb.get_thread_id()]
-        for g in range(kinds.size):
-            fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
-            ix = index[index_ptr[g] : index_ptr[g + 1]]
-            dx = data[data_ptr[g] : data_ptr[g + 1]]
-            if kinds[g] == KIND_DENSE:
-                _dense_on_row(row, dx, ix, fx, fixed_values[g], buf)
-            elif kinds[g] == KIND_DIAGONAL:
-                _diagonal_on_row(row, dx, ix, fx, fixed_values[g])
-            else:
-                n_ptr = ix[0]
-                _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g])
+        _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
+                    data, scratch[nb.get_thread_id()])  # fmt: skip
+
+
+@_kernel
+def apply_tile_run(state, tile_qubits, series, series_size, kinds, fixed_values, fixed_ptr,
+                   fixed, index_ptr, index, data_ptr, data, scratch, tiles):  # fmt: skip
+    """Apply a run of gates on any ``tile_qubits`` (ascending, the lowest ``log2(series_size)``
+    of them the state's lowest qubits): each tile is gathered from ``series.size`` series of
+    ``series_size`` consecutive amplitudes (series ``s`` starts ``series[s]`` past the tile's
+    base) into the thread's row of ``tiles``, the run applied there (the calls are encoded
+    with the qubits' positions in the tile), and written back."""
+    n_tiles = state.size >> tile_qubits.size
+    for t in prange(n_tiles):
+        base = _base(np.int64(t), tile_qubits, 0)
+        row = tiles[nb.get_thread_id()]
+        for s in range(series.size):
+            src = base + series[s]
+            dst = s * series_size
+            for j in range(series_size):
+                row[dst + j] = state[src + j]
+        _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
+                    data, scratch[nb.get_thread_id()])  # fmt: skip
+        for s in range(series.size):
+            dst = base + series[s]
+            src = s * series_size
+            for j in range(series_size):
+                state[dst + j] = row[src + j]
 
 
 PARALLEL = types.SimpleNamespace(**{name: _build(fn, True) for name, fn in _SOURCES.items()})

@@ -92,7 +92,9 @@ class Backend(Protocol):
 
     def asarray(self, array: Any, numbers: NumberSystem) -> Any: ...
 
-    def to_numpy(self, state: Any) -> np.ndarray: ...
+    def to_numpy(self, state: Any) -> np.ndarray:
+        """A new host array with the state's values (never a view of the state)."""
+        ...
 
 
 # -- capabilities --------------------------------------------------------------------------------
@@ -116,6 +118,11 @@ class BlockRunner(Protocol):
     @abstractmethod
     def block_layout(self, dtype: np.dtype) -> BlockLayout:
         """The grouping this backend runs best for states of ``dtype``."""
+
+    def tile_layout(self, dtype: np.dtype) -> BlockLayout:
+        """The grouping for circuits whose gates mostly touch high qubits (a density
+        matrix's row qubits): tiles over any qubits. By default :meth:`block_layout`."""
+        return self.block_layout(dtype)
 
     @abstractmethod
     def apply_block_run(self, state: Any, run: BlockRun) -> None:

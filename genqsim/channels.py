@@ -35,6 +35,7 @@ convention); Qiskit's ``depolarizing_error(lam)`` is ``p = lam (4**n - 1) / 4**n
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -80,6 +81,11 @@ class QuantumChannel(Gate):
     kind = GateKind.CHANNEL
     diagonal_kraus: bool = False
     """Whether every Kraus operator is diagonal (the superoperator is then diagonal too)."""
+
+    @property
+    def pauli_mixture(self) -> bool:
+        """Whether :meth:`mixture` describes the channel (Pauli strings with fixed weights)."""
+        return False
 
     def kraus(self, numbers: NumberSystem | str = "complex128") -> list[np.ndarray]:
         raise NotImplementedError
@@ -455,6 +461,10 @@ class NamedChannel(QuantumChannel):
     def label(self) -> str:
         return f"{self.name}({', '.join(_short(p) for p in self.params)})"
 
+    @property
+    def pauli_mixture(self) -> bool:
+        return self.spec.mixture is not None
+
     def _values(self, ns: NumberSystem) -> list[Number]:
         return [ns.real_scalar(p) for p in self.params]
 
@@ -472,8 +482,14 @@ class NamedChannel(QuantumChannel):
 
     def superoperator(self, numbers: NumberSystem | str = "complex128") -> np.ndarray:
         """Written out for the damping channels, ``sum_k p_k P_k (x) conj(P_k)`` for Pauli
-        mixtures: exact polynomials in the rates, without ``conj(sqrt(p))``."""
+        mixtures: exact polynomials in the rates, without ``conj(sqrt(p))``. Machine-number
+        superoperators are cached (a noise model repeats a few channels many times)."""
         ns = get_number_system(numbers)
+        if ns.dtype.kind == "c" and all(isinstance(p, float | int) for p in self.params):
+            return _cached_superoperator(self.name, self.params, ns.name).copy()
+        return self._superoperator(ns)
+
+    def _superoperator(self, ns: NumberSystem) -> np.ndarray:
         values = self._values(ns)
         if self.spec.superoperator is not None:
             return ns.array(np.asarray(self.spec.superoperator(ns, *values), dtype=object))
@@ -495,6 +511,11 @@ class NamedChannel(QuantumChannel):
 
     def __reduce__(self) -> tuple[Any, tuple]:
         return NamedChannel, (self.name, *self.params)
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_superoperator(name: str, params: tuple[float, ...], numbers: str) -> np.ndarray:
+    return NamedChannel(name, *params)._superoperator(get_number_system(numbers))
 
 
 class KrausChannel(QuantumChannel):

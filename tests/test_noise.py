@@ -149,6 +149,13 @@ def test_channels_cannot_be_controlled_or_inverted():
 # -- density matrices ----------------------------------------------------------------------------
 
 
+_X_TIMES_S_DAGGER = np.kron(np.array([[0, 1], [1, 0]]), np.array([[1, 0], [0, -1j]]))
+TWO_QUBIT = [
+    channels.depolarizing(0.21, 2),
+    channels.kraus([np.sqrt(0.6) * np.eye(4), np.sqrt(0.4) * _X_TIMES_S_DAGGER]),
+]
+
+
 @st.composite
 def noisy_circuits(draw):
     base = draw(random_circuit(n_min=1, n_max=4))
@@ -157,8 +164,9 @@ def noisy_circuits(draw):
     for op in base.operations:
         out.append(op.gate, op.targets, op.controls, op.control_values)
         if draw(st.booleans()):
-            channel = draw(st.sampled_from(ONE_QUBIT))
-            out.channel(channel, draw(st.integers(0, n - 1)))
+            channel = draw(st.sampled_from(ONE_QUBIT + (TWO_QUBIT if n > 1 else [])))
+            qubits = draw(st.permutations(range(n)))[: channel.n_qubits]
+            out.channel(channel, qubits)
     return out
 
 
@@ -175,13 +183,46 @@ def _dense_reference(circuit):
     return rho
 
 
-@settings(max_examples=40, deadline=None)
-@given(noisy_circuits(), st.sampled_from(["numpy", None]))
-def test_density_matrix_matches_dense_kraus_construction(circuit, backend):
-    rho = gq.simulate(circuit, method="density_matrix", backend=backend)
+@settings(max_examples=60, deadline=None)
+@given(noisy_circuits(), st.sampled_from(["numpy", None]), st.sampled_from([None, False, 1, 2]))
+def test_density_matrix_matches_dense_kraus_construction(circuit, backend, fuse):
+    """Plain doubling (fuse=False) and fused superoperators of every width agree with
+    sum_k K rho K^dagger built densely."""
+    rho = gq.simulate(circuit, method="density_matrix", backend=backend, fuse=fuse)
     np.testing.assert_allclose(rho.to_numpy(), _dense_reference(circuit), atol=1e-12)
     probs = np.real(np.diag(_dense_reference(circuit)))
     np.testing.assert_allclose(rho.probabilities(), probs, atol=1e-12)
+
+
+def test_gates_and_their_noise_fuse_into_one_superoperator_per_block():
+    """A gate, its conjugate and the channel after it are one pass over vec(rho); a CX with
+    two-qubit depolarizing noise is one sparse superoperator; measurements stay apart."""
+    from genqsim.numbers import get_number_system
+    from genqsim.states.doubling import doubled_circuit
+
+    c = (
+        gq.Circuit(3)
+        .u(0.3, 0.2, 0.1, 0)
+        .depolarizing(0.01, 0)
+        .cx(0, 1)
+        .depolarizing(0.02, 0, 1)
+        .measure(2, 0)
+        .h(2)
+    )
+    doubled = doubled_circuit(c, get_number_system("complex128"), None)
+    shapes = [(op.gate.name, op.qubits) for op in doubled.operations]
+    assert shapes == [  # the measurement on qubit 2 commutes with the open block on 0, 1
+        ("superoperator", (0, 3)),
+        ("barrier", (2, 5)),
+        ("measure", (2,)),
+        ("superoperator", (0, 1, 3, 4)),
+        ("superoperator", (2, 5)),
+    ]
+    noisy_cx = doubled.operations[3].gate.matrix()
+    assert np.count_nonzero(noisy_cx) == 28  # 4 populations mix, 12 entries scale
+    assert [op.kind for op in doubled_circuit(c, get_number_system("sympy"), None).operations][
+        :2
+    ] == [gq.GateKind.DENSE, gq.GateKind.DENSE]  # symbolic: the plain doubling, U then conj(U)
 
 
 @settings(max_examples=15, deadline=None)

@@ -101,3 +101,37 @@ def test_non_contiguous_or_object_arrays_fall_back_to_generic():
     assert gq.StateVector(strided).backend.name == "numpy"
     with pytest.raises(gq.UnknownBackendError):
         gq.StateVector(np.array([1, 0], dtype=object), backend="numba")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(3, 4),
+    st.booleans(),
+    st.sampled_from(["complex128", "complex64"]),
+    st.integers(0, 2**31),
+)
+def test_sparse_matrices_match_generic_alone_and_in_block_runs(k, controlled, dtype, seed):
+    """Matrices of 3+ qubits with few nonzeros (noisy superoperators) run as sparse rows,
+    empty rows included, on their own and inside a cache-blocked run."""
+    from genqsim.backends.numba_backend import _sparse_form
+    from genqsim.plan.calls import BlockRun, MatrixCall
+
+    rng = np.random.default_rng(seed)
+    dim = 1 << k
+    mask = rng.random((dim, dim)) < 0.12
+    mask[rng.integers(dim)] = False
+    m = np.where(mask, rng.normal(size=(dim, dim)) + 1j * rng.normal(size=(dim, dim)), 0)
+    assert _sparse_form(m.astype(dtype)) is not None
+    targets = tuple(int(q) for q in rng.choice(6, k, replace=False))
+    controls, values = ((6,), (1,)) if controlled else ((), ())
+    psi0 = random_state(8, rng).astype(dtype)
+    expected = psi0.copy()
+    gq.get_backend("numpy").apply_matrix(expected, m.astype(dtype), targets, controls, values)
+    numba_backend = gq.get_backend("numba")
+    alone = psi0.copy()
+    numba_backend.apply_matrix(alone, m, targets, controls, values)
+    blocked = psi0.copy()
+    numba_backend.apply_block_run(blocked, BlockRun([MatrixCall(m, targets, controls, values)], 7))
+    tol = 1e-12 if dtype == "complex128" else 1e-5
+    np.testing.assert_allclose(alone, expected, atol=tol, rtol=0)
+    np.testing.assert_allclose(blocked, expected, atol=tol, rtol=0)

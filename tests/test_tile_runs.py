@@ -6,6 +6,7 @@ must equal running the calls one by one."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -61,6 +62,38 @@ def test_tile_runs_on_any_qubits_equal_the_calls_in_order(circuit, tile, low, se
     np.testing.assert_allclose(state, want, atol=1e-12)
     flattened = [c for item in plan for c in (item.calls if isinstance(item, BlockRun) else [item])]
     assert flattened == calls  # nothing dropped or reordered
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    random_circuit(n_min=5, n_max=8),
+    st.integers(3, 5),
+    st.integers(0, 3),
+    st.sampled_from(["complex128", "complex64"]),
+    st.integers(0, 2**31),
+)
+def test_numba_gathers_tiles_on_any_qubits(circuit, tile, low, dtype, seed):
+    """The Numba backend's own gathered tiles (series of consecutive amplitudes for the lowest
+    qubits, any others) equal the calls in order on the generic routine."""
+    pytest.importorskip("numba")
+    low = min(low, tile - 1)
+    numbers = gq.get_number_system(dtype)
+    calls = build_plan(circuit, numbers, fuse=False)
+    plan = group_tile_runs(calls, circuit.n_qubits, tile, low)
+    rng = np.random.default_rng(seed)
+    state = rng.normal(size=2**circuit.n_qubits) + 1j * rng.normal(size=2**circuit.n_qubits)
+    state = state.astype(dtype)
+    want = state.copy()
+    generic = gq.get_backend("numpy")
+    for call in calls:
+        call.run(generic, want)
+    fast = gq.get_backend("numba")
+    for item in plan:
+        if isinstance(item, BlockRun):
+            fast.apply_block_run(state, item)
+        else:
+            item.run(fast, state)
+    np.testing.assert_allclose(state, want, atol=1e-12 if dtype == "complex128" else 1e-5)
 
 
 def test_runs_on_high_qubits_become_tiles():

@@ -162,12 +162,19 @@ def build_plan(
 
 
 def plan_for_backend(
-    circuit: Circuit, numbers: NumberSystem, backend: Backend, fuse: int | bool | None = None
+    circuit: Circuit,
+    numbers: NumberSystem,
+    backend: Backend,
+    fuse: int | bool | None = None,
+    tiles: bool = False,
 ) -> list[PlanItem]:
     """:func:`build_plan` with the blocks the backend runs (its
-    :class:`~genqsim.backends.BlockRunner` layout), or none."""
+    :class:`~genqsim.backends.BlockRunner` block layout, or its tile layout with ``tiles``),
+    or none."""
     runner = capability(backend, BlockRunner)
-    layout = None if runner is None else runner.block_layout(numbers.dtype)
+    layout = None
+    if runner is not None:
+        layout = runner.tile_layout(numbers.dtype) if tiles else runner.block_layout(numbers.dtype)
     return build_plan(circuit, numbers, fuse, layout=layout)
 
 

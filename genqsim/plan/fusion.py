@@ -14,7 +14,7 @@ permutation) calls, and products equal to the identity are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,16 +36,26 @@ def _structured(op: Operation) -> bool:
     return op.kind in (GateKind.DIAGONAL, GateKind.PERMUTATION)
 
 
+def _unitary(op: Operation) -> bool:
+    return op.kind not in NON_UNITARY
+
+
 def fuse_operations(
-    ops: Sequence[Operation], max_qubits: int, max_dense_qubits: int | None = None
+    ops: Sequence[Operation],
+    max_qubits: int,
+    max_dense_qubits: int | None = None,
+    structured: Callable[[Operation], bool] = _structured,
+    fusable: Callable[[Operation], bool] = _unitary,
 ) -> list[list[Operation]]:
     """Group operations into blocks, preserving the order of every pair of operations that
     share a qubit; returns the blocks in a valid order.
 
-    Blocks of diagonal and permutation gates (whose product is again a cheap phased
-    permutation) may span ``max_qubits``; blocks with a dense member at most
-    ``max_dense_qubits`` (default: the same), since a dense ``2**k`` matrix costs ``2**k``
-    multiply-adds per amplitude.
+    Blocks of ``structured`` operations (by default diagonal and permutation gates, whose
+    product is again a cheap phased permutation) may span ``max_qubits``; blocks with another
+    member at most ``max_dense_qubits`` (default: the same), since a dense ``2**k`` matrix
+    costs ``2**k`` multiply-adds per amplitude. Operations that are not ``fusable`` (by
+    default measurements, resets, channels and conditionals) stand alone and nothing is fused
+    across them.
     """
     dense_limit = max_qubits if max_dense_qubits is None else max_dense_qubits
     out: list[list[Operation]] = []
@@ -63,21 +73,22 @@ def fuse_operations(
             for b in touched:
                 close(b)
             continue
-        if op.kind in NON_UNITARY:  # measurements and resets: nothing crosses them
+        if not fusable(op):  # nothing crosses it
             for b in touched:
                 close(b)
             out.append([op])
             continue
         union = qs.union(*(b.qubits for b in touched))
-        structured = _structured(op) and all(b.structured for b in touched)
-        limit = max_qubits if structured else dense_limit
-        if len(qs) > (max_qubits if _structured(op) else dense_limit):
+        cheap = structured(op)
+        block_cheap = cheap and all(b.structured for b in touched)
+        limit = max_qubits if block_cheap else dense_limit
+        if len(qs) > (max_qubits if cheap else dense_limit):
             for b in touched:  # too big to fuse with anything: emit on its own
                 close(b)
             out.append([op])
             continue
         if len(union) <= limit:
-            merged = _Block(union, [o for b in touched for o in b.ops] + [op], structured)
+            merged = _Block(union, [o for b in touched for o in b.ops] + [op], block_cheap)
             for b in touched:
                 open_blocks.remove(b)
             open_blocks.append(merged)
@@ -85,7 +96,7 @@ def fuse_operations(
         else:
             for b in touched:
                 close(b)
-            open_blocks.append(_Block(qs, [op], _structured(op)))
+            open_blocks.append(_Block(qs, [op], cheap))
     for b in list(open_blocks):
         close(b)
     return out
@@ -117,24 +128,32 @@ def fuse_circuit(
     """An equivalent circuit whose operations are fused blocks (each a ``MatrixGate``, named
     ``fused``) or the original operations where a block holds only one."""
     fused = Circuit(circuit.n_qubits)
-    # machine numbers: multiply in double precision, round once when the call is built
-    build = get_number_system("complex128") if numbers.dtype.kind == "c" else numbers
     for block in fuse_operations(circuit.operations, max_qubits, max_dense_qubits):
         if len(block) == 1:
             fused._ops.append(block[0])
             continue
-        qubits = sorted({q for op in block for q in op.qubits})
-        m = block_matrix(block, qubits, build)
-        if m.dtype.kind == "c":
-            # rounding leaves ~1e-17 where products cancel exactly (H Z H): snap those to
-            # zero so the block is recognised as diagonal or permutation
-            m[np.abs(m) < _SNAP] = 0
-        if _is_identity(m):
-            continue
-        fused._ops.append(
-            Operation(MatrixGate(m, name="fused", check_unitary=False), tuple(qubits))
-        )
+        op = fused_block(block, numbers)
+        if op is not None:
+            fused._ops.append(op)
     return fused
+
+
+def fused_block(
+    block: Sequence[Operation], numbers: NumberSystem, name: str = "fused"
+) -> Operation | None:
+    """One operation doing what ``block`` does: the product of its matrices on the qubits
+    they touch (structure detected from its zeros), or ``None`` where it is the identity.
+    Machine numbers multiply in double precision and round once when the call is built."""
+    build = get_number_system("complex128") if numbers.dtype.kind == "c" else numbers
+    qubits = sorted({q for op in block for q in op.qubits})
+    m = block_matrix(block, qubits, build)
+    if m.dtype.kind == "c":
+        # rounding leaves ~1e-17 where products cancel exactly (H Z H): snap those to
+        # zero so the block is recognised as diagonal or permutation
+        m[np.abs(m) < _SNAP] = 0
+    if _is_identity(m):
+        return None
+    return Operation(MatrixGate(m, name=name, check_unitary=False), tuple(qubits))
 
 
 _SNAP = 8 * np.finfo(np.float64).eps

@@ -47,7 +47,7 @@ from ..plan import (
 from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits
 from . import sampling
-from .doubling import vectorised
+from .doubling import doubled_circuit
 from .options import RunOptions
 from .protocol import Seed, as_circuit
 from .statevector import StateVector, basis, pauli_sum_value
@@ -167,7 +167,7 @@ class DensityMatrix:
     def to_numpy(self) -> np.ndarray:
         """``rho`` as a NumPy ``2**n x 2**n`` matrix (a copy, from the device for GPU states)."""
         size = 1 << self.n_qubits
-        return self.backend.to_numpy(self.vector).reshape(size, size).copy()
+        return self.backend.to_numpy(self.vector).reshape(size, size)  # already a copy
 
     @property
     def matrix(self) -> np.ndarray:
@@ -229,7 +229,10 @@ class DensityMatrix:
         progress = self.options.progress if progress is None else progress
         check_bound(circuit, self.numbers)
         with self.numbers.context():
-            plan = plan_for_backend(vectorised(circuit), self.numbers, self.backend, fuse)
+            doubled = doubled_circuit(circuit, self.numbers, fuse)
+            # every gate touches a row qubit, in the high half of vec(rho): tiles over any
+            # qubits hold runs of them where blocks of the lowest qubits would hold none
+            plan = plan_for_backend(doubled, self.numbers, self.backend, fuse=False, tiles=True)
         label = f"density matrix, {self.n_qubits} qubits"
         bar = bar_for(bool(progress), len(plan), len(plan) * 4**self.n_qubits, label)
         with self.numbers.context(), self._threads():
