@@ -92,6 +92,16 @@ def _run_length(fixed):
 
 
 @_inline
+def _chunks(state, fixed):
+    """``(run, chunks, outer iterations per chunk)``: kernels with a per-thread scratch row
+    split the outer loop into at most 1024 chunks, so each chunk fetches its row once."""
+    run = _run_length(fixed)
+    n_outer = (state.size >> fixed.size) // run
+    n_chunks = min(n_outer, 1024)
+    return run, n_chunks, n_outer // n_chunks
+
+
+@_inline
 def _parity(x):
     x ^= x >> 32
     x ^= x >> 16
@@ -156,12 +166,8 @@ def apply_kq(state, m, offsets, fixed, fixed_value, scratch):
     """Dense ``2**k x 2**k`` matrix; ``offsets[r]`` is row r's index offset. Work is split in
     chunks; each chunk gathers a group into its thread's ``scratch`` row before writing any
     output (read-all-then-write)."""
-    n_iter = state.size >> fixed.size
     dim = offsets.size
-    run = _run_length(fixed)
-    n_outer = n_iter // run
-    n_chunks = min(n_outer, 1024)
-    per_chunk = n_outer // n_chunks
+    run, n_chunks, per_chunk = _chunks(state, fixed)
     for chunk in prange(n_chunks):
         buf = scratch[nb.get_thread_id()]
         for o in range(chunk * per_chunk, (chunk + 1) * per_chunk):
@@ -194,11 +200,7 @@ def _sparse_group(state, base, offsets, row_ptr, cols, vals, buf):
 def apply_sparse_kq(state, row_ptr, cols, vals, offsets, fixed, fixed_value, scratch):
     """Sparse ``2**k x 2**k`` matrix (CSR: ``row_ptr``, ``cols``, ``vals``), such as the
     superoperator of a noisy two-qubit gate: a multiply-add per nonzero, not per entry."""
-    n_iter = state.size >> fixed.size
-    run = _run_length(fixed)
-    n_outer = n_iter // run
-    n_chunks = min(n_outer, 1024)
-    per_chunk = n_outer // n_chunks
+    run, n_chunks, per_chunk = _chunks(state, fixed)
     for chunk in prange(n_chunks):
         buf = scratch[nb.get_thread_id()]
         for o in range(chunk * per_chunk, (chunk + 1) * per_chunk):
