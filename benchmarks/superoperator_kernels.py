@@ -1,9 +1,11 @@
 """Cost of a density matrix's fused superoperators inside a gathered tile, per amplitude:
 the arithmetic left once memory passes are shared by a tile run.
 
-For each kind of block (a noisy one-qubit gate: dense 4x4; a CX with two-qubit depolarizing
-noise: sparse 16x16) a run of them on a 10-qubit density matrix (20-qubit vector) is timed
-as one tile run, minus the same tile run holding only an identity (the gather and scatter).
+For each kind of noisy gate (a one-qubit gate with depolarizing noise: one dense 4x4
+superoperator; a CX with two-qubit depolarizing noise: a permutation, a population mixing on
+a quarter of the amplitudes and a phased permutation) a run of them on a 10-qubit density
+matrix (20-qubit vector) is timed as one tile run, minus the same tile run holding only an
+identity (the gather and scatter), per amplitude and per noisy gate.
 
     python benchmarks/superoperator_kernels.py
 """
@@ -27,7 +29,7 @@ TILE_QUBITS = 14
 def _tile(calls: list[MatrixCall]) -> tuple[int, ...]:
     qubits = set(range(4))
     for call in calls:
-        qubits |= set(call.targets)
+        qubits |= set(call.qubits)
     q = 0
     while len(qubits) < TILE_QUBITS:
         qubits.add(q)
@@ -47,16 +49,16 @@ def main() -> None:
     backend = gq.get_backend("numba")
     state = np.random.default_rng(0).normal(size=1 << (2 * N_SYSTEM)) + 0j
     cases: dict[str, Callable[[gq.Circuit], None]] = {
-        "U + depolarizing (4x4 dense), qubits 0-3": lambda c: [
+        "U + depolarizing, qubits 0-3": lambda c: [
             c.u(0.1, 0.2, 0.3, q).depolarizing(0.01, q) for q in range(4)
         ],
-        "U + depolarizing (4x4 dense), qubits 4-7": lambda c: [
+        "U + depolarizing, qubits 4-7": lambda c: [
             c.u(0.1, 0.2, 0.3, q).depolarizing(0.01, q) for q in range(4, 8)
         ],
-        "CX + depolarizing2 (16x16 sparse), (0,1) (2,3)": lambda c: [
+        "CX + depolarizing2, pairs (0,1) (2,3)": lambda c: [
             c.cx(q, q + 1).depolarizing(0.02, q, q + 1) for q in (0, 2)
         ],
-        "CX + depolarizing2 (16x16 sparse), (4,5) (6,7)": lambda c: [
+        "CX + depolarizing2, pairs (4,5) (6,7)": lambda c: [
             c.cx(q, q + 1).depolarizing(0.02, q, q + 1) for q in (4, 6)
         ],
     }
@@ -66,13 +68,17 @@ def main() -> None:
         circuit = gq.Circuit(N_SYSTEM)
         build(circuit)
         doubled = doubled_circuit(circuit, get_number_system("complex128"), None)
-        calls = [MatrixCall(op.gate.matrix(), op.targets) for op in doubled.operations]
+        calls = [
+            MatrixCall(op.gate.matrix(), op.targets, op.controls, op.control_values)
+            for op in doubled.operations
+        ]
+        noisy_gates = sum(op.kind is not gq.GateKind.CHANNEL for op in circuit.operations)
         run = BlockRun(calls, TILE_QUBITS, _tile(calls))
         empty = BlockRun([MatrixCall(np.eye(2), (0,))], TILE_QUBITS, run.qubits)
         full = _time(lambda r=run: backend.apply_block_run(state, r))
         copy = _time(lambda r=empty: backend.apply_block_run(state, r))
-        per = (full - copy) / len(calls) / state.size * 1e9
-        print(f"{label:50s} {per:5.2f} ns per amplitude per superoperator")
+        per = (full - copy) / noisy_gates / state.size * 1e9
+        print(f"{label:40s} {len(calls) // noisy_gates} call(s) {per:5.2f} ns per amplitude")
 
 
 if __name__ == "__main__":
