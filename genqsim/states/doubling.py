@@ -26,7 +26,7 @@ import numpy as np
 from ..channels import KrausChannel, QuantumChannel
 from ..circuit import Circuit, Operation
 from ..conditional import Conditional
-from ..gates import Barrier, Gate, GateKind, MatrixGate, NamedGate
+from ..gates import Barrier, Gate, GateKind
 from ..numbers import NumberSystem, get_number_system
 from ..plan.build import fusion_widths
 from ..plan.fusion import fuse_operations, fused_block
@@ -167,10 +167,6 @@ def fused_vectorised(
         if not _linear(block[0]):
             ops.extend(doubled)
             continue
-        in_pair_basis = _mixing_in_pair_basis(block, n, numbers)
-        if in_pair_basis is not None:
-            ops.extend(in_pair_basis)
-            continue
         fused = fused_block(doubled, numbers, name="superoperator")
         if fused is not None:
             ops.append(fused)
@@ -194,65 +190,3 @@ def doubled_circuit(circuit: Circuit, numbers: NumberSystem, fuse: int | bool | 
     if widths[0] < 1:
         return vectorised(circuit)
     return fused_vectorised(circuit, numbers, widths)
-
-
-def _mixing_in_pair_basis(
-    block: list[Operation], n: int, numbers: NumberSystem
-) -> list[Operation] | None:
-    """A block of permutation/diagonal gates ending in a channel on two or more qubits whose
-    superoperator mixes only the populations and scales every coherence by one factor ``s``
-    (a depolarizing channel: ``rho -> (1 - lam) rho + lam I/2**k (x) Tr rho``), as three
-    cheap calls instead of one sparse ``4**k`` superoperator.
-
-    In the basis where each row qubit holds ``row XOR column`` (a CX from each column qubit
-    to its row qubit) the populations are the entries whose row qubits are all 0: the channel
-    is a ``2**k`` matrix on the column qubits controlled on those zeros (a quarter of the
-    amplitudes for k = 2), and the factor ``s`` on the rest rides on the permutation back.
-    ``None`` where the block has another form."""
-    last = block[-1]
-    channel = last.gate
-    if not isinstance(channel, QuantumChannel) or channel.n_qubits < 2:
-        return None
-    if numbers.dtype.kind != "c" or channel.free_symbols:
-        return None
-    qubits = {q for op in block for q in op.qubits}
-    if qubits != set(last.targets) or not all(_cheap_superoperator(op) for op in block[:-1]):
-        return None
-    form = _population_mixing(channel.superoperator("complex128"), channel.n_qubits)
-    if form is None:
-        return None
-    mixing, coherence = form
-    columns = last.targets
-    rows = tuple(q + n for q in columns)
-    to_pair_basis = [
-        Operation(NamedGate("x"), (row,), (column,), (1,)) for column, row in zip(columns, rows)
-    ]
-    scale = np.full(1 << len(rows), coherence, dtype=complex)
-    scale[0] = 1
-    before = [v for op in block[:-1] for v in _vectorised_operation(op, n)] + to_pair_basis
-    after = [Operation(MatrixGate(np.diag(scale), check_unitary=False), rows), *to_pair_basis]
-    mix = Operation(
-        MatrixGate(mixing, name="population mixing", check_unitary=False),
-        columns,
-        rows,
-        (0,) * len(rows),
-    )
-    return [op for op in (fused_block(before, numbers), mix, fused_block(after, numbers)) if op]
-
-
-_RESIDUE = 1e-14
-"""Entries of a double-precision superoperator below this count as zero when its form is read."""
-
-
-def _population_mixing(superop: np.ndarray, k: int) -> tuple[np.ndarray, complex] | None:
-    """``(mixing, s)`` when ``superop`` maps the populations (``rho[c, c]``) among themselves
-    by ``mixing`` and multiplies every other entry by the same ``s`` (not zero)."""
-    populations = [c + (c << k) for c in range(1 << k)]
-    coherence = complex(superop[1, 1])  # rho[0, 1]: column bits 1, row bits 0
-    if abs(coherence) < _RESIDUE:
-        return None
-    expected = coherence * np.eye(superop.shape[0], dtype=complex)
-    expected[np.ix_(populations, populations)] = superop[np.ix_(populations, populations)]
-    if np.max(np.abs(superop - expected)) > _RESIDUE:
-        return None
-    return superop[np.ix_(populations, populations)].copy(), coherence
