@@ -112,6 +112,7 @@ def _encode_run(
             else:
                 row_ptr, cols, dat = sparse
                 kinds[-1] = K.KIND_SPARSE
+                max_dim = max(max_dim, offsets.size * K.SPARSE_LANES)
                 idx = np.concatenate([[offsets.size], offsets, row_ptr, cols])
         elif isinstance(call, DiagonalCall):
             diag = np.asarray(call.diagonal, dtype=dtype)
@@ -209,11 +210,12 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
         elif len(t) == 2:
             k.apply_2q(state, m, t[0], t[1], fixed, value)
         else:
-            scratch = self._scratch_for(state.dtype, offsets.size)
             sparse = _sparse_form(m)
             if sparse is None:
+                scratch = self._scratch_for(state.dtype, offsets.size)
                 k.apply_kq(state, m, offsets, fixed, value, scratch)
             else:
+                scratch = self._scratch_for(state.dtype, offsets.size * K.SPARSE_LANES)
                 k.apply_sparse_kq(state, *sparse, offsets, fixed, value, scratch)
 
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:

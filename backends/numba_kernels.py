@@ -196,6 +196,51 @@ def _sparse_group(state, base, offsets, row_ptr, cols, vals, buf):
         state[base + offsets[r]] = acc
 
 
+SPARSE_LANES = 16
+"""Neighbouring groups a sparse kernel takes at once where they are consecutive amplitudes."""
+
+
+@_inline
+def _sparse_lanes(state, start, lanes, offsets, row_ptr, cols, vals, buf):
+    """``lanes`` neighbouring groups at once (consecutive amplitudes in every row, ``buf``
+    holds ``dim * lanes``): each nonzero is one multiply-add over a contiguous series."""
+    dim = offsets.size
+    for c in range(dim):
+        src = start + offsets[c]
+        for j in range(lanes):
+            buf[c * lanes + j] = state[src + j]
+    for r in range(dim):
+        dst = start + offsets[r]
+        p0 = row_ptr[r]
+        p1 = row_ptr[r + 1]
+        if p0 == p1:
+            for j in range(lanes):
+                state[dst + j] = 0
+            continue
+        v = vals[p0]
+        src = cols[p0] * lanes
+        for j in range(lanes):
+            state[dst + j] = v * buf[src + j]
+        for p in range(p0 + 1, p1):
+            v = vals[p]
+            src = cols[p] * lanes
+            for j in range(lanes):
+                state[dst + j] += v * buf[src + j]
+
+
+@_inline
+def _sparse_run(state, start, run, offsets, row_ptr, cols, vals, buf):
+    """The groups ``start .. start + run - 1`` (consecutive): in lanes when there are at
+    least four, one by one otherwise."""
+    if run >= 4:
+        lanes = min(run, SPARSE_LANES)
+        for j0 in range(0, run, lanes):
+            _sparse_lanes(state, start + j0, lanes, offsets, row_ptr, cols, vals, buf)
+    else:
+        for j in range(run):
+            _sparse_group(state, start + j, offsets, row_ptr, cols, vals, buf)
+
+
 @_kernel
 def apply_sparse_kq(state, row_ptr, cols, vals, offsets, fixed, fixed_value, scratch):
     """Sparse ``2**k x 2**k`` matrix (CSR: ``row_ptr``, ``cols``, ``vals``), such as the
@@ -205,8 +250,7 @@ def apply_sparse_kq(state, row_ptr, cols, vals, offsets, fixed, fixed_value, scr
         buf = scratch[nb.get_thread_id()]
         for o in range(chunk * per_chunk, (chunk + 1) * per_chunk):
             start = _base(np.int64(o) * run, fixed, fixed_value)
-            for j in range(run):
-                _sparse_group(state, start + j, offsets, row_ptr, cols, vals, buf)
+            _sparse_run(state, start, run, offsets, row_ptr, cols, vals, buf)
 
 
 @_kernel
@@ -390,8 +434,7 @@ def _sparse_on_row(row, vals, index, fixed, fixed_value, buf):
     run = _run_length(fixed)
     for o in range((row.size >> fixed.size) // run):
         start = _base(np.int64(o) * run, fixed, fixed_value)
-        for j in range(run):
-            _sparse_group(row, start + j, offsets, row_ptr, cols, vals, buf)
+        _sparse_run(row, start, run, offsets, row_ptr, cols, vals, buf)
 
 
 @_inline

@@ -107,12 +107,15 @@ def test_non_contiguous_or_object_arrays_fall_back_to_generic():
 @given(
     st.integers(3, 4),
     st.booleans(),
+    st.sampled_from([0, 2]),
     st.sampled_from(["complex128", "complex64"]),
     st.integers(0, 2**31),
 )
-def test_sparse_matrices_match_generic_alone_and_in_block_runs(k, controlled, dtype, seed):
+def test_sparse_matrices_match_generic_alone_and_in_block_runs(k, controlled, low, dtype, seed):
     """Matrices of 3+ qubits with few nonzeros (noisy superoperators) run as sparse rows,
-    empty rows included, on their own and inside a cache-blocked run."""
+    empty rows included, on their own and inside a cache-blocked run; group by group, or in
+    lanes of neighbouring groups where the lowest target leaves 4+ consecutive amplitudes
+    (``low=2``)."""
     from genqsim.backends.numba_backend import _sparse_form
     from genqsim.plan.calls import BlockRun, MatrixCall
 
@@ -122,7 +125,7 @@ def test_sparse_matrices_match_generic_alone_and_in_block_runs(k, controlled, dt
     mask[rng.integers(dim)] = False
     m = np.where(mask, rng.normal(size=(dim, dim)) + 1j * rng.normal(size=(dim, dim)), 0)
     assert _sparse_form(m.astype(dtype)) is not None
-    targets = tuple(int(q) for q in rng.choice(6, k, replace=False))
+    targets = tuple(int(q) for q in rng.choice(np.arange(low, 6), k, replace=False))
     controls, values = ((6,), (1,)) if controlled else ((), ())
     psi0 = random_state(8, rng).astype(dtype)
     expected = psi0.copy()
