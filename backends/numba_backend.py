@@ -263,7 +263,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
     def tile_layout(self, dtype: np.dtype) -> BlockLayout:
         """Gathered tiles of 256 KiB: series of 16 consecutive amplitudes (the lowest four
         qubits) times any ten other qubits, on states of at least two tiles' worth more."""
-        bits = BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1) - 1
+        bits = self.block_layout(dtype).tile_qubits - 1  # half a cache block
         return BlockLayout(tile_qubits=bits, low_qubits=TILE_LOW_QUBITS, min_state_qubits=bits + 1)
 
     def apply_block_run(self, state: np.ndarray, run: BlockRun) -> None:

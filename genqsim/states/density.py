@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..backends import Backend, ThreadScoped, backend_for, capability
+from ..backends import Backend, backend_for
 from ..circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
@@ -48,7 +48,7 @@ from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits
 from . import sampling
 from .doubling import doubled_circuit
-from .options import RunOptions
+from .options import RunOptions, run_threads
 from .protocol import Seed, as_circuit
 from .statevector import StateVector, basis, pauli_sum_value
 
@@ -204,8 +204,7 @@ class DensityMatrix:
         return DensityMatrix._make(self.n_qubits, members, self.numbers, self.backend, self.options)
 
     def _threads(self) -> contextlib.AbstractContextManager[None]:
-        scoped = capability(self.backend, ThreadScoped)
-        return contextlib.nullcontext() if scoped is None else scoped.threads(self.options.threads)
+        return run_threads(self.backend, self.options)
 
     # -- evolution -----------------------------------------------------------------------------
     def apply(

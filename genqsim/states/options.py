@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
+from typing import Any
 
+from ..backends import ThreadScoped, capability
 from ..errors import ArgumentValueError, ThreadCountError
 
 
@@ -33,3 +36,10 @@ class RunOptions:
         n = self.trajectories
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ArgumentValueError(f"trajectories must be a positive integer, got {n!r}")
+
+
+def run_threads(backend: Any, options: RunOptions) -> contextlib.AbstractContextManager[None]:
+    """The run's thread count on ``backend``, entered once around a whole operation (a
+    backend without thread settings gets a no-op)."""
+    scoped = capability(backend, ThreadScoped)
+    return contextlib.nullcontext() if scoped is None else scoped.threads(options.threads)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..backends import Backend, DeviceSampler, ThreadScoped, backend_for, capability
+from ..backends import Backend, DeviceSampler, backend_for, capability
 from ..backends import select_backend as _select_backend
 from ..circuit import Circuit, Operation
 from ..errors import (
@@ -41,7 +41,7 @@ from ..plan import (
 from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import sampling
-from .options import RunOptions
+from .options import RunOptions, run_threads
 from .protocol import Seed, as_circuit
 
 if TYPE_CHECKING:
@@ -122,9 +122,7 @@ class StateVector:
         return StateVector(self._amplitudes.copy(), self.numbers, self.backend, self.options)
 
     def _threads(self) -> contextlib.AbstractContextManager[None]:
-        """The run's thread count, entered once around a whole operation."""
-        scoped = capability(self.backend, ThreadScoped)
-        return contextlib.nullcontext() if scoped is None else scoped.threads(self.options.threads)
+        return run_threads(self.backend, self.options)
 
     # -- evolution -----------------------------------------------------------------------------
     def apply(
