@@ -61,7 +61,23 @@ def test_tile_runs_on_any_qubits_equal_the_calls_in_order(circuit, tile, low, se
             item.run(generic, state)
     np.testing.assert_allclose(state, want, atol=1e-12)
     flattened = [c for item in plan for c in (item.calls if isinstance(item, BlockRun) else [item])]
-    assert flattened == calls  # nothing dropped or reordered
+    assert_commuting_reorder(calls, flattened)
+
+
+def assert_commuting_reorder(calls, flattened) -> None:
+    """``flattened`` holds every call once, and any two calls that share a qubit (or where
+    one is not a gate) keep their order: only calls on disjoint qubits swap."""
+    assert sorted(map(id, flattened)) == sorted(map(id, calls))
+    position = {id(c): i for i, c in enumerate(flattened)}
+
+    def qubits(call):
+        return set(call.targets + call.controls) if hasattr(call, "controls") else None
+
+    for i, a in enumerate(calls):
+        for b in calls[i + 1 :]:
+            qa, qb = qubits(a), qubits(b)
+            if qa is None or qb is None or qa & qb:
+                assert position[id(a)] < position[id(b)]
 
 
 @settings(max_examples=60, deadline=None)
@@ -105,3 +121,34 @@ def test_runs_on_high_qubits_become_tiles():
     (run,) = group_tile_runs(calls, 20, 10, 5)
     assert run.qubits == (0, 1, 2, 3, 4, 5, 6, 17, 18, 19) and not run.contiguous
     assert run.local_calls[0].targets == (9,)  # qubit 19 is tile bit 9
+
+
+def test_a_run_takes_later_gates_that_commute_past_the_ones_it_skips():
+    """A tile on qubits 0-2 + 7: after h(7) and cx(8, 9) (which does not fit), rz(7) joins
+    the run (it commutes past cx(8, 9)); x(9) does not (it shares qubit 9), nor anything after
+    the reset."""
+    c = gq.Circuit(10, n_clbits=1)
+    c.h(7).cx(8, 9).rz(0.3, 7).x(9).h(0).reset(1).h(7)
+    calls = build_plan(c, gq.get_number_system("complex128"), fuse=False)
+    plan = group_tile_runs(calls, 10, 4, 3)
+    run = plan[0]
+    assert isinstance(run, BlockRun) and run.qubits == (0, 1, 2, 7)
+    assert [call.targets for call in run.calls] == [(7,), (7,), (0,)]
+    assert [getattr(item, "targets", None) for item in plan[1:3]] == [(9,), (9,)]
+    assert_commuting_reorder(calls, [c for item in plan for c in (item.calls if isinstance(item, BlockRun) else [item])])
+
+
+def test_lookahead_fills_tiles_across_a_layer():
+    """A layer of one-qubit gates on 12 high qubits, then CX pairs on them: tiles of 4 free
+    qubits each take two pairs' one-qubit gates and their CX, so 3 runs, not one per pair
+    boundary of the layer order."""
+    n = 16
+    c = gq.Circuit(n)
+    for q in range(4, n):
+        c.h(q)
+    for q in range(4, n, 2):
+        c.cx(q, q + 1)
+    calls = build_plan(c, gq.get_number_system("complex128"), fuse=False)
+    plan = group_tile_runs(calls, n, 8, 4)
+    assert len(plan) == 3 and all(isinstance(item, BlockRun) for item in plan)
+    assert [len(item.calls) for item in plan] == [6, 6, 6]

@@ -19,47 +19,70 @@ def group_block_runs(
     return group_tile_runs(calls, n_qubits, block_qubits, block_qubits)
 
 
+LOOKAHEAD = 256
+"""Calls a tile run looks past its first call for more that fit (bounds the planning cost
+at ``O(calls * LOOKAHEAD)``)."""
+
+
 def group_tile_runs(
     calls: Sequence[PlanItem], n_qubits: int, tile_qubits: int, low_qubits: int
 ) -> list[PlanItem]:
-    """Group consecutive gate calls into :class:`BlockRun` s over tiles of ``tile_qubits``
-    qubits that always include the lowest ``low_qubits`` (so each tile is read as series of
+    """Group gate calls into :class:`BlockRun` s over tiles of ``tile_qubits`` qubits that
+    always include the lowest ``low_qubits`` (so each tile is read as series of
     ``2**low_qubits`` consecutive amplitudes, coalesced on a GPU) plus up to
-    ``tile_qubits - low_qubits`` others, high ones included (seed 001's MSB scheme). A run
-    grows while its calls' qubits fit in one tile; it is padded with the lowest free qubits."""
+    ``tile_qubits - low_qubits`` others, high ones included (seed 001's MSB scheme).
+
+    A run starts at the first call not yet placed and takes every later call (up to
+    :data:`LOOKAHEAD` on) whose qubits still fit in the tile and that commutes past the calls
+    it skips: it shares no qubit with any of them, and none of them is a measurement or
+    other non-gate item. So a layer of one-qubit gates followed by a brick of two-qubit gates
+    fills each tile from both, instead of cutting a run at the first gate that does not fit.
+    A run is padded with the lowest free qubits; a lone call stays a plain call."""
     if n_qubits < tile_qubits + 1:
         return list(calls)
-    low = set(range(low_qubits))
+    low = frozenset(range(low_qubits))
     out: list[PlanItem] = []
-    run: list = []
-    extra: set[int] = set()
-
-    def flush() -> None:
-        if len(run) >= 2:
-            qubits = low | extra
-            for q in range(n_qubits):  # pad with the lowest free qubits
-                if len(qubits) == tile_qubits:
-                    break
-                qubits.add(q)
-            out.append(BlockRun(run.copy(), tile_qubits, tuple(sorted(qubits))))
-        else:
-            out.extend(run)
-        run.clear()
-        extra.clear()
-
-    for call in calls:
-        is_gate = is_gate_call(call)
-        involved = set(call.qubits) if is_gate else set()  # type: ignore[union-attr]
-        wanted = extra | (involved - low)
-        if is_gate and len(low) + len(wanted) <= tile_qubits:
-            run.append(call)
-            extra.update(wanted)
+    pending = list(calls)
+    placed = [False] * len(pending)
+    head = 0
+    while head < len(pending):
+        if placed[head]:
+            head += 1
             continue
-        flush()
-        if is_gate and len(low | involved) <= tile_qubits:
-            run.append(call)
-            extra.update(involved - low)
-        else:
-            out.append(call)
-    flush()
+        first = pending[head]
+        involved = set(first.qubits) if is_gate_call(first) else set()  # type: ignore[union-attr]
+        if not is_gate_call(first) or len(low | involved) > tile_qubits:
+            out.append(first)
+            placed[head] = True
+            continue
+        run = [head]
+        extra = involved - low
+        blocked: set[int] = set()
+        for i in range(head + 1, min(len(pending), head + 1 + LOOKAHEAD)):
+            if placed[i]:
+                continue
+            call = pending[i]
+            if not is_gate_call(call):
+                break  # nothing moves across a measurement, reset or conditional
+            qubits = set(call.qubits)  # type: ignore[union-attr]
+            if not qubits & blocked:
+                wanted = extra | (qubits - low)
+                if len(low) + len(wanted) <= tile_qubits:
+                    run.append(i)
+                    extra = wanted
+                    continue
+            blocked |= qubits  # later calls on these qubits stay behind this one
+            if len(blocked) >= n_qubits:
+                break
+        for i in run:
+            placed[i] = True
+        if len(run) < 2:
+            out.append(first)
+            continue
+        qubits = set(low | extra)
+        for q in range(n_qubits):  # pad with the lowest free qubits
+            if len(qubits) == tile_qubits:
+                break
+            qubits.add(q)
+        out.append(BlockRun([pending[i] for i in run], tile_qubits, tuple(sorted(qubits))))
     return out
