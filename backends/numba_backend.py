@@ -1,5 +1,7 @@
 """The Numba backend: compiled, multithreaded, in-place kernels for complex64/complex128
-NumPy states. Chosen automatically for such arrays when numba is installed.
+NumPy states. Chosen automatically for such arrays when numba is installed. The gate
+primitives and block runs also take float32/float64 states with real matrices: a density
+matrix's Pauli coordinates (:mod:`genqsim.states.pauli_basis`).
 
 Gates are dispatched by structure: 1- and 2-qubit dense matrices to unrolled butterflies,
 larger ones to a gather-multiply-scatter kernel; diagonal gates multiply only the rows whose
@@ -20,6 +22,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from ..errors import NumberTypeError
 from ..plan.calls import BlockRun, DiagonalCall, MatrixCall, PermutationCall
 from . import numba_kernels as K
 from .protocol import BlockLayout, BlockRunner, GenericBackend, ThreadScoped
@@ -28,9 +31,35 @@ PARALLEL_MIN_QUBITS = 14
 """States below this size run the serial kernels: thread start-up costs more than it saves."""
 
 _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
+_REAL_OF = {
+    np.dtype(np.complex64): np.dtype(np.float32),
+    np.dtype(np.complex128): np.dtype(np.float64),
+}
+
+
+def _entries(values: Any, dtype: np.dtype) -> np.ndarray:
+    """``values`` as a contiguous array of the state's ``dtype``; a real state takes only
+    real entries (a complex one is a planning error, never silently dropped)."""
+    array = np.asarray(values)
+    if np.dtype(dtype).kind == "f" and array.dtype.kind == "c":
+        if np.any(array.imag != 0):
+            raise NumberTypeError("a matrix with complex entries cannot act on a real state")
+        array = array.real
+    return np.ascontiguousarray(array, dtype=dtype)
+
 
 BLOCK_BYTES = 1 << 19
 """Bytes of amplitudes per cache block (half of a 1 MiB per-core L2)."""
+
+HERMITIAN_TOLERANCE = 1024
+"""A density matrix goes into real Pauli coordinates when the imaginary parts they would
+drop are within this many units of rounding of the largest coordinate."""
+
+HADAMARD_STAGE_BITS = 6
+"""Row bits one pass of the Pauli-coordinate transform covers (64 rows at a time)."""
+
+HADAMARD_CHUNK = 1 << 14
+"""Amplitudes a thread holds in that pass: 64 rows x 256 columns (256 KiB at complex128)."""
 
 TILE_LOW_QUBITS = 4
 """Gathered tiles read series of ``2**4`` consecutive amplitudes (256 bytes at complex128):
@@ -104,7 +133,7 @@ def _encode_run(
         fx, value, offsets = _layout(call.targets, call.controls, call.control_values)
         kinds.append(int(call.kind))
         if isinstance(call, MatrixCall):
-            m = np.asarray(call.matrix, dtype=dtype)
+            m = _entries(call.matrix, dtype)
             max_dim = max(max_dim, offsets.size)
             sparse = _sparse_form(m)
             if sparse is None:
@@ -115,14 +144,15 @@ def _encode_run(
                 max_dim = max(max_dim, offsets.size * K.SPARSE_LANES)
                 idx = np.concatenate([[offsets.size], offsets, row_ptr, cols])
         elif isinstance(call, DiagonalCall):
-            diag = np.asarray(call.diagonal, dtype=dtype)
+            diag = _entries(call.diagonal, dtype)
             active = np.flatnonzero(diag != 1)
             idx, dat = offsets[active], diag[active]
         else:
             perm, phases = call.permutation, call.phases
-            ph = None if phases is None else np.asarray(phases, dtype=dtype)
+            ph = None if phases is None else _entries(phases, dtype)
             moved = tuple(False for _ in perm) if ph is None else tuple(bool(x != 1) for x in ph)
             ptr, elems = _cycles(tuple(int(p) for p in perm), moved)
+            max_dim = max(max_dim, 1 << K.MAX_RUN_BITS)  # one run of a cycle, buffered
             idx = np.concatenate([[ptr.size], ptr, offsets[elems]])
             dat = np.ones(elems.size, dtype=dtype) if ph is None else ph[elems]
         values.append(value)
@@ -179,6 +209,8 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
     name = "numba"
     priority = 10
     device = "cpu"
+    runs_real_states = True
+    """Gates and block runs also act on float32/float64 states with real matrices."""
 
     def __init__(self) -> None:
         self._scratch: dict[tuple[np.dtype, int, str], np.ndarray] = {}
@@ -203,7 +235,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
     def apply_matrix(self, state, matrix, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
         fixed, value, offsets = _layout(t, c, v)
-        m = np.ascontiguousarray(matrix, dtype=state.dtype)
+        m = _entries(matrix, state.dtype)
         k = _kernels(state)
         if len(t) == 1:
             k.apply_1q(state, m, t[0], fixed, value)
@@ -220,7 +252,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
 
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
-        diag = np.asarray(diagonal, dtype=state.dtype)
+        diag = _entries(diagonal, state.dtype)
         active = np.flatnonzero(diag != 1)
         if active.size == 0:
             return
@@ -238,7 +270,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
     ) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
         perm = tuple(int(p) for p in permutation)
-        ph = None if phases is None else np.asarray(phases, dtype=state.dtype)
+        ph = None if phases is None else _entries(phases, state.dtype)
         phased = tuple(False for _ in perm) if ph is None else tuple(bool(x != 1) for x in ph)
         ptr, elems = _cycles(perm, phased)
         if elems.size == 0:
@@ -280,6 +312,48 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
         tile_qubits, series, series_size = _tile_series(run.qubits)
         tiles = self._scratch_for(state.dtype, 1 << run.block_qubits, "tile")
         k.apply_tile_run(state, tile_qubits, series, series_size, *arrays, scratch, tiles)
+
+    # -- Pauli coordinates ----------------------------------------------------------------------
+    def to_pauli_coordinates(self, vec: np.ndarray, n_qubits: int) -> np.ndarray | None:
+        """``vec(rho)`` in place as the real Pauli coordinates of ``rho`` (see
+        :mod:`genqsim.states.pauli_basis`), packed into the first half of ``vec``'s memory:
+        the returned real view is valid until :meth:`from_pauli_coordinates`. Rows are
+        XOR-shuffled (``rho[b, b ^ x]``), Walsh-Hadamard transformed over the row index in
+        cache-sized stages, then phased and packed. ``None`` (and ``vec`` unchanged, up to
+        rounding) where ``rho`` is not Hermitian: its coordinates are not real."""
+        self._xor_shuffle(vec, n_qubits)
+        self._hadamard_rows(vec, n_qubits)
+        floats = vec.view(_REAL_OF[vec.dtype])
+        residual = np.empty((1 << n_qubits, 2), dtype=floats.dtype)
+        _kernels(vec).pauli_residual(floats, n_qubits, residual)
+        dropped, kept = residual.max(axis=0)
+        if dropped > HERMITIAN_TOLERANCE * np.finfo(floats.dtype).eps * max(kept, 1e-300):
+            self._hadamard_rows(vec, n_qubits)
+            self._xor_shuffle(vec, n_qubits)
+            return None
+        K.pack_pauli_coordinates(floats, n_qubits)
+        return floats[: vec.size]
+
+    def from_pauli_coordinates(self, vec: np.ndarray, n_qubits: int) -> None:
+        """Undo :meth:`to_pauli_coordinates`: ``vec`` holds ``vec(rho)`` again."""
+        K.unpack_pauli_coordinates(vec.view(_REAL_OF[vec.dtype]), n_qubits)
+        self._hadamard_rows(vec, n_qubits)
+        self._xor_shuffle(vec, n_qubits)
+
+    def _xor_shuffle(self, vec: np.ndarray, n: int) -> None:
+        _kernels(vec).xor_shuffle_rows(vec, n, self._scratch_for(vec.dtype, 1 << n, "row"))
+
+    def _hadamard_rows(self, vec: np.ndarray, n: int) -> None:
+        """Stages of at most :data:`HADAMARD_STAGE_BITS` row bits, each one pass."""
+        kernels = _kernels(vec)
+        floats = vec.view(_REAL_OF[vec.dtype])
+        low = 0
+        while low < n:
+            k = min(HADAMARD_STAGE_BITS, n - low)
+            width = min(1 << n, HADAMARD_CHUNK >> k)
+            scratch = self._scratch_for(floats.dtype, 2 * width << k, "hadamard")
+            kernels.hadamard_rows(floats, n, low, k, width, scratch)
+            low += k
 
     # -- threads --------------------------------------------------------------------------------
     def max_threads(self) -> int:

@@ -84,11 +84,16 @@ def _base(i, fixed, fixed_value):
     return i | fixed_value
 
 
+MAX_RUN_BITS = 10
+"""Inner stride-1 runs are at most ``2**10`` amplitudes (so the outer parallel loop keeps
+enough iterations); a permutation in a block run buffers one run in the scratch row."""
+
+
 @_inline
 def _run_length(fixed):
     """Indices below the lowest fixed bit are free and contiguous: loops walk them as an inner
     stride-1 run of this length (capped so the outer parallel loop keeps enough iterations)."""
-    return np.int64(1) << min(fixed[0], 10)
+    return np.int64(1) << min(fixed[0], MAX_RUN_BITS)
 
 
 @_inline
@@ -387,29 +392,39 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
         m00, m01, m10, m11 = m[0], m[1], m[2], m[3]
         for o in range((row.size >> fixed.size) // run):
             start = _base(np.int64(o) * run, fixed, fixed_value)
+            # one slice per row of the matrix: the compiler checks once that they do not
+            # overlap and vectorises the series (indexing ``row`` directly, it cannot)
+            s0 = row[start : start + run]
+            s1 = row[start + bit : start + bit + run]
             for j in range(run):
-                i0 = start + j
-                a0 = row[i0]
-                a1 = row[i0 + bit]
-                row[i0] = m00 * a0 + m01 * a1
-                row[i0 + bit] = m10 * a0 + m11 * a1
+                a0 = s0[j]
+                a1 = s1[j]
+                s0[j] = m00 * a0 + m01 * a1
+                s1[j] = m10 * a0 + m11 * a1
         return
     if dim == 4:
         b0 = offsets[1]
         b1 = offsets[2]
         b2 = offsets[3]
+        m00, m01, m02, m03 = m[0], m[1], m[2], m[3]
+        m10, m11, m12, m13 = m[4], m[5], m[6], m[7]
+        m20, m21, m22, m23 = m[8], m[9], m[10], m[11]
+        m30, m31, m32, m33 = m[12], m[13], m[14], m[15]
         for o in range((row.size >> fixed.size) // run):
             start = _base(np.int64(o) * run, fixed, fixed_value)
+            s0 = row[start : start + run]
+            s1 = row[start + b0 : start + b0 + run]
+            s2 = row[start + b1 : start + b1 + run]
+            s3 = row[start + b2 : start + b2 + run]
             for j in range(run):
-                i0 = start + j
-                a0 = row[i0]
-                a1 = row[i0 + b0]
-                a2 = row[i0 + b1]
-                a3 = row[i0 + b2]
-                row[i0] = m[0] * a0 + m[1] * a1 + m[2] * a2 + m[3] * a3
-                row[i0 + b0] = m[4] * a0 + m[5] * a1 + m[6] * a2 + m[7] * a3
-                row[i0 + b1] = m[8] * a0 + m[9] * a1 + m[10] * a2 + m[11] * a3
-                row[i0 + b2] = m[12] * a0 + m[13] * a1 + m[14] * a2 + m[15] * a3
+                a0 = s0[j]
+                a1 = s1[j]
+                a2 = s2[j]
+                a3 = s3[j]
+                s0[j] = m00 * a0 + m01 * a1 + m02 * a2 + m03 * a3
+                s1[j] = m10 * a0 + m11 * a1 + m12 * a2 + m13 * a3
+                s2[j] = m20 * a0 + m21 * a1 + m22 * a2 + m23 * a3
+                s3[j] = m30 * a0 + m31 * a1 + m32 * a2 + m33 * a3
         return
     for o in range((row.size >> fixed.size) // run):
         start = _base(np.int64(o) * run, fixed, fixed_value)
@@ -450,7 +465,7 @@ def _diagonal_on_row(row, diag, offsets, fixed, fixed_value):
 
 
 @_inline
-def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value):
+def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value, buf):
     n_cycles = cycle_ptr.size - 1
     run = _run_length(fixed)
     for o in range((row.size >> fixed.size) // run):
@@ -458,6 +473,21 @@ def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value):
         for c in range(n_cycles):
             first = cycle_ptr[c]
             end = cycle_ptr[c + 1]
+            if run >= 4:  # whole series per step: contiguous, vectorised
+                tail = row[start + offsets[end - 1] : start + offsets[end - 1] + run]
+                for j in range(run):
+                    buf[j] = tail[j]
+                for e in range(end - 1, first, -1):
+                    dst = row[start + offsets[e] : start + offsets[e] + run]
+                    src = row[start + offsets[e - 1] : start + offsets[e - 1] + run]
+                    ph = phases[e - 1]
+                    for j in range(run):
+                        dst[j] = ph * src[j]
+                dst = row[start + offsets[first] : start + offsets[first] + run]
+                ph = phases[end - 1]
+                for j in range(run):
+                    dst[j] = ph * buf[j]
+                continue
             for j in range(run):
                 base = start + j
                 last = row[base + offsets[end - 1]]
@@ -487,7 +517,7 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
             _sparse_on_row(row, dx, ix, fx, fixed_values[g], buf)
         else:
             n_ptr = ix[0]
-            _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g])
+            _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g], buf)
 
 
 @_kernel
@@ -526,6 +556,123 @@ def apply_tile_run(state, tile_qubits, series, series_size, kinds, fixed_values,
             src = s * series_size
             for j in range(series_size):
                 state[dst + j] = row[src + j]
+
+
+# -- Pauli coordinates of a density matrix (genqsim.states.pauli_basis) ----------------------------
+
+
+@_kernel
+def xor_shuffle_rows(state, n, scratch):
+    """Entry ``x`` of row ``b`` of the ``2**n x 2**n`` matrix ``state`` becomes entry
+    ``b ^ x`` (so row ``b`` then holds ``rho[b, b ^ x]``; the map is its own inverse)."""
+    dim = np.int64(1) << n
+    for b in prange(dim):
+        buf = scratch[nb.get_thread_id()]
+        first = b * dim
+        for x in range(dim):
+            buf[x] = state[first + (x ^ b)]
+        for x in range(dim):
+            state[first + x] = buf[x]
+
+
+@_inline
+def _popcount(v):
+    """Set bits of a non-negative int64 (SWAR: no loop, no table)."""
+    u = np.uint64(v)
+    u = u - ((u >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    u = (u & np.uint64(0x3333333333333333)) + ((u >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    u = (u + (u >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((u * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@_kernel
+def hadamard_rows(floats, n, low, k, width, scratch):
+    """Orthonormal Walsh-Hadamard transform over row bits ``low .. low + k - 1`` of the
+    complex ``2**n x 2**n`` matrix that ``floats`` views (real and imaginary parts transform
+    alike, so the butterflies run on the floats): each group of ``2**k`` rows is taken
+    ``width`` columns at a time into the thread's scratch, transformed there and written
+    back."""
+    dim = np.int64(1) << n
+    rows = np.int64(1) << k
+    n_chunks = dim // width
+    scale = 1 / np.sqrt(2.0)
+    span = 2 * width  # floats per row segment
+    for task in prange((dim >> k) * n_chunks):
+        group = task // n_chunks
+        column = (task % n_chunks) * width
+        base = ((group >> low) << (low + k)) | (group & ((np.int64(1) << low) - 1))
+        buf = scratch[nb.get_thread_id()]
+        for r in range(rows):
+            src = 2 * ((base + (r << low)) * dim + column)
+            for j in range(span):
+                buf[r * span + j] = floats[src + j]
+        half = np.int64(1)
+        while half < rows:
+            for r in range(rows):
+                if r & half == 0:
+                    a0 = r * span
+                    a1 = (r + half) * span
+                    for j in range(span):
+                        u = buf[a0 + j]
+                        v = buf[a1 + j]
+                        buf[a0 + j] = (u + v) * scale
+                        buf[a1 + j] = (u - v) * scale
+            half *= 2
+        for r in range(rows):
+            dst = 2 * ((base + (r << low)) * dim + column)
+            for j in range(span):
+                floats[dst + j] = buf[r * span + j]
+
+
+_COS_QUARTER = np.array([1.0, 0.0, -1.0, 0.0])
+_SIN_QUARTER = np.array([0.0, 1.0, 0.0, -1.0])
+
+
+@_kernel
+def pauli_residual(floats, n, out):
+    """For the complex ``2**n x 2**n`` matrix ``w`` that ``floats`` views: ``out[z] =
+    (max |Im(i**popcount(x & z) w[z, x])|, max |Re(...)|)`` over row ``z``: the part that
+    packing would drop, against the part it keeps (zero unless ``rho`` was not Hermitian)."""
+    dim = np.int64(1) << n
+    for z in prange(dim):
+        dropped = 0.0
+        kept = 0.0
+        for x in range(dim):
+            i = z * dim + x
+            turn = _popcount(x & z) & 3
+            c = _COS_QUARTER[turn]
+            s = _SIN_QUARTER[turn]
+            re = floats[2 * i]
+            im = floats[2 * i + 1]
+            dropped = max(dropped, abs(s * re + c * im))
+            kept = max(kept, abs(c * re - s * im))
+        out[z, 0] = dropped
+        out[z, 1] = kept
+
+
+@nb.njit(cache=True, nogil=True)
+def pack_pauli_coordinates(floats, n):
+    """``floats`` views a complex ``2**n x 2**n`` matrix ``w`` (row ``z``, column ``x``) whose
+    entries times ``i**popcount(x & z)`` are real: those reals, packed in ascending order into
+    the first half of the same memory (serial: each step reads ahead of what it writes)."""
+    dim = np.int64(1) << n
+    for z in range(dim):
+        for x in range(dim):
+            i = z * dim + x
+            turn = _popcount(x & z) & 3
+            floats[i] = _COS_QUARTER[turn] * floats[2 * i] - _SIN_QUARTER[turn] * floats[2 * i + 1]
+
+
+@nb.njit(cache=True, nogil=True)
+def unpack_pauli_coordinates(floats, n):
+    """Inverse of :func:`pack_pauli_coordinates` (descending order): entry ``(z, x)``
+    becomes ``y / i**popcount(x & z)``."""
+    dim = np.int64(1) << n
+    for i in range(dim * dim - 1, -1, -1):
+        turn = _popcount((i & (dim - 1)) & (i >> n)) & 3
+        y = floats[i]
+        floats[2 * i + 1] = -_SIN_QUARTER[turn] * y
+        floats[2 * i] = _COS_QUARTER[turn] * y
 
 
 PARALLEL = types.SimpleNamespace(**{name: _build(fn, True) for name, fn in _SOURCES.items()})

@@ -135,7 +135,8 @@ def test_a_run_takes_later_gates_that_commute_past_the_ones_it_skips():
     assert isinstance(run, BlockRun) and run.qubits == (0, 1, 2, 7)
     assert [call.targets for call in run.calls] == [(7,), (7,), (0,)]
     assert [getattr(item, "targets", None) for item in plan[1:3]] == [(9,), (9,)]
-    assert_commuting_reorder(calls, [c for item in plan for c in (item.calls if isinstance(item, BlockRun) else [item])])
+    flattened = [c for item in plan for c in (item.calls if isinstance(item, BlockRun) else [item])]
+    assert_commuting_reorder(calls, flattened)
 
 
 def test_lookahead_fills_tiles_across_a_layer():

@@ -49,6 +49,7 @@ from ..validation import as_qubit_tuple, check_n_qubits
 from . import sampling
 from .doubling import doubled_circuit
 from .options import RunOptions, run_threads
+from .pauli_basis import PauliRun, pauli_run
 from .protocol import Seed, as_circuit
 from .statevector import StateVector, basis, pauli_sum_value
 
@@ -229,13 +230,21 @@ class DensityMatrix:
         check_bound(circuit, self.numbers)
         with self.numbers.context():
             doubled = doubled_circuit(circuit, self.numbers, fuse)
+            in_pauli_basis = pauli_run(
+                doubled, self.n_qubits, self.numbers, self.backend, self.options.pauli_basis
+            )
+        records = list(self._members)
+        if in_pauli_basis is not None:
+            records = self._run_in_pauli_basis(in_pauli_basis, bool(progress))
+            if not records:
+                return self
+        with self.numbers.context():
             # every gate touches a row qubit, in the high half of vec(rho): tiles over any
             # qubits hold runs of them where blocks of the lowest qubits would hold none
             plan = plan_for_backend(doubled, self.numbers, self.backend, fuse=False, tiles=True)
         label = f"density matrix, {self.n_qubits} qubits"
         bar = bar_for(bool(progress), len(plan), len(plan) * 4**self.n_qubits, label)
         with self.numbers.context(), self._threads():
-            records = list(self._members)
             for done, item in enumerate(plan, 1):
                 records = self._run(item, records)
                 if bar is not None:
@@ -243,6 +252,22 @@ class DensityMatrix:
         if bar is not None:
             bar.close()
         return self
+
+    def _run_in_pauli_basis(self, run: PauliRun, progress: bool) -> list[Record]:
+        """A linear run (gates, channels, resets) on every member in Pauli coordinates;
+        returns the members it left alone (not Hermitian: a matrix given as ``rho`` may be
+        any operator), for the computational basis."""
+        label = f"density matrix, {self.n_qubits} qubits, Pauli basis"
+        members = len(self._members)
+        bar = bar_for(progress, len(run) * members, len(run) * members * 4**self.n_qubits, label)
+        left: list[Record] = []
+        with self.numbers.context(), self._threads():
+            for i, (record, vec) in enumerate(self._members.items()):
+                if not run.run(vec, None if bar is None else _Offset(bar, i * len(run))):
+                    left.append(record)
+        if bar is not None:
+            bar.close()
+        return left
 
     def _run(self, item: PlanItem, records: list[Record]) -> list[Record]:
         """Run one plan item on the members ``records``; returns what they became."""
@@ -492,6 +517,17 @@ class DensityMatrix:
 
 
 # -- helpers -------------------------------------------------------------------------------------
+
+
+class _Offset:
+    """A progress bar seen from one member of an ensemble: its steps start at ``offset``."""
+
+    def __init__(self, bar: Any, offset: int) -> None:
+        self.bar = bar
+        self.offset = offset
+
+    def update(self, done: int) -> None:
+        self.bar.update(self.offset + done)
 
 
 def _numbers_of(matrix: Any, numbers: str | NumberSystem | None) -> NumberSystem:

@@ -19,12 +19,16 @@ class RunOptions:
     ``fuse``: width of fused gate blocks (``None``: the default for the numbers; ``False``:
     gate by gate). ``progress``: draw a progress bar on standard error for long runs.
     ``trajectories``: how many quantum trajectories ``method="trajectories"`` averages.
+    ``pauli_basis``: whether a density matrix runs its gates and channels on real Pauli
+    coordinates (:mod:`genqsim.states.pauli_basis`; ``None``: where it pays, ``True``:
+    wherever it can, ``False``: never).
     """
 
     threads: int | None = None
     fuse: int | bool | None = None
     progress: bool = False
     trajectories: int = 1000
+    pauli_basis: bool | None = None
 
     def __post_init__(self) -> None:
         t = self.threads
@@ -33,6 +37,9 @@ class RunOptions:
         f = self.fuse
         if f is not None and not isinstance(f, bool) and (not isinstance(f, int) or f < 0):
             raise ArgumentValueError(f"fuse must be None, a bool or a non-negative int, got {f!r}")
+        p = self.pauli_basis
+        if p is not None and not isinstance(p, bool):
+            raise ArgumentValueError(f"pauli_basis must be None or a bool, got {p!r}")
         n = self.trajectories
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ArgumentValueError(f"trajectories must be a positive integer, got {n!r}")

@@ -127,6 +127,7 @@ def simulate(
     method: str = DEFAULT_METHOD,
     threads: int | None = None,
     trajectories: int = 1000,
+    pauli_basis: bool | None = None,
 ) -> Any:
     """Run ``circuit`` and return the final state.
 
@@ -137,8 +138,9 @@ def simulate(
     number system (default ``complex128`` for state vectors); ``initial``: ``|0...0>`` by
     default, or a bitstring, a basis index, an array or a state (copied); ``device="gpu"``
     runs on a GPU backend; ``backend`` names one; ``fuse``, ``progress`` and ``threads`` are
-    the run options the state keeps (:class:`~genqsim.states.RunOptions`); ``seed`` seeds
-    mid-circuit measurements.
+    the run options the state keeps (:class:`~genqsim.states.RunOptions`), as is
+    ``pauli_basis`` (density matrices on real Pauli coordinates: ``None`` where it pays);
+    ``seed`` seeds mid-circuit measurements.
     """
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
@@ -146,7 +148,13 @@ def simulate(
     ns = None if numbers is None else get_number_system(numbers)  # resolved once, here
     if ns is not None:
         check_bound(circuit, ns)  # the common mistake, caught before allocating
-    options = RunOptions(threads=threads, fuse=fuse, progress=progress, trajectories=trajectories)
+    options = RunOptions(
+        threads=threads,
+        fuse=fuse,
+        progress=progress,
+        trajectories=trajectories,
+        pauli_basis=pauli_basis,
+    )
     request = SimulationRequest(circuit, ns, backend, device, initial, seed, options)
     return run(request)
 
