@@ -31,7 +31,7 @@ PARALLEL_MIN_QUBITS = 14
 """States below this size run the serial kernels: thread start-up costs more than it saves."""
 
 _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
-_REAL_OF = {
+_REAL_OF: dict[np.dtype, np.dtype] = {
     np.dtype(np.complex64): np.dtype(np.float32),
     np.dtype(np.complex128): np.dtype(np.float64),
 }

@@ -150,32 +150,41 @@ def apply_1q(state, m, target, fixed, fixed_value):
             state[i1] = m10 * a0 + m11 * a1
 
 
+@_inline
+def _entries4(m):
+    """The 16 entries of a flat 4x4 matrix as a tuple (registers, not loads after stores)."""
+    return (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7],
+            m[8], m[9], m[10], m[11], m[12], m[13], m[14], m[15])  # fmt: skip
+
+
+@_inline
+def _mix4(x0, i0, x1, i1, x2, i2, x3, i3, e):
+    """``(x0[i0], x1[i1], x2[i2], x3[i3])`` times the 4x4 matrix whose row-major entries are
+    ``e`` (a tuple held in registers, or an array)."""
+    a0 = x0[i0]
+    a1 = x1[i1]
+    a2 = x2[i2]
+    a3 = x3[i3]
+    x0[i0] = e[0] * a0 + e[1] * a1 + e[2] * a2 + e[3] * a3
+    x1[i1] = e[4] * a0 + e[5] * a1 + e[6] * a2 + e[7] * a3
+    x2[i2] = e[8] * a0 + e[9] * a1 + e[10] * a2 + e[11] * a3
+    x3[i3] = e[12] * a0 + e[13] * a1 + e[14] * a2 + e[15] * a3
+
+
 @_kernel
 def apply_2q(state, m, t0, t1, fixed, fixed_value):
     """Dense 4x4 on ``(t0, t1)``, ``t0`` the low bit of the matrix index; fully unrolled."""
     n_iter = state.size >> fixed.size
     b0 = np.int64(1) << t0
     b1 = np.int64(1) << t1
-    m00, m01, m02, m03 = m[0, 0], m[0, 1], m[0, 2], m[0, 3]
-    m10, m11, m12, m13 = m[1, 0], m[1, 1], m[1, 2], m[1, 3]
-    m20, m21, m22, m23 = m[2, 0], m[2, 1], m[2, 2], m[2, 3]
-    m30, m31, m32, m33 = m[3, 0], m[3, 1], m[3, 2], m[3, 3]
+    e = _entries4(m.reshape(16))
     run = _run_length(fixed)
     for o in prange(n_iter // run):
         start = _base(np.int64(o) * run, fixed, fixed_value)
         for j in range(run):
             i0 = start + j
             i1 = i0 | b0
-            i2 = i0 | b1
-            i3 = i1 | b1
-            a0 = state[i0]
-            a1 = state[i1]
-            a2 = state[i2]
-            a3 = state[i3]
-            state[i0] = m00 * a0 + m01 * a1 + m02 * a2 + m03 * a3
-            state[i1] = m10 * a0 + m11 * a1 + m12 * a2 + m13 * a3
-            state[i2] = m20 * a0 + m21 * a1 + m22 * a2 + m23 * a3
-            state[i3] = m30 * a0 + m31 * a1 + m32 * a2 + m33 * a3
+            _mix4(state, i0, state, i1, state, i0 | b1, state, i1 | b1, e)
 
 
 @_kernel
@@ -428,23 +437,13 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
         b1 = offsets[2]
         b2 = offsets[3]
         if not _is_real(row):
+            # complex: entries read from ``m`` as written (measured faster than held)
             for o in range((row.size >> fixed.size) // run):
                 start = _base(np.int64(o) * run, fixed, fixed_value)
-                for j in range(run):
-                    i0 = start + j
-                    a0 = row[i0]
-                    a1 = row[i0 + b0]
-                    a2 = row[i0 + b1]
-                    a3 = row[i0 + b2]
-                    row[i0] = m[0] * a0 + m[1] * a1 + m[2] * a2 + m[3] * a3
-                    row[i0 + b0] = m[4] * a0 + m[5] * a1 + m[6] * a2 + m[7] * a3
-                    row[i0 + b1] = m[8] * a0 + m[9] * a1 + m[10] * a2 + m[11] * a3
-                    row[i0 + b2] = m[12] * a0 + m[13] * a1 + m[14] * a2 + m[15] * a3
+                for i0 in range(start, start + run):
+                    _mix4(row, i0, row, i0 + b0, row, i0 + b1, row, i0 + b2, m)
             return
-        m00, m01, m02, m03 = m[0], m[1], m[2], m[3]
-        m10, m11, m12, m13 = m[4], m[5], m[6], m[7]
-        m20, m21, m22, m23 = m[8], m[9], m[10], m[11]
-        m30, m31, m32, m33 = m[12], m[13], m[14], m[15]
+        e = _entries4(m)
         for o in range((row.size >> fixed.size) // run):
             start = _base(np.int64(o) * run, fixed, fixed_value)
             s0 = row[start : start + run]
@@ -452,14 +451,7 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
             s2 = row[start + b1 : start + b1 + run]
             s3 = row[start + b2 : start + b2 + run]
             for j in range(run):
-                a0 = s0[j]
-                a1 = s1[j]
-                a2 = s2[j]
-                a3 = s3[j]
-                s0[j] = m00 * a0 + m01 * a1 + m02 * a2 + m03 * a3
-                s1[j] = m10 * a0 + m11 * a1 + m12 * a2 + m13 * a3
-                s2[j] = m20 * a0 + m21 * a1 + m22 * a2 + m23 * a3
-                s3[j] = m30 * a0 + m31 * a1 + m32 * a2 + m33 * a3
+                _mix4(s0, j, s1, j, s2, j, s3, j, e)
         return
     for o in range((row.size >> fixed.size) // run):
         start = _base(np.int64(o) * run, fixed, fixed_value)

@@ -4,8 +4,11 @@ blocks (cache blocks on the CPU, shared-memory tiles on a GPU)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
-from .calls import BlockRun, PlanItem, is_gate_call
+from .calls import BlockRun, DiagonalCall, MatrixCall, PermutationCall, PlanItem, is_gate_call
+
+RunCall = MatrixCall | DiagonalCall | PermutationCall
 
 
 def group_block_runs(
@@ -84,5 +87,6 @@ def group_tile_runs(
             if len(qubits) == tile_qubits:
                 break
             qubits.add(q)
-        out.append(BlockRun([pending[i] for i in run], tile_qubits, tuple(sorted(qubits))))
+        members = [cast(RunCall, pending[i]) for i in run]  # gate calls only, checked above
+        out.append(BlockRun(members, tile_qubits, tuple(sorted(qubits))))
     return out
