@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import NumberTypeError
 from ..plan.calls import BlockRun, DiagonalCall, MatrixCall, PermutationCall
 from . import numba_kernels as K
-from .protocol import BlockLayout, BlockRunner, GenericBackend, ThreadScoped
+from .protocol import BlockLayout, BlockRunner, GenericBackend, PauliCoordinates, ThreadScoped
 
 PARALLEL_MIN_QUBITS = 14
 """States below this size run the serial kernels: thread start-up costs more than it saves."""
@@ -203,14 +203,12 @@ def _kernels(state: np.ndarray) -> SimpleNamespace:
     return K.SERIAL if state.size < 1 << PARALLEL_MIN_QUBITS else K.PARALLEL
 
 
-class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped):
+class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped, PauliCoordinates):
     """Compiled kernels for C-contiguous complex64/complex128 NumPy arrays."""
 
     name = "numba"
     priority = 10
     device = "cpu"
-    runs_real_states = True
-    """Gates and block runs also act on float32/float64 states with real matrices."""
 
     def __init__(self) -> None:
         self._scratch: dict[tuple[np.dtype, int, str], np.ndarray] = {}

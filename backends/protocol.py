@@ -177,7 +177,30 @@ class DeviceInfo(Protocol):
         """A one-line description of the devices this backend can use."""
 
 
-CAPABILITIES = (BlockRunner, DeviceSampler, IQPEncoder, BatchPrimitives, ThreadScoped, DeviceInfo)
+class PauliCoordinates(Protocol):
+    """Runs a density matrix on its real Pauli coordinates (:mod:`genqsim.states.pauli_basis`):
+    changes ``vec(rho)`` into them and back in place, and applies gate calls and block runs
+    with real matrices to real states."""
+
+    @abstractmethod
+    def to_pauli_coordinates(self, vec: Any, n_qubits: int) -> Any | None:
+        """The real coordinates, in ``vec``'s own memory; ``None`` (``vec`` unchanged) where
+        ``rho`` is not Hermitian."""
+
+    @abstractmethod
+    def from_pauli_coordinates(self, vec: Any, n_qubits: int) -> None:
+        """``vec(rho)`` again, from the coordinates :meth:`to_pauli_coordinates` left."""
+
+
+CAPABILITIES = (
+    BlockRunner,
+    DeviceSampler,
+    IQPEncoder,
+    BatchPrimitives,
+    ThreadScoped,
+    DeviceInfo,
+    PauliCoordinates,
+)
 
 _C = TypeVar("_C")
 

@@ -16,7 +16,7 @@ from genqsim.circuit import Operation
 from genqsim.errors import ArgumentValueError, NumberTypeError
 from genqsim.states import DensityMatrix, RunOptions
 from genqsim.states.doubling import SuperoperatorGate, doubled_circuit
-from genqsim.states.pauli_basis import pauli_run, transfer_matrix
+from genqsim.states.pauli_basis import PauliRun, pauli_run, transfer_matrix
 
 pytest.importorskip("numba")
 
@@ -155,10 +155,13 @@ def test_large_noisy_runs_take_the_pauli_basis_by_default():
     np.testing.assert_allclose(rho.to_numpy(), _dense_reference(c), atol=1e-12)
 
 
-def test_real_states_refuse_complex_matrices():
+def test_real_states_refuse_complex_matrices_and_other_backends_pauli_runs():
     state = np.zeros(8)
     with pytest.raises(NumberTypeError, match="complex entries"):
         gq.get_backend("numba").apply_matrix(state, np.diag([1, 1j]), (0,))
     assert not state.any()
     with pytest.raises(ArgumentValueError, match="pauli_basis"):
         RunOptions(pauli_basis="yes")  # type: ignore[arg-type]
+    ns = gq.get_number_system("complex128")
+    with pytest.raises(ArgumentValueError, match="cannot run Pauli coordinates"):
+        PauliRun(gq.Circuit(2), 1, ns, gq.get_backend("numpy"))

@@ -14,8 +14,11 @@ and every superoperator keeps its qubits. Per qubit, the change of coordinates i
 
     y[x, z] = i**(x z) / sqrt(2) * sum_b (-1)**(z b) rho[b, b ^ x]
 
-which the tile runs apply to all ``n`` pairs in a few passes; the complex vector is then
-compacted in place into its real parts (and widened back after the run).
+A backend with the :class:`~genqsim.backends.PauliCoordinates` capability (the Numba one)
+does this in place for all ``n`` qubits at once: each row ``b`` XOR-shuffled to
+``rho[b, b ^ x]``, a Walsh-Hadamard transform over the row index in cache-sized stages, then
+the phases, packed as reals into the first half of the vector's memory (and back after the
+run). The transfer matrices run as real gate calls and tile runs on those reals.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import Backend, BlockRunner, capability
+from ..backends import Backend, BlockRunner, PauliCoordinates, capability
 from ..circuit import Circuit, Operation
+from ..errors import ArgumentValueError
 from ..gates import GateKind, MatrixGate
 from ..numbers import NumberSystem, get_number_system
 from ..plan import build_plan, run_item
@@ -99,35 +103,31 @@ def pauli_circuit(doubled: Circuit, n: int) -> Circuit | None:
         if found is None:
             return None
         ptm, qubits = found
+        # carried as a complex matrix like every gate's; a real state takes its real entries
         gate = MatrixGate(ptm.astype(complex), name=f"ptm({op.gate.name})", check_unitary=False)
         ops.append(Operation(gate, qubits))
     return Circuit(2 * n, ops)
 
 
-def real_runner(backend: Backend) -> Any:
-    """The backend's block runner when it also runs real states (the compiled CPU kernels),
-    else ``None``."""
-    runner = capability(backend, BlockRunner)
-    if runner is None or not getattr(runner, "runs_real_states", False):
-        return None
-    return runner
-
-
 def real_dtype(numbers: NumberSystem) -> np.dtype:
+    """The real type of the coordinates of a density matrix in ``numbers``."""
     return np.dtype(np.float32 if numbers.dtype == np.complex64 else np.float64)
 
 
 class PauliRun:
-    """A linear run of a density matrix, compiled for the Pauli coordinates: the plans that
-    change coordinates on the way in and out, and the plan of transfer matrices between."""
+    """A linear run of a density matrix, compiled for its Pauli coordinates: the plan of
+    transfer matrices, tiled for real states, and the backend that changes coordinates."""
 
     def __init__(self, real: Circuit, n: int, numbers: NumberSystem, backend: Backend) -> None:
-        runner = real_runner(backend)
-        assert runner is not None
+        coordinates = capability(backend, PauliCoordinates)
+        if coordinates is None:
+            raise ArgumentValueError(f"backend {backend.name!r} cannot run Pauli coordinates")
         self.n = n
         self.backend = backend
-        self.runner = runner
-        self.plan = build_plan(real, numbers, False, layout=runner.tile_layout(real_dtype(numbers)))
+        self.coordinates = coordinates
+        runner = capability(backend, BlockRunner)
+        layout = None if runner is None else runner.tile_layout(real_dtype(numbers))
+        self.plan = build_plan(real, numbers, False, layout=layout)
 
     def __len__(self) -> int:
         return len(self.plan)
@@ -136,14 +136,14 @@ class PauliRun:
         """Evolve ``vec(rho)`` in place: into Pauli coordinates (real numbers in the same
         memory), the transfer matrices, and back. ``False`` (nothing applied) where ``rho``
         is not Hermitian, so its coordinates are not real."""
-        coords = self.runner.to_pauli_coordinates(vec, self.n)
+        coords = self.coordinates.to_pauli_coordinates(vec, self.n)
         if coords is None:
             return False
         for done, item in enumerate(self.plan, 1):
             run_item(item, self.backend, coords)
             if progress is not None:
                 progress.update(done)
-        self.runner.from_pauli_coordinates(vec, self.n)
+        self.coordinates.from_pauli_coordinates(vec, self.n)
         return True
 
 
@@ -156,14 +156,12 @@ def pauli_run(
     ``mode=None`` also wants it to pay: a state tiled into gathered runs and at least ``n``
     superoperators (the change of coordinates costs about six passes). ``mode=False``:
     never."""
-    if mode is False or numbers.dtype.kind != "c":
-        return None
-    runner = real_runner(backend)
-    if runner is None:
+    if mode is False or numbers.dtype.kind != "c" or not capability(backend, PauliCoordinates):
         return None
     if mode is None:
-        layout = runner.tile_layout(real_dtype(numbers))
-        if 2 * n < layout.min_state_qubits or len(doubled.operations) < n:
+        runner = capability(backend, BlockRunner)
+        layout = None if runner is None else runner.tile_layout(real_dtype(numbers))
+        if layout is None or 2 * n < layout.min_state_qubits or len(doubled.operations) < n:
             return None
     real = pauli_circuit(doubled, n)
     if real is None:
