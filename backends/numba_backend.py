@@ -31,10 +31,11 @@ PARALLEL_MIN_QUBITS = 14
 """States below this size run the serial kernels: thread start-up costs more than it saves."""
 
 _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
-_REAL_OF: dict[np.dtype, np.dtype] = {
-    np.dtype(np.complex64): np.dtype(np.float32),
-    np.dtype(np.complex128): np.dtype(np.float64),
-}
+
+
+def _floats(vec: np.ndarray) -> np.ndarray:
+    """A complex vector's memory as its real type (real, imaginary, real, ...)."""
+    return vec.view(np.finfo(vec.dtype).dtype)
 
 
 def _entries(values: Any, dtype: np.dtype) -> np.ndarray:
@@ -321,7 +322,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped, PauliCoordinates):
         rounding) where ``rho`` is not Hermitian: its coordinates are not real."""
         self._xor_shuffle(vec, n_qubits)
         self._hadamard_rows(vec, n_qubits)
-        floats = vec.view(_REAL_OF[vec.dtype])
+        floats = _floats(vec)
         residual = np.empty((1 << n_qubits, 2), dtype=floats.dtype)
         _kernels(vec).pauli_residual(floats, n_qubits, residual)
         dropped, kept = residual.max(axis=0)
@@ -334,7 +335,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped, PauliCoordinates):
 
     def from_pauli_coordinates(self, vec: np.ndarray, n_qubits: int) -> None:
         """Undo :meth:`to_pauli_coordinates`: ``vec`` holds ``vec(rho)`` again."""
-        K.unpack_pauli_coordinates(vec.view(_REAL_OF[vec.dtype]), n_qubits)
+        K.unpack_pauli_coordinates(_floats(vec), n_qubits)
         self._hadamard_rows(vec, n_qubits)
         self._xor_shuffle(vec, n_qubits)
 
@@ -344,7 +345,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped, PauliCoordinates):
     def _hadamard_rows(self, vec: np.ndarray, n: int) -> None:
         """Stages of at most :data:`HADAMARD_STAGE_BITS` row bits, each one pass."""
         kernels = _kernels(vec)
-        floats = vec.view(_REAL_OF[vec.dtype])
+        floats = _floats(vec)
         low = 0
         while low < n:
             k = min(HADAMARD_STAGE_BITS, n - low)
@@ -374,7 +375,7 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped, PauliCoordinates):
 
     # -- reductions -----------------------------------------------------------------------------
     def probabilities(self, state, qubits, numbers):
-        real = np.float32 if state.dtype == np.complex64 else np.float64
+        real = np.finfo(state.dtype).dtype
         k = _kernels(state)
         if qubits is None:
             out = np.empty(state.size, dtype=real)

@@ -107,14 +107,18 @@ def _chunks(state, fixed):
 
 
 @_inline
+def _popcount(v):
+    """Set bits of a non-negative int64 (SWAR: no loop, no table)."""
+    u = np.uint64(v)
+    u = u - ((u >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    u = (u & np.uint64(0x3333333333333333)) + ((u >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    u = (u + (u >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((u * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@_inline
 def _parity(x):
-    x ^= x >> 32
-    x ^= x >> 16
-    x ^= x >> 8
-    x ^= x >> 4
-    x ^= x >> 2
-    x ^= x >> 1
-    return x & 1
+    return _popcount(x) & 1
 
 
 def _is_real(array):
@@ -600,16 +604,6 @@ def xor_shuffle_rows(state, n, scratch):
             buf[x] = state[first + (x ^ b)]
         for x in range(dim):
             state[first + x] = buf[x]
-
-
-@_inline
-def _popcount(v):
-    """Set bits of a non-negative int64 (SWAR: no loop, no table)."""
-    u = np.uint64(v)
-    u = u - ((u >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    u = (u & np.uint64(0x3333333333333333)) + ((u >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    u = (u + (u >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((u * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @_kernel

@@ -53,13 +53,12 @@ def group_tile_runs(
             head += 1
             continue
         first = pending[head]
-        involved = set(first.qubits) if is_gate_call(first) else set()  # type: ignore[union-attr]
-        if not is_gate_call(first) or len(low | involved) > tile_qubits:
+        if not is_gate_call(first) or len(low | set(first.qubits)) > tile_qubits:  # type: ignore[union-attr]
             out.append(first)
             placed[head] = True
             continue
         run = [head]
-        extra = involved - low
+        extra = set(first.qubits) - low  # type: ignore[union-attr]
         blocked: set[int] = set()
         for i in range(head + 1, min(len(pending), head + 1 + LOOKAHEAD)):
             if placed[i]:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import Backend, BlockRunner, PauliCoordinates, capability
+from ..backends import Backend, BlockLayout, BlockRunner, PauliCoordinates, capability
 from ..circuit import Circuit, Operation
 from ..errors import ArgumentValueError
 from ..gates import GateKind, MatrixGate
@@ -109,9 +109,10 @@ def pauli_circuit(doubled: Circuit, n: int) -> Circuit | None:
     return Circuit(2 * n, ops)
 
 
-def real_dtype(numbers: NumberSystem) -> np.dtype:
-    """The real type of the coordinates of a density matrix in ``numbers``."""
-    return np.dtype(np.float32 if numbers.dtype == np.complex64 else np.float64)
+def _real_layout(backend: Backend, numbers: NumberSystem) -> BlockLayout | None:
+    """The backend's tiles for the coordinates (reals of ``numbers``' precision), if any."""
+    runner = capability(backend, BlockRunner)
+    return None if runner is None else runner.tile_layout(np.finfo(numbers.dtype).dtype)
 
 
 class PauliRun:
@@ -125,9 +126,7 @@ class PauliRun:
         self.n = n
         self.backend = backend
         self.coordinates = coordinates
-        runner = capability(backend, BlockRunner)
-        layout = None if runner is None else runner.tile_layout(real_dtype(numbers))
-        self.plan = build_plan(real, numbers, False, layout=layout)
+        self.plan = build_plan(real, numbers, False, layout=_real_layout(backend, numbers))
 
     def __len__(self) -> int:
         return len(self.plan)
@@ -159,8 +158,7 @@ def pauli_run(
     if mode is False or numbers.dtype.kind != "c" or not capability(backend, PauliCoordinates):
         return None
     if mode is None:
-        runner = capability(backend, BlockRunner)
-        layout = None if runner is None else runner.tile_layout(real_dtype(numbers))
+        layout = _real_layout(backend, numbers)
         if layout is None or 2 * n < layout.min_state_qubits or len(doubled.operations) < n:
             return None
     real = pauli_circuit(doubled, n)
