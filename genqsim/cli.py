@@ -159,6 +159,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["noise"] = list(args.noise)
     if isinstance(psi, TrajectoryState):
         result["trajectories"] = psi.trajectories
+    if method == "mpi":
+        result["ranks"] = psi.size
     probs = psi.probabilities()
     if numbers.symbolic:
         subs = {p: values[str(p)] for p in circuit.parameters if str(p) in values}
@@ -233,7 +235,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             to_sample = model.apply(to_sample)
         result["counts"] = counts(
             to_sample, args.shots, args.seed, readout=model, initial=args.initial,
-            method="density_matrix" if method == "density_matrix" else "statevector",
+            method=method if method in ("density_matrix", "mpi") else "statevector",
         )  # fmt: skip
         result["shots"], result["seed"] = args.shots, args.seed
     return result
@@ -280,6 +282,8 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
         lines.append(f"noise: {', '.join(result['noise'])}")
     if "trajectories" in result:
         lines.append(f"averaged over {result['trajectories']} trajectories")
+    if "ranks" in result:
+        lines.append(f"distributed over {result['ranks']} MPI ranks")
     if result["parameters"]:
         lines.append(f"parameters: {', '.join(result['parameters'])}")
     if circuit_text:
@@ -406,10 +410,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--initial", default=None, help="initial basis state as a bitstring")
     p.add_argument(
         "--method",
-        choices=("statevector", "density_matrix", "trajectories"),
+        choices=("statevector", "density_matrix", "trajectories", "mpi"),
         default=None,
         help="kind of state (default: statevector; with --noise, density_matrix up to "
-        f"{DENSITY_MATRIX_MAX_QUBITS} qubits, trajectories above)",
+        f"{DENSITY_MATRIX_MAX_QUBITS} qubits, trajectories above; mpi: spread over the ranks "
+        "of mpiexec -n R, printed once)",
     )
     p.add_argument(
         "--noise",
@@ -438,6 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _mpi_rank() -> int:
+    from .distributed import world
+
+    return int(world().Get_rank())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"]:
@@ -459,6 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.threads is not None and args.threads < 1:
             raise UsageError("--threads must be >= 1")
         result = run(args)
+        if args.method == "mpi" and _mpi_rank() != 0:
+            return EXIT_OK  # every rank computed; rank 0 reports
         if args.plot:
             write_plot(result, args.plot)
         if args.format == "json":

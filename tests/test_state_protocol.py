@@ -39,6 +39,7 @@ KINDS = {
         marks=[pytest.mark.gpu, pytest.mark.skipif(not _has_cupy(), reason="needs a GPU")],
     ),
     "interval": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), method="interval", **kw),
+    "mpi": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), method="mpi", **kw),
     "tangent": lambda c, **kw: gq.simulate(
         c, method="tangent", numbers=gq.DualNumbers({THETA: VALUE}), **kw
     ),

@@ -32,11 +32,20 @@ from .statevector import StateVector, basis, initial_state, run_statevector, zer
 from .tangent import TangentState, run_tangent
 from .trajectories import Estimate, TrajectoryRunner, TrajectoryState, run_trajectories
 
+
+def _run_mpi(request: SimulationRequest) -> State:
+    """``method="mpi"``: imported on first use (it brings in mpi4py, which starts MPI)."""
+    from ..distributed import run_mpi
+
+    return run_mpi(request)
+
+
 register_method("statevector", run_statevector)
 register_method("interval", run_interval)
 register_method("tangent", run_tangent)
 register_method("density_matrix", run_density_matrix)
 register_method("trajectories", run_trajectories)
+register_method("mpi", _run_mpi)
 
 __all__ = [
     "DEFAULT_METHOD",

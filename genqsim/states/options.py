@@ -22,6 +22,10 @@ class RunOptions:
     ``pauli_basis``: whether a density matrix runs its gates and channels on real Pauli
     coordinates (:mod:`genqsim.states.pauli_basis`; ``None``: where it pays, ``True``:
     wherever it can, ``False``: never).
+    ``exchange_chunk``: amplitudes per MPI message of a distributed state (a power of two;
+    ``None``: :data:`genqsim.distributed.DEFAULT_CHUNK`). ``remap``: whether a distributed
+    state moves qubits between local and rank positions as the circuit needs them (``False``
+    keeps one layout and exchanges for every gate on a rank qubit).
     """
 
     threads: int | None = None
@@ -29,6 +33,8 @@ class RunOptions:
     progress: bool = False
     trajectories: int = 1000
     pauli_basis: bool | None = None
+    exchange_chunk: int | None = None
+    remap: bool = True
 
     def __post_init__(self) -> None:
         t = self.threads
@@ -40,6 +46,13 @@ class RunOptions:
         p = self.pauli_basis
         if p is not None and not isinstance(p, bool):
             raise ArgumentValueError(f"pauli_basis must be None or a bool, got {p!r}")
+        c = self.exchange_chunk
+        if c is not None and (
+            isinstance(c, bool) or not isinstance(c, int) or c < 1 or c & (c - 1)
+        ):
+            raise ArgumentValueError(f"exchange_chunk must be a power of two, got {c!r}")
+        if not isinstance(self.remap, bool):
+            raise ArgumentValueError(f"remap must be a bool, got {self.remap!r}")
         n = self.trajectories
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ArgumentValueError(f"trajectories must be a positive integer, got {n!r}")

@@ -5,8 +5,9 @@ A method is a callable that takes a :class:`SimulationRequest` and returns a
 vector on any backend and number system), ``"density_matrix"`` (mixed states: noise
 channels exactly, mid-circuit measurements as an ensemble), ``"trajectories"`` (noisy circuits
 averaged over state-vector runs), ``"interval"`` (a rigorous enclosure of the exact state,
-results as balls) and ``"tangent"`` (a state and its derivatives with respect to the circuit
-parameters, on the fast kernels). This is where ``"mps"`` and ``"mpi"`` plug in.
+results as balls), ``"tangent"`` (a state and its derivatives with respect to the circuit
+parameters, on the fast kernels) and ``"mpi"`` (a state vector spread over MPI ranks). This is
+where ``"mps"`` plugs in.
 
 Third parties add a method without editing genqsim, through the ``genqsim.states``
 entry-point group (``name = "package.module:function"``), or in-process with
@@ -128,19 +129,23 @@ def simulate(
     threads: int | None = None,
     trajectories: int = 1000,
     pauli_basis: bool | None = None,
+    exchange_chunk: int | None = None,
+    remap: bool = True,
 ) -> Any:
     """Run ``circuit`` and return the final state.
 
     ``method`` picks the kind of state (:func:`available_methods`): ``"statevector"`` (the
     default), ``"density_matrix"`` (mixed states, noise channels exactly),
     ``"trajectories"`` (noisy circuits averaged over ``trajectories`` state-vector runs),
-    ``"interval"``, ``"tangent"``, or one a plugin registered. ``numbers``: the
+    ``"interval"``, ``"tangent"``, ``"mpi"`` (a state vector spread over the ranks of an
+    ``mpiexec`` run, :mod:`genqsim.distributed`), or one a plugin registered. ``numbers``: the
     number system (default ``complex128`` for state vectors); ``initial``: ``|0...0>`` by
     default, or a bitstring, a basis index, an array or a state (copied); ``device="gpu"``
     runs on a GPU backend; ``backend`` names one; ``fuse``, ``progress`` and ``threads`` are
     the run options the state keeps (:class:`~genqsim.states.RunOptions`), as is
-    ``pauli_basis`` (density matrices on real Pauli coordinates: ``None`` where it pays);
-    ``seed`` seeds mid-circuit measurements.
+    ``pauli_basis`` (density matrices on real Pauli coordinates: ``None`` where it pays),
+    ``exchange_chunk`` and ``remap`` (``method="mpi"``: amplitudes per message, and whether
+    qubits move between local and rank positions); ``seed`` seeds mid-circuit measurements.
     """
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
@@ -154,6 +159,8 @@ def simulate(
         progress=progress,
         trajectories=trajectories,
         pauli_basis=pauli_basis,
+        exchange_chunk=exchange_chunk,
+        remap=remap,
     )
     request = SimulationRequest(circuit, ns, backend, device, initial, seed, options)
     return run(request)

@@ -1,0 +1,491 @@
+"""A state vector spread over MPI ranks (``method="mpi"``).
+
+Under ``mpiexec -n R`` (``R = 2**k``) every rank holds ``2**(n-k)`` contiguous amplitudes and
+runs the same program; every method of :class:`DistributedStateVector` is collective (all
+ranks call it, in the same order) and returns the same result on every rank.
+
+How a gate runs depends on where its qubits sit (:class:`~.layout.QubitLayout`):
+
+* targets and controls on local positions: the backend's own kernel on the local slice;
+* a diagonal gate with targets on rank bits: never communicates (each rank fixes those bits
+  and applies the rest of the diagonal, or a constant factor);
+* controls on rank bits: ranks whose bits fail them skip the gate, the others drop them;
+* a SWAP gate: the layout records that its qubits traded places (no data moves);
+* a dense or permutation gate with a target on a rank bit: that rank bit trades places with
+  the local position whose qubit is needed again furthest in the future (each rank exchanges
+  half of its slice with one partner), and the gate runs locally. With ``remap=False``, or for
+  a one-target gate with local controls whose target is not needed again soon, the two
+  partner ranks instead exchange just the amplitudes that satisfy the local controls and each
+  combines its own row of the gate.
+
+Mid-circuit measurement, reset, noise channels (one Kraus branch per run, as trajectories
+draw them) and classically conditioned gates work as on a single process: outcomes are drawn
+on rank 0 and broadcast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers as _abc
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..backends import Backend, backend_for
+from ..circuit import Circuit, Operation
+from ..errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    InvalidProbabilityError,
+    NumberTypeError,
+    QubitCountMismatchError,
+    QubitIndexError,
+    StateShapeError,
+)
+from ..memory import check_state_fits
+from ..numbers import Number, NumberSystem, get_number_system
+from ..optional import require
+from ..pauli import PauliSum, pauli_masks
+from ..plan import (
+    DiagonalCall,
+    PlanItem,
+    build_plan,
+    check_bound,
+)
+from ..plan.fusion import fuse_circuit
+from ..progress import bar_for
+from ..states import sampling
+from ..states.options import RunOptions, run_threads
+from ..states.protocol import Seed, as_circuit
+from ..states.statevector import StateVector, pauli_sum_value
+from ..validation import as_qubit_tuple, check_n_qubits
+from .exchange import DEFAULT_CHUNK, CommunicationStats, Exchanger, subspace
+from .layout import DenseUses, QubitLayout, choose_victim, initial_layout
+from .runner import PlanRun
+
+if TYPE_CHECKING:
+    from ..states.registry import SimulationRequest
+
+MACHINE_NUMBERS = ("complex128", "complex64")
+
+
+def world() -> Any:
+    """``MPI.COMM_WORLD`` (importing mpi4py initialises MPI), or a clear error without it."""
+    mpi = require("mpi4py.MPI", "mpi", "method='mpi'", ArgumentValueError)
+    return mpi.COMM_WORLD
+
+
+def _rank_bits(size: int) -> int:
+    if size < 1 or size & (size - 1):
+        raise ArgumentValueError(
+            f"method='mpi' needs a power-of-two number of ranks, got {size} "
+            "(run under mpiexec -n 1, 2, 4, 8, ...)"
+        )
+    return size.bit_length() - 1
+
+
+class DistributedStateVector:
+    """A pure state of ``n_qubits`` qubits spread over the ranks of ``comm`` (see the module
+    docs). ``local_amplitudes`` is this rank's slice, in the current :attr:`layout`'s order."""
+
+    def __init__(
+        self,
+        n_qubits: int,
+        numbers: str | NumberSystem = "complex128",
+        comm: Any = None,
+        backend: str | None = None,
+        device: str | None = None,
+        options: RunOptions | None = None,
+        initial: Any = None,
+    ) -> None:
+        n = check_n_qubits(n_qubits)
+        ns = get_number_system(numbers)
+        if ns.name not in MACHINE_NUMBERS:
+            raise NumberTypeError(
+                f"method='mpi' runs {' or '.join(MACHINE_NUMBERS)} amplitudes, not {ns.name!r}"
+            )
+        self.comm = world() if comm is None else comm
+        self.rank, self.size = int(self.comm.Get_rank()), int(self.comm.Get_size())
+        k = _rank_bits(self.size)
+        if k >= n:
+            raise ArgumentValueError(
+                f"{self.size} ranks are too many for {n} qubits: each rank needs at least one "
+                f"local qubit (at most {1 << (n - 1)} ranks)"
+            )
+        self.n_qubits = n
+        self.numbers: NumberSystem = ns
+        self.options = RunOptions() if options is None else options
+        self.local_qubits = n - k
+        self.backend: Backend = backend_for(ns, device, backend)
+        if self.backend.device != "cpu":
+            _use_local_gpu(self.comm)
+        check_state_fits(self.local_qubits, ns.dtype.itemsize)  # this rank's slice
+        self.layout = QubitLayout(n, self.local_qubits)
+        self._local = self.backend.zeros(self.local_qubits, ns)
+        chunk = self.options.exchange_chunk or DEFAULT_CHUNK
+        self._exchanger = Exchanger(self.comm, ns.dtype, chunk, self.backend.device != "cpu")
+        self.clbits: dict[int, int] = {}
+        self._basis: int | None = None  # the basis index while the state is still one
+        self._set_initial(initial)
+
+    # -- construction ----------------------------------------------------------------------------
+    def _set_initial(self, initial: Any) -> None:
+        if initial is None:
+            self._place_basis(0)
+        elif isinstance(initial, str):
+            if not initial or set(initial) - {"0", "1"} or len(initial) != self.n_qubits:
+                raise ArgumentValueError(
+                    f"an initial bitstring has {self.n_qubits} characters 0/1, got {initial!r}"
+                )
+            self._place_basis(int(initial, 2))
+        elif isinstance(initial, (_abc.Integral, np.integer)) and not isinstance(initial, bool):
+            if not 0 <= int(initial) < 1 << self.n_qubits:
+                raise QubitIndexError(f"basis index {initial} out of range for {self.n_qubits}")
+            self._place_basis(int(initial))
+        else:
+            full = initial.to_numpy() if isinstance(initial, StateVector) else np.asarray(initial)
+            if full.shape != (1 << self.n_qubits,):
+                raise StateShapeError(
+                    f"an initial state of {self.n_qubits} qubits has {1 << self.n_qubits} "
+                    f"amplitudes, got shape {full.shape}"
+                )
+            if not np.all(np.isfinite(full)):
+                raise ArgumentValueError("initial amplitudes must be finite")
+            size = 1 << self.local_qubits
+            mine = full[self.rank * size : (self.rank + 1) * size]
+            self._local[...] = self.backend.asarray(mine, self.numbers)
+
+    def _place_basis(self, index: int) -> None:
+        """Make the state ``|index>`` (logical), in the current layout."""
+        self._basis = index
+        self._local[...] = 0
+        physical = self._physical_index(index)
+        if physical >> self.local_qubits == self.rank:
+            self._local[physical & ((1 << self.local_qubits) - 1)] = 1
+
+    def _physical_index(self, logical: int) -> int:
+        return self.layout.physical_mask(logical)
+
+    # -- access ----------------------------------------------------------------------------------
+    @property
+    def local_amplitudes(self) -> Any:
+        """This rank's slice (positions of :attr:`layout`, not logical order)."""
+        return self._local
+
+    @property
+    def communication(self) -> CommunicationStats:
+        """What this rank has sent so far (bytes, messages, seconds, calls by class)."""
+        return self._exchanger.stats
+
+    def __repr__(self) -> str:
+        return (
+            f"<DistributedStateVector: {self.n_qubits} qubits on {self.size} ranks "
+            f"({self.local_qubits} local), numbers={self.numbers.name!r}, "
+            f"backend={self.backend.name!r}>"
+        )
+
+    def copy(self) -> DistributedStateVector:
+        """An independent copy (collective only in that every rank copies its slice)."""
+        other = object.__new__(DistributedStateVector)
+        other.__dict__.update(self.__dict__)
+        other._local = self._local.copy()
+        other.layout = self.layout.copy()
+        other.clbits = dict(self.clbits)
+        other._exchanger = Exchanger(
+            self.comm, self.numbers.dtype, self._exchanger.chunk, self._exchanger.on_device
+        )
+        return other
+
+    def gather(self, root: int = 0) -> np.ndarray | None:
+        """The whole state, in logical order, on rank ``root`` (``None`` on the others);
+        checks that it fits there first."""
+        if root == self.rank:
+            check_state_fits(self.n_qubits, self.numbers.dtype.itemsize)
+        local = self.backend.to_numpy(self._local)
+        full = np.empty(1 << self.n_qubits, dtype=local.dtype) if self.rank == root else None
+        self.comm.Gather(local, full, root=root)
+        return None if full is None else self._logical_order(full)
+
+    def to_numpy(self) -> np.ndarray:
+        """The whole state, in logical order, on every rank."""
+        check_state_fits(self.n_qubits, self.numbers.dtype.itemsize)
+        local = self.backend.to_numpy(self._local)
+        full = np.empty(1 << self.n_qubits, dtype=local.dtype)
+        self.comm.Allgather(local, full)
+        return self._logical_order(full)
+
+    def _logical_order(self, physical: np.ndarray) -> np.ndarray:
+        if self.layout.is_identity:
+            return physical
+        n = self.n_qubits
+        # axis a of the (2,)*n tensor is bit n-1-a; logical bit q lives at bit position[q]
+        axes = [n - 1 - self.layout.position[n - 1 - a] for a in range(n)]
+        return np.ascontiguousarray(physical.reshape((2,) * n).transpose(axes)).reshape(-1)
+
+    # -- evolution -------------------------------------------------------------------------------
+    def apply(
+        self, circuit: Circuit | Operation, seed: Seed = None, progress: bool | None = None
+    ) -> DistributedStateVector:
+        """Apply ``circuit`` in place (collective) and return ``self``. The whole circuit is
+        validated and planned before any amplitude changes. ``seed`` drives mid-circuit
+        measurements and channel branches (drawn on rank 0)."""
+        circuit = as_circuit(circuit, self.n_qubits)
+        if circuit.n_qubits != self.n_qubits:
+            raise QubitCountMismatchError(
+                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
+            )
+        with self.numbers.context():
+            plan = self._plan(circuit)
+        self._check_widths(plan)
+        uses = DenseUses(self.n_qubits, plan)
+        if self._basis is not None and self.options.remap:
+            self.layout = initial_layout(self.n_qubits, self.local_qubits, uses)
+            self._place_basis(self._basis)
+        if plan:
+            self._basis = None
+        run = PlanRun(self, uses, sampling.rng(seed) if self.rank == 0 else None)
+        progress = self.options.progress if progress is None else progress
+        bar = bar_for(
+            bool(progress) and self.rank == 0, len(plan), len(plan) * 2.0**self.n_qubits,
+            f"{self.n_qubits} qubits on {self.size} ranks",
+        )  # fmt: skip
+        with self.numbers.context(), self._threads():
+            for index, item in enumerate(plan):
+                run.item(item, index)
+                if bar is not None:
+                    bar.update(index + 1)
+            run.flush()
+        if bar is not None:
+            bar.close()
+        return self
+
+    def _plan(self, circuit: Circuit) -> list[PlanItem]:
+        """The circuit's calls. By default only runs of one-qubit gates on one qubit are fused:
+        a wider fused block would turn a control on a rank bit (free) into a target (an
+        exchange). An explicit ``fuse`` width is honoured, capped at the local qubits."""
+        fuse = self.options.fuse
+        if fuse is None or fuse is True:
+            check_bound(circuit, self.numbers)
+            return build_plan(fuse_circuit(circuit, self.numbers, 1, 1), self.numbers, False)
+        width = fuse if fuse is False else min(int(fuse), self.local_qubits)
+        return build_plan(circuit, self.numbers, width)
+
+    def _check_widths(self, plan: Sequence[PlanItem]) -> None:
+        for item in plan:
+            width = len(item.targets)  # type: ignore[union-attr]
+            if width > self.local_qubits:
+                raise ArgumentValueError(
+                    f"a {width}-qubit gate needs {width} local qubits, but {self.size} ranks "
+                    f"leave {self.local_qubits} of {self.n_qubits}: use fewer ranks"
+                )
+
+    def _threads(self) -> contextlib.AbstractContextManager[None]:
+        return run_threads(self.backend, self.options)
+
+    # -- layout changes (collective, invisible to results) ---------------------------------------
+    def _swap_positions(self, p: int, r: int) -> None:
+        """Trade the qubits at positions ``p`` and ``r`` (moves amplitudes as needed)."""
+        if p > r:
+            p, r = r, p
+        L = self.local_qubits
+        if r < L:  # both local: a SWAP of the slice's qubits
+            self.backend.apply_permutation(self._local, [0, 2, 1, 3], None, (p, r))
+        elif p < L:  # a local and a rank position: half of each slice crosses
+            bit = (self.rank >> (r - L)) & 1
+            view = subspace(self._local, L, {p: 1 - bit})
+            self._exchanger.swap(view, self.rank ^ (1 << (r - L)))
+            self._exchanger.stats.count("swap")
+        else:  # two rank positions: ranks whose two bits differ trade whole slices
+            mask = (1 << (p - L)) | (1 << (r - L))
+            if bin(self.rank & mask).count("1") == 1:
+                self._exchanger.swap(self._local, self.rank ^ mask)
+        self.layout.swap_positions(p, r)
+
+    def _make_local(self, qubits: Sequence[int], uses: DenseUses | None, now: int) -> None:
+        """Bring ``qubits`` onto local positions, evicting the ones needed latest."""
+        for q in qubits:
+            if not self.layout.is_local(q):
+                victim = (
+                    choose_victim(self.layout, uses, now, qubits)
+                    if uses is not None
+                    else max(
+                        p for p in range(self.local_qubits)
+                        if self.layout.qubit_at[p] not in qubits
+                    )
+                )  # fmt: skip
+                self._swap_positions(victim, self.layout.position[q])
+
+    def _restore(self, layout: QubitLayout) -> None:
+        """Move qubits back to ``layout``'s positions (``remap=False`` keeps one layout)."""
+        for q in range(self.n_qubits):
+            here, there = self.layout.position[q], layout.position[q]
+            if here != there:
+                self._swap_positions(here, there)
+
+    def relayout(self, layout: QubitLayout) -> DistributedStateVector:
+        """Move the amplitudes to ``layout`` (collective; the state itself is unchanged)."""
+        if layout.n_qubits != self.n_qubits or layout.local_qubits != self.local_qubits:
+            raise ArgumentValueError("the layout is for another shape of distributed state")
+        self._restore(layout)
+        return self
+
+    # -- reductions (collective) -----------------------------------------------------------------
+    def _allreduce_array(self, values: np.ndarray) -> np.ndarray:
+        out = np.empty_like(values)
+        self.comm.Allreduce(values, out)
+        return out
+
+    def _allreduce(self, value: complex) -> complex:
+        return complex(self._allreduce_array(np.array([value], dtype=np.complex128))[0])
+
+    def norm_squared(self) -> float:
+        """``<psi|psi>``."""
+        with self._threads():
+            mine = self.numbers.to_complex(self.backend.norm_squared(self._local, self.numbers))
+        return self._allreduce(mine).real
+
+    def normalize(self) -> DistributedStateVector:
+        """Scale to unit norm in place."""
+        n2 = self.norm_squared()
+        if not n2 > 0:
+            raise InvalidProbabilityError("cannot normalise a zero state")
+        self._local *= self.numbers.dtype.type(1 / np.sqrt(n2))
+        return self
+
+    def probabilities(self, qubits: Sequence[int] | None = None) -> np.ndarray:
+        """Probabilities of every basis state, or the marginal of ``qubits`` (``qubits[0]``
+        the least-significant bit), on every rank."""
+        qs = (
+            tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        )
+        check_state_fits(len(qs), 8)
+        L = self.local_qubits
+        local_bits = [i for i, q in enumerate(qs) if self.layout.position[q] < L]
+        fixed = 0
+        for i, q in enumerate(qs):
+            p = self.layout.position[q]
+            if p >= L and (self.rank >> (p - L)) & 1:
+                fixed |= 1 << i
+        with self._threads():
+            mine = self.backend.probabilities(
+                self._local, tuple(self.layout.position[qs[i]] for i in local_bits), self.numbers
+            )
+        mine = np.asarray(self.backend.to_numpy(mine), dtype=np.float64)
+        index = np.full(mine.size, fixed, dtype=np.int64)
+        j = np.arange(mine.size, dtype=np.int64)
+        for t, i in enumerate(local_bits):
+            index |= ((j >> t) & 1) << i
+        out = np.zeros(1 << len(qs), dtype=np.float64)
+        out[index] = mine
+        return self._allreduce_array(out)
+
+    def expectation(self, observable: str | PauliSum) -> Number:
+        """``<psi|H|psi>`` for a Pauli sum; a term with X or Y on rank qubits first brings those
+        qubits onto local positions (a change of layout, not of the state)."""
+        obs = PauliSum.for_state(observable, self.n_qubits)
+        for _, pauli in obs.terms:  # validated whole before any exchange
+            pauli_masks(pauli)
+        with self.numbers.context():
+            return pauli_sum_value(obs, self.numbers, self._pauli_value)
+
+    def _pauli_value(self, x_mask: int, z_mask: int) -> complex:
+        """``<psi| X^x Z^z |psi>`` (logical masks)."""
+        x_qubits = [q for q in range(self.n_qubits) if x_mask >> q & 1]
+        saved = None if self.options.remap else self.layout.copy()
+        self._make_local(x_qubits, None, 0)
+        L = self.local_qubits
+        x, z = self.layout.physical_mask(x_mask), self.layout.physical_mask(z_mask)
+        sign = -1 if bin((z >> L) & self.rank).count("1") & 1 else 1
+        with self._threads():
+            value = self.backend.expectation_pauli(
+                self._local, x & ((1 << L) - 1), z & ((1 << L) - 1), self.numbers
+            )
+        total = self._allreduce(sign * self.numbers.to_complex(value))
+        if saved is not None:
+            self._restore(saved)
+        return total
+
+    def inner(self, other: DistributedStateVector) -> complex:
+        """``<self|other>`` (moves ``other`` to this state's layout first)."""
+        if not isinstance(other, DistributedStateVector):
+            raise ArgumentTypeError(
+                f"expected a DistributedStateVector, got {type(other).__name__}"
+            )
+        if other.n_qubits != self.n_qubits or other.size != self.size:
+            raise QubitCountMismatchError(
+                f"states have {self.n_qubits} and {other.n_qubits} qubits on {self.size} and "
+                f"{other.size} ranks"
+            )
+        other.relayout(self.layout)
+        with self._threads():
+            mine = self.backend.inner(self._local, other._local, self.numbers)
+        return self._allreduce(self.numbers.to_complex(mine))
+
+    def fidelity(self, other: DistributedStateVector) -> float:
+        """``|<self|other>|**2`` (for normalised states)."""
+        return abs(self.inner(other)) ** 2
+
+    # -- sampling and measurement (outcomes drawn on rank 0, broadcast) --------------------------
+    def _distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
+        return sampling.host_distribution(self.probabilities(qubits))
+
+    def sample(
+        self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
+    ) -> dict[str, int]:
+        """Counts of ``shots`` measurements (no collapse), the same on every rank and, for
+        one seed, the same as a single-process state's."""
+        shots = sampling.check_shots(shots)
+        qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        p = self._distribution(qs)
+        drawn = (
+            sampling.draw_counts(p, shots, seed, self.n_qubits if qs is None else len(qs))
+            if self.rank == 0
+            else None
+        )
+        return dict(self.comm.bcast(drawn, root=0))
+
+    def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
+        """Measure ``qubits`` (all when omitted), collapse onto the outcome and return it
+        (``qubits[0]`` rightmost)."""
+        qs = (
+            tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
+        )
+        return self._measure(qs, sampling.rng(seed) if self.rank == 0 else None)
+
+    def _measure(self, qs: tuple[int, ...], rng: np.random.Generator | None) -> str:
+        p = self._distribution(qs)
+        outcome = int(self.comm.bcast(sampling.draw_outcome(p, rng) if self.rank == 0 else None))
+        diagonal = np.zeros(p.size, dtype=self.numbers.dtype)
+        diagonal[outcome] = 1 / np.sqrt(self.probabilities(qs)[outcome])
+        run = PlanRun(self, None, None)
+        run.gate(DiagonalCall(diagonal, qs), 0)
+        run.flush()
+        return sampling.bitstring(outcome, len(qs))
+
+
+def _use_local_gpu(comm: Any) -> None:
+    """One GPU per rank: ranks on one node take its GPUs in turn."""
+    import cupy
+    from mpi4py import MPI
+
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    cupy.cuda.Device(node.Get_rank() % cupy.cuda.runtime.getDeviceCount()).use()
+
+
+def run_mpi(request: SimulationRequest) -> DistributedStateVector:
+    """``method="mpi"``: the state spread over ``MPI.COMM_WORLD``'s ranks."""
+    numbers = request.numbers or get_number_system("complex128")
+    initial = request.initial
+    if isinstance(initial, StateVector) and initial.n_qubits != request.circuit.n_qubits:
+        raise QubitCountMismatchError(
+            f"initial state has {initial.n_qubits} qubits, circuit has {request.circuit.n_qubits}"
+        )
+    state = DistributedStateVector(
+        request.circuit.n_qubits, numbers, None, request.backend, request.device,
+        request.options, initial,
+    )  # fmt: skip
+    return state.apply(request.circuit, seed=request.seed)
+
+
+__all__ = ["DistributedStateVector", "run_mpi"]

@@ -1,0 +1,127 @@
+"""The distributed state vector: its layout and exchange arithmetic on their own, typed errors,
+and ``tests/test_distributed_ranks.py`` run under real MPI with 2 and 4 ranks."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import genqsim as gq
+from genqsim.distributed import DistributedStateVector
+from genqsim.distributed.exchange import pieces, subspace
+from genqsim.distributed.layout import DenseUses, QubitLayout, choose_victim, initial_layout
+from genqsim.errors import ArgumentValueError
+from genqsim.plan import build_plan
+
+pytest.importorskip("mpi4py")  # the [mpi] extra (part of [test])
+
+TESTS = Path(__file__).parent
+
+
+@given(st.integers(1, 9), st.data())
+def test_subspace_is_the_indices_with_fixed_bits(local_qubits, data):
+    """The view of a subspace holds exactly the amplitudes whose bits match, in index order;
+    its pieces cover it in order, none larger than the chunk."""
+    positions = data.draw(st.sets(st.integers(0, local_qubits - 1), max_size=local_qubits))
+    fixed = {p: data.draw(st.integers(0, 1)) for p in positions}
+    local = np.arange(1 << local_qubits).astype(np.complex128)
+    view = subspace(local, local_qubits, fixed)
+    expected = [
+        i for i in range(1 << local_qubits) if all((i >> p) & 1 == v for p, v in fixed.items())
+    ]
+    np.testing.assert_array_equal(view.reshape(-1).real, expected)
+    chunk = 1 << data.draw(st.integers(0, local_qubits))
+    parts = list(pieces(view, chunk))
+    assert all(p.size == min(chunk, view.size) for p in parts)
+    np.testing.assert_array_equal(np.concatenate([p.reshape(-1) for p in parts]).real, expected)
+    for part in parts:  # views, not copies: writing through them writes the state
+        part[...] = -1
+    assert np.all(local[expected] == -1)
+
+
+def test_layout_bookkeeping():
+    layout = QubitLayout(5, 3)
+    assert layout.is_identity and layout.rank_qubits() == [3, 4]
+    layout.swap_positions(0, 4)
+    assert layout.position == [4, 1, 2, 3, 0] and layout.qubit_at == [4, 1, 2, 3, 0]
+    assert not layout.is_local(0) and layout.is_local(4)
+    assert layout.physical_mask(0b00011) == 0b10010
+    with pytest.raises(ValueError):
+        QubitLayout(3, 2, [0, 0, 1])
+
+
+def test_lookahead_chooses_the_qubit_needed_latest():
+    """Belady's rule: the local qubit whose next dense use is furthest gives up its place;
+    diagonal gates and controls do not count as uses; a fresh state puts the qubits needed
+    latest on the rank bits."""
+    c = gq.Circuit(5).h(4).h(0).cz(1, 4).h(2).cx(1, 3).h(1)
+    plan = build_plan(c, gq.get_number_system("complex128"), False)
+    uses = DenseUses(5, plan)
+    assert uses.next_use(1, 0) == 5 and uses.next_use(4, 0) == float("inf")
+    assert uses.next_use(3, 0) == 4  # the CX target
+    layout = QubitLayout(5, 3)  # qubits 0, 1, 2 local
+    assert layout.qubit_at[choose_victim(layout, uses, 0, keep=[4])] == 1
+    assert layout.qubit_at[choose_victim(layout, uses, 0, keep=[1, 4])] == 2
+    fresh = initial_layout(5, 3, uses)
+    assert sorted(fresh.rank_qubits()) == [1, 3]  # first needed at items 5 and 4
+
+
+class StandIn:
+    """A communicator's rank and size, for the checks made before any message is sent."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def Get_rank(self) -> int:
+        return 0
+
+    def Get_size(self) -> int:
+        return self.size
+
+
+def test_rank_counts_and_gate_widths_are_checked():
+    with pytest.raises(ArgumentValueError, match="power-of-two"):
+        DistributedStateVector(4, comm=StandIn(3))
+    with pytest.raises(ArgumentValueError, match="too many for 2 qubits"):
+        DistributedStateVector(2, comm=StandIn(4))
+    state = DistributedStateVector(4, comm=StandIn(4))
+    unitary = np.linalg.qr(np.arange(64).reshape(8, 8) + 1j * np.eye(8))[0]
+    before = state.local_amplitudes.copy()
+    with pytest.raises(ArgumentValueError, match="3-qubit gate needs 3 local qubits"):
+        state.apply(gq.Circuit(4).h(0).append(gq.MatrixGate(unitary), (0, 1, 3)))
+    np.testing.assert_array_equal(state.local_amplitudes, before)
+
+
+def test_rank_memory_is_checked_before_allocating(monkeypatch):
+    monkeypatch.setenv("GENQSIM_MEMORY_LIMIT", str(1 << 20))
+    with pytest.raises(gq.errors.StateTooLargeError, match="17-qubit state"):
+        DistributedStateVector(20, comm=StandIn(8))  # 2**17 amplitudes a rank
+
+
+def _mpiexec() -> str:
+    beside = Path(sys.executable).parent / "mpiexec"
+    found = str(beside) if beside.exists() else shutil.which("mpiexec")
+    if found is None:
+        pytest.fail("mpiexec not found: pip install 'genqsim[mpi]' provides it (mpich)")
+    return found
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_under_mpiexec(ranks):
+    """The rank tests on real MPI ranks (4 oversubscribe a 2-core machine fine)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    command = [_mpiexec(), "-n", str(ranks), sys.executable, "-m", "pytest", "-q",
+               "-p", "no:cacheprovider", str(TESTS / "test_distributed_ranks.py")]  # fmt: skip
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=900, env=env, cwd=TESTS.parent
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert done.stdout.count("8 passed") == ranks
