@@ -17,9 +17,12 @@ from hypothesis import strategies as st
 import genqsim as gq
 from genqsim.distributed import DistributedStateVector
 from genqsim.distributed.exchange import pieces, subspace
-from genqsim.distributed.layout import DenseUses, QubitLayout, choose_victim, initial_layout
+from genqsim.distributed.layout import QubitLayout, initial_layout, is_plain_swap, needs_locality
+from genqsim.distributed.schedule import Swap, runs_in_place, schedule
 from genqsim.errors import ArgumentValueError
 from genqsim.plan import build_plan
+
+from strategies import random_circuit
 
 pytest.importorskip("mpi4py")  # the [mpi] extra (part of [test])
 
@@ -58,20 +61,64 @@ def test_layout_bookkeeping():
         QubitLayout(3, 2, [0, 0, 1])
 
 
-def test_lookahead_chooses_the_qubit_needed_latest():
-    """Belady's rule: the local qubit whose next dense use is furthest gives up its place;
-    diagonal gates and controls do not count as uses; a fresh state puts the qubits needed
-    latest on the rank bits."""
-    c = gq.Circuit(5).h(4).h(0).cz(1, 4).h(2).cx(1, 3).h(1)
+def _replay(plan, steps, layout):
+    """Check a schedule: every item once, dependencies kept, each item's targets local when
+    it runs (or a one-target gate with two local controls); returns the swaps."""
+    n = layout.n_qubits
+    last_run = {}
+    seen = []
+    for step in steps:
+        if isinstance(step, Swap):
+            assert step.local < layout.local_qubits <= step.rank
+            layout.swap_positions(step.local, step.rank)
+            continue
+        item = plan[step]
+        for q in item.qubits if hasattr(item, "qubits") else range(n):
+            for earlier in range(step):  # every earlier item on a shared qubit already ran
+                other = plan[earlier]
+                shared = set(other.qubits) if hasattr(other, "qubits") else set(range(n))
+                if q in shared:
+                    assert earlier in last_run, (earlier, step)
+        assert runs_in_place(item, layout)
+        if is_plain_swap(item):
+            a, b = item.targets
+            layout.position[a], layout.position[b] = layout.position[b], layout.position[a]
+        last_run[step] = True
+        seen.append(step)
+    assert sorted(seen) == list(range(len(plan)))
+    return [s for s in steps if isinstance(s, Swap)]
+
+
+@given(random_circuit(n_min=4, n_max=7), st.integers(1, 2))
+def test_schedule_is_a_valid_order(circuit, rank_bits):
+    plan = build_plan(circuit, gq.get_number_system("complex128"), False)
+    layout = QubitLayout(circuit.n_qubits, circuit.n_qubits - rank_bits)
+    if any(len(item.targets) > layout.local_qubits for item in plan):
+        return
+    steps = schedule(plan, layout.copy())
+    _replay(plan, steps, layout)
+
+
+def test_schedule_runs_ahead_instead_of_swapping_every_layer():
+    """A random circuit touches every qubit in every layer; run in order it would swap the
+    rank qubit in once per layer. Out of order, the qubits far from the rank qubit's light cone
+    finish first and one of them gives up its place for good."""
+    n, depth = 12, 10
+    plan = build_plan(
+        gq.library.random_circuit(n, depth, seed=3), gq.get_number_system("complex128"), False
+    )
+    layout = initial_layout(n, n - 1, plan)
+    assert layout.rank_qubits() == [n - 1]  # first needed last in layer 0
+    swaps = _replay(plan, schedule(plan, layout.copy()), layout.copy())
+    assert len(swaps) <= 2 < depth
+
+
+def test_initial_layout_puts_the_latest_needed_qubits_on_rank_bits():
+    c = gq.Circuit(5).h(4).h(0).cz(1, 4).h(2).cx(1, 3).swap(0, 2).h(1)
     plan = build_plan(c, gq.get_number_system("complex128"), False)
-    uses = DenseUses(5, plan)
-    assert uses.next_use(1, 0) == 5 and uses.next_use(4, 0) == float("inf")
-    assert uses.next_use(3, 0) == 4  # the CX target
-    layout = QubitLayout(5, 3)  # qubits 0, 1, 2 local
-    assert layout.qubit_at[choose_victim(layout, uses, 0, keep=[4])] == 1
-    assert layout.qubit_at[choose_victim(layout, uses, 0, keep=[1, 4])] == 2
-    fresh = initial_layout(5, 3, uses)
-    assert sorted(fresh.rank_qubits()) == [1, 3]  # first needed at items 5 and 4
+    assert needs_locality(plan[2]) == () and needs_locality(plan[5]) == ()  # CZ, SWAP
+    assert needs_locality(plan[4]) == (3,)  # the CX target only
+    assert sorted(initial_layout(5, 3, plan).rank_qubits()) == [1, 3]  # first needed last
 
 
 class StandIn:

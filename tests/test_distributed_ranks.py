@@ -147,7 +147,7 @@ def test_reduced_state_of_targets():
     circuit = gq.library.random_circuit(n, depth=3, seed=5)
     state = gq.simulate(circuit, method="mpi", exchange_chunk=16)
     for targets in [(n - 1,), (0, n - 1), (n - 2, 1)]:
-        rho = PlanRun(state, None, None)._reduced(targets)
+        rho = PlanRun(state, None)._reduced(targets)
         psi = state.to_numpy().reshape((2,) * n)  # axis a is qubit n-1-a
         keep = [n - 1 - q for q in reversed(targets)]  # highest target first, as kron orders
         rest = [a for a in range(n) if a not in keep]

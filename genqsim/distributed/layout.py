@@ -12,11 +12,17 @@ layout). :class:`DenseUses` looks ahead in a plan to choose which local qubit gi
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..plan import GATE_CALLS, ChannelCall, ConditionalCall, DiagonalCall, MeasureCall, ResetCall
+from ..plan import (
+    GATE_CALLS,
+    ChannelCall,
+    ConditionalCall,
+    DiagonalCall,
+    PermutationCall,
+    ResetCall,
+)
 
 
 @dataclass
@@ -71,62 +77,41 @@ class QubitLayout:
         return QubitLayout(self.n_qubits, self.local_qubits, list(self.position))
 
 
+def is_plain_swap(call: object) -> bool:
+    """An uncontrolled SWAP without phases: with remapping, the layout absorbs it (the two
+    qubits trade positions; no amplitude moves)."""
+    return (
+        isinstance(call, PermutationCall)
+        and len(call.targets) == 2
+        and not call.controls
+        and call.phases is None
+        and [int(v) for v in call.permutation] == [0, 2, 1, 3]
+    )
+
+
 def needs_locality(item: object) -> tuple[int, ...]:
     """The logical qubits an item must find on local positions to run without an exchange:
-    targets of dense and permutation gates (diagonal gates and controls never need one);
-    measurement, reset and channel targets count too (their branches flip or mix them)."""
-    if isinstance(item, DiagonalCall):
+    targets of dense and permutation gates (diagonal gates, controls, measurements and SWAP
+    gates, which the layout absorbs, never need one); reset and channel targets too (their
+    branches flip or mix them), and those of a conditional's gates."""
+    if isinstance(item, DiagonalCall) or is_plain_swap(item):
         return ()
-    if isinstance(item, (*GATE_CALLS, MeasureCall, ResetCall, ChannelCall)):
+    if isinstance(item, (*GATE_CALLS, ResetCall, ChannelCall)):
         return item.targets
     if isinstance(item, ConditionalCall):
-        return tuple(q for call in item.body for q in needs_locality(call))
+        return tuple(dict.fromkeys(q for call in item.body for q in needs_locality(call)))
     return ()
 
 
-class DenseUses:
-    """For every logical qubit, the plan indices where it must be local (:func:`needs_locality`),
-    so the next such use after any index is one bisection away."""
-
-    def __init__(self, n_qubits: int, plan: Sequence[object]) -> None:
-        self._uses: list[list[int]] = [[] for _ in range(n_qubits)]
-        for index, item in enumerate(plan):
-            for q in needs_locality(item):
-                self._uses[q].append(index)
-
-    def next_use(self, qubit: int, after: int) -> float:
-        """The first index after ``after`` where ``qubit`` must be local (``inf``: never)."""
-        uses = self._uses[qubit]
-        at = bisect.bisect_right(uses, after)
-        return float(uses[at]) if at < len(uses) else float("inf")
-
-    def first_use(self, qubit: int) -> float:
-        return self.next_use(qubit, -1)
-
-
-def choose_victim(layout: QubitLayout, uses: DenseUses, now: int, keep: Iterable[int]) -> int:
-    """The local position to hand to a rank qubit: the one whose qubit is next needed locally
-    furthest in the future (Belady's rule), never one holding a qubit in ``keep``; among equals
-    the highest position, so the lowest (cache-friendliest) positions stay put."""
-    keep = set(keep)
-    at = layout.qubit_at
-    best: tuple[float, int] | None = None
-    for p in range(layout.local_qubits):
-        q = at[p]
-        if q in keep:
-            continue
-        key = (uses.next_use(q, now), p)
-        if best is None or key > best:
-            best = key
-    if best is None:
-        raise ValueError("no local position is free to swap with")
-    return best[1]
-
-
-def initial_layout(n_qubits: int, local_qubits: int, uses: DenseUses) -> QubitLayout:
+def initial_layout(n_qubits: int, local_qubits: int, plan: Sequence[object]) -> QubitLayout:
     """A layout for a state that is still a basis state (its amplitudes can be placed
-    anywhere for free): the qubits needed locally latest (or never) go on the rank bits."""
-    order = sorted(range(n_qubits), key=lambda q: (uses.first_use(q), q))
+    anywhere for free): the qubits first needed locally latest (or never) go on the rank
+    bits."""
+    first = [float("inf")] * n_qubits
+    for index, item in enumerate(plan):
+        for q in needs_locality(item):
+            first[q] = min(first[q], index)
+    order = sorted(range(n_qubits), key=lambda q: (first[q], q))
     local, ranked = sorted(order[:local_qubits]), order[local_qubits:]
     position = [0] * n_qubits
     for p, q in enumerate(local + ranked):

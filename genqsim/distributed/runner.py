@@ -26,17 +26,13 @@ from ..plan import (
 )
 from ..states import sampling
 from .exchange import subspace
-from .layout import DenseUses
+from .layout import is_plain_swap
+from .schedule import PAIRWISE_CONTROLS
 
 if TYPE_CHECKING:
     from .state import DistributedStateVector
 
 RunCall = MatrixCall | DiagonalCall | PermutationCall
-
-REUSE_WINDOW = 64
-"""A one-target gate with local controls exchanges only its controlled amplitudes, leaving the
-layout alone, unless its target is needed locally again within this many plan items (then a
-swap of positions pays for itself)."""
 
 
 def _scalar_row(call: RunCall, numbers: NumberSystem) -> np.ndarray:
@@ -51,17 +47,6 @@ def _scalar_row(call: RunCall, numbers: NumberSystem) -> np.ndarray:
     return matrix
 
 
-def _is_plain_swap(call: object) -> bool:
-    """An uncontrolled SWAP with no phases: the layout absorbs it."""
-    return (
-        isinstance(call, PermutationCall)
-        and len(call.targets) == 2
-        and not call.controls
-        and call.phases is None
-        and [int(v) for v in call.permutation] == [0, 2, 1, 3]
-    )
-
-
 class PlanRun:
     """One run of a plan on a distributed state: classifies each call, exchanges what must
     cross ranks, and batches local calls into the backend's cache blocks."""
@@ -69,11 +54,9 @@ class PlanRun:
     def __init__(
         self,
         state: DistributedStateVector,
-        uses: DenseUses | None,
         rng: np.random.Generator | None,
     ) -> None:
         self.state = state
-        self.uses = uses
         self.rng = rng
         self.pending: list[RunCall] = []
         self.stats = state.communication
@@ -102,19 +85,23 @@ class PlanRun:
 
     def gate(self, call: RunCall, index: int) -> None:
         s = self.state
-        if _is_plain_swap(call):
+        if is_plain_swap(call):
             self.flush()
             a, b = call.targets
-            s.layout.position[a], s.layout.position[b] = s.layout.position[b], s.layout.position[a]
-            self.stats.count("relabel")
+            position = s.layout.position
+            if s.options.remap:  # the layout absorbs it
+                position[a], position[b] = position[b], position[a]
+                self.stats.count("relabel")
+            else:  # the amplitudes move, the layout stays
+                s._swap_amplitudes(position[a], position[b])
             return
         remote = [q for q in call.targets if not s.layout.is_local(q)]
         if remote and not isinstance(call, DiagonalCall):
             self.flush()
-            if self._pairwise(call, remote, index):
+            if self._pairwise(call):
                 return
             saved = None if s.options.remap else s.layout.copy()
-            s._make_local(call.targets, self.uses if saved is None else None, index)
+            s._make_local(call.targets)  # remap=False, or an item the schedule did not place
             self._run_local(call)
             if saved is not None:
                 self.flush()
@@ -122,19 +109,16 @@ class PlanRun:
             return
         self._run_local(call)
 
-    def _pairwise(self, call: RunCall, remote: list[int], index: int) -> bool:
+    def _pairwise(self, call: RunCall) -> bool:
         """Run a one-target gate on a rank bit by combining with the partner rank's controlled
-        amplitudes, when that beats a swap of positions; ``False`` to swap instead."""
+        amplitudes (always with ``remap=False``; with remapping where the schedule chose to,
+        :data:`~.schedule.PAIRWISE_CONTROLS`); ``False`` to swap instead."""
         s = self.state
         if len(call.targets) != 1:
             return False
-        (target,) = remote
         local_controls = [c for c in call.controls if s.layout.is_local(c)]
-        if s.options.remap:
-            if not local_controls or self.uses is None:
-                return False
-            if self.uses.next_use(target, index) <= index + REUSE_WINDOW:
-                return False
+        if s.options.remap and len(local_controls) < PAIRWISE_CONTROLS:
+            return False
         physical = call.renamed(dict(enumerate(s.layout.position)))
         fixed = {}
         for c, v in zip(physical.controls, physical.control_values):

@@ -61,8 +61,9 @@ from ..states.protocol import Seed, as_circuit
 from ..states.statevector import StateVector, pauli_sum_value
 from ..validation import as_qubit_tuple, check_n_qubits
 from .exchange import DEFAULT_CHUNK, CommunicationStats, Exchanger, subspace
-from .layout import DenseUses, QubitLayout, choose_victim, initial_layout
+from .layout import QubitLayout, initial_layout
 from .runner import PlanRun
+from .schedule import Swap, schedule
 
 if TYPE_CHECKING:
     from ..states.registry import SimulationRequest
@@ -238,23 +239,32 @@ class DistributedStateVector:
         with self.numbers.context():
             plan = self._plan(circuit)
         self._check_widths(plan)
-        uses = DenseUses(self.n_qubits, plan)
-        if self._basis is not None and self.options.remap:
-            self.layout = initial_layout(self.n_qubits, self.local_qubits, uses)
-            self._place_basis(self._basis)
+        if self.options.remap:
+            if self._basis is not None:
+                self.layout = initial_layout(self.n_qubits, self.local_qubits, plan)
+                self._place_basis(self._basis)
+            steps: Sequence[int | Swap] = schedule(plan, self.layout.copy())
+        else:
+            steps = range(len(plan))
         if plan:
             self._basis = None
-        run = PlanRun(self, uses, sampling.rng(seed) if self.rank == 0 else None)
+        run = PlanRun(self, sampling.rng(seed) if self.rank == 0 else None)
         progress = self.options.progress if progress is None else progress
         bar = bar_for(
             bool(progress) and self.rank == 0, len(plan), len(plan) * 2.0**self.n_qubits,
             f"{self.n_qubits} qubits on {self.size} ranks",
         )  # fmt: skip
         with self.numbers.context(), self._threads():
-            for index, item in enumerate(plan):
-                run.item(item, index)
+            done = 0
+            for step in steps:
+                if isinstance(step, Swap):
+                    run.flush()
+                    self._swap_positions(step.local, step.rank)
+                    continue
+                run.item(plan[step], step)
+                done += 1
                 if bar is not None:
-                    bar.update(index + 1)
+                    bar.update(done)
             run.flush()
         if bar is not None:
             bar.close()
@@ -285,35 +295,39 @@ class DistributedStateVector:
 
     # -- layout changes (collective, invisible to results) ---------------------------------------
     def _swap_positions(self, p: int, r: int) -> None:
-        """Trade the qubits at positions ``p`` and ``r`` (moves amplitudes as needed)."""
+        """Trade the qubits at positions ``p`` and ``r``: the amplitudes move as a SWAP gate
+        on those positions moves them, and the layout records the trade, so the state itself
+        is unchanged."""
+        self._swap_amplitudes(p, r)
+        self.layout.swap_positions(p, r)
+
+    def _swap_amplitudes(self, p: int, r: int) -> None:
+        """A SWAP gate on positions ``p`` and ``r`` (collective): local positions swap within
+        a slice; a local and a rank position trade half of each slice with one partner; two
+        rank positions trade whole slices between the ranks whose two bits differ."""
         if p > r:
             p, r = r, p
         L = self.local_qubits
-        if r < L:  # both local: a SWAP of the slice's qubits
+        if r < L:
             self.backend.apply_permutation(self._local, [0, 2, 1, 3], None, (p, r))
-        elif p < L:  # a local and a rank position: half of each slice crosses
+        elif p < L:
             bit = (self.rank >> (r - L)) & 1
             view = subspace(self._local, L, {p: 1 - bit})
             self._exchanger.swap(view, self.rank ^ (1 << (r - L)))
             self._exchanger.stats.count("swap")
-        else:  # two rank positions: ranks whose two bits differ trade whole slices
+        else:
             mask = (1 << (p - L)) | (1 << (r - L))
             if bin(self.rank & mask).count("1") == 1:
                 self._exchanger.swap(self._local, self.rank ^ mask)
-        self.layout.swap_positions(p, r)
+            self._exchanger.stats.count("swap")
 
-    def _make_local(self, qubits: Sequence[int], uses: DenseUses | None, now: int) -> None:
-        """Bring ``qubits`` onto local positions, evicting the ones needed latest."""
+    def _make_local(self, qubits: Sequence[int]) -> None:
+        """Bring ``qubits`` onto local positions, each trading places with the qubit on the
+        highest local position that is not one of them."""
         for q in qubits:
             if not self.layout.is_local(q):
-                victim = (
-                    choose_victim(self.layout, uses, now, qubits)
-                    if uses is not None
-                    else max(
-                        p for p in range(self.local_qubits)
-                        if self.layout.qubit_at[p] not in qubits
-                    )
-                )  # fmt: skip
+                at = self.layout.qubit_at
+                victim = max(p for p in range(self.local_qubits) if at[p] not in qubits)
                 self._swap_positions(victim, self.layout.position[q])
 
     def _restore(self, layout: QubitLayout) -> None:
@@ -393,7 +407,7 @@ class DistributedStateVector:
         """``<psi| X^x Z^z |psi>`` (logical masks)."""
         x_qubits = [q for q in range(self.n_qubits) if x_mask >> q & 1]
         saved = None if self.options.remap else self.layout.copy()
-        self._make_local(x_qubits, None, 0)
+        self._make_local(x_qubits)
         L = self.local_qubits
         x, z = self.layout.physical_mask(x_mask), self.layout.physical_mask(z_mask)
         sign = -1 if bin((z >> L) & self.rank).count("1") & 1 else 1
@@ -458,7 +472,7 @@ class DistributedStateVector:
         outcome = int(self.comm.bcast(sampling.draw_outcome(p, rng) if self.rank == 0 else None))
         diagonal = np.zeros(p.size, dtype=self.numbers.dtype)
         diagonal[outcome] = 1 / np.sqrt(self.probabilities(qs)[outcome])
-        run = PlanRun(self, None, None)
+        run = PlanRun(self, None)
         run.gate(DiagonalCall(diagonal, qs), 0)
         run.flush()
         return sampling.bitstring(outcome, len(qs))
