@@ -1,13 +1,7 @@
-"""The distributed state vector: its layout and exchange arithmetic on their own, typed errors,
-and ``tests/test_distributed_ranks.py`` run under real MPI with 2 and 4 ranks."""
+"""The distributed state vector's layout, schedule and exchange arithmetic on their own, and
+its typed errors (``tests/test_distributed_ranks.py`` runs the state on real ranks)."""
 
 from __future__ import annotations
-
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,8 +19,6 @@ from genqsim.plan import build_plan
 from strategies import random_circuit
 
 pytest.importorskip("mpi4py")  # the [mpi] extra (part of [test])
-
-TESTS = Path(__file__).parent
 
 
 @given(st.integers(1, 9), st.data())
@@ -151,24 +143,3 @@ def test_rank_memory_is_checked_before_allocating(monkeypatch):
     monkeypatch.setenv("GENQSIM_MEMORY_LIMIT", str(1 << 20))
     with pytest.raises(gq.errors.StateTooLargeError, match="17-qubit state"):
         DistributedStateVector(20, comm=StandIn(8))  # 2**17 amplitudes a rank
-
-
-def _mpiexec() -> str:
-    beside = Path(sys.executable).parent / "mpiexec"
-    found = str(beside) if beside.exists() else shutil.which("mpiexec")
-    if found is None:
-        pytest.fail("mpiexec not found: pip install 'genqsim[mpi]' provides it (mpich)")
-    return found
-
-
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_under_mpiexec(ranks):
-    """The rank tests on real MPI ranks (4 oversubscribe a 2-core machine fine)."""
-    env = {**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    command = [_mpiexec(), "-n", str(ranks), sys.executable, "-m", "pytest", "-q",
-               "-p", "no:cacheprovider", str(TESTS / "test_distributed_ranks.py")]  # fmt: skip
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=900, env=env, cwd=TESTS.parent
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    assert done.stdout.count("8 passed") == ranks
