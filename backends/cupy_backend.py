@@ -28,6 +28,7 @@ from .protocol import (
     BlockRunner,
     DeviceInfo,
     DeviceSampler,
+    DeviceSelector,
     GenericBackend,
     IQPEncoder,
 )
@@ -177,7 +178,13 @@ def _dense_of(call: GateCall) -> np.ndarray:
 
 
 class CupyBackend(
-    GenericBackend, BlockRunner, DeviceSampler, IQPEncoder, BatchPrimitives, DeviceInfo
+    GenericBackend,
+    BlockRunner,
+    DeviceSampler,
+    IQPEncoder,
+    BatchPrimitives,
+    DeviceInfo,
+    DeviceSelector,
 ):
     """CUDA kernels for complex64/complex128 CuPy arrays (1-D states or (batch, 2**n))."""
 
@@ -211,6 +218,12 @@ class CupyBackend(
         except Exception as exc:  # no driver, no device: say why
             return f"none usable ({type(exc).__name__}: {exc})"
         return f"{count} CUDA device(s) seen by cupy {cupy.__version__}"
+
+    def device_count(self) -> int:
+        return int(_cupy().cuda.runtime.getDeviceCount())
+
+    def use_device(self, index: int) -> None:
+        _cupy().cuda.Device(index).use()
 
     # -- gates ---------------------------------------------------------------------------------
     def _apply(self, state, call: GateCall) -> None:

@@ -177,6 +177,19 @@ class DeviceInfo(Protocol):
         """A one-line description of the devices this backend can use."""
 
 
+class DeviceSelector(Protocol):
+    """Runs on one of several devices of a machine, chosen per process (a distributed state
+    gives each MPI rank of a node its own GPU)."""
+
+    @abstractmethod
+    def device_count(self) -> int:
+        """How many devices this process can see."""
+
+    @abstractmethod
+    def use_device(self, index: int) -> None:
+        """Make device ``index`` the one this process allocates and runs on."""
+
+
 class PauliCoordinates(Protocol):
     """Runs a density matrix on its real Pauli coordinates (:mod:`genqsim.states.pauli_basis`):
     changes ``vec(rho)`` into them and back in place, and applies gate calls and block runs
@@ -199,6 +212,7 @@ CAPABILITIES = (
     BatchPrimitives,
     ThreadScoped,
     DeviceInfo,
+    DeviceSelector,
     PauliCoordinates,
 )
 

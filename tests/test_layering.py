@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("backends",),
     ("gates", "circuit", "drawing", "channels", "conditional", "noise"),
     ("plan",),
-    ("states",),
+    ("states", "distributed"),
     ("gradients", "errorbound", "symbolic", "library", "batch", "state", "intervals", "fusion"),
     ("qasm", "interop", "cli", "bench", "", "__main__"),
 ]

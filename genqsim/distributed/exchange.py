@@ -20,6 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import Backend
+from ..numbers import NumberSystem
+
 DEFAULT_CHUNK = 1 << 20
 """Amplitudes per message (16 MiB of complex128): large enough to reach the network's
 bandwidth, small enough that the two staging buffers are noise next to the state."""
@@ -87,12 +90,14 @@ def pieces(view: Any, chunk: int) -> Iterator[Any]:
 class Exchanger:
     """Pairwise exchanges of one rank with its partners, through two chunk-sized buffers."""
 
-    def __init__(self, comm: Any, dtype: np.dtype, chunk: int, on_device: bool) -> None:
+    def __init__(self, comm: Any, backend: Backend, numbers: NumberSystem, chunk: int) -> None:
         self.comm = comm
         self.chunk = chunk
-        self.on_device = on_device
-        self._send = np.empty(0, dtype=dtype)
-        self._recv = np.empty(0, dtype=dtype)
+        self.backend = backend
+        self.numbers = numbers
+        self.on_device = backend.device != "cpu"  # slices there are staged through the host
+        self._send = np.empty(0, dtype=numbers.dtype)
+        self._recv = np.empty(0, dtype=numbers.dtype)
         self.stats = CommunicationStats()
 
     def _buffers(self, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -105,7 +110,7 @@ class Exchanger:
         """Send ``piece`` to ``partner`` and return what it sent back (same shape, host)."""
         send, recv = self._buffers(piece.size)
         if self.on_device:
-            send[...] = piece.get().reshape(-1)
+            send[...] = self.backend.to_numpy(piece).reshape(-1)
         else:
             send.reshape(piece.shape)[...] = piece
         start = time.perf_counter()
@@ -115,28 +120,20 @@ class Exchanger:
         self.stats.messages += 1
         return recv.reshape(piece.shape)
 
-    def _store(self, piece: Any, values: np.ndarray) -> None:
-        if self.on_device:
-            import cupy
-
-            piece[...] = cupy.asarray(values)
-        else:
-            piece[...] = values
+    def _on_device(self, values: np.ndarray) -> Any:
+        """Received values where the slice lives."""
+        return self.backend.asarray(values, self.numbers) if self.on_device else values
 
     def swap(self, view: Any, partner: int) -> None:
         """Trade ``view`` for the partner's view of the same shape."""
         for piece in pieces(view, self.chunk):
-            self._store(piece, self._sendrecv(piece, partner))
+            piece[...] = self._on_device(self._sendrecv(piece, partner))
 
     def combine(self, view: Any, partner: int, own: complex, other: complex) -> None:
         """``view <- own * view + other * partner's view`` (a one-qubit gate whose target is the
         rank bit the two partners differ in; ``own``/``other`` are this rank's row of it)."""
         for piece in pieces(view, self.chunk):
-            received = self._sendrecv(piece, partner)
-            if self.on_device:
-                import cupy
-
-                received = cupy.asarray(received)
+            received = self._on_device(self._sendrecv(piece, partner))
             if own == 0:
                 piece[...] = received if other == 1 else other * received
             else:

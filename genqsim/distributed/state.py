@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..backends import Backend, backend_for
+from ..backends import Backend, DeviceSelector, backend_for, capability
 from ..circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
@@ -119,13 +119,14 @@ class DistributedStateVector:
         self.options = RunOptions() if options is None else options
         self.local_qubits = n - k
         self.backend: Backend = backend_for(ns, device, backend)
-        if self.backend.device != "cpu":
-            _use_local_gpu(self.comm)
+        selector = capability(self.backend, DeviceSelector)
+        if selector is not None:  # one device per rank: a node's ranks take them in turn
+            _use_node_device(self.comm, selector)
         check_state_fits(self.local_qubits, ns.dtype.itemsize)  # this rank's slice
         self.layout = QubitLayout(n, self.local_qubits)
         self._local = self.backend.zeros(self.local_qubits, ns)
         chunk = self.options.exchange_chunk or DEFAULT_CHUNK
-        self._exchanger = Exchanger(self.comm, ns.dtype, chunk, self.backend.device != "cpu")
+        self._exchanger = Exchanger(self.comm, self.backend, ns, chunk)
         self.clbits: dict[int, int] = {}
         self._basis: int | None = None  # the basis index while the state is still one
         self._set_initial(initial)
@@ -193,9 +194,7 @@ class DistributedStateVector:
         other._local = self._local.copy()
         other.layout = self.layout.copy()
         other.clbits = dict(self.clbits)
-        other._exchanger = Exchanger(
-            self.comm, self.numbers.dtype, self._exchanger.chunk, self._exchanger.on_device
-        )
+        other._exchanger = Exchanger(self.comm, self.backend, self.numbers, self._exchanger.chunk)
         return other
 
     def gather(self, root: int = 0) -> np.ndarray | None:
@@ -478,13 +477,11 @@ class DistributedStateVector:
         return sampling.bitstring(outcome, len(qs))
 
 
-def _use_local_gpu(comm: Any) -> None:
-    """One GPU per rank: ranks on one node take its GPUs in turn."""
-    import cupy
-    from mpi4py import MPI
-
-    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
-    cupy.cuda.Device(node.Get_rank() % cupy.cuda.runtime.getDeviceCount()).use()
+def _use_node_device(comm: Any, selector: DeviceSelector) -> None:
+    """Put this rank on device ``(rank within its node) mod (devices on the node)``."""
+    mpi = require("mpi4py.MPI", "mpi", "method='mpi'", ArgumentValueError)
+    node = comm.Split_type(mpi.COMM_TYPE_SHARED)
+    selector.use_device(node.Get_rank() % max(1, selector.device_count()))
 
 
 def run_mpi(request: SimulationRequest) -> DistributedStateVector:
