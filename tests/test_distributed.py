@@ -3,6 +3,8 @@ its typed errors (``tests/test_distributed_ranks.py`` runs the state on real ran
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -125,6 +127,12 @@ class StandIn:
     def Get_size(self) -> int:
         return self.size
 
+    def allgather(self, value: object) -> list[object]:
+        return [value] * self.size
+
+    def Split_type(self, kind: int) -> StandIn:
+        return StandIn(1)  # alone on its node
+
 
 def test_rank_counts_and_gate_widths_are_checked():
     with pytest.raises(ArgumentValueError, match="power-of-two"):
@@ -133,6 +141,7 @@ def test_rank_counts_and_gate_widths_are_checked():
         DistributedStateVector(2, comm=StandIn(4))
     state = DistributedStateVector(4, comm=StandIn(4))
     unitary = np.linalg.qr(np.arange(64).reshape(8, 8) + 1j * np.eye(8))[0]
+    assert state.options.threads == max(1, min(state.backend.max_threads(), os.cpu_count() or 1))
     before = state.local_amplitudes.copy()
     with pytest.raises(ArgumentValueError, match="3-qubit gate needs 3 local qubits"):
         state.apply(gq.Circuit(4).h(0).append(gq.MatrixGate(unitary), (0, 1, 3)))
@@ -141,5 +150,5 @@ def test_rank_counts_and_gate_widths_are_checked():
 
 def test_rank_memory_is_checked_before_allocating(monkeypatch):
     monkeypatch.setenv("GENQSIM_MEMORY_LIMIT", str(1 << 20))
-    with pytest.raises(gq.errors.StateTooLargeError, match="17-qubit state"):
+    with pytest.raises(gq.errors.StateTooLargeError, match="rank 0: a 17-qubit state"):
         DistributedStateVector(20, comm=StandIn(8))  # 2**17 amplitudes a rank

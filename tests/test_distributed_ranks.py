@@ -223,3 +223,31 @@ def test_bad_input_is_refused_before_any_change():
     with pytest.raises(gq.errors.UnboundParameterError):
         state.apply(gq.Circuit(4).rx(gq.parameters("a")[0], 3))
     np.testing.assert_array_equal(state.to_numpy(), before)
+
+
+def _gpu_count() -> int:
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:
+        return 0
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_count() == 0, reason="needs a GPU")
+@pytest.mark.parametrize("numbers", ["complex128", "complex64"])
+def test_gpu_slices(numbers):
+    """Slices on GPUs (one per rank, staged through host buffers) give the CPU result."""
+    circuit = gq.library.random_circuit(9, depth=4, seed=2).h(8).cx(8, 0).swap(7, 1)
+    tolerance = 1e-12 if numbers == "complex128" else 2e-5
+    for remap in (True, False):
+        state = gq.simulate(circuit, numbers=numbers, device="gpu", method="mpi",
+                            exchange_chunk=16, remap=remap)  # fmt: skip
+        assert state.backend.device == "gpu"
+        np.testing.assert_allclose(
+            state.to_numpy(), single_process(circuit, 0, numbers), atol=tolerance
+        )
+        assert state.expectation("X8 Y0") == pytest.approx(
+            gq.simulate(circuit, numbers=numbers).expectation("X8 Y0"), abs=tolerance
+        )

@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import contextlib
 import numbers as _abc
+import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..backends import Backend, DeviceSelector, backend_for, capability
+from ..backends import Backend, DeviceSelector, ThreadScoped, backend_for, capability
 from ..circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
@@ -42,6 +44,7 @@ from ..errors import (
     QubitCountMismatchError,
     QubitIndexError,
     StateShapeError,
+    StateTooLargeError,
 )
 from ..memory import check_state_fits
 from ..numbers import Number, NumberSystem, get_number_system
@@ -119,10 +122,8 @@ class DistributedStateVector:
         self.options = RunOptions() if options is None else options
         self.local_qubits = n - k
         self.backend: Backend = backend_for(ns, device, backend)
-        selector = capability(self.backend, DeviceSelector)
-        if selector is not None:  # one device per rank: a node's ranks take them in turn
-            _use_node_device(self.comm, selector)
-        check_state_fits(self.local_qubits, ns.dtype.itemsize)  # this rank's slice
+        self._share_node()
+        self._fits_everywhere(self.local_qubits, ns.dtype.itemsize)  # this rank's slice
         self.layout = QubitLayout(n, self.local_qubits)
         self._local = self.backend.zeros(self.local_qubits, ns)
         chunk = self.options.exchange_chunk or DEFAULT_CHUNK
@@ -166,6 +167,36 @@ class DistributedStateVector:
         if physical >> self.local_qubits == self.rank:
             self._local[physical & ((1 << self.local_qubits) - 1)] = 1
 
+    def _share_node(self) -> None:
+        """Ranks on one node share it: each takes the GPU ``(rank on node) mod (GPUs)``,
+        and, unless ``threads`` was given, an equal share of the node's cores."""
+        if self.size == 1:
+            return
+        mpi = require("mpi4py.MPI", "mpi", "method='mpi'", ArgumentValueError)
+        node = self.comm.Split_type(mpi.COMM_TYPE_SHARED)
+        on_node, here = int(node.Get_rank()), int(node.Get_size())
+        selector = capability(self.backend, DeviceSelector)
+        if selector is not None:
+            selector.use_device(on_node % max(1, selector.device_count()))
+        scoped = capability(self.backend, ThreadScoped)
+        if scoped is not None and self.options.threads is None:
+            share = max(1, min(scoped.max_threads(), (os.cpu_count() or 1) // here))
+            self.options = replace(self.options, threads=share)
+
+    def _fits_everywhere(self, n_qubits: int, itemsize: int, only: int | None = None) -> None:
+        """:func:`~genqsim.memory.check_state_fits` on every rank (or on rank ``only``), and
+        the same error on all of them if it fails on one: a rank that raised alone would
+        leave the others waiting in the next collective."""
+        problem = None
+        if only is None or only == self.rank:
+            try:
+                check_state_fits(n_qubits, itemsize)
+            except StateTooLargeError as exc:
+                problem = f"rank {self.rank}: {exc}"
+        failed = [m for m in self.comm.allgather(problem) if m is not None]
+        if failed:
+            raise StateTooLargeError(failed[0])
+
     def _physical_index(self, logical: int) -> int:
         return self.layout.physical_mask(logical)
 
@@ -200,8 +231,7 @@ class DistributedStateVector:
     def gather(self, root: int = 0) -> np.ndarray | None:
         """The whole state, in logical order, on rank ``root`` (``None`` on the others);
         checks that it fits there first."""
-        if root == self.rank:
-            check_state_fits(self.n_qubits, self.numbers.dtype.itemsize)
+        self._fits_everywhere(self.n_qubits, self.numbers.dtype.itemsize, only=root)
         local = self.backend.to_numpy(self._local)
         full = np.empty(1 << self.n_qubits, dtype=local.dtype) if self.rank == root else None
         self.comm.Gather(local, full, root=root)
@@ -209,7 +239,7 @@ class DistributedStateVector:
 
     def to_numpy(self) -> np.ndarray:
         """The whole state, in logical order, on every rank."""
-        check_state_fits(self.n_qubits, self.numbers.dtype.itemsize)
+        self._fits_everywhere(self.n_qubits, self.numbers.dtype.itemsize)
         local = self.backend.to_numpy(self._local)
         full = np.empty(1 << self.n_qubits, dtype=local.dtype)
         self.comm.Allgather(local, full)
@@ -372,7 +402,7 @@ class DistributedStateVector:
         qs = (
             tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
         )
-        check_state_fits(len(qs), 8)
+        self._fits_everywhere(len(qs), 8)
         L = self.local_qubits
         local_bits = [i for i, q in enumerate(qs) if self.layout.position[q] < L]
         fixed = 0
@@ -475,13 +505,6 @@ class DistributedStateVector:
         run.gate(DiagonalCall(diagonal, qs), 0)
         run.flush()
         return sampling.bitstring(outcome, len(qs))
-
-
-def _use_node_device(comm: Any, selector: DeviceSelector) -> None:
-    """Put this rank on device ``(rank within its node) mod (devices on the node)``."""
-    mpi = require("mpi4py.MPI", "mpi", "method='mpi'", ArgumentValueError)
-    node = comm.Split_type(mpi.COMM_TYPE_SHARED)
-    selector.use_device(node.Get_rank() % max(1, selector.device_count()))
 
 
 def run_mpi(request: SimulationRequest) -> DistributedStateVector:
