@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable
 from importlib import metadata
 
-from ..errors import NumberTypeError, UnknownBackendError
+from ..errors import NumberTypeError, SlowFallbackWarning, UnknownBackendError
 from ..numbers import NumberSystem
 from .protocol import (
     CAPABILITIES,
@@ -152,6 +152,7 @@ def select_backend(array: object, name: str | None = None) -> Backend:
     candidates = [b for b in (_instance(n) for n in _FACTORIES) if b is not None]
     for backend in sorted(candidates, key=lambda b: -b.priority):
         if backend.supports(array):
+            _notice_fallback(backend, getattr(getattr(array, "dtype", None), "kind", ""))
             return backend
     raise UnknownBackendError(
         f"no backend supports {type(array).__name__} arrays of dtype {getattr(array, 'dtype', '?')}"
@@ -189,6 +190,7 @@ def backend_for(
     ]
     for backend in sorted(candidates, key=lambda b: -b.priority):
         if backend.holds(numbers):
+            _notice_fallback(backend, numbers.dtype.kind)
             return backend
     if not candidates:
         missing = "; ".join(f"{n} ({why})" for n, why in unavailable_backends().items())
@@ -211,9 +213,32 @@ def _check_holds(backend: Backend, numbers: NumberSystem) -> None:
 
 
 def _numba_backend() -> Backend:
-    from .numba_backend import NumbaBackend  # ImportError when numba is not installed
-
+    try:
+        from .numba_backend import NumbaBackend
+    except ImportError:
+        raise
+    except Exception as exc:  # installed but broken (e.g. built for another NumPy)
+        raise ImportError(f"numba failed to load: {type(exc).__name__}: {exc}") from exc
     return NumbaBackend()
+
+
+_warned_fallback = False
+
+
+def _notice_fallback(backend: Backend, kind: str) -> None:
+    """Say once per process that complex states run on the generic NumPy backend because
+    the Numba backend could not load (it is a default dependency, so this is a broken or
+    partial install, and runs are 10-50x slower)."""
+    global _warned_fallback
+    if _warned_fallback or kind != "c" or backend.name != "numpy" or "numba" not in _UNAVAILABLE:
+        return
+    _warned_fallback = True
+    warnings.warn(
+        f"genqsim: the Numba backend could not load ({_UNAVAILABLE['numba']}); complex states "
+        "run on the generic NumPy backend, 10-50x slower. Install it: pip install 'numba>=0.59'",
+        SlowFallbackWarning,
+        stacklevel=3,
+    )
 
 
 def _register_builtin() -> None:

@@ -396,6 +396,10 @@ def main(argv: list[str] | None = None) -> None:
     print(table(all_results, bandwidth, args.threads, args.sims, args.quick))
     for m in sorted(set(missing)):
         print(f"missing peer: {m}")
+    ours = [r for (sim, _), r in all_results.items() if sim == "genqsim"]
+    if ours and not any(isinstance(v, (int, float)) for r in ours for v in r.values()):
+        why = "; ".join(m for m in missing if m.startswith("genqsim")) or "every case failed"
+        sys.exit(f"genqsim bench: genqsim itself could not run ({why})")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(

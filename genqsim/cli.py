@@ -357,7 +357,7 @@ def info() -> str:
 
         lines.append(f"numba threads: {get_num_threads()}")
     else:
-        lines.append("numba: not installed (pip install 'genqsim[numba]' for compiled kernels)")
+        lines.append("numba: could not load (pip install 'numba>=0.59'; see unavailable backends)")
     missing = unavailable_backends()
     if missing:
         why = "; ".join(f"{name} ({reason})" for name, reason in missing.items())

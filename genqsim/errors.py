@@ -125,3 +125,7 @@ class ChannelParameterError(GenqsimError, ValueError):
 
 class NoiseModelError(GenqsimError, ValueError):
     """A noise model rule or file that cannot be used as given."""
+
+
+class SlowFallbackWarning(UserWarning):
+    """A fast backend could not load, so states run on a slower generic one (said once)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from importlib import metadata
 
 import numpy as np
@@ -158,3 +159,40 @@ def test_thread_count_travels_with_the_state():
         gq.simulate(c, threads=0)
     with pytest.raises(gq.ThreadCountError):
         gq.simulate(c, threads=10_000)
+
+
+def test_a_numba_that_cannot_load_is_said_once(monkeypatch):
+    """Numba is a default dependency; if it still cannot load, complex states run on the
+    generic backend and the user is told once why, not on every state."""
+
+    def broken() -> Backend:
+        raise ImportError("numba failed to load: RuntimeError: built for another NumPy")
+
+    monkeypatch.setattr(backends, "_warned_fallback", False)
+    backends.register_backend("numba", broken)
+    try:
+        with pytest.warns(gq.SlowFallbackWarning, match=r"built for another NumPy.*10-50x"):
+            psi = gq.simulate(gq.Circuit(3).h(0).cx(0, 2))
+        assert psi.backend.name == "numpy"
+        np.testing.assert_allclose(psi.probabilities(), [0.5, 0, 0, 0, 0, 0.5, 0, 0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # said once per process
+            gq.simulate(gq.Circuit(2).h(1), numbers="complex64")
+            gq.simulate(gq.Circuit(2).h(1), numbers="sympy")  # object states never warned
+    finally:
+        backends.register_backend("numba", backends._numba_backend)
+    assert gq.zeros(2).backend.name == "numba"
+
+
+def test_bench_fails_when_genqsim_cannot_run(monkeypatch, capsys):
+    from genqsim import bench
+
+    def spawn(sim, threads, repeat, quick):
+        if sim == "genqsim":
+            return {}, "genqsim: worker failed: ['ImportError: no numba']"
+        return {"H 20 q0": 0.001}, None
+
+    monkeypatch.setattr(bench, "spawn", spawn)
+    monkeypatch.setattr(bench, "measure_bandwidth", lambda: 1e10)
+    with pytest.raises(SystemExit, match=r"genqsim itself could not run.*no numba"):
+        bench.main(["--quick", "--threads", "1", "--sims", "genqsim", "qulacs"])
