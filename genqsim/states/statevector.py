@@ -45,6 +45,7 @@ from .options import RunOptions, run_threads
 from .protocol import Seed, as_circuit
 
 if TYPE_CHECKING:
+    from .density import DensityMatrix
     from .registry import SimulationRequest
 
 _PHASE_OF_Y_COUNT = (1, 1j, -1, -1j)
@@ -223,6 +224,41 @@ class StateVector:
     def fidelity(self, other: StateVector) -> Number:
         """``|<self|other>|**2`` (for normalised states)."""
         return self.numbers.abs2(self.inner(other))
+
+    def reduced_density_matrix(self, qubits: int | Sequence[int]) -> DensityMatrix:
+        """The state of ``qubits`` with the others traced out, as a
+        :class:`~genqsim.states.DensityMatrix` in this state's numbers (exact for symbolic
+        ones); its qubit ``i`` is ``qubits[i]``. Built as ``A A^dagger`` from the amplitudes
+        arranged as a ``2**k x 2**(n-k)`` matrix, never as the ``4**n`` density matrix."""
+        from .density import DensityMatrix
+
+        qs = as_qubit_tuple(qubits, self.n_qubits)
+        if not qs:
+            raise ArgumentValueError("keep at least one qubit")
+        n, k = self.n_qubits, len(qs)
+        rest = [q for q in range(n) if q not in qs]
+        # axis a of the (2,)*n tensor is qubit n-1-a; the kept qubits go first, highest first
+        order = [n - 1 - q for q in reversed(qs)] + [n - 1 - q for q in reversed(rest)]
+        psi = self.to_numpy().reshape((2,) * n).transpose(order).reshape(1 << k, 1 << (n - k))
+        with self.numbers.context():
+            if self.numbers.dtype.kind == "c":
+                rho = psi @ psi.conj().T
+            else:
+                conj = np.vectorize(self.numbers.conj, otypes=[object])(psi)
+                rho = np.dot(psi, conj.T)
+        return DensityMatrix(rho, self.numbers, options=self.options)
+
+    def entanglement_entropy(self, qubits: int | Sequence[int], base: float = 2) -> float:
+        """The von Neumann entropy of ``qubits``' reduced state (in bits by default): how
+        entangled they are with the rest, for a normalised pure state. The smaller side is
+        traced out (both sides have the same entropy), so the matrix has at most
+        ``2**(n//2)`` rows."""
+        qs = as_qubit_tuple(qubits, self.n_qubits)
+        rest = [q for q in range(self.n_qubits) if q not in qs]
+        if not qs or not rest:
+            return 0.0  # the whole state, or nothing of it: a pure state has no entropy
+        smaller = qs if len(qs) <= len(rest) else tuple(rest)
+        return self.reduced_density_matrix(smaller).entropy(base)
 
     def expectation(self, observable: str | PauliSum) -> Number:
         """``<psi|H|psi>`` for a Pauli sum such as ``"Z0 Z1 + 0.5*X2"``.
