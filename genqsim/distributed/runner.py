@@ -120,14 +120,10 @@ class PlanRun:
         if s.options.remap and len(local_controls) < PAIRWISE_CONTROLS:
             return False
         physical = call.renamed(dict(enumerate(s.layout.position)))
-        fixed = {}
-        for c, v in zip(physical.controls, physical.control_values):
-            if c >= s.local_qubits:
-                if (s.rank >> (c - s.local_qubits)) & 1 != v:
-                    self.stats.count("skipped")
-                    return True
-            else:
-                fixed[c] = v
+        controls = self._local_controls(physical)
+        if controls is None:
+            return True
+        fixed = dict(zip(*controls))
         bit_position = physical.targets[0] - s.local_qubits
         bit = (s.rank >> bit_position) & 1
         row = _scalar_row(call, s.numbers)[bit]
@@ -142,18 +138,12 @@ class PlanRun:
         s = self.state
         L = s.local_qubits
         physical = call.renamed(dict(enumerate(s.layout.position)))
-        controls, values = [], []
-        for c, v in zip(physical.controls, physical.control_values):
-            if c >= L:
-                if (s.rank >> (c - L)) & 1 != v:
-                    self.stats.count("skipped")
-                    return
-            else:
-                controls.append(c)
-                values.append(v)
-        if len(controls) != len(physical.controls):
+        local = self._local_controls(physical)
+        if local is None:
+            return
+        if len(local[0]) != len(physical.controls):
             self.stats.count("rank_controlled")
-        physical = replace(physical, controls=tuple(controls), control_values=tuple(values))
+        physical = replace(physical, controls=local[0], control_values=local[1])
         if isinstance(physical, DiagonalCall) and any(t >= L for t in physical.targets):
             self.stats.count("diagonal")
             reduced = self._fix_rank_targets(physical)
@@ -162,6 +152,20 @@ class PlanRun:
             return
         self.stats.count("local")
         self.pending.append(physical)
+
+    def _local_controls(self, physical: RunCall) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The controls of a call (in positions) that sit on local positions, and their values;
+        ``None`` where a control on a rank bit fails on this rank (the rank skips the call)."""
+        L, rank = self.state.local_qubits, self.state.rank
+        controls, values = [], []
+        for c, v in zip(physical.controls, physical.control_values):
+            if c < L:
+                controls.append(c)
+                values.append(v)
+            elif (rank >> (c - L)) & 1 != v:
+                self.stats.count("skipped")
+                return None
+        return tuple(controls), tuple(values)
 
     def _fix_rank_targets(self, call: DiagonalCall) -> DiagonalCall | None:
         """The diagonal restricted to this rank's values of its rank-bit targets: a smaller
