@@ -103,6 +103,28 @@ def test_results_equal_single_process(circuit, chunk, remap):
 
 
 @SAME_ON_EVERY_RANK
+@given(random_circuit(n_min=6, n_max=8), st.booleans(), st.data())
+def test_reduced_states_equal_single_process(circuit, remap, data):
+    """Reduced density matrices of any qubits (rank qubits included) and entanglement
+    entropies equal the single-process state's."""
+    n = circuit.n_qubits
+    keep = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4, unique=True))
+    state = gq.simulate(circuit, method="mpi", remap=remap, exchange_chunk=16)
+    ref = gq.simulate(circuit)
+    layout = list(state.layout.position)
+    rho = state.reduced_density_matrix(keep)
+    np.testing.assert_allclose(
+        rho.to_numpy(), ref.reduced_density_matrix(keep).to_numpy(), atol=1e-12
+    )
+    if not remap:
+        assert state.layout.position == layout
+    assert state.entanglement_entropy(keep) == pytest.approx(
+        ref.entanglement_entropy(keep), abs=1e-9
+    )
+    np.testing.assert_allclose(state.to_numpy(), ref.to_numpy(), atol=1e-12)  # state unchanged
+
+
+@SAME_ON_EVERY_RANK
 @given(random_circuit(n_min=6, n_max=8), st.integers(0, 2**16))
 def test_complex64(circuit, seed):
     state = gq.simulate(circuit, numbers="complex64", method="mpi", exchange_chunk=16, seed=seed)

@@ -69,6 +69,7 @@ from .runner import PlanRun
 from .schedule import Swap, schedule
 
 if TYPE_CHECKING:
+    from ..states.density import DensityMatrix
     from ..states.registry import SimulationRequest
 
 MACHINE_NUMBERS = ("complex128", "complex64")
@@ -448,6 +449,45 @@ class DistributedStateVector:
         if saved is not None:
             self._restore(saved)
         return total
+
+    def reduced_density_matrix(self, qubits: int | Sequence[int]) -> DensityMatrix:
+        """The state of ``qubits`` with the others traced out (its qubit ``i`` is
+        ``qubits[i]``), on every rank: the kept qubits are brought onto local positions, each
+        rank traces its slice, and one ``Allreduce`` sums the ranks' parts. Each rank needs
+        room for a second copy of its slice and the ``4**k`` matrix."""
+        from ..states.density import DensityMatrix
+
+        qs = as_qubit_tuple(qubits, self.n_qubits)
+        if not qs:
+            raise ArgumentValueError("keep at least one qubit")
+        k, L = len(qs), self.local_qubits
+        if k > L:
+            raise ArgumentValueError(
+                f"{k} qubits do not fit on the {L} local positions of {self.size} ranks"
+            )
+        self._fits_everywhere(L, self.numbers.dtype.itemsize)  # the rearranged slice
+        self._fits_everywhere(2 * k, 16)
+        saved = None if self.options.remap else self.layout.copy()
+        self._make_local(qs)
+        positions = [self.layout.position[q] for q in qs]
+        rest = [p for p in range(L) if p not in positions]
+        order = [L - 1 - p for p in reversed(positions)] + [L - 1 - p for p in reversed(rest)]
+        local = self.backend.to_numpy(self._local).reshape((2,) * L).transpose(order)
+        part = local.reshape(1 << k, 1 << (L - k)).astype(np.complex128)
+        rho = self._allreduce_array(part @ part.conj().T)
+        if saved is not None:
+            self._restore(saved)
+        return DensityMatrix(rho.astype(self.numbers.dtype), self.numbers)
+
+    def entanglement_entropy(self, qubits: int | Sequence[int], base: float = 2) -> float:
+        """The von Neumann entropy of ``qubits``' reduced state (bits by default), from the
+        smaller side of the cut (a pure state's two sides have the same entropy)."""
+        qs = as_qubit_tuple(qubits, self.n_qubits)
+        rest = [q for q in range(self.n_qubits) if q not in qs]
+        if not qs or not rest:
+            return 0.0
+        smaller = qs if len(qs) <= len(rest) else tuple(rest)
+        return self.reduced_density_matrix(smaller).entropy(base)
 
     def inner(self, other: DistributedStateVector) -> complex:
         """``<self|other>`` (moves ``other`` to this state's layout first)."""
