@@ -61,7 +61,12 @@ from ..progress import bar_for
 from ..states import sampling
 from ..states.options import RunOptions, run_threads
 from ..states.protocol import Seed, as_circuit
-from ..states.statevector import StateVector, pauli_sum_value
+from ..states.statevector import (
+    StateVector,
+    kept_first,
+    pauli_sum_value,
+    pure_state_entropy,
+)
 from ..validation import as_qubit_tuple, check_n_qubits
 from .exchange import DEFAULT_CHUNK, CommunicationStats, Exchanger, subspace
 from .layout import QubitLayout, initial_layout
@@ -469,9 +474,7 @@ class DistributedStateVector:
         self._fits_everywhere(2 * k, 16)
         saved = None if self.options.remap else self.layout.copy()
         self._make_local(qs)
-        positions = [self.layout.position[q] for q in qs]
-        rest = [p for p in range(L) if p not in positions]
-        order = [L - 1 - p for p in reversed(positions)] + [L - 1 - p for p in reversed(rest)]
+        order = kept_first(L, [self.layout.position[q] for q in qs])
         local = self.backend.to_numpy(self._local).reshape((2,) * L).transpose(order)
         part = local.reshape(1 << k, 1 << (L - k)).astype(np.complex128)
         rho = self._allreduce_array(part @ part.conj().T)
@@ -482,12 +485,7 @@ class DistributedStateVector:
     def entanglement_entropy(self, qubits: int | Sequence[int], base: float = 2) -> float:
         """The von Neumann entropy of ``qubits``' reduced state (bits by default), from the
         smaller side of the cut (a pure state's two sides have the same entropy)."""
-        qs = as_qubit_tuple(qubits, self.n_qubits)
-        rest = [q for q in range(self.n_qubits) if q not in qs]
-        if not qs or not rest:
-            return 0.0
-        smaller = qs if len(qs) <= len(rest) else tuple(rest)
-        return self.reduced_density_matrix(smaller).entropy(base)
+        return pure_state_entropy(self, qubits, base)
 
     def inner(self, other: DistributedStateVector) -> complex:
         """``<self|other>`` (moves ``other`` to this state's layout first)."""

@@ -53,7 +53,7 @@ from .doubling import doubled_circuit
 from .options import RunOptions, run_threads
 from .pauli_basis import PauliRun, pauli_run
 from .protocol import Seed, as_circuit
-from .statevector import StateVector, basis, pauli_sum_value
+from .statevector import StateVector, basis, kept_first, pauli_sum_value
 
 if TYPE_CHECKING:
     from .registry import SimulationRequest
@@ -383,10 +383,8 @@ class DensityMatrix:
         if not qs:
             raise ArgumentValueError("keep at least one qubit")
         n, k = self.n_qubits, len(qs)
-        traced = [q for q in range(n) if q not in qs]
-        # tensor axes of vec(rho): row bit q is axis n-1-q, column bit q axis 2n-1-q
-        order = [n - 1 - q for q in reversed(qs)] + [n - 1 - q for q in reversed(traced)]
-        order += [2 * n - 1 - q for q in reversed(qs)] + [2 * n - 1 - q for q in reversed(traced)]
+        rows = kept_first(n, qs)  # vec(rho): row bit q is axis n-1-q, column bit q axis 2n-1-q
+        order = rows + [n + a for a in rows]
         with self.numbers.context():
             t = self.vector.reshape((2,) * (2 * n)).transpose(order)
             t = t.reshape(1 << k, 1 << (n - k), 1 << k, 1 << (n - k))

@@ -236,9 +236,7 @@ class StateVector:
         if not qs:
             raise ArgumentValueError("keep at least one qubit")
         n, k = self.n_qubits, len(qs)
-        rest = [q for q in range(n) if q not in qs]
-        # axis a of the (2,)*n tensor is qubit n-1-a; the kept qubits go first, highest first
-        order = [n - 1 - q for q in reversed(qs)] + [n - 1 - q for q in reversed(rest)]
+        order = kept_first(n, qs)
         psi = self.to_numpy().reshape((2,) * n).transpose(order).reshape(1 << k, 1 << (n - k))
         with self.numbers.context():
             if self.numbers.dtype.kind == "c":
@@ -253,12 +251,7 @@ class StateVector:
         entangled they are with the rest, for a normalised pure state. The smaller side is
         traced out (both sides have the same entropy), so the matrix has at most
         ``2**(n//2)`` rows."""
-        qs = as_qubit_tuple(qubits, self.n_qubits)
-        rest = [q for q in range(self.n_qubits) if q not in qs]
-        if not qs or not rest:
-            return 0.0  # the whole state, or nothing of it: a pure state has no entropy
-        smaller = qs if len(qs) <= len(rest) else tuple(rest)
-        return self.reduced_density_matrix(smaller).entropy(base)
+        return pure_state_entropy(self, qubits, base)
 
     def expectation(self, observable: str | PauliSum) -> Number:
         """``<psi|H|psi>`` for a Pauli sum such as ``"Z0 Z1 + 0.5*X2"``.
@@ -411,6 +404,26 @@ def pauli_sum_value(obs: PauliSum, ns: NumberSystem, raw: Callable[[int, int], N
         total = complex(total)
         return total.real if total.imag == 0 else total
     return total if ns.symbolic or not real_coeffs else ns.real(total)
+
+
+def kept_first(n_qubits: int, kept: Sequence[int]) -> list[int]:
+    """The axis order of a ``(2,)*n`` amplitude tensor (axis ``a`` is qubit ``n-1-a``) that
+    puts ``kept`` first, highest first, then the others: reshaped to ``(2**k, 2**(n-k))``, its
+    row index has ``kept[i]`` as bit ``i``. Reduced states of every kind are built on it."""
+    rest = [q for q in range(n_qubits) if q not in kept]
+    return [n_qubits - 1 - q for q in reversed(kept)] + [n_qubits - 1 - q for q in reversed(rest)]
+
+
+def pure_state_entropy(state: Any, qubits: int | Sequence[int], base: float) -> float:
+    """The entanglement entropy of ``qubits`` in a normalised pure ``state`` (anything with
+    ``n_qubits`` and ``reduced_density_matrix``), from the smaller side of the cut: a pure
+    state's two sides have the same entropy."""
+    qs = as_qubit_tuple(qubits, state.n_qubits)
+    rest = [q for q in range(state.n_qubits) if q not in qs]
+    if not qs or not rest:
+        return 0.0  # the whole state, or nothing of it: a pure state has no entropy
+    smaller = qs if len(qs) <= len(rest) else tuple(rest)
+    return float(state.reduced_density_matrix(smaller).entropy(base))
 
 
 def _is_real_number(value: Any) -> bool:
