@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from .library import BUILTINS
 from .memory import available_memory, format_bytes
 from .numbers import available_number_systems, get_number_system
 from .states import StateVector, TrajectoryState, counts, simulate
+from .states.sampling import counted_register
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -178,14 +180,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     elif numbers.dtype.kind == "c":
         numeric = np.asarray(probs, dtype=np.float64)
         if n <= 6 and pure:
-            result["amplitudes"] = {
-                _bitstring(i, n): _complex_text(a) for i, a in enumerate(psi.amplitudes) if a != 0
-            }
+            amps = psi.to_numpy()
+            shown_amps = np.flatnonzero(np.abs(amps) >= AMPLITUDE_DISPLAY_FLOOR)
+            result["amplitudes"] = {_bitstring(i, n): _complex_text(amps[i]) for i in shown_amps}
+            result["amplitudes_not_shown"] = int(amps.size - shown_amps.size)
     else:  # balls, mpmath, uncertain, dual: show the numbers themselves, sort by their value
         numeric = np.array([numbers.to_complex(p).real for p in probs])
         shown = np.argsort(-numeric, kind="stable")[: args.top]
         result["probabilities_detail"] = {
-            _bitstring(int(i), n): str(probs[i]) for i in shown if numeric[i] > 1e-15
+            _bitstring(int(i), n): str(probs[i]) for i in shown if numeric[i] > PROBABILITY_FLOOR
         }
         if n <= 6 and pure:
             result["amplitudes"] = {
@@ -196,8 +199,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if numeric is not None:
         order = np.argsort(-numeric, kind="stable")[: args.top]
         result["probabilities"] = {
-            _bitstring(int(i), n): float(numeric[i]) for i in order if numeric[i] > 1e-15
+            _bitstring(int(i), n): float(numeric[i])
+            for i in order
+            if numeric[i] > PROBABILITY_FLOOR
         }
+        result["nonzero_probabilities"] = int(np.count_nonzero(numeric > PROBABILITY_FLOOR))
     if args.observable:
         value = psi.expectation(args.observable)
         if numbers.symbolic:
@@ -233,10 +239,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             )
         if model is not None:
             to_sample = model.apply(to_sample)
-        result["counts"] = counts(
+        tally = counts(
             to_sample, args.shots, args.seed, readout=model, initial=args.initial,
             method=method if method in ("density_matrix", "mpi") else "statevector",
         )  # fmt: skip
+        frequent = sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[: args.top]
+        result["counts"] = dict(frequent)
+        result["distinct_outcomes"] = len(tally)
+        result["counts_over"] = counted_register(to_sample)
         result["shots"], result["seed"] = args.shots, args.seed
     return result
 
@@ -257,9 +267,18 @@ def _uncertain_bindings(numbers: Any, values: dict[str, Any]) -> tuple[Any, dict
     return UncertainNumbers(uncertain), plain
 
 
+AMPLITUDE_DISPLAY_FLOOR = 5e-7
+"""Machine-number amplitudes smaller than this print as zero at six decimals; they are
+counted, not listed."""
+
+PROBABILITY_FLOOR = 1e-15
+"""Probabilities at or below this are rounding noise of a zero and are not listed."""
+
+
 def _complex_text(z: complex) -> str:
+    """Six decimals, with no ``-0.000000`` for a part that rounds to zero."""
     z = complex(z)
-    return f"{z.real:+.6f}{z.imag:+.6f}j"
+    return f"{round(z.real, 6) + 0.0:+.6f}{round(z.imag, 6) + 0.0:+.6f}j"
 
 
 DENSITY_MATRIX_MAX_QUBITS = 12
@@ -288,8 +307,12 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
         lines.append(f"parameters: {', '.join(result['parameters'])}")
     if circuit_text:
         lines += ["", circuit_text]
+    n = result["n_qubits"]
+    qubit_order = f"qubit {n - 1} leftmost" if n > 1 else "one qubit"
     if "amplitudes" in result:
-        lines += ["", "amplitudes (qubit n-1 leftmost):"]
+        hidden = result.get("amplitudes_not_shown", 0)
+        note = f"; {hidden} below {AMPLITUDE_DISPLAY_FLOOR:g} not shown" if hidden else ""
+        lines += ["", f"amplitudes ({qubit_order}{note}):"]
         lines += [f"  |{k}>  {v}" for k, v in result["amplitudes"].items()]
     if "probabilities_symbolic" in result:
         lines += ["", "probabilities (bind the parameters with --bind for numbers):"]
@@ -299,7 +322,14 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
     }
     if "probabilities_detail" in result or "probabilities" in result:
         at = ", ".join(f"{k}={v}" for k, v in result["bound"].items())
-        lines += ["", f"probabilities{' at ' + at if at else ''}:"]
+        total = result.get("nonzero_probabilities", len(shown))
+        which = (
+            f"all {total} nonzero" if total <= len(shown) else f"{len(shown)} largest of {total}"
+        )
+        lines += [
+            "",
+            f"probabilities of the qubits{' at ' + at if at else ''} ({which}; {qubit_order}):",
+        ]
         lines += [f"  |{k}>  {v}" for k, v in shown.items()]
     if "expectation" in result:
         e = result["expectation"]
@@ -310,9 +340,20 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
             text += f" = {e['numeric']:.10g}"
         lines += ["", text]
     if "counts" in result:
-        lines += ["", f"counts ({result['shots']} shots, seed {result['seed']}):"]
-        for k, v in sorted(result["counts"].items(), key=lambda kv: -kv[1]):
-            lines.append(f"  {k}  {v}")
+        seed = "unseeded" if result["seed"] is None else f"seed {result['seed']}"
+        distinct, listed = result["distinct_outcomes"], len(result["counts"])
+        which = (
+            f"all {distinct} outcomes"
+            if listed >= distinct
+            else f"{listed} most frequent of {distinct}"
+        )
+        over = result["counts_over"]
+        width = len(next(iter(result["counts"]), ""))
+        order = f"bit {width - 1} leftmost" if width > 1 else "one bit"
+        if over == "qubits":
+            order = qubit_order
+        lines += ["", f"counts of the {over} ({result['shots']} shots, {seed}; {which}; {order}):"]
+        lines += [f"  {k}  {v}" for k, v in result["counts"].items()]
     return "\n".join(lines)
 
 
@@ -432,7 +473,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--observable", default=None, help='Pauli sum, e.g. "Z0 Z1 + 0.5*X2"')
     p.add_argument("--shots", type=int, default=0, help="sample this many measurements")
     p.add_argument("--seed", type=int, default=None, help="random seed for --shots")
-    p.add_argument("--top", type=int, default=16, help="print the K largest probabilities")
+    p.add_argument(
+        "--top",
+        type=int,
+        default=16,
+        help="list the K largest probabilities and the K most frequent counts",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--draw", action="store_true", help="print the circuit drawing")
     p.add_argument("--threads", type=int, default=None, help="threads for compiled kernels")
@@ -479,6 +525,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             drawing = str(parse_source(args.source)) if args.draw else None
             print(render_text(result, drawing))
+        sys.stdout.flush()
+        return EXIT_OK
+    except BrokenPipeError:  # the reader stopped early (| head): not an error of the run
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except (GenqsimError, ValueError, TypeError, KeyError) as exc:
         print(f"genqsim: error: {exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ def test_symbolic_quick_start_prints_exact_amplitudes_and_numeric_probabilities(
     out = genqsim("run", "qpe:3", "--numbers", "sympy", "--bind", "phi=0.3")
     assert out.returncode == 0, out.stderr
     assert "exp(2*I*pi*phi)/8" in out.stdout  # exact symbolic amplitude terms
-    assert "probabilities at phi=0.3:" in out.stdout
+    assert "probabilities of the qubits at phi=0.3 (all 8 nonzero; qubit 2 leftmost):" in out.stdout
     # phase estimation of 0.3 with 3 bits peaks at |010> (2/8), with the textbook probability
     m, n, phi = 2, 3, 0.3
     k = np.arange(2**n)
@@ -51,6 +51,58 @@ def test_json_output_parses_and_holds_counts():
         genqsim("run", "ghz:4", "--shots", "2000", "--seed", "7", "--format", "json").stdout
     )
     assert again["counts"] == data["counts"]
+
+
+def test_text_output_is_grouped_and_top_limits_the_counts():
+    out = genqsim("run", "qpe:3", "--bind", "phi=0.3", "--shots", "400", "--top", "3")
+    assert out.returncode == 0, out.stderr
+    sections = out.stdout.split("\n\n")
+    counts = next(s for s in sections if s.startswith("counts"))
+    header, *rows = counts.splitlines()
+    assert header.startswith("counts of the qubits (400 shots, unseeded; 3 most frequent of ")
+    assert len(rows) == 3
+    values = [int(r.split()[1]) for r in rows]
+    assert values == sorted(values, reverse=True)
+    probabilities = next(s for s in sections if s.startswith("probabilities"))
+    assert "(3 largest of 8; qubit 2 leftmost)" in probabilities
+    assert len(probabilities.splitlines()) == 4
+
+
+def test_counts_over_classical_bits_say_so(tmp_path):
+    source = tmp_path / "measure.qasm"
+    source.write_text(
+        'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[3];\ncreg c[2];\n'
+        "x q[2];\nmeasure q[2] -> c[1];\nmeasure q[0] -> c[0];\n"
+    )
+    out = genqsim("run", str(source), "--shots", "10", "--seed", "3")
+    assert out.returncode == 0, out.stderr
+    assert (
+        "counts of the classical bits (10 shots, seed 3; all 1 outcomes; bit 1 leftmost):\n  10  10"
+        in out.stdout
+    )
+
+
+def test_amplitudes_that_print_as_zero_are_counted_not_listed():
+    out = genqsim("run", "qpe:4", "--bind", "phi=3/16", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["amplitudes"] == {"0011": "+1.000000+0.000000j"}
+    assert result["amplitudes_not_shown"] == 15
+    text = genqsim("run", "qpe:4", "--bind", "phi=3/16").stdout
+    assert "amplitudes (qubit 3 leftmost; 15 below 5e-07 not shown):" in text
+    assert "-0.000000" not in text
+
+
+def test_a_reader_that_stops_early_is_not_an_error():
+    reader_gone = subprocess.Popen(
+        [sys.executable, "-m", "genqsim", "run", "qft:6", "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    reader_gone.stdout.close()  # as `| head -0` would
+    stderr = reader_gone.stderr.read().decode()
+    assert reader_gone.wait(timeout=120) == 0, stderr
+    assert stderr == ""
 
 
 def test_numeric_run_with_bound_parameter():

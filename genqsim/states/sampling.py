@@ -122,7 +122,7 @@ def counts(
     rest, terminal = circuit.split_terminal_measurements()
     generator = rng(seed)
     measured = [q for q, _ in terminal]
-    on_clbits = bool(terminal) or (rest.n_clbits > 0 and rest.has_non_unitary)
+    on_clbits = counted_register(circuit) == "classical bits"
     if simulate_options.get("method") == "density_matrix":
         rho = simulate(rest, **simulate_options)
         if on_clbits:
@@ -146,6 +146,14 @@ def counts(
     if errors:
         tally = readout.apply_to_counts(tally, errors, generator)
     return tally
+
+
+def counted_register(circuit: Circuit) -> str:
+    """What :func:`counts` of ``circuit`` counts: ``"classical bits"`` when the circuit
+    measures (or writes classical bits mid-circuit), else ``"qubits"``."""
+    rest, terminal = circuit.split_terminal_measurements()
+    on_clbits = bool(terminal) or (rest.n_clbits > 0 and rest.has_non_unitary)
+    return "classical bits" if on_clbits else "qubits"
 
 
 def _readout_errors(readout: Any, circuit: Circuit) -> tuple[Any, dict[int, Any]]:
