@@ -34,6 +34,7 @@ from .errors import (
     QubitIndexError,
     ShotsError,
     SlowFallbackWarning,
+    StateFileError,
     StateShapeError,
     StateTooLargeError,
     ThreadCountError,
@@ -49,6 +50,7 @@ from .gradients import gradient, hessian, jacobian
 from .library import iqp_encode
 from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.dual import Dual, DualNumbers
+from .observables import Hermitian, SparseObservable
 from .pauli import PauliSum
 from .states import (
     DensityMatrix,
@@ -66,13 +68,16 @@ from .states import (
     counts,
     enclose,
     expectation,
+    load_state,
+    memory,
     register_method,
+    save_state,
     simulate,
+    unitary,
     zeros,
 )
 from .symbolic import lambdify, simplify, to_symengine, to_sympy
-
-__version__ = "0.1.0"
+from .version import __version__ as __version__
 
 
 def from_qiskit(qc):
@@ -135,6 +140,7 @@ __all__ = [
     "GenqsimError",
     "HasAmplitudes",
     "HasOverlap",
+    "Hermitian",
     "IntervalState",
     "InvalidProbabilityError",
     "MatrixGate",
@@ -155,7 +161,9 @@ __all__ = [
     "RunOptions",
     "ShotsError",
     "SlowFallbackWarning",
+    "SparseObservable",
     "State",
+    "StateFileError",
     "StateShapeError",
     "StateTooLargeError",
     "StateVector",
@@ -191,10 +199,13 @@ __all__ = [
     "jacobian",
     "lambdify",
     "library",
+    "load_state",
+    "memory",
     "parameters",
     "qasm",
     "register_backend",
     "register_method",
+    "save_state",
     "select_backend",
     "set_num_threads",
     "simplify",
@@ -203,5 +214,6 @@ __all__ = [
     "to_qiskit",
     "to_symengine",
     "to_sympy",
+    "unitary",
     "zeros",
 ]

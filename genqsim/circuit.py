@@ -21,6 +21,7 @@ from .channels import QuantumChannel
 from .conditional import Conditional, conditional_operation
 from .errors import (
     ArgumentTypeError,
+    ArgumentValueError,
     NumberTypeError,
     QubitCountMismatchError,
     QubitIndexError,
@@ -106,6 +107,10 @@ def _bind_value(value: Any, name: str) -> sympy.Basic:
     return sympy.sympify(value.item() if isinstance(value, np.generic) else value)
 
 
+DISPLAY_MAX_OPERATIONS = 400
+"""Circuits longer than this show their size alone in notebooks, not a drawing."""
+
+
 class Circuit:
     """An ordered list of :class:`Operation` on ``n_qubits`` qubits.
 
@@ -128,6 +133,7 @@ class Circuit:
     # -- core ---------------------------------------------------------------------------------
     @property
     def operations(self) -> tuple[Operation, ...]:
+        """The operations in order (a tuple: the circuit changes only through its methods)."""
         return tuple(self._ops)
 
     def _append_op(self, op: Operation) -> None:
@@ -168,45 +174,59 @@ class Circuit:
 
     # -- one-qubit gates ----------------------------------------------------------------------
     def id(self, q: int) -> Circuit:
+        """Identity on ``q`` (kept in the circuit, e.g. as a placeholder for noise after it)."""
         return self._named("id", (), q)
 
     def x(self, q: int) -> Circuit:
+        """Pauli X (NOT) on ``q``: ``[[0, 1], [1, 0]]``."""
         return self._named("x", (), q)
 
     def y(self, q: int) -> Circuit:
+        """Pauli Y on ``q``: ``[[0, -i], [i, 0]]``."""
         return self._named("y", (), q)
 
     def z(self, q: int) -> Circuit:
+        """Pauli Z on ``q``: ``diag(1, -1)``."""
         return self._named("z", (), q)
 
     def h(self, q: int) -> Circuit:
+        """Hadamard on ``q``: ``[[1, 1], [1, -1]] / sqrt(2)``."""
         return self._named("h", (), q)
 
     def s(self, q: int) -> Circuit:
+        """S (phase) gate on ``q``: ``diag(1, i)``, the square root of Z."""
         return self._named("s", (), q)
 
     def sdg(self, q: int) -> Circuit:
+        """S dagger on ``q``: ``diag(1, -i)``."""
         return self._named("sdg", (), q)
 
     def t(self, q: int) -> Circuit:
+        """T gate on ``q``: ``diag(1, exp(i pi/4))``, the square root of S."""
         return self._named("t", (), q)
 
     def tdg(self, q: int) -> Circuit:
+        """T dagger on ``q``: ``diag(1, exp(-i pi/4))``."""
         return self._named("tdg", (), q)
 
     def sx(self, q: int) -> Circuit:
+        """Square root of X on ``q``: ``[[1+i, 1-i], [1-i, 1+i]] / 2``."""
         return self._named("sx", (), q)
 
     def sxdg(self, q: int) -> Circuit:
+        """Inverse square root of X on ``q``."""
         return self._named("sxdg", (), q)
 
     def rx(self, theta: Any, q: int) -> Circuit:
+        """Rotation about X: ``exp(-i theta X / 2)`` on ``q``."""
         return self._named("rx", (theta,), q)
 
     def ry(self, theta: Any, q: int) -> Circuit:
+        """Rotation about Y: ``exp(-i theta Y / 2)`` on ``q`` (real matrix)."""
         return self._named("ry", (theta,), q)
 
     def rz(self, theta: Any, q: int) -> Circuit:
+        """Rotation about Z: ``exp(-i theta Z / 2) = diag(exp(-i theta/2), exp(i theta/2))``."""
         return self._named("rz", (theta,), q)
 
     def p(self, lam: Any, q: int) -> Circuit:
@@ -221,29 +241,37 @@ class Circuit:
 
     # -- controlled gates ---------------------------------------------------------------------
     def cx(self, control: int, target: int) -> Circuit:
+        """Controlled X (CNOT): flips ``target`` where ``control`` is 1."""
         return self._named("x", (), target, control)
 
     cnot = cx
 
     def cy(self, control: int, target: int) -> Circuit:
+        """Controlled Y: Y on ``target`` where ``control`` is 1."""
         return self._named("y", (), target, control)
 
     def cz(self, control: int, target: int) -> Circuit:
+        """Controlled Z: ``diag(1, 1, 1, -1)`` (symmetric in its two qubits)."""
         return self._named("z", (), target, control)
 
     def ch(self, control: int, target: int) -> Circuit:
+        """Controlled Hadamard on ``target``."""
         return self._named("h", (), target, control)
 
     def cp(self, lam: Any, control: int, target: int) -> Circuit:
+        """Controlled phase: ``exp(i lam)`` on ``|11>``."""
         return self._named("p", (lam,), target, control)
 
     def crx(self, theta: Any, control: int, target: int) -> Circuit:
+        """Controlled ``RX(theta)`` on ``target``."""
         return self._named("rx", (theta,), target, control)
 
     def cry(self, theta: Any, control: int, target: int) -> Circuit:
+        """Controlled ``RY(theta)`` on ``target``."""
         return self._named("ry", (theta,), target, control)
 
     def crz(self, theta: Any, control: int, target: int) -> Circuit:
+        """Controlled ``RZ(theta)`` on ``target``."""
         return self._named("rz", (theta,), target, control)
 
     def cu(self, theta: Any, phi: Any, lam: Any, gamma: Any, control: int, target: int) -> Circuit:
@@ -251,6 +279,7 @@ class Circuit:
         return self._named("u", (theta, phi, lam, gamma), target, control)
 
     def ccx(self, control1: int, control2: int, target: int) -> Circuit:
+        """Toffoli: X on ``target`` where both controls are 1."""
         return self._named("x", (), target, (control1, control2))
 
     toffoli = ccx
@@ -260,24 +289,30 @@ class Circuit:
         return self._named("x", (), target, controls, control_values)
 
     def cswap(self, control: int, a: int, b: int) -> Circuit:
+        """Fredkin: swap ``a`` and ``b`` where ``control`` is 1."""
         return self._named("swap", (), (a, b), control)
 
     fredkin = cswap
 
     # -- two-qubit gates ----------------------------------------------------------------------
     def swap(self, a: int, b: int) -> Circuit:
+        """Swap qubits ``a`` and ``b``."""
         return self._named("swap", (), (a, b))
 
     def iswap(self, a: int, b: int) -> Circuit:
+        """iSWAP: swaps ``|01>`` and ``|10>`` with a phase ``i``."""
         return self._named("iswap", (), (a, b))
 
     def rxx(self, theta: Any, a: int, b: int) -> Circuit:
+        """``exp(-i theta X_a X_b / 2)``, the XX (Ising) interaction."""
         return self._named("rxx", (theta,), (a, b))
 
     def ryy(self, theta: Any, a: int, b: int) -> Circuit:
+        """``exp(-i theta Y_a Y_b / 2)``, the YY interaction."""
         return self._named("ryy", (theta,), (a, b))
 
     def rzz(self, theta: Any, a: int, b: int) -> Circuit:
+        """``exp(-i theta Z_a Z_b / 2)``, the ZZ interaction (diagonal)."""
         return self._named("rzz", (theta,), (a, b))
 
     def pauli_rotation(self, pauli: str, theta: Any, qubits: Sequence[int]) -> Circuit:
@@ -389,30 +424,40 @@ class Circuit:
         return self.append(channels.depolarizing(p, len(qubits)), qubits)
 
     def bit_flip(self, p: Any, q: int) -> Circuit:
+        """Bit-flip noise on ``q``: X with probability ``p``."""
         return self.append(channels.bit_flip(p), q)
 
     def phase_flip(self, p: Any, q: int) -> Circuit:
+        """Phase-flip noise on ``q``: Z with probability ``p``."""
         return self.append(channels.phase_flip(p), q)
 
     def bit_phase_flip(self, p: Any, q: int) -> Circuit:
+        """Bit-phase-flip noise on ``q``: Y with probability ``p``."""
         return self.append(channels.bit_phase_flip(p), q)
 
     def pauli_channel(self, px: Any, py: Any, pz: Any, q: int) -> Circuit:
+        """Pauli noise on ``q``: X, Y, Z with probabilities ``px``, ``py``, ``pz``."""
         return self.append(channels.pauli_channel(px, py, pz), q)
 
     def amplitude_damping(self, gamma: Any, q: int) -> Circuit:
+        """Amplitude damping on ``q``: ``|1>`` decays to ``|0>`` with probability ``gamma``."""
         return self.append(channels.amplitude_damping(gamma), q)
 
     def generalized_amplitude_damping(self, p: Any, gamma: Any, q: int) -> Circuit:
+        """Relaxation of ``q`` towards a thermal state: with weight ``p`` towards ``|0>``,
+        with ``1 - p`` towards ``|1>``, at rate ``gamma``."""
         return self.append(channels.generalized_amplitude_damping(p, gamma), q)
 
     def phase_damping(self, lam: Any, q: int) -> Circuit:
+        """Phase damping on ``q``: coherences shrink by ``sqrt(1 - lam)``."""
         return self.append(channels.phase_damping(lam), q)
 
     def thermal_relaxation(self, t1: Any, t2: Any, time: Any, q: int) -> Circuit:
+        """T1/T2 relaxation of ``q`` over ``time`` (one time unit; ``t2 <= 2 t1``)."""
         return self.append(channels.thermal_relaxation(t1, t2, time), q)
 
     def reset_error(self, p0: Any, p1: Any, q: int) -> Circuit:
+        """Reset noise on ``q``: to ``|0>`` with probability ``p0``, to ``|1>`` with ``p1``."""
         return self.append(channels.reset_error(p0, p1), q)
 
     def if_(
@@ -554,6 +599,7 @@ class Circuit:
         return self.compose(other)
 
     def copy(self) -> Circuit:
+        """An independent copy (operations are immutable and shared)."""
         return Circuit(self.n_qubits, self._ops, n_clbits=self.n_clbits)
 
     # -- inspection ---------------------------------------------------------------------------
@@ -602,6 +648,39 @@ class Circuit:
         from .drawing import draw
 
         return draw(self)
+
+    def draw(
+        self,
+        output: str = "text",
+        *,
+        ax: Any = None,
+        filename: str | None = None,
+        fold: int | None = None,
+    ) -> Any:
+        """The circuit drawn: ``"text"`` (the string ``print(circuit)`` shows) or ``"mpl"``
+        (a matplotlib figure, on ``ax`` when given, saved to ``filename`` when given; ``fold``
+        caps the columns drawn)."""
+        if output == "text":
+            from .drawing import draw
+
+            return draw(self)
+        if output == "mpl":
+            from .drawing_mpl import draw_mpl
+
+            return draw_mpl(self, ax, filename=filename, fold=fold)
+        raise ArgumentValueError(f"output must be 'text' or 'mpl', got {output!r}")
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the text drawing (monospace), headed by the circuit's size."""
+        from html import escape
+
+        from .drawing import draw
+
+        head = f"{self.n_qubits} qubits, {len(self)} operations"
+        if self.parameters:
+            head += ", parameters " + ", ".join(sorted(str(p) for p in self.parameters))
+        body = draw(self) if len(self) <= DISPLAY_MAX_OPERATIONS else "(too long to draw here)"
+        return f"<div><b>Circuit</b>: {escape(head)}<pre>{escape(body)}</pre></div>"
 
     def __repr__(self) -> str:
         return f"<Circuit: {self.n_qubits} qubits, {self.size} operations, depth {self.depth()}>"

@@ -180,10 +180,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     elif numbers.dtype.kind == "c":
         numeric = np.asarray(probs, dtype=np.float64)
         if n <= 6 and pure:
-            amps = psi.to_numpy()
-            shown_amps = np.flatnonzero(np.abs(amps) >= AMPLITUDE_DISPLAY_FLOOR)
-            result["amplitudes"] = {_bitstring(i, n): _complex_text(amps[i]) for i in shown_amps}
-            result["amplitudes_not_shown"] = int(amps.size - shown_amps.size)
+            machine = psi.to_numpy()
+            shown_amps = np.flatnonzero(np.abs(machine) >= AMPLITUDE_DISPLAY_FLOOR)
+            result["amplitudes"] = {
+                _bitstring(int(i), n): _complex_text(machine[i]) for i in shown_amps
+            }
+            result["amplitudes_not_shown"] = int(machine.size - shown_amps.size)
     else:  # balls, mpmath, uncertain, dual: show the numbers themselves, sort by their value
         numeric = np.array([numbers.to_complex(p).real for p in probs])
         shown = np.argsort(-numeric, kind="stable")[: args.top]

@@ -71,6 +71,10 @@ class StateShapeError(GenqsimError, ValueError):
     """A state array is not one-dimensional with a power-of-two length."""
 
 
+class StateFileError(GenqsimError, ValueError):
+    """A file is not a state saved by genqsim, or is damaged or of a later format."""
+
+
 class QubitCountMismatchError(GenqsimError, ValueError):
     """A circuit, observable or second state does not have the state's number of qubits."""
 

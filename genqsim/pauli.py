@@ -113,13 +113,20 @@ class PauliSum:
 
     @classmethod
     def coerce(cls, observable: str | PauliSum) -> PauliSum:
-        """A ``PauliSum`` from a string or a ``PauliSum``."""
+        """A ``PauliSum`` from a string, a ``PauliSum``, or a matrix observable (its exact
+        Pauli decomposition, :mod:`genqsim.observables`)."""
         if isinstance(observable, PauliSum):
             return observable
         if isinstance(observable, str):
             return cls.parse(observable)
+        from .observables import as_matrix_observable
+
+        matrix = as_matrix_observable(observable)
+        if matrix is not None:
+            return matrix.to_pauli_sum()
         raise ArgumentTypeError(
-            f"an observable is a Pauli-sum string or PauliSum, got {observable!r}"
+            "an observable is a Pauli-sum string, a PauliSum, a gq.Hermitian or a "
+            f"scipy.sparse matrix, got {observable!r}"
         )
 
     @classmethod
@@ -139,6 +146,7 @@ class PauliSum:
 
     @property
     def free_symbols(self) -> set:
+        """The symbols in the coefficients (``g`` in ``"g*Z0 Z1"``)."""
         out: set = set()
         for c, _ in self.terms:
             if isinstance(c, sympy.Basic):

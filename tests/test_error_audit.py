@@ -27,7 +27,8 @@ CASES = [
     ("pauli fused factors", lambda s: s.expectation("Z0Z1"), gq.PauliSyntaxError, ValueError,
      r"'Z0Z1' is not one Pauli factor: separate factors with spaces, 'Z0 Z1'"),
     ("observable of a number", lambda s: s.expectation(3), gq.ArgumentTypeError, TypeError,
-     r"an observable is a Pauli-sum string or PauliSum, got 3"),
+     r"an observable is a Pauli-sum string, a PauliSum, a gq.Hermitian or a scipy.sparse "
+     r"matrix, got 3"),
     ("gate parameter None", lambda s: gq.Circuit(1).rx(None, 0), gq.NumberTypeError, TypeError,
      r"a gate parameter must be a number or symbol, got None"),
     ("fractional qubit count", lambda s: gq.Circuit(2.5), gq.ArgumentTypeError, TypeError,

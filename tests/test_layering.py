@@ -15,12 +15,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "optional", "memory", "validation", "progress"),
+    ("errors", "optional", "memory", "validation", "progress", "version"),
     ("numbers",),
-    ("kernels", "pauli"),
+    ("kernels", "pauli", "observables"),
     ("plan.calls",),
     ("backends",),
-    ("gates", "circuit", "drawing", "channels", "conditional", "noise"),
+    ("gates", "circuit", "drawing", "drawing_mpl", "channels", "conditional", "noise"),
     ("plan",),
     ("states", "distributed"),
     ("gradients", "errorbound", "symbolic", "library", "batch", "state", "intervals", "fusion"),

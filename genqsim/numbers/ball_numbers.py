@@ -91,6 +91,27 @@ class BallNumbers(NumberSystem):
     def float_value(self, x: Any) -> Any:
         return self.flint.acb(self.flint.arb(str(x)))  # encloses the decimal digits given
 
+    def encode(self, value: Number) -> str:
+        """Exact: midpoint and radius of the real and the imaginary part, each as
+        ``mantissa:exponent``."""
+        z = _flint().acb(value)
+        return " ".join(
+            f"{m}:{e}"
+            for part in (z.real, z.imag)
+            for m, e in (part.mid().man_exp(), part.rad().man_exp())
+        )
+
+    def decode(self, text: str) -> Any:
+        """The ball :meth:`encode` wrote: midpoints bit for bit; flint may round a radius up
+        by one unit in its 30-bit last place, so the loaded ball contains the saved one."""
+        from .mpmath_numbers import _mantissa_exponent_pairs
+
+        flint = _flint()
+        pairs = [(int(m), int(e)) for m, e in _mantissa_exponent_pairs(text, 4)]
+        real = flint.arb(mid=pairs[0], rad=pairs[1])
+        imag = flint.arb(mid=pairs[2], rad=pairs[3])
+        return flint.acb(real, imag)
+
     def to_complex(self, value: Number) -> complex:
         return complex(self.scalar(value).mid())
 

@@ -115,6 +115,21 @@ class NumberSystem(ABC):
         """A simpler equal form where that means something (symbolic systems); else ``x``."""
         return x
 
+    def encode(self, value: Number) -> str:
+        """``value`` as text that :meth:`decode` reads back to the same number (states saved
+        to files). Systems whose numbers refer to live objects (derivative seeds, correlated
+        uncertain variables) cannot be written down and say so."""
+        from ..errors import NumberTypeError
+
+        raise NumberTypeError(
+            f"{self.name} numbers cannot be written to a file: they refer to variables of this "
+            "session; save a complex128 or symbolic run instead"
+        )
+
+    def decode(self, text: str) -> Number:
+        """The number :meth:`encode` wrote as ``text``."""
+        return self.encode(self.zero)  # raises the same error: nothing was ever encoded
+
     def is_zero(self, x: Number) -> bool:
         """Whether ``x`` is exactly zero (used to classify matrices as diagonal/permutation)."""
         return bool(x == 0)

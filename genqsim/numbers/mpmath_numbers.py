@@ -69,6 +69,16 @@ class MpmathNumbers(NumberSystem):
     def to_complex(self, value: Number) -> complex:
         return complex(value)
 
+    def encode(self, value: Number) -> str:
+        """Exact: ``mantissa:exponent`` of the real and the imaginary part."""
+        z = self.ctx.mpc(value)
+        return " ".join(f"{m}:{e}" for part in (z.real, z.imag) for m, e in [part.man_exp])
+
+    def decode(self, text: str) -> mpmath.mpc:
+        """The number :meth:`encode` wrote, bit for bit."""
+        parts = [self.ctx.ldexp(int(m), int(e)) for m, e in _mantissa_exponent_pairs(text, 2)]
+        return self.ctx.mpc(*parts)
+
     # zero, one, I, pi are set per instance in __init__ (they belong to the private context)
     zero = one = I = pi = None  # type: ignore[assignment]  # noqa: E741
 
@@ -93,3 +103,13 @@ class MpmathNumbers(NumberSystem):
 
     def real(self, x: Number) -> mpmath.mpf:
         return self.ctx.mpc(x).real
+
+
+def _mantissa_exponent_pairs(text: str, count: int) -> list[tuple[str, str]]:
+    """``count`` pairs from ``"m:e m:e ..."``, or a typed error naming the text."""
+    pairs = [tuple(item.split(":")) for item in text.split()]
+    if len(pairs) != count or any(
+        len(p) != 2 or not all(x.lstrip("-").isdigit() for x in p) for p in pairs
+    ):
+        raise NumberTypeError(f"not a saved number: {text[:60]!r}")
+    return pairs  # type: ignore[return-value]

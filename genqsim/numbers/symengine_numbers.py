@@ -72,6 +72,19 @@ class SymengineNumbers(NumberSystem):
     def integer(self, k: int) -> Any:
         return self.se.Integer(k)
 
+    def encode(self, value: Number) -> str:
+        """Through SymPy's ``srepr``, with the real symbols this system met restored, so
+        conjugation stays exact after loading."""
+        expr = sympy.sympify(value)
+        known = {s: self._sympy_symbols.get(s.name, s) for s in expr.free_symbols}
+        return sympy.srepr(expr.xreplace(known))
+
+    def decode(self, text: str) -> Any:
+        """Read an ``srepr`` back (evaluated as Python: load only files you trust)."""
+        from .sympy_numbers import read_srepr
+
+        return self.scalar(read_srepr(text))
+
     def to_complex(self, value: Number) -> complex:
         expr = self.scalar(value)
         if expr.free_symbols:

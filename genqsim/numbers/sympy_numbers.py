@@ -50,6 +50,15 @@ class SympyNumbers(NumberSystem):
             raise NotNumericError(f"{expr} still depends on {names}; substitute values first")
         return complex(sympy.N(expr, 17))
 
+    def encode(self, value: Number) -> str:
+        """``srepr``: exact, symbols with their assumptions (``real=True``) included."""
+        return sympy.srepr(sympy.sympify(value))
+
+    def decode(self, text: str) -> sympy.Expr:
+        """Read an ``srepr`` back. It is evaluated as Python, as pickles are: load only
+        files you trust."""
+        return self.scalar(read_srepr(text))
+
     zero = sympy.Integer(0)
     one = sympy.Integer(1)
     I = sympy.I  # noqa: E741
@@ -88,3 +97,17 @@ class SympyNumbers(NumberSystem):
             if isinstance(v, sympy.Basic):
                 found |= v.free_symbols
         return found
+
+
+def read_srepr(text: str) -> sympy.Basic:
+    """A SymPy expression from its ``srepr`` (shared with SymEngine numbers, which save
+    through SymPy to keep their symbols' assumptions)."""
+    from ..errors import NumberTypeError
+
+    try:
+        expr = sympy.sympify(text)
+    except (sympy.SympifyError, SyntaxError, TypeError) as exc:
+        raise NumberTypeError(f"cannot read a saved expression {text[:60]!r}: {exc}") from None
+    if not isinstance(expr, sympy.Basic):
+        raise NumberTypeError(f"a saved expression is not a SymPy expression: {text[:60]!r}")
+    return expr

@@ -27,10 +27,12 @@ from .registry import (
     register_method,
     simulate,
 )
-from .sampling import counts
+from .sampling import counts, memory
 from .statevector import StateVector, basis, initial_state, run_statevector, zeros
+from .storage import load_state, save_state
 from .tangent import TangentState, run_tangent
 from .trajectories import Estimate, TrajectoryRunner, TrajectoryState, run_trajectories
+from .unitary import unitary
 
 
 def _run_mpi(request: SimulationRequest) -> State:
@@ -71,7 +73,11 @@ __all__ = [
     "expectation",
     "get_method",
     "initial_state",
+    "load_state",
+    "memory",
     "register_method",
+    "save_state",
     "simulate",
+    "unitary",
     "zeros",
 ]

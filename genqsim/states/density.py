@@ -37,6 +37,12 @@ from ..errors import (
 )
 from ..kernels import marginalize, pauli_signs
 from ..numbers import Number, NumberSystem, get_number_system
+from ..observables import (
+    Hermitian,
+    SparseObservable,
+    matrix_expectation_value,
+    observable_for_state,
+)
 from ..pauli import PauliSum
 from ..plan import (
     ConditionalCall,
@@ -193,6 +199,24 @@ class DensityMatrix:
                 member._scale(self.numbers.one / weight)
             out[key] = (weight, member)
         return out
+
+    def save(self, path: str, metadata: dict[str, Any] | None = None) -> None:
+        """Write the state and what it is to ``path`` (:func:`genqsim.save_state`)."""
+        from .storage import save_state
+
+        save_state(self, path, metadata)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: a table of the most likely basis states (machine numbers)."""
+        from .display import density_matrix_html
+
+        return density_matrix_html(self)
+
+    def _repr_latex_(self) -> str | None:
+        """Jupyter: the state written out in LaTeX (symbolic numbers, small states)."""
+        from .display import density_matrix_latex
+
+        return density_matrix_latex(self)
 
     def __repr__(self) -> str:
         extra = f", {len(self._members)} classical records" if len(self._members) > 1 else ""
@@ -400,9 +424,23 @@ class DensityMatrix:
 
     partial_trace = reduced
 
-    def expectation(self, observable: str | PauliSum) -> Number:
-        """``Tr(rho H)`` for a Pauli sum, term by term without building ``H``."""
-        obs = PauliSum.for_state(observable, self.n_qubits)
+    def expectation(self, observable: str | PauliSum | Hermitian | SparseObservable) -> Number:
+        """``Tr(rho H)`` for a Pauli sum (term by term without building ``H``), a
+        :class:`~genqsim.Hermitian` matrix on some qubits (against their reduced state) or a
+        sparse matrix over all of them (the entries of ``rho`` at its nonzeros)."""
+        obs = observable_for_state(observable, self.n_qubits)
+        if isinstance(obs, Hermitian):
+            rho = self.reduced(obs.qubits).to_numpy()
+            with self.numbers.context():
+                value = np.sum(rho.T * self.numbers.array(obs.matrix))
+            return matrix_expectation_value(value, obs, self.numbers)
+        if isinstance(obs, SparseObservable):
+            rho = self.to_numpy()
+            coo = obs.matrix.tocoo()
+            with self.numbers.context():
+                entries = rho[coo.col, coo.row]
+                value = np.sum(entries * self.numbers.array(coo.data.astype(complex)))
+            return matrix_expectation_value(value, obs, self.numbers)
         with self.numbers.context():
             return pauli_sum_value(obs, self.numbers, self._trace_pauli)
 

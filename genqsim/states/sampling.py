@@ -101,7 +101,7 @@ def draw_outcome(p: np.ndarray, seed: Seed) -> int:
 def counts(
     circuit: Circuit,
     shots: int,
-    seed: int | None = None,
+    seed: Seed = None,
     readout: Any = None,
     **simulate_options: Any,
 ) -> dict[str, int]:
@@ -146,6 +146,24 @@ def counts(
     if errors:
         tally = readout.apply_to_counts(tally, errors, generator)
     return tally
+
+
+def memory(source: Circuit | State, shots: int, seed: Seed = None, **options: Any) -> list[str]:
+    """The outcome of every shot, in shot order (Qiskit's ``memory=True``): of
+    :func:`counts` for a circuit (``options`` as there), of ``state.sample`` for a state
+    (``qubits=`` there). The list tallies to the counts drawn with the same seed; its order
+    is a uniformly random arrangement of them, which is how independent shots are ordered."""
+    from ..circuit import Circuit
+
+    generator = rng(seed)
+    if isinstance(source, Circuit):
+        tally = counts(source, shots, generator, **options)
+    elif hasattr(source, "sample"):
+        tally = source.sample(shots, seed=generator, **options)
+    else:
+        raise ArgumentTypeError(f"memory() takes a Circuit or a state, got {type(source).__name__}")
+    outcomes = np.repeat(np.array(list(tally), dtype=object), list(tally.values()))
+    return [str(o) for o in generator.permutation(outcomes)]
 
 
 def counted_register(circuit: Circuit) -> str:

@@ -29,6 +29,13 @@ from ..errors import (
     StateShapeError,
 )
 from ..numbers import Number, NumberSystem, get_number_system, number_system_for_array
+from ..observables import (
+    Hermitian,
+    SparseObservable,
+    matrix_expectation_value,
+    observable_for_state,
+    sparse_quadratic_form,
+)
 from ..pauli import PauliSum, pauli_masks
 from ..plan import (
     ChannelCall,
@@ -111,6 +118,24 @@ class StateVector:
 
     def __len__(self) -> int:
         return int(self._amplitudes.shape[0])
+
+    def save(self, path: str, metadata: dict[str, Any] | None = None) -> None:
+        """Write the state and what it is to ``path`` (:func:`genqsim.save_state`)."""
+        from .storage import save_state
+
+        save_state(self, path, metadata)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: a table of the most likely basis states (machine numbers)."""
+        from .display import state_vector_html
+
+        return state_vector_html(self)
+
+    def _repr_latex_(self) -> str | None:
+        """Jupyter: the state written out in LaTeX (symbolic numbers, small states)."""
+        from .display import state_vector_latex
+
+        return state_vector_latex(self)
 
     def __repr__(self) -> str:
         return (
@@ -253,13 +278,23 @@ class StateVector:
         ``2**(n//2)`` rows."""
         return pure_state_entropy(self, qubits, base)
 
-    def expectation(self, observable: str | PauliSum) -> Number:
-        """``<psi|H|psi>`` for a Pauli sum such as ``"Z0 Z1 + 0.5*X2"``.
+    def expectation(self, observable: str | PauliSum | Hermitian | SparseObservable) -> Number:
+        """``<psi|H|psi>`` for a Pauli sum such as ``"Z0 Z1 + 0.5*X2"``, a
+        :class:`~genqsim.Hermitian` matrix on some qubits, or a sparse matrix over all of them
+        (:class:`~genqsim.SparseObservable`, or a ``scipy.sparse`` matrix as it is).
 
         Numeric states return a float (complex if a coefficient is complex); symbolic states
         an expression. Coefficients may be symbols when the numbers are symbolic.
         """
-        obs = PauliSum.for_state(observable, self.n_qubits)
+        obs = observable_for_state(observable, self.n_qubits)
+        if isinstance(obs, Hermitian):  # one application of the matrix to a copy
+            image = self.copy().apply_matrix(obs.matrix, obs.qubits)
+            return matrix_expectation_value(self.inner(image), obs, self.numbers)
+        if isinstance(obs, SparseObservable):
+            psi = self.to_numpy()
+            with self.numbers.context():
+                value = sparse_quadratic_form(obs, psi, psi, self.numbers)
+            return matrix_expectation_value(value, obs, self.numbers)
         with self.numbers.context(), self._threads():
             return self._expectation(obs)
 

@@ -179,6 +179,7 @@ class TangentState:
         return self._numbers
 
     def copy(self) -> TangentState:
+        """An independent copy of the primal state and its tangents."""
         out = TangentState(
             self.primal.copy(),
             [None if t is None else t.copy() for t in self.tangents],
@@ -261,6 +262,7 @@ class TangentState:
         return self.to_numpy()
 
     def to_numpy(self) -> np.ndarray:
+        """Every amplitude as a :class:`Dual` (value and partials), an object array."""
         zero = np.zeros(self.primal.size, dtype=np.complex128)
         columns = (
             np.stack([zero if t is None else t for t in self.tangents], axis=1)

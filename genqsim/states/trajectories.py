@@ -110,6 +110,7 @@ class TrajectoryState:
 
     @property
     def backend(self) -> Any:
+        """The backend every trajectory runs on."""
         return self._initial.backend
 
     def __repr__(self) -> str:
