@@ -38,3 +38,22 @@ def test_readme_example_runs():
     psi = namespace["exact"]
     theta = namespace["theta"]
     assert list(psi.amplitudes) == [sympy.cos(theta / 2), 0, 0, sympy.sin(theta / 2)]
+
+
+def test_readme_first_line_runs_on_the_compiled_backend():
+    """Line 1 of the quick start: its genqsim command runs, on the Numba backend, and prints
+    the phase-estimation peak the README describes."""
+    import shlex
+    import subprocess
+    import sys
+
+    (quick,) = re.findall(r"## Quick start\n\n```bash\n(.*?)```", (ROOT / "README.md").read_text(),
+                          flags=re.S)  # fmt: skip
+    first = quick.splitlines()[0]
+    command = first[first.index("genqsim run") :]
+    args = shlex.split(command)[1:]
+    out = subprocess.run([sys.executable, "-m", "genqsim", *args], capture_output=True,
+                         text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "backend=numba" in out.stdout.splitlines()[0]
+    assert "|0100110011>  0.875" in out.stdout  # 307/1024, the nearest 10-bit fraction to 0.3
