@@ -23,6 +23,7 @@ from ..numbers import NumberSystem
 from .protocol import (
     CAPABILITIES,
     DEVICES,
+    AdjointSteps,
     Backend,
     BatchPrimitives,
     BlockLayout,
@@ -41,6 +42,7 @@ from .protocol import (
 __all__ = [
     "CAPABILITIES",
     "DEVICES",
+    "AdjointSteps",
     "Backend",
     "BatchPrimitives",
     "BlockLayout",

@@ -327,14 +327,17 @@ class CupyBackend(
     def norm_squared(self, state, numbers):
         return float(_cupy().vdot(state, state).real)
 
-    def expectation_pauli(self, state, x_mask, z_mask, numbers):
+    def pauli_transition(self, bra, ket, x_mask, z_mask, numbers, controls=(), control_values=()):
         cupy = _cupy()
-        dtype = np.dtype(state.dtype)
-        grid, block = _launch_size(state.size)
+        dtype = np.dtype(ket.dtype)
+        grid, block = _launch_size(ket.size)
         grid = (min(grid[0], 1024),)
         partial = cupy.empty(grid[0], dtype=dtype)
-        _kernel(dtype, "pauli_expectation_partial")(
-            grid, block, (state, np.int64(state.size), np.int64(x_mask), np.int64(z_mask), partial),
+        control_mask = sum(1 << int(c) for c in controls)
+        control_value = sum(int(v) << int(c) for c, v in zip(controls, control_values))
+        masks = (x_mask, z_mask, control_mask, control_value)
+        _kernel(dtype, "pauli_transition_partial")(
+            grid, block, (bra, ket, np.int64(ket.size), *map(np.int64, masks), partial),
             shared_mem=THREADS * dtype.itemsize,
         )  # fmt: skip
         return complex(partial.sum())

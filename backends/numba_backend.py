@@ -25,7 +25,14 @@ import numpy as np
 from ..errors import NumberTypeError
 from ..plan.calls import BlockRun, DiagonalCall, MatrixCall, PermutationCall
 from . import numba_kernels as K
-from .protocol import BlockLayout, BlockRunner, GenericBackend, PauliCoordinates, ThreadScoped
+from .protocol import (
+    AdjointSteps,
+    BlockLayout,
+    BlockRunner,
+    GenericBackend,
+    PauliCoordinates,
+    ThreadScoped,
+)
 
 PARALLEL_MIN_QUBITS = 14
 """States below this size run the serial kernels: thread start-up costs more than it saves."""
@@ -204,7 +211,7 @@ def _kernels(state: np.ndarray) -> SimpleNamespace:
     return K.SERIAL if state.size < 1 << PARALLEL_MIN_QUBITS else K.PARALLEL
 
 
-class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped, PauliCoordinates):
+class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, PauliCoordinates):
     """Compiled kernels for C-contiguous complex64/complex128 NumPy arrays."""
 
     name = "numba"
@@ -248,6 +255,13 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped, PauliCoordinates):
             else:
                 scratch = self._scratch_for(state.dtype, offsets.size * K.SPARSE_LANES)
                 k.apply_sparse_kq(state, *sparse, offsets, fixed, value, scratch)
+
+    def adjoint_step_1q(self, psi, lam, inverse, target, controls=(), control_values=()):
+        c, v = tuple(controls), tuple(control_values)
+        fixed, value, _ = _layout((int(target),), c, v)
+        m = _entries(inverse, psi.dtype)
+        sums = _kernels(psi).adjoint_step_1q(psi, lam, m, int(target), fixed, value)
+        return np.array(sums).reshape(2, 2)
 
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
@@ -393,8 +407,17 @@ class NumbaBackend(GenericBackend, BlockRunner, ThreadScoped, PauliCoordinates):
     def norm_squared(self, state, numbers):
         return float(_kernels(state).norm_squared(state))
 
-    def expectation_pauli(self, state, x_mask, z_mask, numbers):
-        return _kernels(state).expectation_xz(state, np.int64(x_mask), np.int64(z_mask))
+    def pauli_transition(self, bra, ket, x_mask, z_mask, numbers, controls=(), control_values=()):
+        if not (self.supports(bra) and self.supports(ket) and bra.dtype == ket.dtype):
+            return super().pauli_transition(
+                bra, ket, x_mask, z_mask, numbers, controls, control_values
+            )
+        order = sorted(range(len(controls)), key=lambda i: controls[i])
+        fixed = np.array([controls[i] for i in order], dtype=np.int64)
+        fixed_value = sum(int(v) << int(c) for c, v in zip(controls, control_values))
+        return _kernels(ket).transition_xz(
+            bra, ket, np.int64(x_mask), np.int64(z_mask), fixed, np.int64(fixed_value)
+        )
 
 
 def check_thread_count(n: Any) -> None:

@@ -154,6 +154,45 @@ def apply_1q(state, m, target, fixed, fixed_value):
             state[i1] = m10 * a0 + m11 * a1
 
 
+@_kernel
+def adjoint_step_1q(psi, lam, m, target, fixed, fixed_value):
+    """One backward step of the adjoint sweep in one pass over both states: the sums
+    ``t_ab = sum conj(lam[i_a]) psi[i_b]`` over the pairs ``(i_0, i_1)`` the gate changes, read
+    before the update (a one-qubit generator ``G`` then gives ``<lam| G |psi> = sum G_ab
+    t_ab``), and ``m`` (the gate's inverse) applied to the pairs of both states. Returns
+    ``(t_00, t_01, t_10, t_11)``."""
+    n_iter = psi.size >> fixed.size
+    bit = np.int64(1) << target
+    m00, m01, m10, m11 = m[0, 0], m[0, 1], m[1, 0], m[1, 1]
+    run = _run_length(fixed)
+    r00 = r01 = r10 = r11 = 0.0
+    i00 = i01 = i10 = i11 = 0.0
+    for o in prange(n_iter // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for j in range(run):
+            i0 = start + j
+            i1 = i0 | bit
+            p0 = psi[i0]
+            p1 = psi[i1]
+            l0 = lam[i0]
+            l1 = lam[i1]
+            lr0, li0 = np.float64(l0.real), np.float64(l0.imag)
+            lr1, li1 = np.float64(l1.real), np.float64(l1.imag)
+            r00 += lr0 * p0.real + li0 * p0.imag
+            i00 += lr0 * p0.imag - li0 * p0.real
+            r01 += lr0 * p1.real + li0 * p1.imag
+            i01 += lr0 * p1.imag - li0 * p1.real
+            r10 += lr1 * p0.real + li1 * p0.imag
+            i10 += lr1 * p0.imag - li1 * p0.real
+            r11 += lr1 * p1.real + li1 * p1.imag
+            i11 += lr1 * p1.imag - li1 * p1.real
+            psi[i0] = m00 * p0 + m01 * p1
+            psi[i1] = m10 * p0 + m11 * p1
+            lam[i0] = m00 * l0 + m01 * l1
+            lam[i1] = m10 * l0 + m11 * l1
+    return complex(r00, i00), complex(r01, i01), complex(r10, i10), complex(r11, i11)
+
+
 @_inline
 def _entries4(m):
     """The 16 entries of a flat 4x4 matrix as a tuple (registers, not loads after stores)."""
@@ -386,15 +425,18 @@ def inner(a, b):
 
 
 @_kernel
-def expectation_xz(state, x_mask, z_mask):
-    """``<psi| X^x Z^z |psi>`` without copying the state."""
+def transition_xz(bra, ket, x_mask, z_mask, fixed, fixed_value):
+    """``<bra| X^x Z^z |ket>`` over the subspace whose ``fixed`` bits (sorted; control qubits,
+    disjoint from ``x_mask``) hold ``fixed_value``, without copying either state: an
+    expectation value (``bra is ket``, nothing fixed), or a gradient term of the adjoint sweep
+    (``Im <lambda| P |psi>`` under a rotation's controls)."""
     re = 0.0
     im = 0.0
-    for j in prange(state.size):
-        jj = np.int64(j)
-        sign = 1.0 - 2.0 * _parity(jj & z_mask)
-        a = state[jj ^ x_mask]
-        b = state[jj]
+    for i in prange(ket.size >> fixed.size):
+        j = _base(np.int64(i), fixed, fixed_value) if fixed.size else np.int64(i)
+        sign = 1.0 - 2.0 * _parity(j & z_mask)
+        a = bra[j ^ x_mask]
+        b = ket[j]
         re += sign * (np.float64(a.real) * b.real + np.float64(a.imag) * b.imag)
         im += sign * (np.float64(a.real) * b.imag - np.float64(a.imag) * b.real)
     return complex(re, im)

@@ -88,6 +88,20 @@ class Backend(Protocol):
         self, state: Any, x_mask: int, z_mask: int, numbers: NumberSystem
     ) -> Any: ...
 
+    def pauli_transition(
+        self,
+        bra: Any,
+        ket: Any,
+        x_mask: int,
+        z_mask: int,
+        numbers: NumberSystem,
+        controls: Sequence[int] = (),
+        control_values: Sequence[int] = (),
+    ) -> Any:
+        """``<bra| X^x Z^z |ket>`` summed over the indices where each control qubit holds its
+        value (the caller applies ``i**(number of Y)``); no copy of either state."""
+        ...
+
     def zeros(self, n_qubits: int, numbers: NumberSystem) -> Any: ...
 
     def asarray(self, array: Any, numbers: NumberSystem) -> Any: ...
@@ -205,7 +219,26 @@ class PauliCoordinates(Protocol):
         """``vec(rho)`` again, from the coordinates :meth:`to_pauli_coordinates` left."""
 
 
+class AdjointSteps(Protocol):
+    """Runs a backward step of the adjoint sweep (:mod:`genqsim.gradients`) on a one-target
+    gate in one pass over ``psi`` and ``lambda`` instead of three."""
+
+    @abstractmethod
+    def adjoint_step_1q(
+        self,
+        psi: Any,
+        lam: Any,
+        inverse: Any,
+        target: int,
+        controls: Sequence[int] = (),
+        control_values: Sequence[int] = (),
+    ) -> np.ndarray:
+        """The 2x2 sums ``t_ab = sum conj(lam[i_a]) psi[i_b]`` over the pairs the gate
+        changes (before the update), then the 2x2 ``inverse`` applied to both states."""
+
+
 CAPABILITIES = (
+    AdjointSteps,
     BlockRunner,
     DeviceSampler,
     IQPEncoder,
@@ -271,7 +304,10 @@ class GenericBackend:
         return kernels.norm_squared(state, numbers)
 
     def expectation_pauli(self, state, x_mask, z_mask, numbers):
-        return kernels.expectation_pauli(state, x_mask, z_mask, numbers)
+        return self.pauli_transition(state, state, x_mask, z_mask, numbers)
+
+    def pauli_transition(self, bra, ket, x_mask, z_mask, numbers, controls=(), control_values=()):
+        return kernels.pauli_transition(bra, ket, x_mask, z_mask, numbers, controls, control_values)
 
     def zeros(self, n_qubits: int, numbers: NumberSystem) -> np.ndarray:
         """``|0...0>`` in the given numbers (object arrays filled with the system's own 0, 1);

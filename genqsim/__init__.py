@@ -52,6 +52,7 @@ from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.dual import Dual, DualNumbers
 from .observables import Hermitian, SparseObservable
 from .pauli import PauliSum
+from .propagation import Propagation, propagate
 from .states import (
     DensityMatrix,
     Estimate,
@@ -156,6 +157,7 @@ __all__ = [
     "PauliRotation",
     "PauliSum",
     "PauliSyntaxError",
+    "Propagation",
     "QubitCountMismatchError",
     "QubitIndexError",
     "RunOptions",
@@ -202,6 +204,7 @@ __all__ = [
     "load_state",
     "memory",
     "parameters",
+    "propagate",
     "qasm",
     "register_backend",
     "register_method",

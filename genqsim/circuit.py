@@ -7,6 +7,7 @@ after :meth:`Circuit.bind` or symbolically as it is.
 
 from __future__ import annotations
 
+import math
 import numbers as _abc
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,6 +23,7 @@ from .conditional import Conditional, conditional_operation
 from .errors import (
     ArgumentTypeError,
     ArgumentValueError,
+    NonFiniteError,
     NumberTypeError,
     QubitCountMismatchError,
     QubitIndexError,
@@ -37,8 +39,10 @@ from .gates import (
     NamedGate,
     PauliRotation,
     Reset,
+    with_parameters,
 )
 from .numbers import to_python_complex
+from .numbers.uncertain import is_uncertain_value
 from .validation import as_qubit, as_qubit_tuple, check_n_qubits, check_operation_qubits
 
 
@@ -98,8 +102,12 @@ def parameters(names: str | Iterable[str]) -> tuple[sympy.Symbol, ...]:
     return tuple(sympy.symbols(names.replace(",", " "), real=True, seq=True))
 
 
-def _bind_value(value: Any, name: str) -> sympy.Basic:
-    if isinstance(value, sympy.Basic):
+def _bind_value(value: Any, name: str) -> Any:
+    """A bound value: SymPy as it is, a number as SymPy, an ``uncertainties`` value as it
+    is (gates take those as angles for ``numbers="uncertain"``)."""
+    if isinstance(value, sympy.Basic) or is_uncertain_value(value):
+        if is_uncertain_value(value) and not math.isfinite(value.nominal_value):
+            raise NonFiniteError(f"value for parameter {name} is not finite: {value!r}")
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (_abc.Number, np.number)):
         raise NumberTypeError(f"value for parameter {name} must be a number, got {value!r}")
@@ -530,12 +538,14 @@ class Circuit:
         """Free parameters in order of first appearance (sorted by name within one gate)."""
         seen: dict[sympy.Symbol, None] = {}
         for op in self._ops:
-            for s in sorted(op.gate.free_symbols, key=str):
+            symbols = op.gate.free_symbols
+            for s in sorted(symbols, key=str) if len(symbols) > 1 else symbols:
                 seen.setdefault(s, None)
         return tuple(seen)
 
     def bind(self, values: Mapping[Any, Any]) -> Circuit:
-        """A new circuit with parameters replaced by values (numbers or SymPy expressions).
+        """A new circuit with parameters replaced by values (numbers, SymPy expressions, or
+        ``uncertainties`` values for ``numbers="uncertain"``).
 
         Keys are symbols or their names; unknown keys raise ``UnknownParameterError``. Python
         floats bind as floats (so numeric runs stay fast), SymPy values stay exact.
@@ -699,8 +709,4 @@ def _floated(gate: Gate) -> Gate:
             changed = True
         else:
             new_params.append(p)
-    if not changed:
-        return gate
-    if isinstance(gate, PauliRotation):
-        return PauliRotation(gate.pauli, new_params[0])
-    return NamedGate(gate.name, *new_params)
+    return (with_parameters(gate, new_params) or gate) if changed else gate

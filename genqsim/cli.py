@@ -25,6 +25,7 @@ from .errors import CircuitSourceError, GenqsimError
 from .library import BUILTINS
 from .memory import available_memory, format_bytes
 from .numbers import available_number_systems, get_number_system
+from .numbers.uncertain import is_uncertain_value
 from .states import StateVector, TrajectoryState, counts, simulate
 from .states.sampling import counted_register
 
@@ -107,14 +108,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Simulate and collect everything to print; the same dict is the JSON output."""
     circuit = parse_source(args.source)
     numbers = get_number_system(args.numbers)
-    values = parse_bindings(args.bind or [])
+    values = given = parse_bindings(args.bind or [])
     unknown = set(values) - {str(p) for p in circuit.parameters}
     if unknown:
         known = ", ".join(str(p) for p in circuit.parameters) or "none"
         raise UsageError(
             f"--bind: no parameter named {', '.join(sorted(unknown))} (known: {known})"
         )
+    sampled_values = {k: v for k, v in values.items() if not is_uncertain_value(v)}
     numbers, values = _uncertain_bindings(numbers, values)
+    numbers, values = _dual_bindings(numbers, values, circuit)
     missing = sorted(str(p) for p in numbers.unbound(circuit.parameters) if str(p) not in values)
     if missing:
         raise UsageError(
@@ -155,7 +158,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "method": method,
         "backend": psi.backend.name,
         "parameters": [str(p) for p in circuit.parameters],
-        "bound": {k: str(v) for k, v in values.items()},
+        "bound": {k: str(v) for k, v in given.items()},
     }
     if args.noise:
         result["noise"] = list(args.noise)
@@ -165,11 +168,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["ranks"] = psi.size
     probs = psi.probabilities()
     if numbers.symbolic:
-        subs = {p: values[str(p)] for p in circuit.parameters if str(p) in values}
         if pure:
             amps = [_tidy(a) for a in psi.amplitudes]
             result["amplitudes"] = {_bitstring(i, n): str(a) for i, a in enumerate(amps) if a != 0}
-        evaluated = [sympy.sympify(p).subs(subs) for p in probs]
+        evaluated = [_at(p, values) for p in probs]
         if any(e.free_symbols for e in evaluated):
             result["probabilities_symbolic"] = {
                 _bitstring(i, n): str(sympy.simplify(p)) for i, p in enumerate(probs) if p != 0
@@ -190,13 +192,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         numeric = np.array([numbers.to_complex(p).real for p in probs])
         shown = np.argsort(-numeric, kind="stable")[: args.top]
         result["probabilities_detail"] = {
-            _bitstring(int(i), n): str(probs[i]) for i in shown if numeric[i] > PROBABILITY_FLOOR
+            _bitstring(int(i), n): numbers.display(probs[i])
+            for i in shown
+            if numeric[i] > PROBABILITY_FLOOR
         }
         if n <= 6 and pure:
             result["amplitudes"] = {
-                _bitstring(i, n): str(a)
+                _bitstring(i, n): numbers.display(a)
                 for i, a in enumerate(psi.amplitudes)
                 if not numbers.is_zero(a)
+            }
+        seeded = getattr(numbers, "parameters", ())
+        if seeded:  # dual numbers: the derivatives as numbers too
+            result["derivatives"] = {
+                "by": [str(p) for p in seeded],
+                "probabilities": {
+                    key: _partials(probs[int(key, 2)], numbers)
+                    for key in result["probabilities_detail"]
+                },
             }
     if numeric is not None:
         order = np.argsort(-numeric, kind="stable")[: args.top]
@@ -209,10 +222,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.observable:
         value = psi.expectation(args.observable)
         if numbers.symbolic:
-            subs = {p: values[str(p)] for p in circuit.parameters if str(p) in values}
-            exact = sympy.simplify(value)
+            exact = sympy.simplify(sympy.sympify(value))
             result["expectation"] = {"observable": args.observable, "value": str(exact)}
-            closed = sympy.sympify(exact).subs(subs)
+            closed = _at(exact, values)
             if not closed.free_symbols:
                 result["expectation"]["numeric"] = float(sympy.re(sympy.N(closed)))
         elif isinstance(psi, TrajectoryState):
@@ -227,11 +239,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         else:
             result["expectation"] = {
                 "observable": args.observable,
-                "value": str(value),
+                "value": numbers.display(value),
                 "numeric": numbers.to_complex(value).real,
             }
+            if "derivatives" in result:
+                result["derivatives"]["expectation"] = _partials(value, numbers)
     if args.shots:
-        to_sample = circuit.bind(values) if numbers.symbolic else run_circuit
+        to_sample = circuit.bind(sampled_values)  # plain numbers, noise added below
         unsampled = sorted(str(p) for p in to_sample.parameters)
         if unsampled:
             raise UsageError(
@@ -251,6 +265,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["counts_over"] = counted_register(to_sample)
         result["shots"], result["seed"] = args.shots, args.seed
     return result
+
+
+def _partials(value: Any, numbers: Any) -> list[float]:
+    """The real parts of a dual number's partial derivatives (of a real result)."""
+    dual = numbers.scalar(value)
+    if dual.partials is None:
+        return [0.0] * len(numbers.parameters)
+    return [complex(d).real for d in dual.partials]
+
+
+def _at(expr: Any, values: dict[str, Any]) -> Any:
+    """A SymPy form of ``expr`` with the bound parameters substituted by name (SymEngine
+    results come back with symbols that have no assumptions, so names are what match)."""
+    expr = sympy.sympify(expr)
+    return expr.subs({s: values[s.name] for s in expr.free_symbols if s.name in values})
+
+
+def _dual_bindings(
+    numbers: Any, values: dict[str, Any], circuit: Circuit
+) -> tuple[Any, dict[str, Any]]:
+    """``--numbers dual``: every bound parameter is seeded, so the results carry their
+    derivatives by each; the circuit then runs with its parameters free."""
+    from .numbers.dual import DualNumbers
+
+    if not isinstance(numbers, DualNumbers) or numbers.parameters:
+        return numbers, values
+    seeds = {p: values[str(p)] for p in circuit.parameters if str(p) in values}
+    return DualNumbers(seeds), {k: v for k, v in values.items() if k not in map(str, seeds)}
 
 
 def _uncertain_bindings(numbers: Any, values: dict[str, Any]) -> tuple[Any, dict[str, Any]]:

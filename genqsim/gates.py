@@ -588,9 +588,15 @@ def _free_symbols(values: Sequence[Any]) -> frozenset:
 
 
 def _substitute(value: Any, mapping: Mapping) -> Any:
-    if isinstance(value, sympy.Basic) and value.free_symbols & set(mapping):
+    """``value`` with symbols replaced: by SymPy values symbolically, by ``uncertainties``
+    values (angles with an error) through that package's own arithmetic."""
+    if not (isinstance(value, sympy.Basic) and value.free_symbols & set(mapping)):
+        return value
+    if all(isinstance(v, sympy.Basic) for s, v in mapping.items() if s in value.free_symbols):
         return value.xreplace(mapping)
-    return value
+    from .numbers.uncertain import evaluate_real
+
+    return evaluate_real(value, mapping)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -1014,3 +1020,38 @@ def gate(name: str, *params: Any) -> NamedGate:
 def gate_names() -> list[str]:
     """Names of the library gates."""
     return sorted(GATE_SPECS)
+
+
+def with_parameters(gate: Gate, params: Sequence[Any]) -> Gate | None:
+    """The same named gate or Pauli rotation with other parameter values (each a number,
+    an expression, or an ``uncertainties`` value); ``None`` for gates whose parameters are
+    not angles of the gate library (matrices, channels)."""
+    if isinstance(gate, PauliRotation):
+        return PauliRotation(gate.pauli, params[0])
+    if isinstance(gate, NamedGate):
+        return NamedGate(gate.name, *params)
+    return None
+
+
+_GENERATORS: dict[str, tuple[tuple[float, str], ...]] = {
+    "rx": ((0.5, "X"),),
+    "ry": ((0.5, "Y"),),
+    "rz": ((0.5, "Z"),),
+    "rxx": ((0.5, "XX"),),
+    "ryy": ((0.5, "YY"),),
+    "rzz": ((0.5, "ZZ"),),
+    "p": ((-0.5, "I"), (0.5, "Z")),  # P(l) = exp(i l/2) Rz(l)
+}
+
+
+def pauli_generator(gate: Gate) -> tuple[tuple[float, str], ...] | None:
+    """``G`` as Pauli terms ``((c, pauli), ...)`` (``pauli[i]`` on the gate's target ``i``)
+    for the one-angle gates with ``dU/dtheta = -i G U``: the rotations ``exp(-i theta P/2)``
+    and the phase gate. The adjoint sweep reads a gradient term off such a gate as
+    ``2 Im <lambda| G |psi>`` with no derivative matrix or scratch state. ``None`` for other
+    gates."""
+    if isinstance(gate, PauliRotation):
+        return ((0.5, gate.pauli),)
+    if isinstance(gate, NamedGate):
+        return _GENERATORS.get(gate.name)
+    return None

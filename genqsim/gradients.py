@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from .backends import select_backend
+from .backends import AdjointSteps, capability, select_backend
 from .circuit import Circuit, Operation
 from .errors import (
     ArgumentTypeError,
@@ -35,12 +35,19 @@ from .errors import (
     NumberTypeError,
     UnboundParameterError,
 )
-from .gates import NON_UNITARY, GateKind
+from .gates import NON_UNITARY, GateKind, pauli_generator, with_parameters
 from .numbers import NumberSystem, get_number_system
 from .numbers.dual import Dual, DualNumbers, split
 from .numbers.numeric import to_python_complex
 from .pauli import PauliSum
-from .plan import run_restricted
+from .plan import (
+    GateCall,
+    block_layout_of,
+    call_for,
+    group_calls,
+    run_plan,
+    run_restricted,
+)
 from .states.tangent import (
     DerivativeCalls,
     TangentState,
@@ -59,7 +66,8 @@ FORWARD_MAX_PARAMETERS = 2
 def _parameter_values(circuit: Circuit, values: Mapping[Any, Any]) -> dict[sympy.Symbol, float]:
     """``values`` keyed by the circuit's own symbols (names accepted), checked real and finite;
     every free parameter of the circuit must have one."""
-    by_name = {p.name: p for p in circuit.parameters}
+    circuit_parameters = circuit.parameters
+    by_name = {p.name: p for p in circuit_parameters}
     out: dict[sympy.Symbol, float] = {}
     for key, value in values.items():
         if isinstance(key, str):
@@ -72,7 +80,7 @@ def _parameter_values(circuit: Circuit, values: Mapping[Any, Any]) -> dict[sympy
         if z.imag != 0:
             raise NumberTypeError(f"parameter {symbol} must be real, got {value!r}")
         out[symbol] = z.real
-    missing = set(circuit.parameters) - set(out)
+    missing = set(circuit_parameters) - set(out)
     if missing:
         names = ", ".join(sorted(str(s) for s in missing))
         raise UnboundParameterError(f"no value given for circuit parameter(s) {names}")
@@ -100,34 +108,116 @@ def _forward(circuit: Circuit, values: dict) -> TangentState:
 
 
 def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, seeds) -> tuple:
-    """Reverse mode by uncomputation: ``(expectation, [dE/dp_k])`` in ``values_ns``."""
+    """Reverse mode by uncomputation: ``(expectation, [dE/dp_k])`` in ``values_ns``.
+
+    On complex states a rotation's gradient term is read off in one reduction,
+    ``dE/dtheta = 2 Im <lambda| G |psi>`` with ``G`` its Pauli generator (controls restrict
+    the sum), before the gate is un-applied: no derivative matrix, no third state. Other
+    parametrised gates (and second derivatives, on dual numbers) apply ``dU/dp_k`` to a copy
+    of ``psi``."""
     params = list(values)
     sweep = DerivativeCalls(params, values_ns, seeds)
     probe = np.empty(0, dtype=sweep.dtype)
     backend = select_backend(probe, None if sweep.dtype is np.complex128 else "numpy")
     ops = _unitary_operations(circuit)
     psi = backend.zeros(circuit.n_qubits, values_ns)
-    derivatives_of = []  # built once on the way forward, used on the way back
+    forward: list[Any] = []  # gate calls, in order
+    steps = []  # (inverse call, gradient terms), built on the way forward, used on the way back
     for op in ops:
-        call, derivatives = sweep.calls(op)
-        derivatives_of.append(derivatives)
+        if not sweep.nested and pauli_generator(op.gate) and sweep.own_parameters(op):
+            theta, partials = sweep.angle(op)
+            numeric = with_parameters(op.gate, [float(np.real(theta))])
+            assert numeric is not None  # gates with a Pauli generator are named or rotations
+            gate_call = call_for(
+                Operation(numeric, op.targets, op.controls, op.control_values), values_ns
+            )
+            call: GateCall | None = gate_call if isinstance(gate_call, GateCall) else None
+            terms_of_op: Any = _GeneratorTerms(op, partials)
+        else:
+            call, terms_of_op = sweep.calls(op)
         if call is not None:
-            call.run(backend, psi)
+            forward.append(call)
+            steps.append((call.adjoint(), terms_of_op))
+    # the forward run as a plain simulation does it: runs of calls in cache blocks
+    run_plan(
+        group_calls(forward, circuit.n_qubits, block_layout_of(backend, psi.dtype)), backend, psi
+    )
     lam = apply_pauli_sum(terms, psi, backend, values_ns)
     energy = real_inner(psi, lam, backend, values_ns)
     grads: list[Any] = [0.0] * len(params)
-    d = np.empty_like(psi)  # the third state: dU/dp_k psi
-    for op, derivatives in zip(reversed(ops), reversed(derivatives_of)):
-        inverse = sweep.inverse_call(op)
-        if inverse is None:
+    fused = capability(backend, AdjointSteps)
+    d = None  # the third state, dU/dp_k psi, only for gates without a Pauli generator
+    for inverse, terms_of_op in reversed(steps):
+        generator = terms_of_op if isinstance(terms_of_op, _GeneratorTerms) else None
+        if fused is not None and len(inverse.targets) == 1 and (generator or not terms_of_op):
+            # one pass over psi and lambda: the generator's sums, then the un-apply
+            sums = fused.adjoint_step_1q(
+                psi, lam, inverse.dense(), inverse.targets[0], inverse.controls,
+                inverse.control_values,
+            )  # fmt: skip
+            if generator is not None:
+                generator.accumulate(grads, generator.one_qubit_transition(sums))
             continue
-        inverse.run(backend, psi)  # psi is now the state before op
-        for k, dcall in derivatives:
+        if generator is not None:
+            generator.accumulate(grads, generator.transition(backend, lam, psi, values_ns))
+        inverse.run(backend, psi)  # psi is now the state before the gate
+        for k, dcall in () if generator else terms_of_op:
+            d = np.empty_like(psi) if d is None else d
             d[...] = psi
             run_restricted(dcall, backend, d, values_ns)
             grads[k] = grads[k] + 2 * real_inner(lam, d, backend, values_ns)
         inverse.run(backend, lam)
     return energy, grads
+
+
+_PAULI_MATRICES = {
+    "I": np.eye(2),
+    "X": np.array([[0, 1], [1, 0]]),
+    "Y": np.array([[0, -1j], [1j, 0]]),
+    "Z": np.diag([1, -1]),
+}
+
+
+class _GeneratorTerms:
+    """A one-angle gate with ``dU/dtheta = -i G U`` (``G`` a sum of Pauli strings, see
+    :func:`~genqsim.gates.pauli_generator`) on given qubits and controls, and the angle's
+    partials ``[(k, d theta / d p_k)]``."""
+
+    def __init__(self, op: Operation, angle_partials: list[tuple[int, Any]]) -> None:
+        self.angle_partials = angle_partials
+        self.controls, self.control_values = op.controls, op.control_values
+        self.paulis = []  # (coefficient times i**(number of Y), x mask, z mask)
+        for coefficient, pauli in pauli_generator(op.gate) or ():
+            x = z = 0
+            for letter, q in zip(pauli, op.targets):
+                x |= (letter in "XY") << q
+                z |= (letter in "YZ") << q
+            self.paulis.append((coefficient * 1j ** pauli.count("Y"), x, z))
+
+        self.one_qubit = None  # G as a 2x2 matrix, for one-target gates
+        if len(op.targets) == 1:
+            terms = pauli_generator(op.gate) or ()
+            self.one_qubit = sum(c * _PAULI_MATRICES[p] for c, p in terms)
+
+    def transition(self, backend: Any, lam: Any, psi: Any, ns: NumberSystem) -> complex:
+        """``<lambda| G |psi>`` (under the controls) at the state after the gate."""
+        total = 0j
+        for factor, x, z in self.paulis:
+            transition = backend.pauli_transition(
+                lam, psi, x, z, ns, self.controls, self.control_values
+            )
+            total += factor * complex(transition)
+        return total
+
+    def one_qubit_transition(self, sums: np.ndarray) -> complex:
+        """``<lambda| G |psi>`` from a fused step's sums ``t_ab = sum conj(lam_a) psi_b``."""
+        return complex(np.sum(self.one_qubit * sums))
+
+    def accumulate(self, grads: list[Any], transition: complex) -> None:
+        """Adds ``dE/dtheta = 2 Im <lambda| G |psi>`` times ``d theta/dp_k`` to ``grads``."""
+        d_theta = 2 * transition.imag
+        for k, partial in self.angle_partials:
+            grads[k] = grads[k] + d_theta * float(np.real(partial))
 
 
 # -- public functions ----------------------------------------------------------------------------
@@ -149,34 +239,37 @@ def gradient(
     parameters too, and with mid-circuit measurements); by default the density matrix for
     such circuits, else forward up to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint above.
     """
+    return value_and_gradient(circuit, observable, values, method)[1]
+
+
+def value_and_gradient(
+    circuit: Circuit,
+    observable: str | PauliSum,
+    values: Mapping[Any, Any],
+    method: str | None = None,
+) -> tuple[float, dict[sympy.Symbol, float]]:
+    """``(<observable>, gradient)`` at ``values`` from one run of the chosen method (the
+    value comes free with every one of them); arguments as for :func:`gradient`."""
     vals = _parameter_values(circuit, values)
     terms = real_terms(observable, circuit.n_qubits)
     method = _choose(method, len(vals), circuit)
     params = list(vals)
-    if method == "density_matrix":
+    if method == "adjoint":
+        value, grads = _adjoint(circuit, terms, vals, get_number_system("complex128"), vals)
+        return float(np.real(value)), {p: float(g) for p, g in zip(params, grads)}
+    if method == "forward":
+        result = Dual.lift(_forward(circuit, vals).expectation(PauliSum(terms)))
+    else:
         from .states import simulate
 
-        rho = simulate(circuit, numbers=DualNumbers(vals), method="density_matrix")
-        partials = Dual.lift(rho.expectation(PauliSum(terms))).partials
-        return {
-            p: 0.0 if partials is None else float(np.real(partials[i]))
-            for i, p in enumerate(params)
-        }
-    if method == "adjoint":
-        _, grads = _adjoint(circuit, terms, vals, get_number_system("complex128"), vals)
-        return {p: float(g) for p, g in zip(params, grads)}
-    if method == "forward":
-        value = _forward(circuit, vals).expectation(PauliSum(terms))
-        partials = value.partials
-        return {p: 0.0 if partials is None else float(partials[i]) for i, p in enumerate(params)}
-    from .states import simulate
-
-    psi = simulate(circuit, numbers=DualNumbers(vals))
-    expectation = psi.expectation(PauliSum(terms))
-    partials = Dual.lift(expectation).partials
-    return {
+        kind = "density_matrix" if method == "density_matrix" else "statevector"
+        state = simulate(circuit, numbers=DualNumbers(vals), method=kind)
+        result = Dual.lift(state.expectation(PauliSum(terms)))
+    partials = result.partials
+    gradient_by = {
         p: 0.0 if partials is None else float(np.real(partials[i])) for i, p in enumerate(params)
     }
+    return float(np.real(complex(result.value))), gradient_by
 
 
 def jacobian(

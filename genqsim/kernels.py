@@ -198,13 +198,25 @@ def pauli_signs(n_qubits: int, z_mask: int) -> np.ndarray:
     return (1 - 2 * parity).astype(np.int8)
 
 
-def expectation_pauli(state: np.ndarray, x_mask: int, z_mask: int, numbers: NumberSystem) -> object:
-    """``<psi| X^x_mask Z^z_mask |psi>``: a Pauli string up to its factor ``i**(number of Y)``,
-    which the caller applies (``Y = i X Z``). No copy of the operator, one gather of the state."""
-    n = n_qubits_of(state)
+def pauli_transition(
+    bra: np.ndarray,
+    ket: np.ndarray,
+    x_mask: int,
+    z_mask: int,
+    numbers: NumberSystem,
+    controls: Sequence[int] = (),
+    control_values: Sequence[int] = (),
+) -> object:
+    """``<bra| X^x_mask Z^z_mask |ket>`` over the indices where every control qubit holds its
+    value: a Pauli string up to its factor ``i**(number of Y)``, which the caller applies
+    (``Y = i X Z``). An expectation value is ``bra is ket`` with no controls; the adjoint
+    sweep takes ``Im <lambda| P |psi>`` of a rotation from it. One gather, no operator."""
+    n = n_qubits_of(ket)
     j = np.arange(1 << n, dtype=np.int64)
-    signs = pauli_signs(n, z_mask)
-    flipped = state[j ^ x_mask]
-    if state.dtype.kind == "c":
-        return np.vdot(flipped, signs * state)
-    return np.sum(numbers.conj_array(flipped) * (signs.astype(object) * state))
+    for q, v in zip(controls, control_values):
+        j = j[(j >> q & 1) == v]
+    signs = pauli_signs(n, z_mask)[j]
+    flipped = bra[j ^ x_mask]
+    if ket.dtype.kind == "c":
+        return np.vdot(flipped, signs * ket[j])
+    return np.sum(numbers.conj_array(flipped) * (signs.astype(object) * ket[j]))

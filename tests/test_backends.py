@@ -107,7 +107,12 @@ def test_capabilities_are_declared_and_a_misspelt_one_cannot_be_built():
     from genqsim.backends import BlockRunner, ThreadScoped, capabilities_of, capability
 
     numba_backend = gq.get_backend("numba")
-    assert capabilities_of(numba_backend) == ["BlockRunner", "ThreadScoped", "PauliCoordinates"]
+    assert capabilities_of(numba_backend) == [
+        "AdjointSteps",
+        "BlockRunner",
+        "ThreadScoped",
+        "PauliCoordinates",
+    ]
     assert capability(gq.get_backend("numpy"), BlockRunner) is None
     assert capability(numba_backend, ThreadScoped) is numba_backend
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 import subprocess
 import sys
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -223,7 +226,6 @@ def test_ball_and_mpmath_numbers_print_their_own_numbers():
     # phi = 1/4 is exact in 2 bits: all probability on |01>; the other amplitudes vanish to
     # the working precision (a double run leaves ~1e-17 there)
     assert "|01>  1.0\n" in out.stdout
-    import re
 
     exponents = [int(e) for e in re.findall(r"e-(\d+)j?\)", out.stdout)]
     assert exponents and min(exponents) > 35
@@ -253,3 +255,72 @@ def test_uncertain_bindings_propagate_to_probabilities():
     assert z.std_dev == pytest.approx(abs(slope) * 0.01, rel=0.1)
     wrong = genqsim("run", "qpe:2", "--bind", "phi=0.3+/-0.01")
     assert wrong.returncode == 2 and "--numbers uncertain" in wrong.stderr
+
+
+def qpe2_reference(phi: float):
+    """Probabilities and <Z0> of qpe:2 at ``phi`` on complex128, and their central
+    differences in ``phi``."""
+    import genqsim as gq
+
+    c = gq.library.phase_estimation(2)
+    (symbol,) = c.parameters
+
+    def at(v):
+        psi = gq.simulate(c.bind({symbol: v}))
+        return psi.probabilities(), psi.expectation("Z0")
+
+    h = 1e-6
+    (p, z), (p_up, z_up), (p_down, z_down) = at(phi), at(phi + h), at(phi - h)
+    return p, z, (p_up - p_down) / (2 * h), (z_up - z_down) / (2 * h)
+
+
+def test_dual_numbers_print_the_derivative_by_each_bound_parameter():
+    out = genqsim("run", "qpe:2", "--numbers", "dual", "--bind", "phi=0.3", "--observable", "Z0",
+                  "--format", "json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    _, z, dp, dz = qpe2_reference(0.3)
+    derivatives = result["derivatives"]
+    assert derivatives["by"] == ["phi"]
+    assert derivatives["expectation"] == pytest.approx([dz], abs=1e-6)
+    for bits, (d,) in derivatives["probabilities"].items():
+        assert d == pytest.approx(dp[int(bits, 2)], abs=1e-6)
+    assert result["expectation"]["numeric"] == pytest.approx(z, abs=1e-12)
+    text = genqsim("run", "qpe:2", "--numbers", "dual", "--bind", "phi=0.3").stdout
+    assert re.search(r"\|01>  0\.88237\d* \(d/dphi: -4\.4808\d*\)", text)
+
+
+def test_symengine_numbers_honour_bind():
+    out = genqsim("run", "qpe:2", "--numbers", "symengine", "--bind", "phi=0.3", "--observable",
+                  "Z0", "--format", "json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    p, z, _, _ = qpe2_reference(0.3)
+    assert "probabilities_symbolic" not in result
+    assert result["probabilities"] == pytest.approx(
+        {format(i, "02b"): p[i] for i in range(4)}, abs=1e-12
+    )
+    assert result["expectation"]["value"] == "cos(4*pi*phi)"
+    assert result["expectation"]["numeric"] == pytest.approx(z, abs=1e-12)
+
+
+def test_balls_print_the_digits_their_radius_justifies_and_the_true_radius():
+    import genqsim as gq
+
+    out = genqsim("run", "qft:2", "--numbers", "ball:128", "--observable", "X0", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    numbers = gq.get_number_system("ball:128")
+    psi = gq.simulate(gq.library.qft(2), numbers=numbers)
+    for bits, text in result["probabilities_detail"].items():
+        mid, radius = text.split(" +/- ")
+        ball = psi.probabilities()[int(bits, 2)]
+        assert float(radius) == pytest.approx(float(ball.real.rad()), rel=0.05)  # 2 digits
+        digits = len(mid.replace("0.", "", 1).replace(".", ""))
+        # one digit per decade between the value (0.25) and the radius (about 1e-38)
+        assert digits == -1 - math.floor(math.log10(float(ball.real.rad())))
+        assert abs(float(mid) - 0.25) <= float(radius)
+    # <X0> = 1 after the QFT of |00>: the midpoint may sit just below 1, within its radius
+    mid, radius = result["expectation"]["value"].split(" +/- ")
+    assert float(radius) < 1e-36 and len(mid) >= 38
+    assert abs(mpmath.mpf(mid) - 1) <= mpmath.mpf(radius)

@@ -237,3 +237,24 @@ def test_uncertain_values_for_the_symbols_of_a_symbolic_circuit():
     assert math.isclose(zz.std_dev, abs(2 * math.cos(angle)) * 0.01, rel_tol=1e-12)
     with pytest.raises(gq.UnboundParameterError, match="theta"):
         gq.simulate(c, numbers="uncertain")
+
+
+def test_bind_takes_uncertain_values_and_keeps_their_correlations():
+    from uncertainties import ufloat, umath
+
+    t, s = gq.parameters("t s")
+    angle = ufloat(0.3, 0.01)
+    bound = gq.Circuit(2).ry(t, 0).rz(t / 2 + s, 1).cx(0, 1).bind({t: angle, s: 0.1})
+    direct = gq.Circuit(2).ry(angle, 0).rz(angle / 2 + 0.1, 1).cx(0, 1)
+    z_bound = gq.simulate(bound, numbers="uncertain").expectation("Z0")
+    z_direct = gq.simulate(direct, numbers="uncertain").expectation("Z0")
+    assert z_bound.nominal_value == pytest.approx(z_direct.nominal_value, abs=1e-15)
+    assert z_bound.std_dev == pytest.approx(z_direct.std_dev, rel=1e-12)
+    # <Z0> = cos(t) exactly here: the difference from the user's own cos(angle) has no spread,
+    # because the result depends on the very variable the user made
+    difference = z_bound - umath.cos(angle)
+    assert abs(difference.nominal_value) < 1e-15 and difference.std_dev < 1e-15
+    with pytest.raises(gq.NumberTypeError, match="s left unbound"):
+        gq.Circuit(1).rz(t * s, 0).bind({t: angle})
+    with pytest.raises(gq.NonFiniteError, match="not finite"):
+        gq.Circuit(1).rz(t, 0).bind({t: ufloat(float("nan"), 0.1)})

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import genqsim as gq
 
 A, B, C = gq.parameters("a b c")
-ROTATIONS = ["rx", "ry", "rz", "p", "u", "rzz", "rxx", "pauli", "cp", "crx", "cry"]
+ROTATIONS = ["rx", "ry", "rz", "p", "u", "rzz", "rxx", "pauli", "cp", "crx", "cry", "open"]
 OBSERVABLE = "Z0 Z1 - 0.7*X1 + 0.4*Y0 Y2 + 0.25*Z2"
 
 
@@ -36,6 +36,9 @@ def parametrised_circuit(draw, n_qubits=3):
             c.pauli_rotation(word, angle, qubits[: len(word)])
         elif name in ("cp", "crx", "cry"):
             getattr(c, name)(angle, qubits[0], qubits[1])
+        elif name == "open":  # a rotation under a control on |0> and a control on |1>
+            gate = draw(st.sampled_from(["ry", "rz", "p"]))
+            c.append(gq.gate(gate, angle), qubits[0], qubits[1:], control_values=(0, 1))
         elif name == "h":
             c.h(qubits[0])
         elif name == "cx":

@@ -23,7 +23,17 @@ LAYERS: list[tuple[str, ...]] = [
     ("gates", "circuit", "drawing", "drawing_mpl", "channels", "conditional", "noise"),
     ("plan",),
     ("states", "distributed"),
-    ("gradients", "errorbound", "symbolic", "library", "batch", "state", "intervals", "fusion"),
+    (
+        "gradients",
+        "propagation",
+        "errorbound",
+        "symbolic",
+        "library",
+        "batch",
+        "state",
+        "intervals",
+        "fusion",
+    ),
     ("qasm", "interop", "cli", "bench", "", "__main__"),
 ]
 """Layers from the bottom up, as module names below ``genqsim`` ("" is the package itself);

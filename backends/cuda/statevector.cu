@@ -192,16 +192,21 @@ extern "C" __global__ void apply_tile_run(cplx* psi, const OpParams* ops, int n_
     });
 }
 
-// Partial sums of <psi| X^x Z^z |psi> (without the i**n_y factor): block b writes its sum of
-// conj(psi[j ^ x]) * (-1)**popcount(j & z) * psi[j] to partial[b]; the host sums the partials
-// on the device. No copy of the state, no host round trip.
-extern "C" __global__ void pauli_expectation_partial(const cplx* psi, index_t size, index_t x_mask,
-                                                     index_t z_mask, cplx* partial) {
+// Partial sums of <bra| X^x Z^z |ket> (without the i**n_y factor) over the indices whose
+// control bits (control_mask) hold control_value: block b writes its sum of
+// conj(bra[j ^ x]) * (-1)**popcount(j & z) * ket[j] to partial[b]; the host sums the partials
+// on the device. An expectation value is bra == ket with no controls; the adjoint sweep
+// takes a rotation's gradient term Im <lambda| P |psi> from it. No copy of either state.
+extern "C" __global__ void pauli_transition_partial(const cplx* bra, const cplx* ket, index_t size,
+                                                    index_t x_mask, index_t z_mask,
+                                                    index_t control_mask, index_t control_value,
+                                                    cplx* partial) {
     cplx* sums = reinterpret_cast<cplx*>(shared_bytes);
     cplx acc = c_make(0, 0);
     for (index_t j = blockIdx.x * (index_t)blockDim.x + threadIdx.x; j < size;
          j += (index_t)blockDim.x * gridDim.x) {
-        cplx term = c_mul(c_conj(psi[j ^ x_mask]), psi[j]);
+        if ((j & control_mask) != control_value) continue;
+        cplx term = c_mul(c_conj(bra[j ^ x_mask]), ket[j]);
         if (__popcll((unsigned long long)(j & z_mask)) & 1) term = c_make(-term.re, -term.im);
         acc = c_add(acc, term);
     }

@@ -10,6 +10,7 @@ setting, so the system sets it around each state operation (:meth:`context`) and
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers as _abc
 from collections.abc import Iterator
 from typing import Any
@@ -90,6 +91,31 @@ class BallNumbers(NumberSystem):
 
     def float_value(self, x: Any) -> Any:
         return self.flint.acb(self.flint.arb(str(x)))  # encloses the decimal digits given
+
+    def display(self, value: Number) -> str:
+        """The midpoint's digits that the radius leaves certain, then the radius itself
+        (not the decimal display's rounding): ``0.3535533905932737622004221810524245 +/-
+        2.9e-39``."""
+        with self.context():
+            z = self.scalar(value)
+            real = self._display_real(z.real)
+            if z.imag.mid() == 0 and z.imag.rad() == 0:
+                return real
+            return f"({real}) + ({self._display_real(z.imag)})j"
+
+    def _display_real(self, x: Any) -> str:
+        radius, mid = float(x.rad()), x.mid()
+        most = int(self.bits * math.log10(2)) + 1  # the digits the precision holds
+        if mid == 0:
+            return f"0 +/- {radius:.2g}"
+        magnitude = math.floor(math.log10(abs(float(mid))))
+        if radius == 0:
+            text = mid.str(most, radius=False)
+            if "e" not in text and "." in text:
+                text = text.rstrip("0").rstrip(".")
+            return f"{text} +/- 0"
+        digits = min(max(magnitude - math.floor(math.log10(radius)), 1), most)
+        return f"{mid.str(digits, radius=False)} +/- {radius:.2g}"
 
     def encode(self, value: Number) -> str:
         """Exact: midpoint and radius of the real and the imaginary part, each as

@@ -115,6 +115,12 @@ class NumberSystem(ABC):
         """A simpler equal form where that means something (symbolic systems); else ``x``."""
         return x
 
+    def display(self, value: Number) -> str:
+        """``value`` as people read it (the command line's output): ``str`` by default;
+        systems whose ``str`` hides what matters (a ball's true radius, a dual number's
+        partials by name) say it."""
+        return str(value)
+
     def encode(self, value: Number) -> str:
         """``value`` as text that :meth:`decode` reads back to the same number (states saved
         to files). Systems whose numbers refer to live objects (derivative seeds, correlated

@@ -254,6 +254,17 @@ class DualNumbers(NumberSystem):
     I: Any = None  # noqa: E741
     pi: Any = None
 
+    def display(self, value: Number) -> str:
+        """The value and its partial derivative by each seeded parameter, by name:
+        ``0.8824 (d/dphi: -1.237)``."""
+        dual = self.scalar(value)
+        text = _plain(dual.value)
+        if not self.parameters:
+            return text
+        partials = [0.0] * len(self.parameters) if dual.partials is None else list(dual.partials)
+        named = ", ".join(f"d/d{p}: {_plain(d)}" for p, d in zip(self.parameters, partials))
+        return f"{text} ({named})"
+
     def _base_scalar(self, v: Any) -> Any:
         if isinstance(v, Dual) and self.base.name == "complex128":
             raise NumberTypeError("nested dual values need base=DualNumbers(...)")
@@ -344,3 +355,11 @@ def split(values: np.ndarray, n_partials: int, base_dtype: Any = np.complex128):
 
 
 __all__ = ["Dual", "DualNumbers", "UnboundParameterError", "split", "to_python_complex"]
+
+
+def _plain(x: Any) -> str:
+    """A number as short text: a real number without ``+0j``."""
+    if isinstance(x, Dual):
+        return repr(x)
+    z = complex(x)
+    return f"{z.real:.12g}" if z.imag == 0 else f"{z.real:.12g}{z.imag:+.12g}j"

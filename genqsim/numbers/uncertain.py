@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers as _abc
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -31,7 +32,37 @@ def _umath():
 def is_uncertain_value(x: Any) -> bool:
     """Whether ``x`` is a real value of the ``uncertainties`` package (a ufloat or a function
     of ufloats)."""
-    return hasattr(x, "nominal_value") and hasattr(x, "std_dev") and hasattr(x, "derivatives")
+    core = sys.modules.get("uncertainties.core")  # a value of it exists only once it is loaded
+    # a type test: hasattr(x, "std_dev") would evaluate that property, a sum over every
+    # variable x depends on, on each arithmetic step of the object path
+    return core is not None and isinstance(x, core.AffineScalarFunc)
+
+
+def evaluate_real(expr: sympy.Basic, values: Mapping[Any, Any]) -> Any:
+    """A real SymPy expression (a gate angle such as ``theta / 2``) at ``values``, some of
+    them ``uncertainties`` values, computed with that package's functions so the result
+    keeps its dependence on them. Every symbol of ``expr`` needs a value."""
+    free = expr.free_symbols
+    left = free - set(values)
+    if left:
+        names = ", ".join(sorted(str(s) for s in left))
+        raise NumberTypeError(
+            f"{expr}: an uncertain value can only be bound with every parameter of the "
+            f"expression ({names} left unbound)"
+        )
+    symbols = sorted(free, key=str)
+    umath = _umath()
+    function = sympy.lambdify(symbols, expr, modules=[umath, "math"])
+    return function(*(_real_value(values[s]) for s in symbols))
+
+
+def _real_value(value: Any) -> Any:
+    if is_uncertain_value(value):
+        return value
+    z = to_python_complex(value)
+    if z.imag:
+        raise NumberTypeError(f"an angle must be real, got {value!r}")
+    return z.real
 
 
 def _is_real(x: Any) -> bool:
@@ -50,14 +81,24 @@ def _is_exact_zero(x: Any) -> bool:
     return x == 0
 
 
+def _expanded(x: Any) -> Any:
+    """``x`` with its derivatives by each variable worked out and kept. The package builds
+    results as lazy trees of linear combinations; an amplitude's tree after many gates
+    shares subtrees so widely that expanding it once at the end costs exponential time,
+    while expanding each stored part costs one pass over its variables."""
+    if is_uncertain_value(x):
+        x.derivatives  # noqa: B018  (the property expands the combination and caches it)
+    return x
+
+
 class UComplex:
     """A complex number whose real and imaginary parts are ``uncertainties`` values."""
 
     __slots__ = ("imag", "real")
 
     def __init__(self, real: Any, imag: Any = 0.0) -> None:
-        self.real = real
-        self.imag = imag
+        self.real = _expanded(real)
+        self.imag = _expanded(imag)
 
     @staticmethod
     def lift(x: Any) -> UComplex:

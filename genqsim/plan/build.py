@@ -154,11 +154,31 @@ def build_plan(
     calls: list[PlanItem] = [
         c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None
     ]
+    return group_calls(calls, circuit.n_qubits, layout, block_qubits)
+
+
+def group_calls(
+    calls: list[PlanItem],
+    n_qubits: int,
+    layout: BlockLayout | None = None,
+    block_qubits: int | None = None,
+) -> list[PlanItem]:
+    """Runs of ``calls`` grouped into :class:`BlockRun` s over the tiles of ``layout`` (none
+    for states smaller than its minimum), else on the lowest ``block_qubits`` qubits."""
     if layout is not None:
-        if circuit.n_qubits < layout.min_state_qubits:
+        if n_qubits < layout.min_state_qubits:
             return calls
-        return group_tile_runs(calls, circuit.n_qubits, layout.tile_qubits, layout.low_qubits)
-    return group_block_runs(calls, circuit.n_qubits, block_qubits)
+        return group_tile_runs(calls, n_qubits, layout.tile_qubits, layout.low_qubits)
+    return group_block_runs(calls, n_qubits, block_qubits)
+
+
+def block_layout_of(backend: Backend, dtype: Any, tiles: bool = False) -> BlockLayout | None:
+    """The backend's :class:`~genqsim.backends.BlockRunner` block layout (its tile layout
+    with ``tiles``), or ``None`` for a backend that runs calls one by one."""
+    runner = capability(backend, BlockRunner)
+    if runner is None:
+        return None
+    return runner.tile_layout(dtype) if tiles else runner.block_layout(dtype)
 
 
 def plan_for_backend(
@@ -171,10 +191,7 @@ def plan_for_backend(
     """:func:`build_plan` with the blocks the backend runs (its
     :class:`~genqsim.backends.BlockRunner` block layout, or its tile layout with ``tiles``),
     or none."""
-    runner = capability(backend, BlockRunner)
-    layout = None
-    if runner is not None:
-        layout = runner.tile_layout(numbers.dtype) if tiles else runner.block_layout(numbers.dtype)
+    layout = block_layout_of(backend, numbers.dtype, tiles)
     return build_plan(circuit, numbers, fuse, layout=layout)
 
 

@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, Union
 
+import numpy as np
+
 if TYPE_CHECKING:  # for annotations only: backends import this module, not the reverse
     from ..backends.protocol import Backend
 
@@ -84,6 +86,15 @@ class GateCall:
         """Apply the call to ``state`` with ``backend``'s primitive."""
         raise NotImplementedError
 
+    def adjoint(self: _G) -> _G:
+        """The call of the adjoint gate on the same qubits, from the numbers alone (the
+        inverse of a unitary call; the adjoint sweep un-applies gates with it)."""
+        raise NotImplementedError
+
+    def dense(self) -> Any:
+        """The call's ``2**k x 2**k`` matrix on its targets (controls not included)."""
+        raise NotImplementedError
+
 
 @dataclass(frozen=True, eq=False)
 class MatrixCall(GateCall):
@@ -104,6 +115,12 @@ class MatrixCall(GateCall):
 
     def run(self, backend: Backend, state: Any, context: CollapseContext | None = None) -> None:
         backend.apply_matrix(state, self.matrix, self.targets, self.controls, self.control_values)
+
+    def adjoint(self) -> MatrixCall:
+        return replace(self, matrix=np.ascontiguousarray(np.conj(self.matrix).T))
+
+    def dense(self) -> Any:
+        return self.matrix
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,6 +144,12 @@ class DiagonalCall(GateCall):
         backend.apply_diagonal(
             state, self.diagonal, self.targets, self.controls, self.control_values
         )
+
+    def adjoint(self) -> DiagonalCall:
+        return replace(self, diagonal=np.conj(self.diagonal))
+
+    def dense(self) -> Any:
+        return np.diag(self.diagonal)
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,6 +175,24 @@ class PermutationCall(GateCall):
         backend.apply_permutation(
             state, self.permutation, self.phases, self.targets, self.controls, self.control_values
         )
+
+    def adjoint(self) -> PermutationCall:
+        """``|permutation[j]> -> conj(phases[j]) |j>``."""
+        forward = np.asarray(self.permutation)
+        backward = np.empty_like(forward)
+        backward[forward] = np.arange(forward.size, dtype=forward.dtype)
+        phases = None
+        if self.phases is not None:
+            phases = np.empty_like(self.phases)
+            phases[forward] = np.conj(self.phases)
+        return replace(self, permutation=backward, phases=phases)
+
+    def dense(self) -> Any:
+        forward = np.asarray(self.permutation)
+        phases = np.ones(forward.size) if self.phases is None else self.phases
+        out = np.zeros((forward.size, forward.size), dtype=np.result_type(phases, complex))
+        out[forward, np.arange(forward.size)] = phases
+        return out
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ from ..plan import (
 from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits
 from . import sampling
+from .display import SavedAndShown
 from .doubling import doubled_circuit
 from .options import RunOptions, run_threads
 from .pauli_basis import PauliRun, pauli_run
@@ -69,7 +70,7 @@ Record = tuple[tuple[int, int], ...]
 mid-circuit measurement)."""
 
 
-class DensityMatrix:
+class DensityMatrix(SavedAndShown):
     """A mixed state of ``n_qubits`` qubits; qubit 0 is the least-significant index bit.
 
     Build one with ``gq.simulate(circuit, method="density_matrix")``,
@@ -199,24 +200,6 @@ class DensityMatrix:
                 member._scale(self.numbers.one / weight)
             out[key] = (weight, member)
         return out
-
-    def save(self, path: str, metadata: dict[str, Any] | None = None) -> None:
-        """Write the state and what it is to ``path`` (:func:`genqsim.save_state`)."""
-        from .storage import save_state
-
-        save_state(self, path, metadata)
-
-    def _repr_html_(self) -> str | None:
-        """Jupyter: a table of the most likely basis states (machine numbers)."""
-        from .display import density_matrix_html
-
-        return density_matrix_html(self)
-
-    def _repr_latex_(self) -> str | None:
-        """Jupyter: the state written out in LaTeX (symbolic numbers, small states)."""
-        from .display import density_matrix_latex
-
-        return density_matrix_latex(self)
 
     def __repr__(self) -> str:
         extra = f", {len(self._members)} classical records" if len(self._members) > 1 else ""

@@ -48,6 +48,7 @@ from ..plan import (
 from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import sampling
+from .display import SavedAndShown
 from .options import RunOptions, run_threads
 from .protocol import Seed, as_circuit
 
@@ -64,7 +65,7 @@ def _n_qubits_of_length(length: int) -> int:
     return length.bit_length() - 1
 
 
-class StateVector:
+class StateVector(SavedAndShown):
     """A pure state of ``n_qubits`` qubits; qubit 0 is the least-significant index bit.
 
     ``StateVector(array)`` wraps an existing array without copying when its dtype matches the
@@ -118,24 +119,6 @@ class StateVector:
 
     def __len__(self) -> int:
         return int(self._amplitudes.shape[0])
-
-    def save(self, path: str, metadata: dict[str, Any] | None = None) -> None:
-        """Write the state and what it is to ``path`` (:func:`genqsim.save_state`)."""
-        from .storage import save_state
-
-        save_state(self, path, metadata)
-
-    def _repr_html_(self) -> str | None:
-        """Jupyter: a table of the most likely basis states (machine numbers)."""
-        from .display import state_vector_html
-
-        return state_vector_html(self)
-
-    def _repr_latex_(self) -> str | None:
-        """Jupyter: the state written out in LaTeX (symbolic numbers, small states)."""
-        from .display import state_vector_latex
-
-        return state_vector_latex(self)
 
     def __repr__(self) -> str:
         return (

@@ -50,33 +50,58 @@ _FLIP = np.array([1, 0])
 class DerivativeCalls:
     """Builds each operation's gate call and its derivative calls ``dU/dp_k`` in
     ``values_ns`` (plain complex numbers, or dual numbers along a direction for second
-    derivatives), by evaluating the gate on dual numbers seeded at ``seeds``."""
+    derivatives), by evaluating the gate on dual numbers seeded at ``seeds``: only the
+    parameters the gate depends on are seeded, so a gate costs the same however many
+    parameters the circuit has."""
 
     def __init__(self, params: Sequence[sympy.Symbol], values_ns: NumberSystem, seeds: Any) -> None:
         self.params = tuple(params)
         self.values_ns = values_ns
-        nested = isinstance(values_ns, DualNumbers)
-        self.outer = DualNumbers(seeds, base=values_ns if nested else None)
-        self.dtype: Any = object if nested else np.complex128
+        self.seeds = seeds
+        self.nested = isinstance(values_ns, DualNumbers)
+        self.dtype: Any = object if self.nested else np.complex128
         self.param_set = set(self.params)
+        self.index = {p: k for k, p in enumerate(self.params)}
+        self._outer: dict[tuple[int, ...], DualNumbers] = {}
+
+    def own_parameters(self, op: Operation) -> tuple[int, ...]:
+        """Positions (in ``params``) of the parameters ``op`` depends on, ascending."""
+        return tuple(sorted(self.index[p] for p in op.gate.free_symbols & self.param_set))
+
+    def seeded(self, own: tuple[int, ...]) -> DualNumbers:
+        """Dual numbers seeding the parameters at positions ``own`` only."""
+        if own not in self._outer:
+            values = {self.params[k]: self.seeds[self.params[k]] for k in own}
+            self._outer[own] = DualNumbers(values, base=self.values_ns if self.nested else None)
+        return self._outer[own]
 
     def calls(self, op: Operation) -> tuple[GateCall | None, list[tuple[int, GateCall]]]:
         """The operation's call and ``[(k, dU/dp_k call)]`` for the parameters it depends on
         (``None`` for barriers and identities)."""
-        if not (op.gate.free_symbols & self.param_set):
+        own = self.own_parameters(op)
+        if not own:
             return _gate_call(call_for(op, self.values_ns)), []
-        dual_call = _gate_call(call_for(op, self.outer))
+        dual_call = _gate_call(call_for(op, self.seeded(own)))
         if dual_call is None:
             return None, []
         if isinstance(dual_call, PermutationCall) and dual_call.phases is None:
             return dual_call, []
-        value, partials = split(dual_call.data, len(self.params), self.dtype)
-        derivatives = [(i, dual_call.with_data(d)) for i, d in enumerate(partials) if _nonzero(d)]
+        value, partials = split(dual_call.data, len(own), self.dtype)
+        derivatives = [
+            (own[i], dual_call.with_data(d)) for i, d in enumerate(partials) if _nonzero(d)
+        ]
         return dual_call.with_data(value), derivatives
 
-    def inverse_call(self, op: Operation) -> GateCall | None:
-        call, _ = self.calls(op.inverse())
-        return call
+    def angle(self, op: Operation) -> tuple[Any, list[tuple[int, Any]]]:
+        """The value of the first parameter (the angle) of ``op``'s gate and its partials
+        ``[(k, d theta / d p_k)]``; a bare parameter needs no dual evaluation."""
+        theta = op.gate.params[0]
+        if theta in self.index:
+            return self.seeds[theta], [(self.index[theta], 1.0)]
+        own = self.own_parameters(op)
+        dual = Dual.lift(self.seeded(own).real_scalar(theta))
+        partials = [] if dual.partials is None else zip(own, dual.partials)
+        return dual.value, [(k, d) for k, d in partials if d != 0]
 
 
 def _real_if_real(value: Any) -> Any:
