@@ -112,7 +112,7 @@ def test_exact_evolution_matches_scipy_expm():
     )
 
 
-@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("order", [1, 2, 4])
 def test_trotter_error_falls_at_the_expected_order(order):
     scipy_linalg = pytest.importorskip("scipy.linalg")
     t, n = 1.0, 3
@@ -120,7 +120,7 @@ def test_trotter_error_falls_at_the_expected_order(order):
     psi0 = np.zeros(2**n, dtype=complex)
     psi0[0b101] = 1
     errors = []
-    for steps in (4, 8, 16, 32):
+    for steps in (4, 8, 16, 32) if order < 4 else (4, 8, 16):
         psi = gq.simulate(library.trotter(HEISENBERG, t, steps, order), initial=psi0)
         errors.append(np.linalg.norm(psi.amplitudes - exact @ psi0))
     slopes = -np.diff(np.log2(errors))  # error ~ steps**-order: slope ~ order
