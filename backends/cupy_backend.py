@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ import numpy as np
 from ..numbers import NumberSystem
 from ..plan.calls import BlockRun, CallKind, DiagonalCall, GateCall, MatrixCall, PermutationCall
 from .protocol import (
+    ArrayNamespace,
     BatchPrimitives,
     BlockLayout,
     BlockRunner,
@@ -185,6 +187,7 @@ class CupyBackend(
     BatchPrimitives,
     DeviceInfo,
     DeviceSelector,
+    ArrayNamespace,
 ):
     """CUDA kernels for complex64/complex128 CuPy arrays (1-D states or (batch, 2**n))."""
 
@@ -224,6 +227,9 @@ class CupyBackend(
 
     def use_device(self, index: int) -> None:
         _cupy().cuda.Device(index).use()
+
+    def array_namespace(self) -> ModuleType:
+        return _cupy()
 
     # -- gates ---------------------------------------------------------------------------------
     def _apply(self, state, call: GateCall) -> None:

@@ -18,6 +18,7 @@ import contextlib
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
@@ -237,8 +238,19 @@ class AdjointSteps(Protocol):
         changes (before the update), then the 2x2 ``inverse`` applied to both states."""
 
 
+class ArrayNamespace(Protocol):
+    """Keeps its arrays outside NumPy and offers their module (``zeros``, ``vstack``,
+    ``linalg.svd``, ``linalg.qr``, ``asarray``, ...), so state kinds that do their own dense
+    algebra (a matrix-product state's blocks) run on this backend's device."""
+
+    @abstractmethod
+    def array_namespace(self) -> ModuleType:
+        """The array module of this backend's arrays."""
+
+
 CAPABILITIES = (
     AdjointSteps,
+    ArrayNamespace,
     BlockRunner,
     DeviceSampler,
     IQPEncoder,

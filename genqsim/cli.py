@@ -148,15 +148,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         method=method,
         trajectories=args.trajectories,
         seed=args.seed,
+        **_mps_options(args),
     )
     n = psi.n_qubits
     pure = isinstance(psi, StateVector)
+    mps = method == "mps"  # genqsim.mps is imported only when it runs
     result: dict[str, Any] = {
         "circuit": args.source,
         "n_qubits": n,
         "numbers": numbers.name,
         "method": method,
-        "backend": psi.backend.name,
+        "backend": "numpy (LAPACK)" if mps else psi.backend.name,
         "parameters": [str(p) for p in circuit.parameters],
         "bound": {k: str(v) for k, v in given.items()},
     }
@@ -166,7 +168,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["trajectories"] = psi.trajectories
     if method == "mpi":
         result["ranks"] = psi.size
-    probs = psi.probabilities()
+    if mps:
+        result["mps"] = {
+            "max_bond": psi.max_bond_dimension,
+            "truncation_error": psi.truncation_error,
+            "conserve": args.conserve,
+            "entropy_middle": psi.entanglement_entropy(n // 2) if n > 1 else 0.0,
+        }
+    if mps and n > MPS_PROBABILITY_MAX_QUBITS:  # 2**n probabilities: sample with --shots
+        probs = np.zeros(0)
+    else:
+        probs = psi.probabilities()
     if numbers.symbolic:
         if pure:
             amps = [_tidy(a) for a in psi.amplitudes]
@@ -179,6 +191,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             numeric = None
         else:
             numeric = np.array([float(sympy.re(sympy.N(e))) for e in evaluated])
+    elif mps and probs.size == 0:
+        numeric = None
     elif numbers.dtype.kind == "c":
         numeric = np.asarray(probs, dtype=np.float64)
         if n <= 6 and pure:
@@ -257,7 +271,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             to_sample = model.apply(to_sample)
         tally = counts(
             to_sample, args.shots, args.seed, readout=model, initial=args.initial,
-            method=method if method in ("density_matrix", "mpi") else "statevector",
+            method=method if method in ("density_matrix", "mpi", "mps") else "statevector",
+            **_mps_options(args),
         )  # fmt: skip
         frequent = sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[: args.top]
         result["counts"] = dict(frequent)
@@ -326,8 +341,21 @@ def _complex_text(z: complex) -> str:
 
 
 DENSITY_MATRIX_MAX_QUBITS = 12
+MPS_PROBABILITY_MAX_QUBITS = 20
+"""Above this many qubits ``--method mps`` lists no probabilities (``2**n`` of them): sample
+with ``--shots``."""
 """Noisy circuits up to this size run as density matrices by default, larger ones as
 trajectories."""
+
+
+def _mps_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The matrix-product-state settings, for ``--method mps`` only."""
+    if args.method != "mps":
+        for flag, value in (("--max-bond", args.max_bond), ("--conserve", args.conserve)):
+            if value is not None:
+                raise UsageError(f"{flag} applies to --method mps")
+        return {}
+    return {"max_bond": args.max_bond, "cutoff": args.cutoff, "conserve": args.conserve}
 
 
 def _default_method(circuit: Circuit) -> str:
@@ -347,6 +375,13 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
         lines.append(f"averaged over {result['trajectories']} trajectories")
     if "ranks" in result:
         lines.append(f"distributed over {result['ranks']} MPI ranks")
+    if "mps" in result:
+        m = result["mps"]
+        kept = f", conserving {m['conserve']}" if m["conserve"] else ""
+        lines.append(
+            f"matrix-product state: largest bond {m['max_bond']}, truncation error "
+            f"{m['truncation_error']:.3g}, middle-cut entropy {m['entropy_middle']:.6g} bits{kept}"
+        )
     if result["parameters"]:
         lines.append(f"parameters: {', '.join(result['parameters'])}")
     if circuit_text:
@@ -495,11 +530,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--initial", default=None, help="initial basis state as a bitstring")
     p.add_argument(
         "--method",
-        choices=("statevector", "density_matrix", "trajectories", "mpi"),
+        choices=("statevector", "density_matrix", "trajectories", "mpi", "mps"),
         default=None,
         help="kind of state (default: statevector; with --noise, density_matrix up to "
         f"{DENSITY_MATRIX_MAX_QUBITS} qubits, trajectories above; mpi: spread over the ranks "
-        "of mpiexec -n R, printed once)",
+        "of mpiexec -n R, printed once; mps: a matrix-product state)",
+    )
+    p.add_argument(
+        "--max-bond", type=int, default=None, help="largest bond dimension (--method mps)"
+    )
+    p.add_argument(
+        "--cutoff",
+        type=float,
+        default=0.0,
+        help="largest discarded weight per truncation (--method mps)",
+    )
+    p.add_argument(
+        "--conserve",
+        choices=("N", "Sz"),
+        default=None,
+        help="U(1) charge every gate must keep (--method mps)",
     )
     p.add_argument(
         "--noise",

@@ -133,3 +133,8 @@ class NoiseModelError(GenqsimError, ValueError):
 
 class SlowFallbackWarning(UserWarning):
     """A fast backend could not load, so states run on a slower generic one (said once)."""
+
+
+class ChargeViolationError(GenqsimError, ValueError):
+    """A gate or state that does not conserve the charge a matrix-product state keeps
+    (``conserve="N"`` or ``"Sz"``)."""

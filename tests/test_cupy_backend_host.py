@@ -17,8 +17,8 @@ def test_the_cupy_backend_implements_every_capability_it_declares():
     assert CupyBackend.device == "gpu"
     backend = object.__new__(CupyBackend)  # skips the CuPy presence check of __init__
     assert capabilities_of(backend) == [
-        "BlockRunner", "DeviceSampler", "IQPEncoder", "BatchPrimitives", "DeviceInfo",
-        "DeviceSelector",
+        "ArrayNamespace", "BlockRunner", "DeviceSampler", "IQPEncoder", "BatchPrimitives",
+        "DeviceInfo", "DeviceSelector",
     ]  # fmt: skip
     layout = backend.block_layout(np.dtype(np.complex64))
     assert (layout.tile_qubits, layout.low_qubits, layout.min_state_qubits) == (

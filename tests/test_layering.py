@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("backends",),
     ("gates", "circuit", "drawing", "drawing_mpl", "channels", "conditional", "noise"),
     ("plan",),
-    ("states", "distributed"),
+    ("states", "distributed", "mps"),
     (
         "gradients",
         "propagation",

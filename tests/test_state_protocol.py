@@ -40,6 +40,7 @@ KINDS = {
     ),
     "interval": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), method="interval", **kw),
     "mpi": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), method="mpi", **kw),
+    "mps": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), method="mps", **kw),
     "tangent": lambda c, **kw: gq.simulate(
         c, method="tangent", numbers=gq.DualNumbers({THETA: VALUE}), **kw
     ),

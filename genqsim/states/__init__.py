@@ -42,12 +42,20 @@ def _run_mpi(request: SimulationRequest) -> State:
     return run_mpi(request)
 
 
+def _run_mps(request: SimulationRequest) -> State:
+    """``method="mps"``: a matrix-product state (:mod:`genqsim.mps`, imported on first use)."""
+    from ..mps import run_mps
+
+    return run_mps(request)
+
+
 register_method("statevector", run_statevector)
 register_method("interval", run_interval)
 register_method("tangent", run_tangent)
 register_method("density_matrix", run_density_matrix)
 register_method("trajectories", run_trajectories)
 register_method("mpi", _run_mpi)
+register_method("mps", _run_mps)
 
 __all__ = [
     "DEFAULT_METHOD",

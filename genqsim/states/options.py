@@ -26,6 +26,9 @@ class RunOptions:
     ``None``: :data:`genqsim.distributed.DEFAULT_CHUNK`). ``remap``: whether a distributed
     state moves qubits between local and rank positions as the circuit needs them (``False``
     keeps one layout and exchanges for every gate on a rank qubit).
+    ``max_bond``, ``cutoff`` and ``conserve``: a matrix-product state's bond limit, largest
+    discarded weight per truncation, and conserved charge (``None``, ``"N"`` or ``"Sz"``;
+    :mod:`genqsim.mps`).
     """
 
     threads: int | None = None
@@ -35,6 +38,9 @@ class RunOptions:
     pauli_basis: bool | None = None
     exchange_chunk: int | None = None
     remap: bool = True
+    max_bond: int | None = None
+    cutoff: float = 0.0
+    conserve: str | None = None
 
     def __post_init__(self) -> None:
         t = self.threads

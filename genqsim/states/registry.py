@@ -6,8 +6,8 @@ vector on any backend and number system), ``"density_matrix"`` (mixed states: no
 channels exactly, mid-circuit measurements as an ensemble), ``"trajectories"`` (noisy circuits
 averaged over state-vector runs), ``"interval"`` (a rigorous enclosure of the exact state,
 results as balls), ``"tangent"`` (a state and its derivatives with respect to the circuit
-parameters, on the fast kernels) and ``"mpi"`` (a state vector spread over MPI ranks). This is
-where ``"mps"`` plugs in.
+parameters, on the fast kernels), ``"mpi"`` (a state vector spread over MPI ranks) and
+``"mps"`` (a matrix-product state, optionally charge-conserving).
 
 Third parties add a method without editing genqsim, through the ``genqsim.states``
 entry-point group (``name = "package.module:function"``), or in-process with
@@ -131,6 +131,9 @@ def simulate(
     pauli_basis: bool | None = None,
     exchange_chunk: int | None = None,
     remap: bool = True,
+    max_bond: int | None = None,
+    cutoff: float = 0.0,
+    conserve: str | None = None,
 ) -> Any:
     """Run ``circuit`` and return the final state.
 
@@ -138,7 +141,9 @@ def simulate(
     default), ``"density_matrix"`` (mixed states, noise channels exactly),
     ``"trajectories"`` (noisy circuits averaged over ``trajectories`` state-vector runs),
     ``"interval"``, ``"tangent"``, ``"mpi"`` (a state vector spread over the ranks of an
-    ``mpiexec`` run, :mod:`genqsim.distributed`), or one a plugin registered. ``numbers``: the
+    ``mpiexec`` run, :mod:`genqsim.distributed`), ``"mps"`` (a matrix-product state with bond
+    limit ``max_bond``, discarded-weight ``cutoff`` and, with ``conserve``, a U(1) charge,
+    :mod:`genqsim.mps`), or one a plugin registered. ``numbers``: the
     number system (default ``complex128`` for state vectors); ``initial``: ``|0...0>`` by
     default, or a bitstring, a basis index, an array or a state (copied); ``device="gpu"``
     runs on a GPU backend; ``backend`` names one; ``fuse``, ``progress`` and ``threads`` are
@@ -161,6 +166,9 @@ def simulate(
         pauli_basis=pauli_basis,
         exchange_chunk=exchange_chunk,
         remap=remap,
+        max_bond=max_bond,
+        cutoff=cutoff,
+        conserve=conserve,
     )
     request = SimulationRequest(circuit, ns, backend, device, initial, seed, options)
     return run(request)
