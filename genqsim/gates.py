@@ -674,6 +674,11 @@ class Gate:
         return f"{self.name}({args})" if args else self.name
 
 
+MACHINE_MEMO_SIZE = 4096
+"""Gate arrays in machine numbers remembered across runs (oldest dropped first)."""
+_MACHINE_MEMO: dict[tuple, Any] = {}
+
+
 class NamedGate(Gate):
     """A gate from the library table (``h``, ``rz``, ``iswap``, ...)."""
 
@@ -704,22 +709,50 @@ class NamedGate(Gate):
     def _built(self, numbers: NumberSystem):
         return self.spec.build(numbers, *(numbers.real_scalar(p) for p in self.params))
 
+    def _memo(self, what: str, numbers: NumberSystem, make: Callable[[], Any]) -> Any:
+        """``make()`` once per gate, numbers and ``what`` for machine numbers (angles such as
+        ``pi/2`` are evaluated once, not on every run); each call gets its own copy of the
+        arrays. Other systems build anew (their numbers may carry symbols or depend on
+        context)."""
+        if numbers.dtype.kind != "c" or self.free_symbols:
+            return make()
+        key = (what, numbers.name, self.name, self.params)
+        try:
+            value = _MACHINE_MEMO.get(key)
+        except TypeError:  # an unhashable parameter: nothing to remember it by
+            return make()
+        if value is None:
+            value = make()
+            if len(_MACHINE_MEMO) >= MACHINE_MEMO_SIZE:
+                _MACHINE_MEMO.pop(next(iter(_MACHINE_MEMO)))  # the oldest entry
+            _MACHINE_MEMO[key] = value
+        if isinstance(value, tuple):
+            return tuple(None if a is None else a.copy() for a in value)
+        return value.copy()
+
     def diagonal(self, numbers: NumberSystem) -> np.ndarray:
         if self.kind is not GateKind.DIAGONAL:
             return super().diagonal(numbers)
-        return numbers.array(self._built(numbers))
+        return self._memo("diagonal", numbers, lambda: numbers.array(self._built(numbers)))
 
     def permutation(self, numbers: NumberSystem):
         if self.kind is not GateKind.PERMUTATION:
             return super().permutation(numbers)
-        perm, phases = self._built(numbers)
-        return np.asarray(perm, dtype=np.int64), None if phases is None else numbers.array(phases)
+
+        def make() -> tuple[np.ndarray, np.ndarray | None]:
+            perm, phases = self._built(numbers)
+            return (
+                np.asarray(perm, dtype=np.int64),
+                None if phases is None else numbers.array(phases),
+            )
+
+        return self._memo("permutation", numbers, make)
 
     def matrix(self, numbers: NumberSystem | str = "complex128") -> np.ndarray:
         ns = get_number_system(numbers)
         if self.kind is GateKind.DENSE:
-            return ns.array(self._built(ns))
-        return super().matrix(ns)
+            return self._memo("matrix", ns, lambda: ns.array(self._built(ns)))
+        return self._memo("matrix", ns, lambda: super(NamedGate, self).matrix(ns))
 
     def inverse(self) -> Gate:
         name, params = self.spec.inverse(self.params)

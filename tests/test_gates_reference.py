@@ -233,3 +233,35 @@ def test_named_gate_placements_exact(name, n_params, n):
 @pytest.mark.parametrize("name,n_params,n", [c for c in _all_cases(5, 2) if c[2] >= 4])
 def test_named_gate_every_placement_exact(name, n_params, n):
     _check_exact_placements(name, n_params, n, full=True)
+
+
+def test_machine_number_gate_arrays_are_built_once(monkeypatch):
+    """A gate such as ``rz(pi/2)`` is evaluated once per machine-number system and reused by
+    equal gates (each call gets its own copy, equal to the textbook matrix); symbolic gates
+    and other number systems are built anew each time."""
+    built = []
+    original = gq.gates.NamedGate._built
+
+    def counting(self, numbers):
+        built.append((self.name, numbers.name))
+        return original(self, numbers)
+
+    monkeypatch.setattr(gq.gates.NamedGate, "_built", counting)
+    angle = sympy.pi / 7  # an angle no other test uses, so the first build happens here
+    a = gq.gate("rz", angle).diagonal(gq.get_number_system("complex128"))
+    b = gq.gate("rz", angle).diagonal(gq.get_number_system("complex128"))
+    assert built == [("rz", "complex128")]
+    assert a is not b
+    np.testing.assert_allclose(np.diag(a), reference_matrix("rz", (np.pi / 7,)), atol=1e-15)
+    a[0] = 0  # a caller's copy: the next build is unaffected
+    np.testing.assert_array_equal(
+        gq.gate("rz", angle).diagonal(gq.get_number_system("complex128")), b
+    )
+    single = gq.gate("rz", angle).diagonal(gq.get_number_system("complex64"))
+    assert single.dtype == np.complex64 and built[-1] == ("rz", "complex64")
+    theta = sympy.Symbol("theta", real=True)
+    gq.gate("rz", theta).matrix("sympy")
+    gq.gate("rz", theta).matrix("sympy")
+    gq.gate("rz", angle).matrix("sympy")
+    gq.gate("rz", angle).matrix("sympy")
+    assert built[-4:] == [("rz", "sympy")] * 4
