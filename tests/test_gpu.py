@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from gpu_marks import GPU_MARKS, cupy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,15 +21,7 @@ import genqsim as gq
 from reference import random_state
 from strategies import random_circuit
 
-cupy = pytest.importorskip("cupy")
-try:
-    _N_GPUS = cupy.cuda.runtime.getDeviceCount()
-except Exception:
-    _N_GPUS = 0
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(_N_GPUS == 0, reason="no CUDA device visible"),
-]
+pytestmark = GPU_MARKS
 DTYPES = ["complex64", "complex128"]
 TOL = {"complex64": 2e-5, "complex128": 1e-12}
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gpu_marks import GPU_MARKS
 from hypothesis import given, settings
 
 import genqsim as gq
@@ -15,15 +16,7 @@ from genqsim.mps import ModeMPS, MPSState, Truncation, tebd
 
 from strategies import random_circuit
 
-cupy = pytest.importorskip("cupy")
-try:
-    _N_GPUS = cupy.cuda.runtime.getDeviceCount()
-except Exception:
-    _N_GPUS = 0
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(_N_GPUS == 0, reason="no CUDA device visible"),
-]
+pytestmark = GPU_MARKS
 
 
 @settings(max_examples=30, deadline=None)
