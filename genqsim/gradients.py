@@ -39,7 +39,7 @@ from .gates import NON_UNITARY, GateKind, pauli_generator, with_parameters
 from .numbers import NumberSystem, get_number_system
 from .numbers.dual import Dual, DualNumbers, split
 from .numbers.numeric import to_python_complex
-from .pauli import PauliSum
+from .pauli import PAULI_MATRICES, PauliSum
 from .plan import (
     GateCall,
     block_layout_of,
@@ -170,14 +170,6 @@ def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, see
     return energy, grads
 
 
-_PAULI_MATRICES = {
-    "I": np.eye(2),
-    "X": np.array([[0, 1], [1, 0]]),
-    "Y": np.array([[0, -1j], [1j, 0]]),
-    "Z": np.diag([1, -1]),
-}
-
-
 class _GeneratorTerms:
     """A one-angle gate with ``dU/dtheta = -i G U`` (``G`` a sum of Pauli strings, see
     :func:`~genqsim.gates.pauli_generator`) on given qubits and controls, and the angle's
@@ -197,7 +189,7 @@ class _GeneratorTerms:
         self.one_qubit = None  # G as a 2x2 matrix, for one-target gates
         if len(op.targets) == 1:
             terms = pauli_generator(op.gate) or ()
-            self.one_qubit = sum(c * _PAULI_MATRICES[p] for c, p in terms)
+            self.one_qubit = sum(c * PAULI_MATRICES[p] for c, p in terms)
 
     def transition(self, backend: Any, lam: Any, psi: Any, ns: NumberSystem) -> complex:
         """``<lambda| G |psi>`` (under the controls) at the state after the gate."""

@@ -16,7 +16,7 @@ import sympy
 
 from .circuit import Circuit, parameters
 from .errors import ArgumentValueError
-from .pauli import PauliSum
+from .pauli import PAULI_MATRICES, PauliSum
 
 
 def _check_size(n: int, least: int = 1) -> int:
@@ -261,17 +261,12 @@ def trotter(
 def pauli_matrix(hamiltonian: str | PauliSum, n_qubits: int) -> np.ndarray:
     """The dense ``2**n x 2**n`` matrix of a numeric Pauli sum (for small n)."""
     h = PauliSum.coerce(hamiltonian)
-    single = {
-        "X": np.array([[0, 1], [1, 0]], dtype=complex),
-        "Y": np.array([[0, -1j], [1j, 0]]),
-        "Z": np.array([[1, 0], [0, -1]], dtype=complex),
-    }
     out = np.zeros((1 << n_qubits, 1 << n_qubits), dtype=complex)
     for coeff, pauli in h.terms:
         word = dict(pauli)
         m = np.ones((1, 1), dtype=complex)
         for q in reversed(range(n_qubits)):
-            m = np.kron(m, single.get(word.get(q, "I"), np.eye(2)))
+            m = np.kron(m, PAULI_MATRICES[word.get(q, "I")])
         out += complex(coeff) * m
     return out
 

@@ -14,6 +14,7 @@ import tokenize
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import sympy
 from sympy.parsing.sympy_parser import (
     convert_xor,
@@ -23,6 +24,20 @@ from sympy.parsing.sympy_parser import (
 )
 
 from .errors import ArgumentTypeError, PauliSyntaxError, QubitIndexError
+
+
+def _read_only(matrix: np.ndarray) -> np.ndarray:
+    matrix.setflags(write=False)
+    return matrix
+
+
+PAULI_MATRICES: dict[str, np.ndarray] = {
+    "I": _read_only(np.eye(2, dtype=complex)),
+    "X": _read_only(np.array([[0, 1], [1, 0]], dtype=complex)),
+    "Y": _read_only(np.array([[0, -1j], [1j, 0]], dtype=complex)),
+    "Z": _read_only(np.array([[1, 0], [0, -1]], dtype=complex)),
+}
+"""The one-qubit Pauli matrices (complex128, read-only): dense references, local operators."""
 
 PauliString = tuple[tuple[int, str], ...]
 

@@ -28,7 +28,7 @@ from ..states.protocol import Seed
 from . import readout
 from .charges import charge_groups, gate_blocks, site_charges
 from .network import HostCopy, Network
-from .state import _machine_numbers, array_module
+from .state import array_module, machine_numbers
 from .truncation import Truncation
 
 UNITARITY_TOLERANCE = 1e-10
@@ -138,7 +138,7 @@ class ModeMPS:
             raise ArgumentValueError(
                 f"cutoff must be an integer >= the largest input photon number, got {cutoff!r}"
             )
-        ns = _machine_numbers(numbers)
+        ns = machine_numbers(numbers)
         net = Network.product(counts, site_charges("N", cut + 1), ns.dtype, array_module(device))
         return cls(net, ns, truncation or Truncation(), cut)
 

@@ -30,7 +30,7 @@ from ..errors import (
 )
 from ..kernels import marginalize
 from ..numbers import Number, NumberSystem, get_number_system
-from ..pauli import PauliSum, pauli_masks
+from ..pauli import PAULI_MATRICES, PauliSum, pauli_masks
 from ..plan import (
     ChannelCall,
     ConditionalCall,
@@ -58,9 +58,9 @@ DENSE_LIMIT = 26
 """Most qubits :meth:`MPSState.to_numpy` and full distributions expand to (1 GiB)."""
 
 _PAULI = {
-    "X": np.array([[0, 1], [1, 0]], dtype=complex),
-    "Z": np.array([[1, 0], [0, -1]], dtype=complex),
-    "XZ": np.array([[0, -1], [1, 0]], dtype=complex),
+    "X": PAULI_MATRICES["X"],
+    "Z": PAULI_MATRICES["Z"],
+    "XZ": PAULI_MATRICES["X"] @ PAULI_MATRICES["Z"],
 }
 
 
@@ -178,7 +178,7 @@ class MPSState:
     ) -> MPSState:
         """The basis state ``bits``: a bitstring (qubit 0 rightmost) or local states by site;
         ``device="gpu"`` keeps the blocks on a GPU."""
-        ns = _machine_numbers(numbers)
+        ns = machine_numbers(numbers)
         states = _local_states(bits)
         charges = site_charges(conserve, 2)
         net = Network.product(states, charges, ns.dtype, array_module(device))
@@ -195,7 +195,7 @@ class MPSState:
     ) -> MPSState:
         """The MPS of a normalised state vector (an array or a StateVector), split exactly
         (or as ``truncation`` allows) on the host, then moved to ``device``."""
-        ns = _machine_numbers(numbers)
+        ns = machine_numbers(numbers)
         array = vector.to_numpy() if isinstance(vector, StateVector) else np.asarray(vector)
         n = int(array.size).bit_length() - 1
         if array.ndim != 1 or array.size != 1 << n or n < 1:
@@ -336,11 +336,7 @@ class MPSState:
             self._draw_kraus(item[1], rng)
         else:
             sites, blocks = item
-            self._apply_gate(sites, blocks)
-
-    def _apply_gate(self, sites: tuple[int, ...], blocks: dict[int, np.ndarray]) -> float:
-        """A gate on ``sites`` (increasing); the squared norm it left (1 if unitary)."""
-        return self._net.apply_on(sites, blocks, self.truncation)
+            self._net.apply_on(sites, blocks, self.truncation)
 
     def _measure_site(self, qubit: int, rng: np.random.Generator) -> int:
         """Measure one qubit, project and renormalise (a canonical sweep); the outcome."""
@@ -364,10 +360,7 @@ class MPSState:
         cumulative = 0.0
         for index, (sites, blocks) in enumerate(kraus):
             trial = self._net.copy()
-            saved, self._net = self._net, trial
-            weight = self._apply_gate(sites, blocks)
-            self._net = saved
-            cumulative += weight
+            cumulative += trial.apply_on(sites, blocks, self.truncation)
             if u < cumulative or index == len(kraus) - 1:
                 trial.canonicalize(self.truncation)
                 self._net = trial
@@ -563,7 +556,8 @@ def array_module(device: str | None, backend: str | None = None) -> ModuleType:
     return namespace.array_namespace()
 
 
-def _machine_numbers(numbers: str | NumberSystem | None) -> NumberSystem:
+def machine_numbers(numbers: str | NumberSystem | None) -> NumberSystem:
+    """The number system of an MPS's blocks (complex128 by default); others are refused."""
     ns = get_number_system(numbers or "complex128")
     if ns.name not in ("complex128", "complex64"):
         raise NumberTypeError(
@@ -576,7 +570,7 @@ def _machine_numbers(numbers: str | NumberSystem | None) -> NumberSystem:
 
 def run_mps(request: SimulationRequest) -> MPSState:
     """``method="mps"``: the circuit on a matrix-product state (see :class:`MPSState`)."""
-    ns = _machine_numbers(request.numbers)
+    ns = machine_numbers(request.numbers)
     options = request.options
     xp = array_module(request.device, request.backend)
     device = "cpu" if xp is np else "gpu"
@@ -586,10 +580,6 @@ def run_mps(request: SimulationRequest) -> MPSState:
     if initial is None:
         state = MPSState.basis([0] * n, ns, truncation, options.conserve, device)
     elif isinstance(initial, MPSState):
-        if initial.n_qubits != n:
-            raise QubitCountMismatchError(
-                f"initial state has {initial.n_qubits} qubits, circuit has {n}"
-            )
         state = initial.copy()
         state.truncation = truncation
     elif isinstance(initial, str) or (
@@ -597,15 +587,9 @@ def run_mps(request: SimulationRequest) -> MPSState:
     ):
         bits = initial if isinstance(initial, str) else format(int(initial), f"0{n}b")
         state = MPSState.basis(bits, ns, truncation, options.conserve, device)
-        if state.n_qubits != n:
-            raise QubitCountMismatchError(
-                f"initial state has {state.n_qubits} qubits, circuit has {n}"
-            )
     else:
         state = MPSState.from_vector(initial, ns, truncation, options.conserve, device)
-        if state.n_qubits != n:
-            raise QubitCountMismatchError(
-                f"initial state has {state.n_qubits} qubits, circuit has {n}"
-            )
+    if state.n_qubits != n:
+        raise QubitCountMismatchError(f"initial state has {state.n_qubits} qubits, circuit has {n}")
     state.progress = options.progress
     return state.apply(request.circuit, seed=request.seed)

@@ -17,19 +17,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import ArgumentValueError, MatrixShapeError
-from ..pauli import PauliSum
+from ..pauli import PAULI_MATRICES, PauliSum
 from ..progress import bar_for
 from .charges import charge_groups, gate_blocks
 from .state import MPSState
 
 ORDERS = (1, 2, 4)
 _SUZUKI = 1.0 / (4.0 - 4.0 ** (1.0 / 3.0))
-_LETTERS = {
-    "I": np.eye(2, dtype=complex),
-    "X": np.array([[0, 1], [1, 0]], dtype=complex),
-    "Y": np.array([[0, -1j], [1j, 0]], dtype=complex),
-    "Z": np.array([[1, 0], [0, -1]], dtype=complex),
-}
 
 
 def bond_hamiltonians(
@@ -59,7 +53,7 @@ def bond_hamiltonians(
         if not qubits:  # a constant: a global phase, nothing to evolve
             continue
         b = min(qubits[0], n_qubits - 2)
-        left, right = _LETTERS[letters.get(b, "I")], _LETTERS[letters.get(b + 1, "I")]
+        left, right = PAULI_MATRICES[letters.get(b, "I")], PAULI_MATRICES[letters.get(b + 1, "I")]
         bonds[b] += value.real * np.kron(left, right)
     return bonds
 
