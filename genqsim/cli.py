@@ -28,6 +28,7 @@ from .numbers import available_number_systems, get_number_system
 from .numbers.uncertain import is_uncertain_value
 from .states import StateVector, TrajectoryState, counts, simulate
 from .states.sampling import counted_register
+from .symbolic import _is_trig, simplify, to_sympy
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -101,6 +102,10 @@ def _bitstring(index: int, n: int) -> str:
 
 
 def _tidy(expr: Any) -> Any:
+    """A symbolic amplitude to print: SymPy's and SymEngine's expanded with their
+    exponentials combined; trig numbers in their own shorter form."""
+    if _is_trig(expr):
+        return to_sympy(expr)
     return sympy.powsimp(sympy.expand(expr), combine="exp")
 
 
@@ -186,7 +191,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         evaluated = [_at(p, values) for p in probs]
         if any(e.free_symbols for e in evaluated):
             result["probabilities_symbolic"] = {
-                _bitstring(i, n): str(sympy.simplify(p)) for i, p in enumerate(probs) if p != 0
+                _bitstring(i, n): str(to_sympy(simplify(p))) for i, p in enumerate(probs) if p != 0
             }
             numeric = None
         else:
@@ -236,7 +241,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.observable:
         value = psi.expectation(args.observable)
         if numbers.symbolic:
-            exact = sympy.simplify(sympy.sympify(value))
+            exact = to_sympy(simplify(value))
             result["expectation"] = {"observable": args.observable, "value": str(exact)}
             closed = _at(exact, values)
             if not closed.free_symbols:
@@ -293,7 +298,7 @@ def _partials(value: Any, numbers: Any) -> list[float]:
 def _at(expr: Any, values: dict[str, Any]) -> Any:
     """A SymPy form of ``expr`` with the bound parameters substituted by name (SymEngine
     results come back with symbols that have no assumptions, so names are what match)."""
-    expr = sympy.sympify(expr)
+    expr = to_sympy(expr)
     return expr.subs({s: values[s.name] for s in expr.free_symbols if s.name in values})
 
 

@@ -27,8 +27,13 @@ def _is_symengine(x: Any) -> bool:
     return type(x).__module__.startswith("symengine")
 
 
+def _is_trig(x: Any) -> bool:
+    return type(x).__module__.startswith("genqsim.numbers.trig")
+
+
 def to_sympy(value: Any) -> Any:
-    """SymPy form of a SymEngine expression, array or state (real parameters stay real)."""
+    """SymPy form of a SymEngine expression or trig number, array or state (real parameters
+    stay real; trig numbers in their shorter form, see ``TrigNumber.to_sympy``)."""
     if isinstance(value, StateVector):
         return StateVector(to_sympy(value.amplitudes), "sympy")
     array, single = _entries(value)
@@ -39,6 +44,8 @@ def to_sympy(value: Any) -> Any:
     if _is_symengine(single):
         symengine_numbers: Any = get_number_system("symengine")
         return symengine_numbers.to_sympy(single)
+    if _is_trig(single):
+        return single.to_sympy()
     return sympy.sympify(single)
 
 
@@ -67,6 +74,8 @@ def simplify(value: Any) -> Any:
         return out
     if _is_symengine(single):
         return get_number_system("symengine").simplify(single)
+    if _is_trig(single):
+        return single  # already canonical
     return sympy.simplify(single)
 
 

@@ -324,3 +324,29 @@ def test_balls_print_the_digits_their_radius_justifies_and_the_true_radius():
     mid, radius = result["expectation"]["value"].split(" +/- ")
     assert float(radius) < 1e-36 and len(mid) >= 38
     assert abs(mpmath.mpf(mid) - 1) <= mpmath.mpf(radius)
+
+
+def test_trig_numbers_print_exact_closed_forms_and_values_at_the_bound_parameter():
+    out = genqsim(
+        "run",
+        "qpe:3",
+        "--numbers",
+        "trig",
+        "--bind",
+        "phi=0.3",
+        "--observable",
+        "Z0",
+        "--format",
+        "json",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    numeric = json.loads(
+        genqsim(
+            "run", "qpe:3", "--bind", "phi=0.3", "--observable", "Z0", "--format", "json"
+        ).stdout
+    )
+    assert "exp(2*I*pi*phi)/8" in data["amplitudes"]["000"]
+    for key, p in numeric["probabilities"].items():
+        assert abs(data["probabilities"][key] - p) < 1e-12
+    assert abs(data["expectation"]["numeric"] - numeric["expectation"]["value"]) < 1e-12

@@ -44,6 +44,12 @@ def _ball(bits: int | None = None) -> NumberSystem:
     return BallNumbers(DEFAULT_BITS if bits is None else bits)
 
 
+def _trig(order: int | None = None) -> NumberSystem:
+    from .trig import DEFAULT_ORDER, TrigNumbers
+
+    return TrigNumbers(DEFAULT_ORDER if order is None else order)
+
+
 def _dual() -> NumberSystem:
     from .dual import DualNumbers
 
@@ -65,6 +71,7 @@ _FACTORIES: dict[str, Callable[..., NumberSystem]] = {
     "ball": _ball,
     "dual": _dual,
     "uncertain": _uncertain,
+    "trig": _trig,
 }
 _PARAMETER_TYPES: dict[str, tuple[str, ...]] = {
     "mpmath": ("mpmath",),
@@ -75,8 +82,12 @@ _PARAMETER_TYPES: dict[str, tuple[str, ...]] = {
 """For each number system, the modules whose values it takes as gate parameters directly
 (``ufloat(0.3, 0.01)``, a ball, a dual number): matched by the value's type's module, so
 checking a parameter imports nothing."""
-_PRECISION_SUFFIX = {"mpmath": "decimal digits", "ball": "bits"}
-"""Systems whose name takes a precision: ``"mpmath:50"``, ``"ball:128"``."""
+_PRECISION_SUFFIX = {
+    "mpmath": "decimal digits",
+    "ball": "bits",
+    "trig": "the order N of the roots of unity exp(2*pi*i/N), a multiple of 4",
+}
+"""Systems whose name takes a number: ``"mpmath:50"``, ``"ball:128"``, ``"trig:24"``."""
 _INSTANCES: dict[str, NumberSystem] = {}
 
 
@@ -141,7 +152,8 @@ def get_number_system(numbers: str | np.dtype | type | NumberSystem) -> NumberSy
     if base not in _FACTORIES or (colon and base not in _PRECISION_SUFFIX):
         raise UnknownNumberSystemError(
             f"unknown number system {numbers!r}; available: {', '.join(available_number_systems())}"
-            " (mpmath and ball take a precision: 'mpmath:50', 'ball:128')"
+            " (mpmath and ball take a precision, trig a cyclotomic order: 'mpmath:50', 'ball:128',"
+            " 'trig:24')"
         )
     if key not in _INSTANCES:
         _INSTANCES[key] = _make(key)
