@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 import sympy
 
@@ -55,11 +56,6 @@ def order_of_sqrt(f: int) -> int:
     return order
 
 
-def order_of_root(turns: Fraction) -> int:
-    """The smallest N with exp(2*pi*i*turns) in Q(zeta_N)."""
-    return turns.denominator
-
-
 class CyclotomicField:
     """Q(zeta_N) for one ``order`` N (a multiple of 4, so that ``i = zeta**(N/4)`` is in it)."""
 
@@ -87,7 +83,7 @@ class CyclotomicField:
         when this one does not (``what()`` names the value in it)."""
         e = turns * self.order
         if e.denominator != 1:
-            needed = order_of_root(turns)
+            needed = turns.denominator  # exp(2 pi i p/q) is a primitive q-th root
             raise NumberTypeError(
                 f"{what()} is not in Q(zeta_{self.order}) (numbers={self.name!r}); it needs "
                 f"the {needed}-th roots of unity: use {self._advice(needed)}"
@@ -137,35 +133,25 @@ class CyclotomicField:
 
     def multiply(self, a: dict[int, Fraction], b: dict[int, Fraction]) -> dict[int, Fraction]:
         """The product of two elements given as ``{power: coefficient}``, reduced."""
-        out: dict[int, Fraction] = {}
-        for ea, ca in a.items():
-            for eb, cb in b.items():
-                e = (ea + eb) % self.order
-                out[e] = out.get(e, Fraction(0)) + ca * cb
-        return self.reduce(out)
+        return _terms(_poly(a) * _poly(b) % self._modulus)
 
     def reduce(self, terms: dict[int, Fraction]) -> dict[int, Fraction]:
         """``terms`` (any powers) as the remainder modulo Phi_N."""
-        import flint
-
-        length = max(terms, default=-1) + 1
-        coeffs = [terms.get(e, Fraction(0)) for e in range(length)]
-        poly = flint.fmpq_poly([flint.fmpq(c.numerator, c.denominator) for c in coeffs])
-        rest = poly % flint.fmpq_poly(self.modulus)
-        return {e: Fraction(int(c.p), int(c.q)) for e, c in enumerate(rest.coeffs()) if c != 0}
+        return _terms(_poly(terms) % self._modulus)
 
     def inverse(self, terms: dict[int, Fraction]) -> dict[int, Fraction]:
         """The inverse of a nonzero element (extended Euclid against Phi_N)."""
-        import flint
-
-        length = max(terms, default=-1) + 1
-        poly = flint.fmpq_poly(
-            [flint.fmpq(*_pair(terms.get(e, Fraction(0)))) for e in range(length)]
-        )
-        g, s, _ = poly.xgcd(flint.fmpq_poly(self.modulus))
+        g, s, _ = _poly(terms).xgcd(self._modulus)
         if g != 1:
             raise ZeroDivisionError("division by zero in a cyclotomic field")
-        return {e: Fraction(int(c.p), int(c.q)) for e, c in enumerate(s.coeffs()) if c != 0}
+        return _terms(s)
+
+    @cached_property
+    def _modulus(self) -> Any:
+        """Phi_N with rational coefficients (flint's remainders and xgcd want that type)."""
+        import flint
+
+        return flint.fmpq_poly(self.modulus)
 
     @cached_property
     def _roots(self) -> list[complex]:
@@ -176,21 +162,30 @@ class CyclotomicField:
 
     def to_sympy(self, terms: dict[int, Fraction]) -> sympy.Expr:
         """The element as SymPy radicals where SymPy knows them (cos(pi/4) = sqrt(2)/2)."""
-        real = sum(
-            (sympy.Rational(c.numerator, c.denominator) * sympy.cos(2 * sympy.pi * e / self.order)
-             for e, c in terms.items()),
-            sympy.Integer(0),
-        )  # fmt: skip
-        imag = sum(
-            (sympy.Rational(c.numerator, c.denominator) * sympy.sin(2 * sympy.pi * e / self.order)
-             for e, c in terms.items()),
-            sympy.Integer(0),
-        )  # fmt: skip
+        real, imag = sympy.Integer(0), sympy.Integer(0)
+        for e, c in terms.items():
+            q, angle = sympy.Rational(c.numerator, c.denominator), 2 * sympy.pi * e / self.order
+            real, imag = real + q * sympy.cos(angle), imag + q * sympy.sin(angle)
         return sympy.expand(real) + sympy.I * sympy.expand(imag)
 
 
-def _pair(c: Fraction) -> tuple[int, int]:
-    return c.numerator, c.denominator
+def _poly(terms: dict[int, Fraction]) -> Any:
+    """``{power of zeta: coefficient}`` as a univariate flint polynomial."""
+    import flint
+
+    length = max(terms, default=-1) + 1
+    zero = Fraction(0)
+    return flint.fmpq_poly(
+        [
+            flint.fmpq(c.numerator, c.denominator)
+            for c in (terms.get(e, zero) for e in range(length))
+        ]
+    )
+
+
+def _terms(poly: Any) -> dict[int, Fraction]:
+    """A flint polynomial's nonzero coefficients by power."""
+    return {e: Fraction(int(c.p), int(c.q)) for e, c in enumerate(poly.coeffs()) if c != 0}
 
 
 DEFAULT_ORDER = 8

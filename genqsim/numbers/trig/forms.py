@@ -32,8 +32,7 @@ def to_sympy(x: TrigNumber, form: str = "auto") -> sympy.Expr:
         raise ArgumentValueError(f"form must be one of {', '.join(FORMS)}, got {form!r}")
     if form == "exp":
         return _exp_form(x)
-    minus_i = x.system.field_constant({3 * x.system.field.order // 4: Fraction(1)})
-    real, imag = x.real, (x * minus_i).real
+    real, imag = x.real, (x * x.system.minus_i).real
     if form == "sum":
         return _sum_form(real) + sympy.I * _sum_form(imag)
     if form == "product":

@@ -111,6 +111,8 @@ class TrigNumber:
         return space, a, sa, b, sb
 
     def _new(self, space: Space, poly: Any, shift: tuple[int, ...], zeta_degree: int) -> TrigNumber:
+        """A number of this system, reduced modulo Phi_N when its degree in zeta may have
+        reached phi(N) (a product)."""
         if zeta_degree >= self.system.field.degree:
             poly = divmod(poly, space.modulus)[1]
             zeta_degree = self.system.field.degree - 1
@@ -173,12 +175,7 @@ class TrigNumber:
             shift = sb
         else:
             shift = tuple(map(operator.add, sa, sb))
-        degree = self.zeta_degree + o.zeta_degree
-        product = a * b
-        if degree >= self.system.field.degree:
-            product = divmod(product, space.modulus)[1]
-            degree = self.system.field.degree - 1
-        return TrigNumber(self.system, space, product, shift, degree)
+        return self._new(space, a * b, shift, self.zeta_degree + o.zeta_degree)
 
     __rmul__ = __mul__
 
@@ -242,9 +239,6 @@ class TrigNumber:
         shift = tuple(-s - t for s, t in zip(self.shift, top, strict=True))
         return self._new(self.space, poly, shift, order - 1)
 
-    def conj(self) -> TrigNumber:
-        return self.conjugate()
-
     # -- comparison and canonical form -----------------------------------------------------
     def is_zero(self) -> bool:
         return bool(self.poly.is_zero())
@@ -305,9 +299,6 @@ class TrigNumber:
         """The parameters the number depends on."""
         return {s for g in self.generators() for s in g.free_symbols}
 
-    def is_constant(self) -> bool:
-        return not self.free_symbols()
-
     def __complex__(self) -> complex:
         return self.to_complex()
 
@@ -361,9 +352,7 @@ class TrigNumber:
 
     @property
     def imag(self) -> TrigNumber:
-        return (self - self.conjugate()) * self.system.field_constant(
-            {3 * self.system.field.order // 4: Fraction(1, 2)}
-        )
+        return (self - self.conjugate()) * self.system.minus_i * Fraction(1, 2)
 
 
 def rational_value(x: Any) -> Fraction | None:

@@ -59,6 +59,7 @@ class TrigNumbers(NumberSystem):
         one: Any = self.field_constant({0: Fraction(1)})
         imaginary_unit: Any = self.field_constant({order // 4: Fraction(1)})
         self.zero, self.one, self.I = zero, one, imaginary_unit
+        self.minus_i = self.field_constant({3 * order // 4: Fraction(1)})
 
     # set per instance (the constants belong to the system's flint context)
     zero: Any = None  # type: ignore[assignment]
@@ -143,8 +144,7 @@ class TrigNumbers(NumberSystem):
 
     def sin(self, x: Number) -> TrigNumber:
         angle = self.real_scalar(x)
-        minus_half_i = self.field_constant({3 * self.field.order // 4: Fraction(1, 2)})
-        return (self.expi(angle) - self.expi(-angle)) * minus_half_i
+        return (self.expi(angle) - self.expi(-angle)) * self.minus_i * Fraction(1, 2)
 
     def exp(self, x: Number) -> TrigNumber:
         raise NumberTypeError(
