@@ -70,14 +70,19 @@ __all__ = [
 ENTRY_POINT_GROUP = "genqsim.backends"
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {}
+_MIN_STATE_QUBITS: dict[str, int] = {}
 _INSTANCES: dict[str, Backend] = {}
 _UNAVAILABLE: dict[str, str] = {}
 _entry_points_loaded = False
 
 
-def register_backend(name: str, factory: Callable[[], Backend]) -> None:
-    """Register a backend factory under ``name`` (replacing any earlier one of that name)."""
+def register_backend(name: str, factory: Callable[[], Backend], min_state_qubits: int = 0) -> None:
+    """Register a backend factory under ``name`` (replacing any earlier one of that name).
+    Automatic selection passes the backend over for states of fewer than
+    ``min_state_qubits`` qubits (where loading and calling its kernels costs more than the
+    work), without loading it."""
     _FACTORIES[name] = factory
+    _MIN_STATE_QUBITS[name] = min_state_qubits
     _INSTANCES.pop(name, None)
     _UNAVAILABLE.pop(name, None)
 
@@ -143,7 +148,8 @@ def get_backend(name: str) -> Backend:
 
 def select_backend(array: object, name: str | None = None) -> Backend:
     """The backend for ``array``: ``name`` if given (checked to support it), else the
-    highest-priority available backend that supports the array's type and dtype."""
+    highest-priority available backend that supports the array's type and dtype (passing
+    over those whose ``min_state_qubits`` exceeds the array's size)."""
     if name is not None:
         backend = get_backend(name)
         if not backend.supports(array):
@@ -152,15 +158,28 @@ def select_backend(array: object, name: str | None = None) -> Backend:
                 f"{getattr(array, 'dtype', '?')}"
             )
         return backend
+    chosen = _by_priority(getattr(array, "size", None), lambda b: b.supports(array))
+    if chosen is None:
+        raise UnknownBackendError(
+            f"no backend supports {type(array).__name__} arrays of dtype "
+            f"{getattr(array, 'dtype', '?')}"
+        )
+    _notice_fallback(chosen, getattr(getattr(array, "dtype", None), "kind", ""))
+    return chosen
+
+
+def _by_priority(size: int | None, accepts: Callable[[Backend], bool]) -> Backend | None:
+    """The highest-priority available backend that ``accepts``, first among those whose
+    ``min_state_qubits`` admits an array of ``size`` entries (any when ``None``; the others
+    are not even loaded), then among all."""
     _load_entry_points()
-    candidates = [b for b in (_instance(n) for n in _FACTORIES) if b is not None]
-    for backend in sorted(candidates, key=lambda b: -b.priority):
-        if backend.supports(array):
-            _notice_fallback(backend, getattr(getattr(array, "dtype", None), "kind", ""))
-            return backend
-    raise UnknownBackendError(
-        f"no backend supports {type(array).__name__} arrays of dtype {getattr(array, 'dtype', '?')}"
-    )
+    sized = [n for n in _FACTORIES if size is None or size >= 1 << _MIN_STATE_QUBITS.get(n, 0)]
+    for names in (sized, list(_FACTORIES)):
+        available = [b for b in map(_instance, names) if b is not None]
+        for backend in sorted(available, key=lambda b: -b.priority):
+            if accepts(backend):
+                return backend
+    return None
 
 
 def normalize_device(device: str | None) -> str:
@@ -174,11 +193,15 @@ def normalize_device(device: str | None) -> str:
 
 
 def backend_for(
-    numbers: NumberSystem, device: str | None = None, name: str | None = None
+    numbers: NumberSystem,
+    device: str | None = None,
+    name: str | None = None,
+    size: int | None = None,
 ) -> Backend:
     """The backend that holds states of ``numbers`` on ``device``: the one called ``name``
     when given (checked to live on that device and to hold those numbers), else the
-    highest-priority available one."""
+    highest-priority available one, passing over those whose ``min_state_qubits`` exceeds
+    a state of ``size`` entries (``None``: any size)."""
     where = normalize_device(device)
     if name is not None:
         backend = get_backend(name)
@@ -188,15 +211,11 @@ def backend_for(
             )
         _check_holds(backend, numbers)
         return backend
-    _load_entry_points()
-    candidates = [
-        b for b in (_instance(n) for n in _FACTORIES) if b is not None and b.device == where
-    ]
-    for backend in sorted(candidates, key=lambda b: -b.priority):
-        if backend.holds(numbers):
-            _notice_fallback(backend, numbers.dtype.kind)
-            return backend
-    if not candidates:
+    chosen = _by_priority(size, lambda b: b.device == where and b.holds(numbers))
+    if chosen is not None:
+        _notice_fallback(chosen, numbers.dtype.kind)
+        return chosen
+    if not any(b is not None and b.device == where for b in map(_instance, _FACTORIES)):
         missing = "; ".join(f"{n} ({why})" for n, why in unavailable_backends().items())
         raise UnknownBackendError(
             f"no backend for device {where!r} is available"
@@ -245,11 +264,17 @@ def _notice_fallback(backend: Backend, kind: str) -> None:
     )
 
 
+COMPILED_MIN_STATE_QUBITS = 9
+"""Smallest state the Numba backend is picked for by default. Below 2**9 amplitudes a gate
+costs about as much on the generic NumPy backend (``python benchmarks/startup_bench.py``), and
+a process that never loads Numba starts about a second sooner (its kernel cache and target)."""
+
+
 def _register_builtin() -> None:
     from .numpy_backend import NumpyBackend
 
     register_backend("numpy", NumpyBackend)
-    register_backend("numba", _numba_backend)
+    register_backend("numba", _numba_backend, min_state_qubits=COMPILED_MIN_STATE_QUBITS)
 
 
 _register_builtin()

@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import sympy
 
 from .errors import (
     ArgumentTypeError,
@@ -62,6 +61,7 @@ from .gates import (
     _substitute,
     operator_size,
 )
+from .lazysympy import is_sympy, same_value
 from .numbers import Number, NumberSystem, get_number_system, to_python_complex
 
 KrausBuilder = Callable[..., list[list[list[Any]]]]
@@ -151,7 +151,7 @@ def _register(spec: ChannelSpec) -> None:
 def _numeric(value: Any) -> float | None:
     """A parameter's real value when it is a plain number (``None`` for symbols and for
     numbers that carry more, such as dual numbers, which are checked by their users)."""
-    if isinstance(value, sympy.Basic):
+    if is_sympy(value):
         if value.free_symbols:
             return None
     elif not isinstance(value, (int, float, complex)):
@@ -569,7 +569,7 @@ class KrausChannel(QuantumChannel):
         if not isinstance(other, KrausChannel) or len(self.entries) != len(other.entries):
             return False
         return all(
-            a.shape == b.shape and np.all(np.vectorize(_equal, otypes=[bool])(a, b))
+            a.shape == b.shape and np.all(np.vectorize(same_value, otypes=[bool])(a, b))
             for a, b in zip(self.entries, other.entries)
         )
 
@@ -578,12 +578,6 @@ class KrausChannel(QuantumChannel):
 
     def __repr__(self) -> str:
         return f"KrausChannel({len(self.entries)} operators on {self.n_qubits} qubit(s))"
-
-
-def _equal(a: Any, b: Any) -> bool:
-    if isinstance(a, sympy.Basic) or isinstance(b, sympy.Basic):
-        return bool(sympy.sympify(a) == sympy.sympify(b))
-    return bool(a == b)
 
 
 def _check_trace_preserving(entries: Sequence[np.ndarray], atol: float = 1e-8) -> None:

@@ -12,10 +12,9 @@ import numbers as _abc
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from . import channels
 from .channels import QuantumChannel
@@ -41,9 +40,13 @@ from .gates import (
     Reset,
     with_parameters,
 )
+from .lazysympy import is_sympy
 from .numbers import to_python_complex
 from .numbers.uncertain import is_uncertain_value
 from .validation import as_qubit, as_qubit_tuple, check_n_qubits, check_operation_qubits
+
+if TYPE_CHECKING:
+    import sympy
 
 
 @dataclass(frozen=True)
@@ -99,19 +102,23 @@ def parameters(names: str | Iterable[str]) -> tuple[sympy.Symbol, ...]:
                 f"parameter names are a string ('a b', 't0:4') or strings, got {names!r}"
             )
         names = " ".join(names)
+    import sympy
+
     return tuple(sympy.symbols(names.replace(",", " "), real=True, seq=True))
 
 
 def _bind_value(value: Any, name: str) -> Any:
     """A bound value: SymPy as it is, a number as SymPy, an ``uncertainties`` value as it
     is (gates take those as angles for ``numbers="uncertain"``)."""
-    if isinstance(value, sympy.Basic) or is_uncertain_value(value):
+    if is_sympy(value) or is_uncertain_value(value):
         if is_uncertain_value(value) and not math.isfinite(value.nominal_value):
             raise NonFiniteError(f"value for parameter {name} is not finite: {value!r}")
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (_abc.Number, np.number)):
         raise NumberTypeError(f"value for parameter {name} must be a number, got {value!r}")
     to_python_complex(value, f"value for parameter {name}")  # refuses NaN and infinities
+    import sympy
+
     return sympy.sympify(value.item() if isinstance(value, np.generic) else value)
 
 
@@ -148,10 +155,14 @@ class Circuit:
         t, c, v = check_operation_qubits(
             self.n_qubits, op.targets, op.controls, op.control_values or None, op.gate.n_qubits
         )
-        if c and op.gate.kind in NON_UNITARY:
+        self._push(Operation(op.gate, t, c, v))
+
+    def _push(self, op: Operation) -> None:
+        """Append an operation whose qubits are already checked against this circuit."""
+        if op.controls and op.gate.kind in NON_UNITARY:
             raise ArgumentTypeError(f"{op.gate.name} operations cannot be controlled by qubits")
         self._note_clbits(op.gate)
-        self._ops.append(Operation(op.gate, t, c, v))
+        self._ops.append(op)
 
     def _note_clbits(self, gate: Gate) -> None:
         """Grow ``n_clbits`` to cover the classical bits ``gate`` writes or reads."""
@@ -174,7 +185,7 @@ class Circuit:
         t, c, v = check_operation_qubits(
             self.n_qubits, targets, controls, control_values, g.n_qubits
         )
-        self._append_op(Operation(g, t, c, v))
+        self._push(Operation(g, t, c, v))
         return self
 
     def _named(self, name: str, params: Sequence[Any], targets, controls=(), values=None):
@@ -560,10 +571,7 @@ class Circuit:
                     f"circuit has no parameter {name!r} (its parameters: {known})"
                 )
             mapping[by_name[name]] = _bind_value(value, name)
-        inexact = any(
-            isinstance(v, sympy.Float) or (isinstance(v, sympy.Basic) and v.has(sympy.Float))
-            for v in mapping.values()
-        )
+        inexact = any(_holds_float(v) for v in mapping.values())
         ops = []
         for op in self._ops:
             bound = op.bind(mapping)
@@ -696,6 +704,16 @@ class Circuit:
         return f"<Circuit: {self.n_qubits} qubits, {self.size} operations, depth {self.depth()}>"
 
 
+def _holds_float(value: Any) -> bool:
+    """Whether a bound value is, or contains, a SymPy float (so the gates it enters are
+    evaluated to Python numbers)."""
+    if not is_sympy(value):
+        return False
+    import sympy
+
+    return isinstance(value, sympy.Float) or value.has(sympy.Float)
+
+
 def _floated(gate: Gate) -> Gate:
     """Replace closed parameter expressions with Python numbers (fast numeric runs)."""
     if not isinstance(gate, (NamedGate, PauliRotation)):
@@ -703,7 +721,7 @@ def _floated(gate: Gate) -> Gate:
     new_params = []
     changed = False
     for p in gate.params:
-        if isinstance(p, sympy.Basic) and not p.free_symbols:
+        if is_sympy(p) and not p.free_symbols:
             z = to_python_complex(p)
             new_params.append(z.real if z.imag == 0 else z)
             changed = True

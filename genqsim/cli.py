@@ -13,10 +13,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from . import __version__, qasm
 from .backends import available_backends, unavailable_backends
@@ -30,6 +29,9 @@ from .states import StateVector, TrajectoryState, counts, simulate
 from .states.sampling import counted_register
 from .symbolic import _is_trig, simplify, to_sympy
 
+if TYPE_CHECKING:
+    import sympy
+
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
 
@@ -37,11 +39,11 @@ class UsageError(GenqsimError, ValueError):
     """Bad command-line input."""
 
 
-def parse_source(source: str) -> Circuit:
-    """An OpenQASM 2.0 file (``*.qasm``) or a built-in circuit: ``qft:3``, ``ghz:20``,
-    ``walsh:5``, ``qpe:3``, ``random:N:DEPTH[:SEED]``."""
+def parse_source(source: str, exact: bool = True) -> Circuit:
+    """An OpenQASM 2.0 file (``*.qasm``; its parameters as floats with ``exact=False``) or a
+    built-in circuit: ``qft:3``, ``ghz:20``, ``walsh:5``, ``qpe:3``, ``random:N:DEPTH[:SEED]``."""
     if source.endswith(".qasm") or Path(source).is_file():
-        return qasm.load(source)
+        return qasm.load(source, exact=exact)
     name, *args = source.split(":")
     if name not in BUILTINS:
         raise CircuitSourceError(
@@ -75,6 +77,8 @@ def parse_bindings(items: Sequence[str]) -> dict[str, sympy.Expr | float]:
 def _read_number(name: str, text: str) -> Any:
     """A float where the text is one, an ``uncertainties`` value for ``0.3+/-0.01``, else an
     exact SymPy number (``pi/4``)."""
+    import sympy
+
     try:
         return float(text)
     except ValueError:
@@ -104,15 +108,25 @@ def _bitstring(index: int, n: int) -> str:
 def _tidy(expr: Any) -> Any:
     """A symbolic amplitude to print: SymPy's and SymEngine's expanded with their
     exponentials combined; trig numbers in their own shorter form."""
+    import sympy
+
     if _is_trig(expr):
         return to_sympy(expr)
     return sympy.powsimp(sympy.expand(expr), combine="exp")
 
 
+def _real_number(expr: Any) -> float:
+    """The real part of a closed symbolic expression, as a float."""
+    import sympy
+
+    return float(sympy.re(sympy.N(expr)))
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Simulate and collect everything to print; the same dict is the JSON output."""
-    circuit = parse_source(args.source)
     numbers = get_number_system(args.numbers)
+    # machine numbers round every angle to a double anyway: read the file's as floats
+    circuit = parse_source(args.source, exact=numbers.dtype.kind != "c")
     values = given = parse_bindings(args.bind or [])
     unknown = set(values) - {str(p) for p in circuit.parameters}
     if unknown:
@@ -195,7 +209,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             }
             numeric = None
         else:
-            numeric = np.array([float(sympy.re(sympy.N(e))) for e in evaluated])
+            numeric = np.array([_real_number(e) for e in evaluated])
     elif mps and probs.size == 0:
         numeric = None
     elif numbers.dtype.kind == "c":
@@ -245,7 +259,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             result["expectation"] = {"observable": args.observable, "value": str(exact)}
             closed = _at(exact, values)
             if not closed.free_symbols:
-                result["expectation"]["numeric"] = float(sympy.re(sympy.N(closed)))
+                result["expectation"]["numeric"] = _real_number(closed)
         elif isinstance(psi, TrajectoryState):
             estimate = psi.estimate(args.observable)
             result["expectation"] = {
@@ -584,6 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="FILE.png", help="write a probability histogram")
     sub.add_parser("info", help="version, number systems, backends, memory")
+    w = sub.add_parser(
+        "warmup",
+        help="compile the common kernels now, so the first run after install starts fast",
+    )
+    w.add_argument("--quiet", action="store_true", help="print nothing")
     sub.add_parser("bench", help="CPU benchmark against peers (genqsim bench --help)")
     return parser
 
@@ -609,6 +628,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "info":
             print(info())
+            return EXIT_OK
+        if args.command == "warmup":
+            from .warmup import warmup
+
+            warmup(None if args.quiet else print)
             return EXIT_OK
         if args.shots < 0 or args.top < 1:
             raise UsageError("--shots must be >= 0 and --top >= 1")

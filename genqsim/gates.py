@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import sympy
 
 from .errors import (
     ArgumentTypeError,
@@ -28,6 +27,7 @@ from .errors import (
     NumberTypeError,
     UnknownGateError,
 )
+from .lazysympy import is_sympy, is_sympy_matrix, same_value
 from .numbers import Number, NumberSystem, get_number_system, to_python_complex
 
 
@@ -554,12 +554,14 @@ def qasm_names() -> dict[str, QasmName]:
 def _as_param(value: Any) -> Any:
     """Accept numbers and SymPy expressions; a string names a real parameter."""
     if isinstance(value, str):
+        import sympy
+
         return sympy.Symbol(value, real=True)
     if isinstance(value, (bool, np.bool_)) or value is None:
         raise NumberTypeError(f"a gate parameter must be a number or symbol, got {value!r}")
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, (int, float, complex, sympy.Basic)):
+    if isinstance(value, (int, float, complex)) or is_sympy(value):
         if isinstance(value, (float, complex)):
             to_python_complex(value)  # raises NonFiniteError for NaN / inf
         return value
@@ -582,7 +584,7 @@ def _is_number_with_more(value: Any) -> bool:
 def _free_symbols(values: Sequence[Any]) -> frozenset:
     out: set = set()
     for v in values:
-        if isinstance(v, sympy.Basic):
+        if is_sympy(v):
             out |= v.free_symbols
     return frozenset(out)
 
@@ -590,19 +592,13 @@ def _free_symbols(values: Sequence[Any]) -> frozenset:
 def _substitute(value: Any, mapping: Mapping) -> Any:
     """``value`` with symbols replaced: by SymPy values symbolically, by ``uncertainties``
     values (angles with an error) through that package's own arithmetic."""
-    if not (isinstance(value, sympy.Basic) and value.free_symbols & set(mapping)):
+    if not (is_sympy(value) and value.free_symbols & set(mapping)):
         return value
-    if all(isinstance(v, sympy.Basic) for s, v in mapping.items() if s in value.free_symbols):
+    if all(is_sympy(v) for s, v in mapping.items() if s in value.free_symbols):
         return value.xreplace(mapping)
     from .numbers.uncertain import evaluate_real
 
     return evaluate_real(value, mapping)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, sympy.Basic) or isinstance(b, sympy.Basic):
-        return sympy.sympify(a) == sympy.sympify(b)
-    return a == b
 
 
 class Gate:
@@ -663,7 +659,7 @@ class Gate:
         if not isinstance(other, Gate) or self._key() != other._key():
             return False
         return len(self.params) == len(other.params) and all(
-            _same(a, b) for a, b in zip(self.params, other.params)
+            same_value(a, b) for a, b in zip(self.params, other.params)
         )
 
     def __hash__(self) -> int:
@@ -870,7 +866,8 @@ class MatrixGate(Gate):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MatrixGate) or self.entries.shape != other.entries.shape:
             return False
-        return all(_same(a, b) for a, b in zip(self.entries.reshape(-1), other.entries.reshape(-1)))
+        pairs = zip(self.entries.reshape(-1), other.entries.reshape(-1))
+        return all(same_value(a, b) for a, b in pairs)
 
     def __hash__(self) -> int:
         return hash((self.name, self.entries.shape))
@@ -965,26 +962,26 @@ def _dagger_name(name: str) -> str:
 
 
 def _conj_entry(value: Any) -> Any:
-    if isinstance(value, sympy.Basic):
-        return sympy.conjugate(value)
+    if is_sympy(value):
+        return value.conjugate()
     return np.conj(value)
 
 
 def _is_exact_zero(value: Any) -> bool:
-    if isinstance(value, sympy.Basic):
+    if is_sympy(value):
         return value.is_zero is True
     return bool(value == 0)
 
 
 def _is_exact_one(value: Any) -> bool:
-    if isinstance(value, sympy.Basic):
+    if is_sympy(value):
         return value == 1
     return bool(value == 1)
 
 
 def _matrix_entries(matrix: Any) -> np.ndarray:
     """Validate a user matrix and return it as a 2-D array (complex, or object if symbolic)."""
-    if isinstance(matrix, sympy.MatrixBase):
+    if is_sympy_matrix(matrix):
         matrix = np.array(matrix.tolist(), dtype=object)
     arr = np.asarray(matrix)
     if arr.ndim != 2:
@@ -1000,10 +997,16 @@ def _matrix_entries(matrix: Any) -> np.ndarray:
     out = np.empty(arr.shape, dtype=object)
     for idx, v in np.ndenumerate(arr):
         v = _as_param(v)
-        if isinstance(v, sympy.Basic) and v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+        if is_sympy(v) and not _finite_expression(v):
             raise NonFiniteError(f"gate matrix entry {idx} is not finite: {v}")
         out[idx] = v
     return out
+
+
+def _finite_expression(value: Any) -> bool:
+    import sympy
+
+    return not value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo)
 
 
 def operator_size(shape: tuple[int, ...], what: str) -> int:

@@ -21,10 +21,9 @@ and whole Hessians that way (forward over reverse).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from .backends import AdjointSteps, capability, select_backend
 from .circuit import Circuit, Operation
@@ -56,6 +55,9 @@ from .states.tangent import (
     real_terms,
 )
 
+if TYPE_CHECKING:
+    import sympy
+
 FORWARD_MAX_PARAMETERS = 2
 """``method=None`` uses forward mode up to this many parameters, adjoint mode above."""
 
@@ -66,6 +68,8 @@ FORWARD_MAX_PARAMETERS = 2
 def _parameter_values(circuit: Circuit, values: Mapping[Any, Any]) -> dict[sympy.Symbol, float]:
     """``values`` keyed by the circuit's own symbols (names accepted), checked real and finite;
     every free parameter of the circuit must have one."""
+    import sympy
+
     circuit_parameters = circuit.parameters
     by_name = {p.name: p for p in circuit_parameters}
     out: dict[sympy.Symbol, float] = {}

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-import sympy
 
 from .circuit import Circuit, parameters
 from .errors import ArgumentValueError
@@ -31,6 +30,8 @@ def qft(n: int, inverse: bool = False, swaps: bool = True) -> Circuit:
     With ``swaps=False`` the output comes in bit-reversed qubit order, as in hardware QFTs that
     leave the reversal to relabelling.
     """
+    import sympy
+
     _check_size(n)
     c = Circuit(n)
     for j in reversed(range(n)):
@@ -69,6 +70,8 @@ def phase_estimation(n: int, phase: Any = None) -> Circuit:
     exactly ``|m>``, otherwise the distribution peaks at the nearest ``m``. ``phase`` defaults
     to the real symbol ``phi``, so the circuit can run symbolically.
     """
+    import sympy
+
     _check_size(n)
     if phase is None:
         (phase,) = parameters("phi")
@@ -221,6 +224,8 @@ def trotter(
     Suzuki's fractal of five Strang steps of sizes ``p, p, 1 - 4p, p, p`` (``p = 1/(4 -
     4**(1/3))``). Error falls as ``steps**-order``. Identity terms become the global phase
     they are."""
+    import sympy
+
     h = PauliSum.coerce(hamiltonian)
     if order not in (1, 2, 4):
         raise ArgumentValueError(f"order must be 1, 2 or 4, got {order!r}")
@@ -304,6 +309,8 @@ def qaoa_maxcut(graph: Iterable[tuple[int, int]] | Any, p: int = 1) -> Circuit:
 
 def maxcut_observable(graph: Iterable[tuple[int, int]] | Any) -> PauliSum:
     """``C = sum_{(i,j)} (1 - Z_i Z_j) / 2``: the number of cut edges."""
+    import sympy
+
     edges = [tuple(e) for e in (graph.edges() if hasattr(graph, "edges") else graph)]
     return PauliSum(
         [(sympy.Rational(len(edges), 2), {})]

@@ -13,13 +13,13 @@ of every Z part at once: ``O(k 4**k)`` operations for ``k`` qubits instead of ``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-import sympy
 
 from .errors import ArgumentTypeError, MatrixShapeError, NotNumericError, QubitIndexError
+from .lazysympy import is_sympy_matrix
 from .pauli import PauliSum
 from .validation import as_qubit_tuple
 
@@ -39,10 +39,12 @@ def _check_square(shape: tuple[int, ...], what: str) -> int:
 
 def _entries(matrix: Any) -> np.ndarray:
     """A complex or SymPy object array of the matrix's entries."""
-    if isinstance(matrix, sympy.MatrixBase):
+    if is_sympy_matrix(matrix):
         return np.array(matrix.tolist(), dtype=object)
     array = np.asarray(matrix)
     if array.dtype == object:
+        import sympy
+
         return np.vectorize(sympy.sympify, otypes=[object])(array)
     if array.dtype.kind not in "biufc":
         raise NotNumericError(f"an observable's entries must be numbers, got dtype {array.dtype}")
@@ -51,6 +53,8 @@ def _entries(matrix: Any) -> np.ndarray:
 
 def _check_hermitian(entries: np.ndarray, what: str) -> None:
     if entries.dtype == object:
+        import sympy
+
         difference = sympy.Matrix(entries) - sympy.Matrix(entries).H
         if not all(sympy.simplify(d) == 0 for d in difference):
             raise ArgumentTypeError(f"{what} is not Hermitian (H != H^dagger)")
@@ -168,14 +172,21 @@ def _pauli_sum(
     ``H[l, l ^ x]``: with ``P = i**popcount(x & z) X**x Z**z``, ``Tr(X**x Z**z H)`` is the
     Walsh-Hadamard transform of the vector at ``z``."""
     k = len(qubits)
-    scale = sympy.Rational(1, 1 << k) if symbolic else 1.0 / (1 << k)
-    unit = sympy.I if symbolic else 1j
+    scale: Any
+    tidy: Callable[[Any], Any]
+    if symbolic:
+        import sympy
+
+        scale, unit, tidy = sympy.Rational(1, 1 << k), sympy.I, sympy.simplify
+    else:
+        scale, unit = 1.0 / (1 << k), 1j
+        tidy = lambda c: _real_if_real(complex(c))  # noqa: E731
     collected: list[tuple[Any, dict[int, str]]] = []
     for x, vector in by_x:
         transformed = _walsh_hadamard(vector)
         for z in range(1 << k):
             coeff = unit ** bin(x & z).count("1") * transformed[z] * scale
-            coeff = sympy.simplify(coeff) if symbolic else _real_if_real(complex(coeff))
+            coeff = tidy(coeff)
             if coeff == 0:
                 continue
             letters = {
@@ -203,7 +214,7 @@ def as_matrix_observable(observable: Any) -> Hermitian | SparseObservable | None
     :class:`SparseObservable`; ``None`` for anything else (Pauli sums, strings)."""
     if isinstance(observable, (Hermitian, SparseObservable)):
         return observable
-    if isinstance(observable, (np.ndarray, sympy.MatrixBase)):
+    if isinstance(observable, np.ndarray) or is_sympy_matrix(observable):
         k = _check_square(tuple(np.shape(observable)), "a matrix observable")
         return Hermitian(observable, range(k))
     if hasattr(observable, "tocoo"):

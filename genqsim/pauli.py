@@ -12,18 +12,15 @@ from __future__ import annotations
 import re
 import tokenize
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
-from sympy.parsing.sympy_parser import (
-    convert_xor,
-    implicit_multiplication,
-    parse_expr,
-    standard_transformations,
-)
 
 from .errors import ArgumentTypeError, PauliSyntaxError, QubitIndexError
+from .lazysympy import is_sympy
+
+if TYPE_CHECKING:
+    import sympy
 
 
 def _read_only(matrix: np.ndarray) -> np.ndarray:
@@ -45,10 +42,24 @@ _FACTOR = re.compile(r"(?<![A-Za-z0-9_.])([IXYZ])(\d+)(?![A-Za-z0-9_])")
 _FLOAT = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?")
 _LOOKS_LIKE_PAULI = re.compile(r"(?:[IXYZixyz]\d+)+|[A-Z]\d+|[IXYZ]")
 """Coefficient names refused as likely typos of Pauli factors: ``Q1``, a bare ``Z``."""
-_TRANSFORMS = (*standard_transformations, implicit_multiplication, convert_xor)
+
+
+def _parse_expr(text: str, names: dict[str, Any]) -> Any:
+    """SymPy's parser with implicit multiplication and ``^`` as power."""
+    from sympy.parsing.sympy_parser import (
+        convert_xor,
+        implicit_multiplication,
+        parse_expr,
+        standard_transformations,
+    )
+
+    transforms = (*standard_transformations, implicit_multiplication, convert_xor)
+    return parse_expr(text, local_dict=names, transformations=transforms)
 
 
 def _pauli_symbol(letter: str, qubit: int) -> sympy.Symbol:
+    import sympy
+
     return sympy.Symbol(f"__pauli_{letter}_{qubit}", commutative=True)
 
 
@@ -56,6 +67,8 @@ class PauliSum:
     """A linear combination of Pauli strings: ``sum_k coeff_k * P_k``."""
 
     def __init__(self, terms: Iterable[tuple[Any, Mapping[int, str] | PauliString]] = ()) -> None:
+        import sympy
+
         combined: dict[PauliString, Any] = {}
         for coeff, pauli in terms:
             key = _normalise(pauli)
@@ -71,6 +84,8 @@ class PauliSum:
             raise PauliSyntaxError(f"expected a Pauli-sum string, got {type(text).__name__}")
         if not text.strip():
             raise PauliSyntaxError("empty Pauli-sum string")
+        import sympy
+
         found: dict[str, sympy.Symbol] = {}
 
         def replace(m: re.Match) -> str:
@@ -88,9 +103,7 @@ class PauliSum:
 
         rewritten = _FLOAT.sub(replace_float, _FACTOR.sub(replace, text))
         try:
-            expr = parse_expr(
-                rewritten, local_dict={**found, **literals}, transformations=_TRANSFORMS
-            )
+            expr = _parse_expr(rewritten, {**found, **literals})
         except (SyntaxError, TypeError, ValueError, tokenize.TokenError, AttributeError) as exc:
             raise PauliSyntaxError(f"cannot parse Pauli sum {text!r}: {exc}") from None
         if not isinstance(expr, sympy.Expr):
@@ -164,7 +177,7 @@ class PauliSum:
         """The symbols in the coefficients (``g`` in ``"g*Z0 Z1"``)."""
         out: set = set()
         for c, _ in self.terms:
-            if isinstance(c, sympy.Basic):
+            if is_sympy(c):
                 out |= c.free_symbols
         return out
 
@@ -180,6 +193,8 @@ class PauliSum:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PauliSum):
             return NotImplemented
+        import sympy
+
         mine, theirs = dict((p, c) for c, p in self.terms), dict((p, c) for c, p in other.terms)
         return mine.keys() == theirs.keys() and all(
             sympy.simplify(mine[k] - theirs[k]) == 0 for k in mine
@@ -204,6 +219,8 @@ class PauliSum:
 
 def _coefficient_text(c: sympy.Expr) -> str:
     """Text that parses back to the same coefficient (floats keep all 17 digits)."""
+    import sympy
+
     return str(c.xreplace({f: sympy.Symbol(repr(float(f))) for f in c.atoms(sympy.Float)}))
 
 
@@ -236,6 +253,8 @@ def _pauli_typo_hint(name: str) -> str:
 def _monomials(expr: sympy.Expr, gens: list[sympy.Symbol]):
     """``(exponents, coefficient)`` of each term of the expanded ``expr``, as a polynomial in
     the Pauli symbols ``gens`` (coefficients keep their exact or float form)."""
+    import sympy
+
     index = {g: i for i, g in enumerate(gens)}
     merged: dict[tuple[int, ...], sympy.Expr] = {}
     for term in sympy.Add.make_args(expr):

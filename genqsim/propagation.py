@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from .circuit import Circuit, Operation
 from .errors import ArgumentTypeError, NumberTypeError, UnboundParameterError
@@ -30,6 +29,9 @@ from .numbers.uncertain import is_uncertain_value
 from .optional import require
 from .pauli import PauliSum
 from .validation import as_qubit_tuple
+
+if TYPE_CHECKING:
+    import sympy
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ def propagate(circuit: Circuit) -> Propagation:
     error propagation on the fast kernels (:class:`Propagation`). Named gates and Pauli
     rotations may carry uncertain angles; one value used by several gates is one variable.
     The circuit must be otherwise numeric and unitary."""
+    import sympy
+
     require("uncertainties", "uncertain", "gq.propagate")
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"propagate() takes a Circuit, got {type(circuit).__name__}")

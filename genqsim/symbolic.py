@@ -4,14 +4,16 @@ closed forms into fast NumPy functions."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from .errors import ArgumentTypeError
 from .numbers import get_number_system
 from .states.statevector import StateVector
+
+if TYPE_CHECKING:
+    import sympy
 
 
 def _entries(value: Any) -> tuple[np.ndarray | None, Any]:
@@ -34,6 +36,8 @@ def _is_trig(x: Any) -> bool:
 def to_sympy(value: Any) -> Any:
     """SymPy form of a SymEngine expression or trig number, array or state (real parameters
     stay real; trig numbers in their shorter form, see ``TrigNumber.to_sympy``)."""
+    import sympy
+
     if isinstance(value, StateVector):
         return StateVector(to_sympy(value.amplitudes), "sympy")
     array, single = _entries(value)
@@ -65,6 +69,8 @@ def to_symengine(value: Any) -> Any:
 def simplify(value: Any) -> Any:
     """Simplify a symbolic result: an expression, or each entry of an array or StateVector
     (SymEngine entries are simplified with SymPy and converted back)."""
+    import sympy
+
     if isinstance(value, StateVector):
         return simplify(value.amplitudes)
     array, single = _entries(value)
@@ -86,6 +92,8 @@ def lambdify(value: Any, params: str | Sequence[Any]) -> Callable[..., Any]:
     The function broadcasts over array arguments, so one call evaluates a whole parameter
     sweep: for an array or state it returns shape ``broadcast(args).shape + (len(value),)``.
     """
+    import sympy
+
     array, single = _entries(value)
     exprs = [to_sympy(single)] if array is None else [to_sympy(x) for x in array.reshape(-1)]
     present = {s.name: s for e in exprs for s in e.free_symbols}
@@ -104,6 +112,8 @@ def lambdify(value: Any, params: str | Sequence[Any]) -> Callable[..., Any]:
 
 def _symbols(params: str | Sequence[Any], present: dict[str, sympy.Symbol]) -> list[sympy.Symbol]:
     """Symbols for ``params``; a name means the symbol of that name in the expressions."""
+    import sympy
+
     names = params.replace(",", " ").split() if isinstance(params, str) else list(params)
     out = []
     for p in names:

@@ -20,6 +20,8 @@ from .errors import (
 
 def as_qubit(q: Any, n_qubits: int, role: str = "qubit") -> int:
     """``q`` as a Python int in ``range(n_qubits)``; bools and floats are refused."""
+    if type(q) is int and 0 <= q < n_qubits:  # the common case, before the general checks
+        return q
     if isinstance(q, (bool, np.bool_)) or not isinstance(q, (_abc.Integral, np.integer)):
         raise QubitIndexError(f"{role} index must be an integer, got {q!r} ({type(q).__name__})")
     q = int(q)
@@ -33,14 +35,16 @@ def as_qubit(q: Any, n_qubits: int, role: str = "qubit") -> int:
 
 def as_qubit_tuple(qubits: Any, n_qubits: int, role: str = "qubit") -> tuple[int, ...]:
     """A tuple of distinct valid qubit indices (a single int is accepted as one qubit)."""
-    if isinstance(qubits, (_abc.Integral, np.integer)) and not isinstance(qubits, bool):
+    if type(qubits) is int or (
+        isinstance(qubits, (_abc.Integral, np.integer)) and not isinstance(qubits, bool)
+    ):
         qubits = (qubits,)
     try:
         items = tuple(qubits)
     except TypeError:
         raise QubitIndexError(f"{role}s must be a sequence of integers, got {qubits!r}") from None
-    out = tuple(as_qubit(q, n_qubits, role) for q in items)
-    if len(set(out)) != len(out):
+    out = tuple([as_qubit(q, n_qubits, role) for q in items])
+    if len(out) > 1 and len(set(out)) != len(out):
         dup = sorted({q for q in out if out.count(q) > 1})
         raise DuplicateQubitError(f"duplicate {role} {dup} in {list(out)}")
     return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 from importlib import metadata
 
@@ -26,8 +28,29 @@ def test_numpy_backend_satisfies_protocol_and_supports_every_dtype():
     for dtype in (np.complex128, np.complex64, object):
         assert b.supports(np.zeros(4, dtype=dtype))
     assert gq.zeros(2, numbers="sympy").backend.name == "numpy"
+    # compiled kernels win for complex arrays from COMPILED_MIN_STATE_QUBITS on; below, the
+    # generic backend is as fast and spares loading them
+    large = backends.COMPILED_MIN_STATE_QUBITS
     expected = "numba" if "numba" in gq.available_backends() else "numpy"
-    assert gq.zeros(2).backend.name == expected  # compiled kernels win for complex arrays
+    assert gq.zeros(large).backend.name == expected
+    assert gq.zeros(large - 1).backend.name == "numpy"
+    assert gq.StateVector(np.zeros(2**large, complex)).backend.name == expected
+    assert gq.StateVector(np.zeros(2 ** (large - 1), complex)).backend.name == "numpy"
+    assert gq.zeros(2, backend="numba").backend.name == expected
+
+
+def test_numeric_start_imports_neither_sympy_nor_numba():
+    """``import genqsim`` and a small numeric run load neither SymPy nor the compiled
+    kernels (each costs most of a second at start); symbols load SymPy when used."""
+    probe = (
+        "import sys, genqsim as gq; gq.simulate(gq.library.ghz(3)).probabilities();"
+        "gq.qasm.loads('qreg q[2]; u2(0, pi) q[0]; cx q[0], q[1];', exact=False);"
+        "print('sympy' in sys.modules, 'numba' in sys.modules);"
+        "gq.Circuit(1).rx('theta', 0); print('sympy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False", "True"]
 
 
 class RecordingBackend(GenericBackend):

@@ -350,3 +350,30 @@ def test_trig_numbers_print_exact_closed_forms_and_values_at_the_bound_parameter
     for key, p in numeric["probabilities"].items():
         assert abs(data["probabilities"][key] - p) < 1e-12
     assert abs(data["expectation"]["numeric"] - numeric["expectation"]["value"]) < 1e-12
+
+
+@pytest.mark.slow
+def test_warmup_compiles_every_workload_for_both_precisions():
+    """``genqsim warmup`` runs each workload family in both machine precisions on the serial
+    and the threaded/fused state sizes (the kernels then load from Numba's cache), and its
+    command prints the same report."""
+    pytest.importorskip("numba")
+    from genqsim.backends import COMPILED_MIN_STATE_QUBITS
+    from genqsim.plan.build import DEFAULT_FUSION_MIN_QUBITS
+    from genqsim.warmup import warmup
+
+    lines: list[str] = []
+    total = warmup(lines.append)
+    rows = [line.split() for line in lines[:-1]]
+    seen = {(" ".join(r[:-4]), r[-4], int(r[-3])) for r in rows}
+    for n in (COMPILED_MIN_STATE_QUBITS, DEFAULT_FUSION_MIN_QUBITS):
+        for numbers in ("complex128", "complex64"):
+            for name in ("gates", "fused blocks", "measurements"):
+                assert (name, numbers, n) in seen
+        assert ("adjoint gradients", "complex128", n) in seen
+    assert sum(float(r[-2]) for r in rows) <= total + 0.1
+    assert lines[-1].startswith("kernels ready in")
+    out = subprocess.run(
+        [sys.executable, "-m", "genqsim", "warmup", "--quiet"], capture_output=True, text=True
+    )
+    assert out.returncode == 0 and out.stdout == ""

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "optional", "memory", "validation", "progress", "version"),
+    ("errors", "optional", "memory", "validation", "progress", "version", "lazysympy"),
     ("numbers",),
     ("kernels", "pauli", "observables"),
     ("plan.calls",),
@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
         "intervals",
         "fusion",
     ),
-    ("qasm", "interop", "cli", "bench", "", "__main__"),
+    ("qasm", "interop", "cli", "bench", "warmup", "", "__main__"),
 ]
 """Layers from the bottom up, as module names below ``genqsim`` ("" is the package itself);
 a name covers its submodules unless a longer name is listed."""

@@ -204,3 +204,57 @@ def test_qasm3_outside_the_subset_names_the_line(text, line, message):
     with pytest.raises(QasmError, match=message) as info:
         gq.qasm.loads3(text)
     assert info.value.line == line
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_float_parameters_give_the_same_state(path):
+    """``exact=False`` reads every angle as a Python float: the same circuit, numerically."""
+    exact, floats = gq.qasm.load(path), gq.qasm.load(path, exact=False)
+    assert len(exact) == len(floats)
+    for a, b in zip(exact.operations, floats.operations):
+        assert a.targets == b.targets and a.controls == b.controls
+        for p, q in zip(getattr(a.gate, "params", ()), getattr(b.gate, "params", ())):
+            assert not isinstance(q, sympy.Basic)
+            assert complex(q) == pytest.approx(complex(sympy.N(p, 30)), rel=1e-15, abs=1e-15)
+    if not exact.has_non_unitary:
+        np.testing.assert_allclose(
+            gq.simulate(floats).amplitudes, gq.simulate(exact).amplitudes, atol=1e-13
+        )
+
+
+def test_decimal_angles_are_floats_and_exact_ones_stay_exact():
+    text = (
+        'include "qelib1.inc"; qreg q[2]; rx(pi*0.35) q[0]; rz(1/2) q[0]; rz(-3) q[1];'
+        "gate g(a, b) x { rz(a + b) x; u2(0, pi) x; } g(pi/4, 0.5) q[0]; g(pi/4, 1) q[1];"
+    )
+    params = [op.gate.params for op in gq.qasm.loads(text).operations]
+    assert params[0] == (pytest.approx(np.pi * 0.35, rel=1e-16),)
+    assert isinstance(params[0][0], float)
+    assert params[1] == (sympy.Rational(1, 2),) and params[2] == (-3,)
+    assert isinstance(params[3][0], float) and params[3][0] == pytest.approx(np.pi / 4 + 0.5)
+    assert params[4] == (sympy.pi / 2, 0, sympy.pi)  # the float argument does not reach u2
+    assert params[5] == (sympy.pi / 4 + 1,)
+
+
+def test_a_malformed_stream_fails_at_its_first_error_without_reading_on():
+    """Lines are read as they are parsed: an error on line 3 of a million-line stream is
+    reported having read a handful of lines."""
+    read = 0
+
+    def lines():
+        nonlocal read
+        yield from ("OPENQASM 2.0;\n", "qreg q[2];\n", "h q[0] q[1];\n")
+        for _ in range(10**6):
+            read += 1
+            yield "x q[0];\n"
+
+    with pytest.raises(QasmError, match=r"line 3, column 8: expected ';'") as info:
+        gq.qasm.loads(lines())
+    assert info.value.line == 3 and read <= 2
+
+
+def test_a_file_that_is_not_utf8_names_the_problem(tmp_path):
+    path = tmp_path / "bad.qasm"
+    path.write_bytes(b"OPENQASM 2.0;\nqreg q[1];\n// \xff\xfe\nx q[0];\n")
+    with pytest.raises(QasmError, match="not UTF-8"):
+        gq.qasm.load(path)

@@ -61,6 +61,9 @@ def operations(draw, n: int):
     return gate, targets, controls, values, embed(U, n, targets, controls, values)
 
 
+CPU_BACKENDS = [b for b in ("numpy", "numba") if b in gq.available_backends()]
+
+
 @st.composite
 def circuits(draw):
     n = draw(st.integers(1, 8))
@@ -78,10 +81,11 @@ def circuits(draw):
 def test_random_circuit_matches_dense_reference(circuit_and_matrix, seed):
     circuit, full = circuit_and_matrix
     psi0 = random_state(circuit.n_qubits, np.random.default_rng(seed))
-    for dtype, atol in (("complex128", 1e-10), ("complex64", 2e-5)):
-        psi = gq.simulate(circuit, numbers=dtype, initial=psi0.astype(dtype))
-        np.testing.assert_allclose(psi.amplitudes, full @ psi0, atol=atol, rtol=0)
-        assert abs(psi.norm_squared() - 1) < 10 * atol
+    for backend in CPU_BACKENDS:  # named: small states default to the NumPy backend
+        for dtype, atol in (("complex128", 1e-10), ("complex64", 2e-5)):
+            psi = gq.simulate(circuit, numbers=dtype, initial=psi0.astype(dtype), backend=backend)
+            np.testing.assert_allclose(psi.amplitudes, full @ psi0, atol=atol, rtol=0)
+            assert abs(psi.norm_squared() - 1) < 10 * atol
 
 
 @settings(max_examples=40, deadline=None)

@@ -10,7 +10,6 @@ import numpy as np
 from ..errors import NumberTypeError, UnknownNumberSystemError
 from .base import Number, NumberSystem
 from .numeric import MachineComplex, to_python_complex
-from .sympy_numbers import SympyNumbers
 
 __all__ = [
     "MachineComplex",
@@ -24,6 +23,21 @@ __all__ = [
     "register_number_system",
     "to_python_complex",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``SympyNumbers`` on first use (importing it imports SymPy)."""
+    if name == "SympyNumbers":
+        from .sympy_numbers import SympyNumbers
+
+        return SympyNumbers
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _sympy() -> NumberSystem:
+    from .sympy_numbers import SympyNumbers
+
+    return SympyNumbers()
 
 
 def _symengine() -> NumberSystem:
@@ -65,7 +79,7 @@ def _uncertain() -> NumberSystem:
 _FACTORIES: dict[str, Callable[..., NumberSystem]] = {
     "complex128": lambda: MachineComplex("complex128"),
     "complex64": lambda: MachineComplex("complex64"),
-    "sympy": SympyNumbers,
+    "sympy": _sympy,
     "symengine": _symengine,
     "mpmath": _mpmath,
     "ball": _ball,

@@ -17,14 +17,17 @@ import cmath
 import math
 import numbers as _abc
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from ..errors import NonFiniteError, NumberTypeError, UnboundParameterError
+from ..lazysympy import is_sympy
 from .base import Number, NumberSystem
 from .numeric import to_python_complex
+
+if TYPE_CHECKING:
+    import sympy
 
 
 def _is_plain(x: Any) -> bool:
@@ -276,7 +279,7 @@ class DualNumbers(NumberSystem):
     def scalar(self, value: Any) -> Dual:
         if isinstance(value, Dual):
             return value
-        if isinstance(value, sympy.Basic):
+        if is_sympy(value):
             if not value.free_symbols:
                 return Dual(self.base.scalar(value))
             from .evaluate import evaluate
@@ -328,6 +331,8 @@ class DualNumbers(NumberSystem):
 
 
 def _as_symbol(key: Any) -> sympy.Symbol:
+    import sympy
+
     if isinstance(key, str):
         return sympy.Symbol(key, real=True)
     if isinstance(key, sympy.Symbol):

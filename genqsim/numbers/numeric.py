@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import sympy
 
 from ..errors import NonFiniteError, NumberTypeError, UnboundParameterError
+from ..lazysympy import is_sympy
 from .base import Number, NumberSystem
 
 
@@ -29,7 +29,7 @@ def to_python_complex(value: Any, what: str = "parameter") -> complex:
         raise NumberTypeError(
             f"{what} must be a number, got {value!r} of type {type(value).__name__}"
         )
-    if isinstance(value, sympy.Basic):
+    if is_sympy(value):
         if value.free_symbols:
             names = ", ".join(sorted(str(s) for s in value.free_symbols))
             raise UnboundParameterError(
@@ -37,7 +37,7 @@ def to_python_complex(value: Any, what: str = "parameter") -> complex:
                 f"(circuit.bind({{...}})) or use symbolic numbers (numbers='sympy')"
             )
         try:
-            result = complex(sympy.N(value, 17))
+            result = complex(value.evalf(17))
         except (TypeError, ValueError) as exc:
             raise NonFiniteError(f"{what} {value} is not a finite number") from exc
     elif isinstance(value, _abc.Number):

@@ -14,15 +14,18 @@ import math
 import numbers as _abc
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from ..errors import NonFiniteError, NumberTypeError
+from ..lazysympy import is_sympy
 from ..optional import require
 from .base import Number, NumberSystem
 from .numeric import to_python_complex
+
+if TYPE_CHECKING:
+    import sympy
 
 
 def _umath():
@@ -50,6 +53,8 @@ def evaluate_real(expr: sympy.Basic, values: Mapping[Any, Any]) -> Any:
             f"{expr}: an uncertain value can only be bound with every parameter of the "
             f"expression ({names} left unbound)"
         )
+    import sympy
+
     symbols = sorted(free, key=str)
     umath = _umath()
     function = sympy.lambdify(symbols, expr, modules=[umath, "math"])
@@ -201,6 +206,8 @@ class UncertainNumbers(NumberSystem):
     symbolic = False
 
     def __init__(self, values: Mapping[Any, Any] | None = None) -> None:
+        import sympy
+
         self.umath = _umath()
         self._values = {}
         for key, value in (values or {}).items():
@@ -224,7 +231,7 @@ class UncertainNumbers(NumberSystem):
             if not math.isfinite(value.nominal_value):
                 raise NonFiniteError(f"{value!r} is not finite")
             return UComplex(value, 0.0)
-        if isinstance(value, sympy.Basic):
+        if is_sympy(value):
             from .evaluate import evaluate
 
             return UComplex.lift(evaluate(value, self, self._values))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..circuit import Circuit
@@ -14,26 +17,38 @@ from .qasm3 import loads3
 __all__ = ["QasmError", "dump", "dumps", "load", "loads", "loads3"]
 
 
-def load(path: str | os.PathLike) -> Circuit:
-    """A circuit from an OpenQASM file: 2.0 (includes resolve relative to the file), or 3
-    when its header says ``OPENQASM 3`` (the subset :func:`loads3` reads)."""
+def load(path: str | os.PathLike, exact: bool = True) -> Circuit:
+    """A circuit from an OpenQASM file: 2.0 (includes resolve relative to the file; read line
+    by line as it is parsed, so a malformed file fails at its first error without being read
+    to the end), or 3 when its header says ``OPENQASM 3`` (the subset :func:`loads3` reads).
+    ``exact=False`` reads 2.0 parameters as Python floats (see :func:`loads`)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open(encoding="utf-8") as f:
+            head = _header_lines(f)
+            if _is_qasm3("".join(head)):
+                return loads3("".join(head) + f.read(), source=str(p))
+            return loads(itertools.chain(head, f), source=str(p), base_dir=p.parent, exact=exact)
     except OSError as exc:
         raise QasmError(f"cannot read {str(p)!r}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise QasmError(
             f"{str(p)!r} is not an OpenQASM text file: byte {exc.start} is not UTF-8"
         ) from None
-    if _is_qasm3(text):
-        return loads3(text, source=str(p))
-    return loads(text, source=str(p), base_dir=p.parent)
+
+
+def _header_lines(lines: Iterable[str]) -> list[str]:
+    """The lines up to and including the first one that holds something other than blanks
+    and ``//`` comments (where an ``OPENQASM`` header would be)."""
+    head = []
+    for line in lines:
+        head.append(line)
+        if re.sub(r"//.*", "", line).strip():
+            break
+    return head
 
 
 def _is_qasm3(text: str) -> bool:
-    import re
-
     return re.search(r"^\s*OPENQASM\s+3", re.sub(r"//[^\n]*", "", text), re.M) is not None
 
 

@@ -8,11 +8,9 @@ OpenQASM 2.0 form and are refused with a clear error.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any
-
-import sympy
-from sympy.printing.str import StrPrinter
 
 from ..circuit import Circuit, Operation
 from ..conditional import Conditional
@@ -24,22 +22,28 @@ from .lexer import QasmError
 _CONTROLLED = {key: name for key, (name, _) in QASM_CONTROLLED.items()}
 
 
-class _QasmPrinter(StrPrinter):
-    """SymPy expressions in OpenQASM syntax: ``^`` for powers, ``ln`` for logarithms, and
-    floats with all 17 significant digits."""
+@functools.cache
+def _printer() -> Any:
+    """A SymPy printer for OpenQASM syntax: ``^`` for powers, ``ln`` for logarithms, and
+    floats with all 17 significant digits (built on first use: it imports SymPy)."""
+    import sympy
+    from sympy.printing.str import StrPrinter
 
-    def _print_Pow(self, expr: Any, rational: bool = False) -> str:
-        if expr.exp == sympy.Rational(1, 2):
-            return f"sqrt({self._print(expr.base)})"
-        base = self.parenthesize(expr.base, 100)
-        exp = self.parenthesize(expr.exp, 100)
-        return f"{base}^{exp}"
+    class QasmPrinter(StrPrinter):
+        def _print_Pow(self, expr: Any, rational: bool = False) -> str:
+            if expr.exp == sympy.Rational(1, 2):
+                return f"sqrt({self._print(expr.base)})"
+            base = self.parenthesize(expr.base, 100)
+            exp = self.parenthesize(expr.exp, 100)
+            return f"{base}^{exp}"
 
-    def _print_log(self, expr: Any) -> str:
-        return f"ln({self._print(expr.args[0])})"
+        def _print_log(self, expr: Any) -> str:
+            return f"ln({self._print(expr.args[0])})"
 
-    def _print_Float(self, expr: Any) -> str:
-        return repr(float(expr))
+        def _print_Float(self, expr: Any) -> str:
+            return repr(float(expr))
+
+    return QasmPrinter()
 
 
 def _expr(value: Any) -> str:
@@ -49,11 +53,13 @@ def _expr(value: Any) -> str:
         return str(value)
     if isinstance(value, complex):
         raise QasmError(f"complex gate parameter {value} has no OpenQASM 2.0 form")
+    import sympy
+
     expr = sympy.sympify(value)
     if expr.free_symbols:
         names = ", ".join(sorted(map(str, expr.free_symbols)))
         raise QasmError(f"OpenQASM 2.0 has no free parameters; bind {names} first")
-    return _QasmPrinter().doprint(expr)
+    return _printer().doprint(expr)
 
 
 def _call(name: str, params: tuple, qubits: tuple[int, ...]) -> str:
@@ -67,6 +73,8 @@ def _pauli_rotation(op: Operation) -> list[str]:
     active = [(q, p) for q, p in zip(op.targets, gate.pauli) if p != "I"]
     if not active:
         return []
+    import sympy
+
     before, after = [], []
     for q, p in active:
         if p == "X":

@@ -1,10 +1,15 @@
-"""Tokens of OpenQASM 2.0 source, each with its line and column (1-based) for error messages."""
+"""Tokens of OpenQASM 2.0 source, each with its line and column (1-based) for error messages.
+
+The lexer streams: it reads one line at a time from any iterable of lines (an open file), so a
+malformed file fails at its first bad character without the rest being read, and a large one
+is never held as a list of tokens.
+"""
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from ..errors import GenqsimError
 
@@ -26,8 +31,7 @@ class QasmError(GenqsimError, ValueError):
         return QasmError(f"{self.message} ({hint})", self.line, self.column, self.source)
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     kind: str  # id, int, real, string, op, eof
     text: str
     line: int
@@ -37,42 +41,80 @@ class Token:
 _TOKEN = re.compile(
     r"""
     (?P<ws>\s+)
-    |(?P<comment>//[^\n]*|/\*.*?\*/)
+    |(?P<comment>//.*|/\*.*?\*/)
+    |(?P<open>/\*)
     |(?P<real>(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
     |(?P<int>\d+)
     |(?P<id>[A-Za-z_][A-Za-z0-9_]*)
     |(?P<string>"[^"\n]*")
     |(?P<op>->|==|[;,()\[\]{}+\-*/^])
+    |(?P<bad>.)
     """,
-    re.S | re.X,
+    re.X,
 )
+_SKIP = frozenset(("ws", "comment"))
+
+
+def iter_tokens(lines: Iterable[str], source: str | None = None) -> Iterator[Token]:
+    """The tokens of ``lines`` (each with or without its newline), then one ``eof`` token;
+    raises ``QasmError`` at the first character it cannot read, when the lexer gets there."""
+    numbered = enumerate(lines, 1)
+    line_no, text = 0, ""
+    for line_no, text in _decoded(numbered, source):
+        pos = 0
+        while True:
+            for m in _TOKEN.finditer(text, pos):
+                kind = m.lastgroup
+                if kind in _SKIP:
+                    continue
+                if kind == "open":  # a block comment that goes on past this line
+                    line_no, text, pos = _skip_comment(numbered, line_no, text, m.start(), source)
+                    break
+                if kind == "bad":
+                    ch = m.group()
+                    what = "unterminated string" if ch == '"' else f"unexpected character {ch!r}"
+                    raise QasmError(what, line_no, m.start() + 1, source)
+                yield Token(kind, m.group(), line_no, m.start() + 1)  # type: ignore[arg-type]
+            else:
+                break
+    if text.endswith("\n"):
+        yield Token("eof", "", line_no + 1, 1)
+    else:
+        yield Token("eof", "", max(line_no, 1), len(text) + 1)
+
+
+def _decoded(numbered: Iterator[tuple[int, str]], source: str | None) -> Iterator[tuple[int, str]]:
+    """The numbered lines, with a file's decoding error reported at its line."""
+    line_no = 0
+    try:
+        for line_no, text in numbered:
+            yield line_no, text
+    except UnicodeDecodeError as exc:
+        raise QasmError(
+            f"not an OpenQASM text file: byte {exc.start} of a chunk is not UTF-8",
+            line_no + 1, 1, source,
+        ) from None  # fmt: skip
+
+
+def _skip_comment(
+    numbered: Iterator[tuple[int, str]], line_no: int, text: str, start: int, source: str | None
+) -> tuple[int, str, int]:
+    """Read on from the ``/*`` at ``start`` of ``text`` to its ``*/``: the line number, the
+    line and the position just after the comment."""
+    first = (line_no, start + 1)
+    for line_no, text in _decoded(numbered, source):
+        end = text.find("*/")
+        if end >= 0:
+            return line_no, text, end + 2
+    raise QasmError("unterminated block comment", *first, source)
 
 
 def tokenize(text: str, source: str | None = None) -> list[Token]:
-    """Split ``text`` into tokens; raises ``QasmError`` at the first character it cannot read."""
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    """All tokens of ``text`` (see :func:`iter_tokens`)."""
+    return list(iter_tokens(split_lines(text), source))
 
-    def where(pos: int) -> tuple[int, int]:
-        line = bisect.bisect_right(line_starts, pos)
-        return line, pos - line_starts[line - 1] + 1
 
-    tokens: list[Token] = []
-    pos = 0
-    while pos < len(text):
-        if text.startswith("/*", pos) and text.find("*/", pos + 2) < 0:
-            line, col = where(pos)
-            raise QasmError("unterminated block comment", line, col, source)
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            line, col = where(pos)
-            if text[pos] == '"':
-                raise QasmError("unterminated string", line, col, source)
-            raise QasmError(f"unexpected character {text[pos]!r}", line, col, source)
-        kind = m.lastgroup
-        if kind not in ("ws", "comment"):
-            line, col = where(pos)
-            tokens.append(Token(str(kind), m.group(), line, col))
-        pos = m.end()
-    line, col = where(len(text))
-    tokens.append(Token("eof", "", line, col))
-    return tokens
+def split_lines(text: str) -> list[str]:
+    """``text`` cut after each newline (only ``\\n`` ends a line, as in a file read as text)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])

@@ -1,45 +1,53 @@
-"""OpenQASM 2.0 to :class:`~genqsim.Circuit`: a recursive-descent parser.
+"""OpenQASM 2.0 to :class:`~genqsim.Circuit`: a streaming recursive-descent parser.
 
 Registers map to one qubit order in declaration order (the first ``qreg`` holds qubits
 0..size-1, the next continues after it); likewise classical registers. Gate parameters are
-exact SymPy expressions (``pi/2`` stays exact). Every error names its line and column.
+exact SymPy expressions where the text is exact (``pi/2`` stays exact), Python floats where it
+holds a decimal number (``pi*0.35``), and Python floats throughout with ``exact=False``, which
+never imports SymPy. Expressions are parsed once into small trees and their values remembered,
+so a file that repeats an angle evaluates it once. Every error names its line and column; the
+source is read line by line, so a malformed file fails at its first error without being read
+to the end.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import cmath
+import contextlib
+import functools
+import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sympy
-
 from ..circuit import Circuit
 from ..errors import ArgumentTypeError
 from ..gates import NamedGate, qasm_names
-from .lexer import QasmError, Token, tokenize
+from ..lazysympy import is_sympy
+from .lexer import QasmError, Token, iter_tokens, split_lines
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
-Apply = Callable[[Circuit, list, list[int]], object]
+Apply = Callable[[Circuit, list, list[int], bool], object]
 
 
 def _named(name: str, n_controls: int = 0) -> Apply:
-    def apply(c: Circuit, p: list, q: list[int]) -> None:
+    def apply(c: Circuit, p: list, q: list[int], exact: bool) -> None:
         c.append(NamedGate(name, *p), q[n_controls:], q[:n_controls])
 
     return apply
 
 
-def _u2(c: Circuit, p: list, q: list[int]) -> None:
-    c.u(sympy.pi / 2, p[0], p[1], q[0])
+def _u2(c: Circuit, p: list, q: list[int], exact: bool) -> None:
+    c.u(_constant(("/", ("pi",), ("int", 2)), exact), p[0], p[1], q[0])
 
 
-def _cu3(c: Circuit, p: list, q: list[int]) -> None:
+def _cu3(c: Circuit, p: list, q: list[int], exact: bool) -> None:
     c.cu(p[0], p[1], p[2], 0, q[0], q[1])
 
 
-def _dcx(c: Circuit, p: list, q: list[int]) -> None:
+def _dcx(c: Circuit, p: list, q: list[int], exact: bool) -> None:
     c.cx(q[0], q[1]).cx(q[1], q[0])
 
 
@@ -48,7 +56,7 @@ BUILTIN: dict[str, tuple[int, int, Apply]] = {
     **{name: (q.n_params, q.n_qubits, _named(q.gate, q.n_controls))
        for name, q in qasm_names().items()},
     # ... and the qelib1 gates that are decompositions rather than library gates
-    "u2": (2, 1, _u2), "u0": (1, 1, lambda c, p, q: c.id(q[0])), "cu3": (3, 2, _cu3),
+    "u2": (2, 1, _u2), "u0": (1, 1, lambda c, p, q, exact: c.id(q[0])), "cu3": (3, 2, _cu3),
     "dcx": (0, 2, _dcx),
 }  # fmt: skip
 
@@ -61,10 +69,124 @@ gate rc3x a,b,c,d { u2(0,pi) d; u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; cx 
   u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; }
 """
 
-FUNCTIONS = {
-    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "exp": sympy.exp, "ln": sympy.log,
-    "sqrt": sympy.sqrt, "asin": sympy.asin, "acos": sympy.acos, "atan": sympy.atan,
-}  # fmt: skip
+FUNCTIONS = ("sin", "cos", "tan", "exp", "ln", "sqrt", "asin", "acos", "atan")
+
+# -- expressions: trees of tuples, evaluated exactly (SymPy) or in floats ----------------------
+#   ("int", n) ("real", x) ("pi",) ("param", name) ("neg", a) ("fn", name, a)
+#   (op, a, b) for op in + - * / ^
+
+Node = tuple
+EXPRESSION_MEMO_SIZE = 4096
+"""Distinct expression values remembered (per exactness and parameter values)."""
+
+
+def _has_real(node: Node, env: dict[str, Any]) -> bool:
+    """Whether a decimal literal, or a parameter holding a float, occurs in ``node`` (its
+    value is then a float)."""
+    kind = node[0]
+    if kind == "real":
+        return True
+    if kind == "param":
+        value = env[node[1]]
+        return not (isinstance(value, int) or is_sympy(value))
+    if kind in ("int", "pi"):
+        return False
+    return any(_has_real(child, env) for child in node[1:] if isinstance(child, tuple))
+
+
+def _float_value(node: Node, env: dict[str, Any]) -> Any:
+    """``node`` in Python floats (complex where a function leaves the reals raises)."""
+    kind = node[0]
+    if kind in ("int", "real"):
+        return float(node[1])
+    if kind == "pi":
+        return math.pi
+    if kind == "param":
+        return complex(env[node[1]]) if is_sympy(env[node[1]]) else env[node[1]]
+    if kind == "neg":
+        return -_float_value(node[1], env)
+    if kind == "fn":
+        arg = _float_value(node[2], env)
+        name = "log" if node[1] == "ln" else node[1]
+        return getattr(math if isinstance(arg, float) else cmath, name)(arg)
+    a, b = _float_value(node[1], env), _float_value(node[2], env)
+    if kind == "+":
+        return a + b
+    if kind == "-":
+        return a - b
+    if kind == "*":
+        return a * b
+    if kind == "/":
+        return a / b
+    value = a**b
+    if isinstance(value, complex):
+        raise ValueError("complex power")
+    return value
+
+
+def _sympy_value(node: Node, env: dict[str, Any]) -> Any:
+    """``node`` as an exact SymPy expression."""
+    import sympy
+
+    kind = node[0]
+    if kind == "int":
+        return sympy.Integer(node[1])
+    if kind == "real":
+        return sympy.Float(node[1])
+    if kind == "pi":
+        return sympy.pi
+    if kind == "param":
+        return sympy.sympify(env[node[1]])
+    if kind == "neg":
+        return -_sympy_value(node[1], env)
+    if kind == "fn":
+        name = "log" if node[1] == "ln" else node[1]
+        return getattr(sympy, name)(_sympy_value(node[2], env))
+    a, b = _sympy_value(node[1], env), _sympy_value(node[2], env)
+    if kind == "/" and b == 0:
+        raise ZeroDivisionError
+    return {"+": a.__add__, "-": a.__sub__, "*": a.__mul__, "/": a.__truediv__,
+            "^": a.__pow__}[kind](b)  # fmt: skip
+
+
+def _python_number(value: Any) -> Any:
+    """A closed SymPy value as a Python float (complex when it is not real)."""
+    z = complex(value.evalf(17))
+    return z.real if z.imag == 0 else z
+
+
+def _evaluate(node: Node, env: dict[str, Any], exact: bool) -> Any:
+    """The value of ``node``: exact SymPy when ``exact`` and nothing in it is a float, else a
+    Python float (through SymPy only where floats leave the reals or overflow)."""
+    if exact and not _has_real(node, env):
+        return _sympy_value(node, env)
+    try:
+        value = _float_value(node, env)
+    except (ValueError, OverflowError, TypeError):
+        return _python_number(_sympy_value(node, env))
+    if isinstance(value, complex):
+        return value.real if value.imag == 0 else value
+    return value
+
+
+@functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
+def _constant(node: Node, exact: bool) -> Any:
+    return _evaluate(node, {}, exact)
+
+
+@functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
+def _bound(node: Node, env: tuple[tuple[str, Any], ...], exact: bool) -> Any:
+    return _evaluate(node, dict(env), exact)
+
+
+def _value(node: Node, env: dict[str, Any] | None, exact: bool) -> Any:
+    """``node``'s value, remembered (with the parameter values of a gate body)."""
+    if not env:
+        return _constant(node, exact)
+    try:
+        return _bound(node, tuple(env.items()), exact)
+    except TypeError:  # an unhashable value: evaluate without remembering
+        return _evaluate(node, env, exact)
 
 
 @dataclass
@@ -72,24 +194,39 @@ class GateDef:
     name: str
     params: list[str]
     qargs: list[str]
-    body: list[tuple]  # ("call", name, [expr], [qarg names], token) | ("barrier", ...)
+    body: list[tuple]  # ("call", name token, [node], [qarg names]) | ("barrier", ...)
+
+
+@functools.cache
+def _qelib_gates() -> dict[str, GateDef]:
+    """The qelib1 gates defined by decomposition, parsed once per process."""
+    sub = Parser(QELIB_DEFINITIONS, "qelib1.inc", define_qelib=False)
+    while sub.tok.kind != "eof":
+        sub.statement()
+    return sub.gates
 
 
 class Parser:
-    def __init__(self, text: str, source: str | None = None, base_dir: Path | None = None):
-        self.tokens = tokenize(text, source)
-        self.pos = 0
+    def __init__(
+        self,
+        text: str | Iterable[str],
+        source: str | None = None,
+        base_dir: Path | None = None,
+        exact: bool = True,
+        define_qelib: bool = True,
+    ) -> None:
+        lines = split_lines(text) if isinstance(text, str) else text
+        self._tokens: Iterator[Token] = iter_tokens(lines, source)
+        self.tok: Token = next(self._tokens)
         self.source = source
         self.base_dir = base_dir
+        self.exact = exact
         self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
         self.cregs: dict[str, tuple[int, int]] = {}
-        self.gates: dict[str, GateDef] = {}
+        self.gates: dict[str, GateDef] = dict(_qelib_gates()) if define_qelib else {}
         self.statements: list[tuple] = []
 
     # -- token helpers ---------------------------------------------------------------------------
-    @property
-    def tok(self) -> Token:
-        return self.tokens[self.pos]
 
     def error(self, message: str, tok: Token | None = None) -> QasmError:
         tok = tok or self.tok
@@ -97,7 +234,8 @@ class Parser:
 
     def advance(self) -> Token:
         tok = self.tok
-        self.pos += 1
+        if tok.kind != "eof":
+            self.tok = next(self._tokens)
         return tok
 
     def expect(self, text: str) -> Token:
@@ -125,7 +263,6 @@ class Parser:
                     "(OpenQASM 3: genqsim.qasm.loads3)", version
                 )  # fmt: skip
             self.expect(";")
-        self._define_qelib()
         while self.tok.kind != "eof":
             self.statement()
         n_qubits = sum(size for _, size in self.qregs.values())
@@ -134,12 +271,6 @@ class Parser:
         for stmt in self.statements:
             self.emit(circuit, stmt)
         return circuit
-
-    def _define_qelib(self) -> None:
-        sub = Parser(QELIB_DEFINITIONS, "qelib1.inc")
-        while sub.tok.kind != "eof":
-            sub.statement()
-        self.gates.update(sub.gates)
 
     def statement(self) -> None:
         tok = self.tok
@@ -175,7 +306,7 @@ class Parser:
             raise self.error("the OPENQASM header must come first")
         elif tok.kind == "id":
             name = self.advance()
-            params = self.expression_list() if self.tok.text == "(" else []
+            params = self.values(self.expression_list()) if self.tok.text == "(" else []
             args = self.argument_list()
             self.expect(";")
             self.statements.append(("call", name, params, args))
@@ -219,9 +350,10 @@ class Parser:
         path = (self.base_dir or Path.cwd()) / filename
         if not path.is_file():
             raise self.error(f"cannot include {filename!r}: no such file", name)
-        sub = Parser(path.read_text(), str(path), path.parent)
-        while sub.tok.kind != "eof":
-            sub.statement()
+        with _open_source(path, name, self) as lines:
+            sub = Parser(lines, str(path), path.parent, self.exact, define_qelib=False)
+            while sub.tok.kind != "eof":
+                sub.statement()
         if sub.statements or sub.qregs or sub.cregs:
             raise self.error(f"included file {filename!r} may only define gates", name)
         self.gates.update(sub.gates)
@@ -332,7 +464,9 @@ class Parser:
         return args
 
     # -- expressions -----------------------------------------------------------------------------
-    def expression_list(self, names: list[str] | None = None) -> list[Any]:
+    def expression_list(self, names: list[str] | None = None) -> list[Node]:
+        """``( expr, ... )`` as expression trees; ``names``: the parameters of the gate whose
+        body holds them (``None`` outside gate definitions)."""
         self.expect("(")
         exprs = []
         if self.tok.text != ")":
@@ -343,49 +477,52 @@ class Parser:
         self.expect(")")
         return exprs
 
-    def expression(self, names: list[str] | None) -> Any:
+    def values(self, nodes: list[Node]) -> list[Any]:
+        """The values of parameter-free expression trees (see :func:`_evaluate`)."""
+        return [_value(node, None, self.exact) for node in nodes]
+
+    def expression(self, names: list[str] | None) -> Node:
         value = self.term(names)
         while self.tok.text in ("+", "-"):
             op = self.advance().text
-            rhs = self.term(names)
-            value = value + rhs if op == "+" else value - rhs
+            value = (op, value, self.term(names))
         return value
 
-    def term(self, names: list[str] | None) -> Any:
+    def term(self, names: list[str] | None) -> Node:
         value = self.unary(names)
         while self.tok.text in ("*", "/"):
             op = self.advance()
             rhs = self.unary(names)
-            if op.text == "/" and rhs == 0:
+            if op.text == "/" and _is_zero(rhs):
                 raise self.error("division by zero", op)
-            value = value * rhs if op.text == "*" else value / rhs
+            value = (op.text, value, rhs)
         return value
 
-    def unary(self, names: list[str] | None) -> Any:
+    def unary(self, names: list[str] | None) -> Node:
         """Sign binds looser than ``^``: ``-pi^2`` is ``-(pi^2)``."""
         if self.tok.text == "-":
             self.advance()
-            return -self.unary(names)
+            return ("neg", self.unary(names))
         if self.tok.text == "+":
             self.advance()
             return self.unary(names)
         return self.power(names)
 
-    def power(self, names: list[str] | None) -> Any:
+    def power(self, names: list[str] | None) -> Node:
         base = self.primary(names)
         if self.tok.text == "^":
             self.advance()
-            return base ** self.unary(names)  # right-associative, 2^-1 allowed
+            return ("^", base, self.unary(names))  # right-associative, 2^-1 allowed
         return base
 
-    def primary(self, names: list[str] | None) -> Any:
+    def primary(self, names: list[str] | None) -> Node:
         tok = self.tok
         if tok.kind == "int":
             self.advance()
-            return sympy.Integer(int(tok.text))
+            return ("int", int(tok.text))
         if tok.kind == "real":
             self.advance()
-            return sympy.Float(float(tok.text))
+            return ("real", float(tok.text))
         if tok.text == "(":
             self.advance()
             value = self.expression(names)
@@ -394,14 +531,14 @@ class Parser:
         if tok.kind == "id":
             self.advance()
             if tok.text == "pi":
-                return sympy.pi
+                return ("pi",)
             if tok.text in FUNCTIONS:
                 self.expect("(")
                 arg = self.expression(names)
                 self.expect(")")
-                return FUNCTIONS[tok.text](arg)
+                return ("fn", tok.text, arg)
             if names is not None and tok.text in names:
-                return sympy.Symbol(f"__param_{tok.text}")
+                return ("param", tok.text)
             raise self.error(f"unknown identifier {tok.text!r} in expression", tok)
         found = "end of input" if tok.kind == "eof" else repr(tok.text)
         raise self.error(f"expected a number, 'pi', a parameter or '(', found {found}", tok)
@@ -476,31 +613,62 @@ class Parser:
                 f"gate {name.text!r} acts on {n_qubits} qubit(s), got {len(qubits)}", name
             )
         if apply is not None:
-            apply(circuit, [_tidy(p) for p in params], qubits)
+            apply(circuit, params, qubits, self.exact)
             return
-        binding = {sympy.Symbol(f"__param_{p}"): v for p, v in zip(g.params, params)}
+        env = dict(zip(g.params, params))
         where = dict(zip(g.qargs, qubits))
         for item in g.body:
             if item[0] == "barrier":
                 circuit.barrier([where[a] for a in item[1]])
                 continue
             _, tok, exprs, args = item
-            values = [sympy.sympify(e).xreplace(binding) for e in exprs]
+            try:
+                values = [_value(e, env, self.exact) for e in exprs]
+            except ZeroDivisionError:
+                message = f"division by zero in the body of gate {name.text!r}"
+                raise self.error(message, tok) from None
             self.call(circuit, tok, values, [where[a] for a in args], depth + 1)
 
 
-def _tidy(value: Any) -> Any:
-    """Closed numeric expressions that hold a float become Python floats (fast numeric runs);
-    exact ones (``pi/2``) stay SymPy."""
-    value = sympy.sympify(value)
-    if not value.free_symbols and value.has(sympy.Float):
-        z = complex(sympy.N(value, 17))
-        return z.real if z.imag == 0 else z
-    return value
+def _is_zero(node: Node) -> bool:
+    """Whether a parameter-free expression is exactly zero (a divisor to refuse)."""
+    if _has_param(node):
+        return False
+    try:
+        return bool(_constant(node, False) == 0)
+    except ZeroDivisionError:
+        return False  # reported at the inner division
 
 
-def loads(text: str, source: str | None = None, base_dir: Path | None = None) -> Circuit:
-    """A circuit from OpenQASM 2.0 text; raises ``QasmError`` naming line and column."""
-    if not isinstance(text, str):
+def _has_param(node: Node) -> bool:
+    kind = node[0]
+    if kind == "param":
+        return True
+    if kind in ("int", "real", "pi"):
+        return False
+    return any(_has_param(child) for child in node[1:] if isinstance(child, tuple))
+
+
+@contextlib.contextmanager
+def _open_source(path: Path, name: Token, parser: Parser) -> Iterator[Iterable[str]]:
+    """The lines of an OpenQASM file, read as they are parsed; errors name the file."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            yield f
+    except OSError as exc:
+        raise parser.error(f"cannot read {str(path)!r}: {exc.strerror}", name) from None
+
+
+def loads(
+    text: str | Iterable[str],
+    source: str | None = None,
+    base_dir: Path | None = None,
+    exact: bool = True,
+) -> Circuit:
+    """A circuit from OpenQASM 2.0 text (a string, or lines as from an open file); raises
+    ``QasmError`` naming line and column. ``exact=False`` gives every parameter as a Python
+    float (``pi/2`` as 1.5707963267948966), for numeric runs: parsing then never imports
+    SymPy."""
+    if isinstance(text, (bytes, bytearray)) or not isinstance(text, (str, Iterable)):
         raise ArgumentTypeError(f"expected OpenQASM text, got {type(text).__name__}")
-    return Parser(text, source, base_dir).parse()
+    return Parser(text, source, base_dir, exact).parse()

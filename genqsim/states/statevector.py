@@ -474,7 +474,7 @@ def zeros(
     (host or device) memory, before allocating."""
     n = check_n_qubits(n_qubits)
     ns = get_number_system(numbers)
-    chosen = backend_for(ns, device, backend)
+    chosen = backend_for(ns, device, backend, 1 << n)
     return StateVector(chosen.zeros(n, ns), ns, chosen, options)
 
 

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from ..backends import Backend, backend_for, select_backend
 from ..circuit import Circuit, Operation
@@ -42,6 +41,8 @@ from . import sampling
 from .protocol import Seed, as_circuit
 
 if TYPE_CHECKING:
+    import sympy
+
     from .registry import SimulationRequest
 
 _FLIP = np.array([1, 0])

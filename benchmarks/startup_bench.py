@@ -1,0 +1,177 @@
+"""Start-up and small-circuit costs, side by side with Qiskit in one process tree.
+
+* ``genqsim run ghz:2`` and ``import genqsim`` in fresh processes (best of 5);
+* OpenQASM 2 parse time: ``gq.qasm.loads`` (exact, and ``exact=False``) against
+  ``qiskit.qasm2.loads``; and load + simulate against
+  ``Statevector(QuantumCircuit.from_qasm_str(...))``, on generated circuits below 14 qubits
+  (a Cirq-style layered circuit with decimal angles, an exact QFT, a random U + CZ circuit)
+  and on every ``*.qasm`` file under ``--dir`` (e.g. a QASMBench checkout's ``small/``);
+* the two size thresholds: the NumPy against the Numba backend per gate on small states
+  (``COMPILED_MIN_STATE_QUBITS``), and default fusion against gate by gate
+  (``DEFAULT_FUSION_MIN_QUBITS``).
+
+    python benchmarks/startup_bench.py [--dir PATH] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import genqsim as gq
+
+
+def best(repeats: int, fn: Callable[..., object], *args: object, **kwargs: object) -> float:
+    """The shortest of ``repeats`` timed calls ``fn(*args, **kwargs)``, after one untimed."""
+    fn(*args, **kwargs)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(*args, **kwargs)
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def fresh_process(code: list[str], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run(code, check=True, capture_output=True)
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def layered(n: int, layers: int, seed: int = 1) -> str:
+    """A Cirq-exported style circuit: decimal multiples of pi, u3 and cx, as in QASMBench."""
+    r = random.Random(seed)
+    out = ["OPENQASM 2.0;", 'include "qelib1.inc";', f"qreg q[{n}];", f"creg c[{n}];"]
+    for _ in range(layers):
+        for q in range(n):
+            a = f"{r.random():.10f}"
+            out += [f"rx(pi*{a}) q[{q}];", f"ry(pi*{a}) q[{q}];", f"rz(pi*{a}) q[{q}];"]
+        for q in range(n - 1):
+            out += [
+                f"u3(pi*0.5,0,pi*0.25) q[{q}];",
+                f"u3(pi*0.5,pi*1.0,pi*0.75) q[{q + 1}];",
+                f"cx q[{q}],q[{q + 1}];",
+                f"rx(pi*-0.5) q[{q + 1}];",
+                f"cx q[{q + 1}],q[{q}];",
+            ]
+    return "\n".join(out) + "\n"
+
+
+def cases(directory: Path | None) -> list[tuple[str, str]]:
+    out = [
+        ("layered n=8 (decimal pi multiples)", layered(8, 6)),
+        ("layered n=13", layered(13, 6)),
+        ("qft n=12 (exact pi/2^k)", gq.qasm.dumps(gq.library.qft(12))),
+        ("random n=10 depth 20 (float u)", gq.qasm.dumps(gq.library.random_circuit(10, 20, 1))),
+    ]
+    if directory is not None:
+        for path in sorted(directory.rglob("*.qasm")):
+            out.append((str(path.relative_to(directory)), path.read_text()))
+    return out
+
+
+def load_and_simulate(text: str) -> object:
+    return gq.simulate(gq.qasm.loads(text, exact=False))
+
+
+def qiskit_load_and_simulate(text: str) -> object:
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import Statevector
+
+    return Statevector(QuantumCircuit.from_qasm_str(text).remove_final_measurements(False))
+
+
+def qasm_table(directory: Path | None, repeats: int) -> None:
+    import qiskit.qasm2
+    from qiskit import QuantumCircuit
+
+    print("\n| circuit | n | gates | parse: genqsim exact / float / Qiskit | ratio (float) |"
+          " load+simulate: genqsim / Qiskit | ratio |")  # fmt: skip
+    print("|---|---:|---:|---|---:|---|---:|")
+    ratios_parse, ratios_total = [], []
+    for name, text in cases(directory):
+        try:
+            circuit = gq.qasm.loads(text, exact=False)
+            qc = QuantumCircuit.from_qasm_str(text)
+        except Exception as exc:  # a file one of the two cannot read is listed, not timed
+            print(f"| {name} | | | skipped: {type(exc).__name__}: {str(exc)[:60]} | | | |")
+            continue
+        if circuit.n_qubits >= 14:
+            continue
+        qc.remove_final_measurements()
+        unitary = not circuit.split_terminal_measurements()[0].has_non_unitary
+        exact = best(repeats, gq.qasm.loads, text)
+        floats = best(repeats, gq.qasm.loads, text, exact=False)
+        theirs = best(repeats, qiskit.qasm2.loads, text)
+        cell = "n/a (mid-circuit measurement)"
+        ratio_total = ""
+        if unitary:
+            ours_total = best(repeats, load_and_simulate, text)
+            theirs_total = best(repeats, qiskit_load_and_simulate, text)
+            cell = f"{ours_total * 1e3:.2f} / {theirs_total * 1e3:.2f} ms"
+            ratios_total.append(ours_total / theirs_total)
+            ratio_total = f"{ours_total / theirs_total:.2f}"
+        ratios_parse.append(floats / theirs)
+        print(
+            f"| {name} | {circuit.n_qubits} | {len(circuit)} | {exact * 1e3:.2f} / "
+            f"{floats * 1e3:.2f} / {theirs * 1e3:.2f} ms | {floats / theirs:.2f} | {cell} | "
+            f"{ratio_total} |"
+        )
+    if ratios_parse:
+        print(
+            f"\nmedian parse ratio genqsim (float) / Qiskit: {statistics.median(ratios_parse):.2f}"
+        )
+    if ratios_total:
+        print(f"median load+simulate ratio: {statistics.median(ratios_total):.2f}; "
+              f"circuits where genqsim is faster: "
+              f"{sum(r <= 1 for r in ratios_total)} of {len(ratios_total)}")  # fmt: skip
+
+
+def thresholds(repeats: int) -> None:
+    print("\n| n | gates | numpy backend | numba backend | numpy / numba |")
+    print("|---:|---:|---:|---:|---:|")
+    for n in (4, 6, 8, 9, 10, 12):
+        c = gq.library.random_circuit(n, 20, 1)
+        times = [best(repeats, gq.simulate, c, backend=b) for b in ("numpy", "numba")]
+        print(f"| {n} | {len(c)} | {times[0] * 1e3:.2f} ms | {times[1] * 1e3:.2f} ms | "
+              f"{times[0] / times[1]:.2f} |")  # fmt: skip
+    print("\n| circuit | fused (fuse=True) | gate by gate (fuse=False) | fused / gate by gate |")
+    print("|---|---:|---:|---:|")
+    for n in (12, 16, 18, 20, 22):
+        for label, c in (
+            ("qft", gq.library.qft(n)),
+            ("random", gq.library.random_circuit(n, 20, 1)),
+        ):
+            fused = best(max(1, repeats // 2), gq.simulate, c, fuse=True)
+            plain = best(max(1, repeats // 2), gq.simulate, c, fuse=False)
+            print(f"| {label} n={n} | {fused * 1e3:.1f} ms | {plain * 1e3:.1f} ms | "
+                  f"{fused / plain:.2f} |")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dir", type=Path, default=None, help="also time every *.qasm here")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    genqsim = [sys.executable, "-m", "genqsim"]
+    print(f"genqsim run ghz:2 (fresh process): "
+          f"{fresh_process([*genqsim, 'run', 'ghz:2'], args.repeats):.3f} s")  # fmt: skip
+    importing = fresh_process([sys.executable, "-c", "import genqsim"], args.repeats)
+    print(f"import genqsim (fresh process):    {importing:.3f} s")
+    print(f"python -c pass (fresh process):    "
+          f"{fresh_process([sys.executable, '-c', 'pass'], args.repeats):.3f} s")  # fmt: skip
+    qasm_table(args.dir, args.repeats)
+    thresholds(args.repeats)
+
+
+if __name__ == "__main__":
+    main()
