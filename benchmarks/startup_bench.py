@@ -98,6 +98,7 @@ def qasm_table(directory: Path | None, repeats: int) -> None:
           " load+simulate: genqsim / Qiskit | ratio |")  # fmt: skip
     print("|---|---:|---:|---|---:|---|---:|")
     ratios_parse, ratios_total = [], []
+    legacy = qiskit.qasm2.LEGACY_CUSTOM_INSTRUCTIONS  # what from_qasm_str reads: cp, cu, ...
     for name, text in cases(directory):
         try:
             circuit = gq.qasm.loads(text, exact=False)
@@ -111,7 +112,7 @@ def qasm_table(directory: Path | None, repeats: int) -> None:
         unitary = not circuit.split_terminal_measurements()[0].has_non_unitary
         exact = best(repeats, gq.qasm.loads, text)
         floats = best(repeats, gq.qasm.loads, text, exact=False)
-        theirs = best(repeats, qiskit.qasm2.loads, text)
+        theirs = best(repeats, qiskit.qasm2.loads, text, custom_instructions=legacy)
         cell = "n/a (mid-circuit measurement)"
         ratio_total = ""
         if unitary:
