@@ -234,6 +234,11 @@ def test_decimal_angles_are_floats_and_exact_ones_stay_exact():
     assert isinstance(params[3][0], float) and params[3][0] == pytest.approx(np.pi / 4 + 0.5)
     assert params[4] == (sympy.pi / 2, 0, sympy.pi)  # the float argument does not reach u2
     assert params[5] == (sympy.pi / 4 + 1,)
+    again = gq.qasm.loads(
+        'include "qelib1.inc"; qreg q[1]; gate g(a) x { rz(a) x; } g(1) q[0]; g(1.0) q[0];'
+    )
+    (one,), (one_float,) = (op.gate.params for op in again.operations)
+    assert one == 1 and isinstance(one, sympy.Integer) and isinstance(one_float, float)
 
 
 def test_a_malformed_stream_fails_at_its_first_error_without_reading_on():

@@ -175,8 +175,8 @@ def _constant(node: Node, exact: bool) -> Any:
 
 
 @functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
-def _bound(node: Node, env: tuple[tuple[str, Any], ...], exact: bool) -> Any:
-    return _evaluate(node, dict(env), exact)
+def _bound(node: Node, env: tuple[tuple[str, type, Any], ...], exact: bool) -> Any:
+    return _evaluate(node, {name: value for name, _, value in env}, exact)
 
 
 def _value(node: Node, env: dict[str, Any] | None, exact: bool) -> Any:
@@ -184,7 +184,8 @@ def _value(node: Node, env: dict[str, Any] | None, exact: bool) -> Any:
     if not env:
         return _constant(node, exact)
     try:
-        return _bound(node, tuple(env.items()), exact)
+        # keyed with the types: 1 == 1.0 as keys, but one is exact and the other a float
+        return _bound(node, tuple((k, type(v), v) for k, v in env.items()), exact)
     except TypeError:  # an unhashable value: evaluate without remembering
         return _evaluate(node, env, exact)
 
