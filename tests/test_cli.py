@@ -365,7 +365,8 @@ def test_warmup_compiles_every_workload_for_both_precisions():
     lines: list[str] = []
     total = warmup(lines.append)
     rows = [line.split() for line in lines[:-1]]
-    seen = {(" ".join(r[:-4]), r[-4], int(r[-3])) for r in rows}
+    # "<workload> <numbers> <n> qubits <seconds> s"
+    seen = {(" ".join(r[:-5]), r[-5], int(r[-4])) for r in rows}
     for n in (COMPILED_MIN_STATE_QUBITS, DEFAULT_FUSION_MIN_QUBITS):
         for numbers in ("complex128", "complex64"):
             for name in ("gates", "fused blocks", "measurements"):
