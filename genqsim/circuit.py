@@ -41,7 +41,7 @@ from .gates import (
     with_parameters,
 )
 from .lazysympy import is_sympy
-from .numbers import to_python_complex
+from .numbers import python_number, to_python_complex
 from .numbers.uncertain import is_uncertain_value
 from .validation import as_qubit, as_qubit_tuple, check_n_qubits, check_operation_qubits
 
@@ -722,8 +722,7 @@ def _floated(gate: Gate) -> Gate:
     changed = False
     for p in gate.params:
         if is_sympy(p) and not p.free_symbols:
-            z = to_python_complex(p)
-            new_params.append(z.real if z.imag == 0 else z)
+            new_params.append(python_number(p))
             changed = True
         else:
             new_params.append(p)

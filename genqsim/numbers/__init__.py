@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import NumberTypeError, UnknownNumberSystemError
 from .base import Number, NumberSystem
-from .numeric import MachineComplex, to_python_complex
+from .numeric import MachineComplex, python_number, to_python_complex
 
 __all__ = [
     "MachineComplex",
@@ -20,6 +20,7 @@ __all__ = [
     "get_number_system",
     "is_parameter_value",
     "number_system_for_array",
+    "python_number",
     "register_number_system",
     "to_python_complex",
 ]

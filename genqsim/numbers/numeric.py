@@ -57,6 +57,12 @@ def to_python_complex(value: Any, what: str = "parameter") -> complex:
     return result
 
 
+def python_number(value: Any, what: str = "parameter") -> float | complex:
+    """:func:`to_python_complex`, as a ``float`` when its imaginary part is zero."""
+    z = to_python_complex(value, what)
+    return z.real if z.imag == 0 else z
+
+
 class MachineComplex(NumberSystem):
     """IEEE complex numbers of one NumPy dtype (``complex128`` or ``complex64``)."""
 

@@ -25,6 +25,7 @@ from ..circuit import Circuit
 from ..errors import ArgumentTypeError
 from ..gates import NamedGate, qasm_names
 from ..lazysympy import is_sympy
+from ..numbers import python_number
 from .lexer import QasmError, Token, iter_tokens, split_lines
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
@@ -80,18 +81,24 @@ EXPRESSION_MEMO_SIZE = 4096
 """Distinct expression values remembered (per exactness and parameter values)."""
 
 
+def _leaves(node: Node) -> Iterator[Node]:
+    """The numbers, ``pi`` and parameters of an expression tree."""
+    if node[0] in ("int", "real", "pi", "param"):
+        yield node
+        return
+    for child in node[1:]:
+        if isinstance(child, tuple):
+            yield from _leaves(child)
+
+
 def _has_real(node: Node, env: dict[str, Any]) -> bool:
     """Whether a decimal literal, or a parameter holding a float, occurs in ``node`` (its
     value is then a float)."""
-    kind = node[0]
-    if kind == "real":
-        return True
-    if kind == "param":
-        value = env[node[1]]
-        return not (isinstance(value, int) or is_sympy(value))
-    if kind in ("int", "pi"):
-        return False
-    return any(_has_real(child, env) for child in node[1:] if isinstance(child, tuple))
+    return any(
+        leaf[0] == "real"
+        or (leaf[0] == "param" and not (isinstance(env[leaf[1]], int) or is_sympy(env[leaf[1]])))
+        for leaf in _leaves(node)
+    )
 
 
 def _float_value(node: Node, env: dict[str, Any]) -> Any:
@@ -149,12 +156,6 @@ def _sympy_value(node: Node, env: dict[str, Any]) -> Any:
             "^": a.__pow__}[kind](b)  # fmt: skip
 
 
-def _python_number(value: Any) -> Any:
-    """A closed SymPy value as a Python float (complex when it is not real)."""
-    z = complex(value.evalf(17))
-    return z.real if z.imag == 0 else z
-
-
 def _evaluate(node: Node, env: dict[str, Any], exact: bool) -> Any:
     """The value of ``node``: exact SymPy when ``exact`` and nothing in it is a float, else a
     Python float (through SymPy only where floats leave the reals or overflow)."""
@@ -163,10 +164,8 @@ def _evaluate(node: Node, env: dict[str, Any], exact: bool) -> Any:
     try:
         value = _float_value(node, env)
     except (ValueError, OverflowError, TypeError):
-        return _python_number(_sympy_value(node, env))
-    if isinstance(value, complex):
-        return value.real if value.imag == 0 else value
-    return value
+        value = _sympy_value(node, env)
+    return python_number(value, "gate parameter")
 
 
 @functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
@@ -642,12 +641,7 @@ def _is_zero(node: Node) -> bool:
 
 
 def _has_param(node: Node) -> bool:
-    kind = node[0]
-    if kind == "param":
-        return True
-    if kind in ("int", "real", "pi"):
-        return False
-    return any(_has_param(child) for child in node[1:] if isinstance(child, tuple))
+    return any(leaf[0] == "param" for leaf in _leaves(node))
 
 
 @contextlib.contextmanager
