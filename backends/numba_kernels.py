@@ -117,6 +117,12 @@ def _popcount(v):
 
 
 @_inline
+def _log2(power):
+    """The exponent of a power of two."""
+    return _popcount(power - 1)
+
+
+@_inline
 def _parity(x):
     return _popcount(x) & 1
 
@@ -136,11 +142,144 @@ def _is_real_compiled(array):
 # -- gate kernels --------------------------------------------------------------------------------
 
 
+def _reals(array):
+    """A complex array's memory as its real type (real, imaginary, real, ...); a real array
+    itself (pure-Python stub; the compiled version is the overload below)."""
+    return array.view(np.finfo(array.dtype).dtype) if array.dtype.kind == "c" else array
+
+
+@nb.extending.overload(_reals, inline="always")
+def _reals_compiled(array):
+    if isinstance(array.dtype, nb.types.Complex):
+        real = nb.np.numpy_support.as_dtype(array.dtype.underlying_float)
+        return lambda array: array.view(real)
+    return lambda array: array
+
+
+# Dense one-qubit gates on complex states run on the state's floats: the compiler vectorises
+# the real arithmetic (packed multiply-adds over several pairs at once) where it can prove
+# that the two series of a pair do not overlap. It proves it when the distance between them
+# is the loop's own trip count (a whole group: pairs ``(i, i + bit)``, ``i`` over ``bit``
+# consecutive amplitudes), or when they arrive as two arrays (a call that is not inlined);
+# complex arithmetic on complex arrays never vectorises.
+
+PAIRS_ADJACENT = 0  # the target is qubit 0: a pair is four consecutive floats
+PAIRS_GROUP = 1  # the target is the lowest fixed bit: whole groups of 2 * bit amplitudes
+PAIRS_SERIES = 2  # series of ``run`` amplitudes ``bit`` apart, two arrays per call
+PAIRS_SHORT = 3  # series too short to pay for a call: complex pairs one by one
+
+SERIES_MIN = 16
+"""Series shorter than this (a control below the target) run as plain complex pairs."""
+
+
+@_inline
+def _reals4(c):
+    """Four complex entries as eight reals ``(re c0, im c0, re c1, ...)``."""
+    return (c[0].real, c[0].imag, c[1].real, c[1].imag,
+            c[2].real, c[2].imag, c[3].real, c[3].imag)  # fmt: skip
+
+
+@_inline
+def _reals16(c):
+    """Sixteen complex entries (a 4x4 matrix, row-major) as 32 reals."""
+    return _reals4(c[0:4]) + _reals4(c[4:8]) + _reals4(c[8:12]) + _reals4(c[12:16])
+
+
+@_inline
+def _pairs_layout(target, fixed, n_iter):
+    """``(mode, width)``: how a one-qubit gate's pairs are walked, and the bases (loop
+    counter values) each step takes."""
+    if fixed[0] == target:
+        if target == 0:
+            free = fixed[1] - 1 if fixed.size > 1 else MAX_RUN_BITS
+            return PAIRS_ADJACENT, min(np.int64(1) << min(free, MAX_RUN_BITS), n_iter)
+        if target <= MAX_RUN_BITS:
+            return PAIRS_GROUP, np.int64(1) << target
+    run = _run_length(fixed)
+    return (PAIRS_SERIES if run >= SERIES_MIN else PAIRS_SHORT), run
+
+
+@_inline
+def _mix2(x, a, y, b, e):
+    """One pair: the complex numbers at floats ``x[a], x[a + 1]`` and ``y[b], y[b + 1]``
+    (unsigned offsets: no negative-index wrap for the compiler to keep) times the 2x2
+    matrix whose entries, as reals, are ``e``."""
+    one = np.uint64(1)
+    xr = x[a]
+    xi = x[a + one]
+    yr = y[b]
+    yi = y[b + one]
+    x[a] = e[0] * xr - e[1] * xi + e[2] * yr - e[3] * yi
+    x[a + one] = e[0] * xi + e[1] * xr + e[2] * yi + e[3] * yr
+    y[b] = e[4] * xr - e[5] * xi + e[6] * yr - e[7] * yi
+    y[b + one] = e[4] * xi + e[5] * xr + e[6] * yi + e[7] * yr
+
+
+@_inline
+def _mix2_adjacent(f, start, count, e):
+    """``count`` pairs ``(start + 2j, start + 2j + 1)`` (target qubit 0)."""
+    first = np.uint64(2 * start)
+    for j in range(count):
+        o = first + np.uint64(4 * j)
+        _mix2(f, o, f, o + np.uint64(2), e)
+
+
+@_inline
+def _mix2_group(f, start, bit, e):
+    """The ``bit`` pairs ``(start + j, start + bit + j)``: the second series begins where the
+    first ends, which the compiler sees."""
+    o = np.uint64(2 * start)
+    half = np.uint64(2 * bit)
+    for j in range(bit):
+        a = o + np.uint64(2 * j)
+        _mix2(f, a, f, a + half, e)
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _mix2_series(s0, s1, e):
+    """Pairs ``(s0[j], s1[j])`` of two series (float views). Not inlined on purpose: as two
+    arguments the series are checked for overlap once per call, and the loop vectorises."""
+    for j in range(s0.size // 2):
+        a = np.uint64(2 * j)
+        _mix2(s0, a, s1, a, e)
+
+
+@_inline
+def _mix2_step(x, f, o, mode, width, bit, fixed, fixed_value, c, e):
+    """Step ``o`` of a one-qubit gate on the complex array ``x`` (``f`` its floats; ``c``
+    the matrix entries ``(m00, m01, m10, m11)``, ``e`` the same as reals), walked as
+    :func:`_pairs_layout` says."""
+    start = _base(np.int64(o) * width, fixed, fixed_value)
+    if mode == PAIRS_ADJACENT:
+        _mix2_adjacent(f, start, width, e)
+    elif mode == PAIRS_GROUP:
+        _mix2_group(f, start, bit, e)
+    elif mode == PAIRS_SERIES:
+        a = 2 * start
+        b = 2 * (start + bit)
+        _mix2_series(f[a : a + 2 * width], f[b : b + 2 * width], e)
+    else:
+        for i0 in range(start, start + width):
+            a0 = x[i0]
+            a1 = x[i0 + bit]
+            x[i0] = c[0] * a0 + c[1] * a1
+            x[i0 + bit] = c[2] * a0 + c[3] * a1
+
+
 @_kernel
 def apply_1q(state, m, target, fixed, fixed_value):
-    """Dense 2x2 butterfly on ``target``."""
+    """Dense 2x2 butterfly on ``target``: on the floats of a complex state (vectorised), as
+    plain pairs on a real one."""
     n_iter = state.size >> fixed.size
     bit = np.int64(1) << target
+    if not _is_real(state):
+        f = _reals(state)
+        c = (m[0, 0], m[0, 1], m[1, 0], m[1, 1])
+        e = _reals4(c)
+        mode, width = _pairs_layout(target, fixed, n_iter)
+        for o in prange(n_iter // width):
+            _mix2_step(state, f, o, mode, width, bit, fixed, fixed_value, c, e)
+        return
     m00, m01, m10, m11 = m[0, 0], m[0, 1], m[1, 0], m[1, 1]
     run = _run_length(fixed)
     for o in prange(n_iter // run):
@@ -214,14 +353,66 @@ def _mix4(x0, i0, x1, i1, x2, i2, x3, i3, e):
     x3[i3] = e[12] * a0 + e[13] * a1 + e[14] * a2 + e[15] * a3
 
 
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _mix4_series(s0, s1, s2, s3, e):
+    """Quadruples ``(s0[j], s1[j], s2[j], s3[j])`` of four series (float views) times the 4x4
+    matrix whose row-major entries, as reals, are ``e``. Not inlined, like
+    :func:`_mix2_series`, so that the loop vectorises."""
+    one = np.uint64(1)
+    for jj in range(s0.size // 2):
+        j = np.uint64(2 * jj)
+        ar = s0[j]
+        ai = s0[j + one]
+        br = s1[j]
+        bi = s1[j + one]
+        cr = s2[j]
+        ci = s2[j + one]
+        dr = s3[j]
+        di = s3[j + one]
+        s0[j] = (e[0] * ar - e[1] * ai + e[2] * br - e[3] * bi
+                 + e[4] * cr - e[5] * ci + e[6] * dr - e[7] * di)  # fmt: skip
+        s0[j + one] = (e[0] * ai + e[1] * ar + e[2] * bi + e[3] * br
+                       + e[4] * ci + e[5] * cr + e[6] * di + e[7] * dr)  # fmt: skip
+        s1[j] = (e[8] * ar - e[9] * ai + e[10] * br - e[11] * bi
+                 + e[12] * cr - e[13] * ci + e[14] * dr - e[15] * di)  # fmt: skip
+        s1[j + one] = (e[8] * ai + e[9] * ar + e[10] * bi + e[11] * br
+                       + e[12] * ci + e[13] * cr + e[14] * di + e[15] * dr)  # fmt: skip
+        s2[j] = (e[16] * ar - e[17] * ai + e[18] * br - e[19] * bi
+                 + e[20] * cr - e[21] * ci + e[22] * dr - e[23] * di)  # fmt: skip
+        s2[j + one] = (e[16] * ai + e[17] * ar + e[18] * bi + e[19] * br
+                       + e[20] * ci + e[21] * cr + e[22] * di + e[23] * dr)  # fmt: skip
+        s3[j] = (e[24] * ar - e[25] * ai + e[26] * br - e[27] * bi
+                 + e[28] * cr - e[29] * ci + e[30] * dr - e[31] * di)  # fmt: skip
+        s3[j + one] = (e[24] * ai + e[25] * ar + e[26] * bi + e[27] * br
+                       + e[28] * ci + e[29] * cr + e[30] * di + e[31] * dr)  # fmt: skip
+
+
+@_inline
+def _mix4_series_at(f, start, run, b0, b1, b2, e):
+    """The quadruples ``start + j + (0, b0, b1, b2)``, ``j < run``, of the complex array
+    whose floats are ``f``, as four float series."""
+    a = 2 * start
+    n = 2 * run
+    _mix4_series(f[a : a + n], f[a + 2 * b0 : a + 2 * b0 + n],
+                 f[a + 2 * b1 : a + 2 * b1 + n], f[a + 2 * b2 : a + 2 * b2 + n], e)  # fmt: skip
+
+
 @_kernel
 def apply_2q(state, m, t0, t1, fixed, fixed_value):
-    """Dense 4x4 on ``(t0, t1)``, ``t0`` the low bit of the matrix index; fully unrolled."""
+    """Dense 4x4 on ``(t0, t1)``, ``t0`` the low bit of the matrix index; fully unrolled, on
+    the floats of a complex state (vectorised) where the series are long enough."""
     n_iter = state.size >> fixed.size
     b0 = np.int64(1) << t0
     b1 = np.int64(1) << t1
     e = _entries4(m.reshape(16))
     run = _run_length(fixed)
+    if not _is_real(state) and run >= SERIES_MIN:
+        f = _reals(state)
+        reals = _reals16(e)
+        for o in prange(n_iter // run):
+            start = _base(np.int64(o) * run, fixed, fixed_value)
+            _mix4_series_at(f, start, run, b0, b1, b0 | b1, reals)
+        return
     for o in prange(n_iter // run):
         start = _base(np.int64(o) * run, fixed, fixed_value)
         for j in range(run):
@@ -456,32 +647,40 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
     run = _run_length(fixed)
     if dim == 2:
         bit = offsets[1]
+        n_iter = row.size >> fixed.size
+        if not _is_real(row):  # on the floats, as apply_1q
+            c = (m[0], m[1], m[2], m[3])
+            e = _reals4(c)
+            target = _log2(bit)
+            mode, width = _pairs_layout(target, fixed, n_iter)
+            f = _reals(row)
+            for o in range(n_iter // width):
+                _mix2_step(row, f, o, mode, width, bit, fixed, fixed_value, c, e)
+            return
         m00, m01, m10, m11 = m[0], m[1], m[2], m[3]
-        for o in range((row.size >> fixed.size) // run):
+        for o in range(n_iter // run):
             start = _base(np.int64(o) * run, fixed, fixed_value)
-            if _is_real(row):
-                # one slice per row of the matrix: the compiler checks once that they do not
-                # overlap and vectorises the series (indexing ``row`` at two offsets, it
-                # cannot); complex series do not vectorise either way and run faster plain
-                s0 = row[start : start + run]
-                s1 = row[start + bit : start + bit + run]
-                for j in range(run):
-                    a0 = s0[j]
-                    a1 = s1[j]
-                    s0[j] = m00 * a0 + m01 * a1
-                    s1[j] = m10 * a0 + m11 * a1
-                continue
+            # one slice per row of the matrix: the compiler checks once that they do not
+            # overlap and vectorises the series (indexing ``row`` at two offsets, it cannot)
+            s0 = row[start : start + run]
+            s1 = row[start + bit : start + bit + run]
             for j in range(run):
-                i0 = start + j
-                a0 = row[i0]
-                a1 = row[i0 + bit]
-                row[i0] = m00 * a0 + m01 * a1
-                row[i0 + bit] = m10 * a0 + m11 * a1
+                a0 = s0[j]
+                a1 = s1[j]
+                s0[j] = m00 * a0 + m01 * a1
+                s1[j] = m10 * a0 + m11 * a1
         return
     if dim == 4:
         b0 = offsets[1]
         b1 = offsets[2]
         b2 = offsets[3]
+        if not _is_real(row) and run >= SERIES_MIN:
+            reals = _reals16(_entries4(m))
+            f = _reals(row)
+            for o in range((row.size >> fixed.size) // run):
+                start = _base(np.int64(o) * run, fixed, fixed_value)
+                _mix4_series_at(f, start, run, b0, b1, b2, reals)
+            return
         if not _is_real(row):
             # complex: entries read from ``m`` as written (measured faster than held)
             for o in range((row.size >> fixed.size) // run):
