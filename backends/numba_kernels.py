@@ -353,6 +353,19 @@ def _mix4(x0, i0, x1, i1, x2, i2, x3, i3, e):
     x3[i3] = e[12] * a0 + e[13] * a1 + e[14] * a2 + e[15] * a3
 
 
+@_inline
+def _row4(e, r, v):
+    """Row ``r`` of a 4x4 matrix (entries as reals in ``e``) times the vector whose reals
+    are ``v``: ``(re, im)``."""
+    ar, ai, br, bi, cr, ci, dr, di = v
+    k = 8 * r
+    re = (e[k] * ar - e[k + 1] * ai + e[k + 2] * br - e[k + 3] * bi
+          + e[k + 4] * cr - e[k + 5] * ci + e[k + 6] * dr - e[k + 7] * di)  # fmt: skip
+    im = (e[k] * ai + e[k + 1] * ar + e[k + 2] * bi + e[k + 3] * br
+          + e[k + 4] * ci + e[k + 5] * cr + e[k + 6] * di + e[k + 7] * dr)  # fmt: skip
+    return re, im
+
+
 @nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _mix4_series(s0, s1, s2, s3, e):
     """Quadruples ``(s0[j], s1[j], s2[j], s3[j])`` of four series (float views) times the 4x4
@@ -361,30 +374,11 @@ def _mix4_series(s0, s1, s2, s3, e):
     one = np.uint64(1)
     for jj in range(s0.size // 2):
         j = np.uint64(2 * jj)
-        ar = s0[j]
-        ai = s0[j + one]
-        br = s1[j]
-        bi = s1[j + one]
-        cr = s2[j]
-        ci = s2[j + one]
-        dr = s3[j]
-        di = s3[j + one]
-        s0[j] = (e[0] * ar - e[1] * ai + e[2] * br - e[3] * bi
-                 + e[4] * cr - e[5] * ci + e[6] * dr - e[7] * di)  # fmt: skip
-        s0[j + one] = (e[0] * ai + e[1] * ar + e[2] * bi + e[3] * br
-                       + e[4] * ci + e[5] * cr + e[6] * di + e[7] * dr)  # fmt: skip
-        s1[j] = (e[8] * ar - e[9] * ai + e[10] * br - e[11] * bi
-                 + e[12] * cr - e[13] * ci + e[14] * dr - e[15] * di)  # fmt: skip
-        s1[j + one] = (e[8] * ai + e[9] * ar + e[10] * bi + e[11] * br
-                       + e[12] * ci + e[13] * cr + e[14] * di + e[15] * dr)  # fmt: skip
-        s2[j] = (e[16] * ar - e[17] * ai + e[18] * br - e[19] * bi
-                 + e[20] * cr - e[21] * ci + e[22] * dr - e[23] * di)  # fmt: skip
-        s2[j + one] = (e[16] * ai + e[17] * ar + e[18] * bi + e[19] * br
-                       + e[20] * ci + e[21] * cr + e[22] * di + e[23] * dr)  # fmt: skip
-        s3[j] = (e[24] * ar - e[25] * ai + e[26] * br - e[27] * bi
-                 + e[28] * cr - e[29] * ci + e[30] * dr - e[31] * di)  # fmt: skip
-        s3[j + one] = (e[24] * ai + e[25] * ar + e[26] * bi + e[27] * br
-                       + e[28] * ci + e[29] * cr + e[30] * di + e[31] * dr)  # fmt: skip
+        v = (s0[j], s0[j + one], s1[j], s1[j + one], s2[j], s2[j + one], s3[j], s3[j + one])
+        s0[j], s0[j + one] = _row4(e, 0, v)
+        s1[j], s1[j + one] = _row4(e, 1, v)
+        s2[j], s2[j + one] = _row4(e, 2, v)
+        s3[j], s3[j + one] = _row4(e, 3, v)
 
 
 @_inline

@@ -235,7 +235,7 @@ def test_float_view_dense_kernels_match_generic(circuit, dtype, grouping, seed):
     (targets above 10, or every fixed bit at 4 or more) or plain pairs (short series under a
     low control): gate by gate, in contiguous blocks and in gathered tiles big enough to hold
     every one of these cases, against the generic routine."""
-    from genqsim.plan import BlockRun, build_plan, group_block_runs, group_tile_runs
+    from genqsim.plan import build_plan, group_block_runs, group_tile_runs, run_item
 
     n = circuit.n_qubits
     numbers = gq.get_number_system(dtype)
@@ -251,8 +251,5 @@ def test_float_view_dense_kernels_match_generic(circuit, dtype, grouping, seed):
     for call in calls:
         call.run(generic, want)
     for item in plan:
-        if isinstance(item, BlockRun):
-            fast.apply_block_run(state, item)
-        else:
-            item.run(fast, state)
+        run_item(item, fast, state)
     np.testing.assert_allclose(state, want, atol=1e-12 if dtype == "complex128" else 2e-6)
