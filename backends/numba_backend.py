@@ -40,11 +40,6 @@ PARALLEL_MIN_QUBITS = 14
 _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
-def _floats(vec: np.ndarray) -> np.ndarray:
-    """A complex vector's memory as its real type (real, imaginary, real, ...)."""
-    return vec.view(np.finfo(vec.dtype).dtype)
-
-
 def _entries(values: Any, dtype: np.dtype) -> np.ndarray:
     """``values`` as a contiguous array of the state's ``dtype``; a real state takes only
     real entries (a complex one is a planning error, never silently dropped)."""
@@ -336,7 +331,7 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
         rounding) where ``rho`` is not Hermitian: its coordinates are not real."""
         self._xor_shuffle(vec, n_qubits)
         self._hadamard_rows(vec, n_qubits)
-        floats = _floats(vec)
+        floats = K.reals_view(vec)
         residual = np.empty((1 << n_qubits, 2), dtype=floats.dtype)
         _kernels(vec).pauli_residual(floats, n_qubits, residual)
         dropped, kept = residual.max(axis=0)
@@ -349,7 +344,7 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
 
     def from_pauli_coordinates(self, vec: np.ndarray, n_qubits: int) -> None:
         """Undo :meth:`to_pauli_coordinates`: ``vec`` holds ``vec(rho)`` again."""
-        K.unpack_pauli_coordinates(_floats(vec), n_qubits)
+        K.unpack_pauli_coordinates(K.reals_view(vec), n_qubits)
         self._hadamard_rows(vec, n_qubits)
         self._xor_shuffle(vec, n_qubits)
 
@@ -359,7 +354,7 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
     def _hadamard_rows(self, vec: np.ndarray, n: int) -> None:
         """Stages of at most :data:`HADAMARD_STAGE_BITS` row bits, each one pass."""
         kernels = _kernels(vec)
-        floats = _floats(vec)
+        floats = K.reals_view(vec)
         low = 0
         while low < n:
             k = min(HADAMARD_STAGE_BITS, n - low)

@@ -117,12 +117,6 @@ def _popcount(v):
 
 
 @_inline
-def _log2(power):
-    """The exponent of a power of two."""
-    return _popcount(power - 1)
-
-
-@_inline
 def _parity(x):
     return _popcount(x) & 1
 
@@ -142,14 +136,14 @@ def _is_real_compiled(array):
 # -- gate kernels --------------------------------------------------------------------------------
 
 
-def _reals(array):
+def reals_view(array):
     """A complex array's memory as its real type (real, imaginary, real, ...); a real array
     itself (pure-Python stub; the compiled version is the overload below)."""
     return array.view(np.finfo(array.dtype).dtype) if array.dtype.kind == "c" else array
 
 
-@nb.extending.overload(_reals, inline="always")
-def _reals_compiled(array):
+@nb.extending.overload(reals_view, inline="always")
+def _reals_view_compiled(array):
     if isinstance(array.dtype, nb.types.Complex):
         real = nb.np.numpy_support.as_dtype(array.dtype.underlying_float)
         return lambda array: array.view(real)
@@ -186,15 +180,15 @@ def _reals16(c):
 
 
 @_inline
-def _pairs_layout(target, fixed, n_iter):
-    """``(mode, width)``: how a one-qubit gate's pairs are walked, and the bases (loop
-    counter values) each step takes."""
-    if fixed[0] == target:
-        if target == 0:
+def _pairs_layout(bit, fixed, n_iter):
+    """``(mode, width)``: how the pairs of a one-qubit gate on the qubit of ``bit`` are
+    walked, and the bases (loop counter values) each step takes."""
+    if np.int64(1) << fixed[0] == bit:  # the target is the lowest fixed qubit
+        if bit == 1:
             free = fixed[1] - 1 if fixed.size > 1 else MAX_RUN_BITS
             return PAIRS_ADJACENT, min(np.int64(1) << min(free, MAX_RUN_BITS), n_iter)
-        if target <= MAX_RUN_BITS:
-            return PAIRS_GROUP, np.int64(1) << target
+        if bit <= np.int64(1) << MAX_RUN_BITS:
+            return PAIRS_GROUP, bit
     run = _run_length(fixed)
     return (PAIRS_SERIES if run >= SERIES_MIN else PAIRS_SHORT), run
 
@@ -273,10 +267,10 @@ def apply_1q(state, m, target, fixed, fixed_value):
     n_iter = state.size >> fixed.size
     bit = np.int64(1) << target
     if not _is_real(state):
-        f = _reals(state)
+        f = reals_view(state)
         c = (m[0, 0], m[0, 1], m[1, 0], m[1, 1])
         e = _reals4(c)
-        mode, width = _pairs_layout(target, fixed, n_iter)
+        mode, width = _pairs_layout(bit, fixed, n_iter)
         for o in prange(n_iter // width):
             _mix2_step(state, f, o, mode, width, bit, fixed, fixed_value, c, e)
         return
@@ -401,7 +395,7 @@ def apply_2q(state, m, t0, t1, fixed, fixed_value):
     e = _entries4(m.reshape(16))
     run = _run_length(fixed)
     if not _is_real(state) and run >= SERIES_MIN:
-        f = _reals(state)
+        f = reals_view(state)
         reals = _reals16(e)
         for o in prange(n_iter // run):
             start = _base(np.int64(o) * run, fixed, fixed_value)
@@ -645,9 +639,8 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
         if not _is_real(row):  # on the floats, as apply_1q
             c = (m[0], m[1], m[2], m[3])
             e = _reals4(c)
-            target = _log2(bit)
-            mode, width = _pairs_layout(target, fixed, n_iter)
-            f = _reals(row)
+            mode, width = _pairs_layout(bit, fixed, n_iter)
+            f = reals_view(row)
             for o in range(n_iter // width):
                 _mix2_step(row, f, o, mode, width, bit, fixed, fixed_value, c, e)
             return
@@ -670,7 +663,7 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
         b2 = offsets[3]
         if not _is_real(row) and run >= SERIES_MIN:
             reals = _reals16(_entries4(m))
-            f = _reals(row)
+            f = reals_view(row)
             for o in range((row.size >> fixed.size) // run):
                 start = _base(np.int64(o) * run, fixed, fixed_value)
                 _mix4_series_at(f, start, run, b0, b1, b2, reals)

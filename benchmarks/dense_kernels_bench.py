@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 
-from genqsim.bench import Case, run_genqsim, run_qulacs
+from genqsim.bench import Case, run_genqsim, run_qulacs, thread_env
 
 CASES = [
     Case("gate", "gate", 24, gate="h", target="low"),
@@ -50,11 +49,11 @@ def worker(sim: str, threads: int, repeat: int) -> None:
 
 
 def spawn(sim: str, threads: int, repeat: int) -> dict[str, float | None]:
-    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
-           "QULACS_NUM_THREADS": str(threads)}  # fmt: skip
     cmd = [sys.executable, __file__, "--worker", sim, "--threads", str(threads),
            "--repeat", str(repeat)]  # fmt: skip
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        cmd, env=thread_env(threads), capture_output=True, text=True, check=True
+    ).stdout
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     return {row["case"]: row["seconds"] for row in rows}
 

@@ -312,13 +312,15 @@ def measure_bandwidth() -> float:
     return 2 * src.nbytes / best
 
 
+def thread_env(threads: int) -> dict[str, str]:
+    """This process's environment with every simulator's thread count set to ``threads``
+    (for a worker subprocess: the counts are read at start-up)."""
+    counts = ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "QULACS_NUM_THREADS")
+    return {**os.environ, **dict.fromkeys(counts, str(threads))}
+
+
 def spawn(sim: str, threads: int, repeat: int, quick: bool) -> tuple[dict, str | None]:
-    env = {
-        **os.environ,
-        "OMP_NUM_THREADS": str(threads),
-        "NUMBA_NUM_THREADS": str(threads),
-        "QULACS_NUM_THREADS": str(threads),
-    }
+    env = thread_env(threads)
     cmd = [sys.executable, "-m", "genqsim.bench", "--worker", sim, "--threads", str(threads),
            "--repeat", str(repeat)] + (["--quick"] if quick else [])  # fmt: skip
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
