@@ -150,6 +150,7 @@ def _encode_run(
             diag = _entries(call.diagonal, dtype)
             active = np.flatnonzero(diag != 1)
             idx, dat = offsets[active], diag[active]
+            max_dim = max(max_dim, 1 << K.PATTERN_MAX_BITS)  # a pattern of factors
         else:
             perm, phases = call.permutation, call.phases
             ph = None if phases is None else _entries(phases, dtype)
@@ -194,6 +195,18 @@ def _tile_series(qubits: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
     for arr in (tile, series):
         arr.flags.writeable = False
     return tile, series, 1 << low
+
+
+def _adjoint_variant(inverse: np.ndarray, generator: Any) -> int:
+    """Which sums and which update an adjoint step needs: diagonal (a diagonal inverse and
+    generator: phases, ``Im t00`` and ``Im t11``), real (a real inverse and an imaginary
+    generator: lane by lane, the real parts) or general."""
+    g = np.asarray(generator)
+    if inverse[0, 1] == 0 and inverse[1, 0] == 0 and g[0, 1] == 0 and g[1, 0] == 0:
+        return K.ADJOINT_DIAGONAL
+    if not np.any(inverse.imag) and not np.any(g.real):
+        return K.ADJOINT_REAL
+    return K.ADJOINT_GENERAL
 
 
 def _max_threads() -> int:
@@ -251,12 +264,45 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
                 scratch = self._scratch_for(state.dtype, offsets.size * K.SPARSE_LANES)
                 k.apply_sparse_kq(state, *sparse, offsets, fixed, value, scratch)
 
-    def adjoint_step_1q(self, psi, lam, inverse, target, controls=(), control_values=()):
+    def adjoint_step_1q(
+        self, psi, lam, inverse, generator, target, controls=(), control_values=()
+    ) -> float:
         c, v = tuple(controls), tuple(control_values)
         fixed, value, _ = _layout((int(target),), c, v)
         m = _entries(inverse, psi.dtype)
-        sums = _kernels(psi).adjoint_step_1q(psi, lam, m, int(target), fixed, value)
-        return np.array(sums).reshape(2, 2)
+        variant = _adjoint_variant(m, generator)
+        sums = _kernels(psi).adjoint_step_1q(psi, lam, m, int(target), fixed, value, variant)
+        return float(np.sum(np.asarray(generator) * np.array(sums).reshape(2, 2)).imag)
+
+    def adjoint_block_run(
+        self, psi: np.ndarray, lam: np.ndarray, run: BlockRun, generators: Sequence[Any]
+    ) -> np.ndarray:
+        """Contiguous blocks of both states in place; tiles on other qubits gathered per
+        thread, two rows each."""
+        arrays, max_dim = self._encoded(run, psi.dtype)
+        slots = np.full(len(generators), -1, dtype=np.int64)
+        variants = np.zeros(len(generators), dtype=np.int64)
+        owners = [g for g in generators if g is not None]
+        for position, (call, generator) in enumerate(zip(run.local_calls, generators)):
+            if generator is not None:
+                slots[position] = int(slots.max()) + 1
+                inverse = _entries(call.dense(), psi.dtype)
+                variants[position] = _adjoint_variant(inverse, generator)
+        sums = np.zeros((_max_threads(), max(1, len(owners)), 8))
+        scratch = self._scratch_for(psi.dtype, max_dim)
+        k = _kernels(psi)
+        if run.contiguous:
+            size = np.int64(1) << run.block_qubits
+            k.adjoint_block_run(psi, lam, size, slots, variants, *arrays, scratch, sums)
+        else:
+            tile_qubits, series, series_size = _tile_series(run.qubits)
+            prows = self._scratch_for(psi.dtype, 1 << run.block_qubits, "tile")
+            lrows = self._scratch_for(psi.dtype, 1 << run.block_qubits, "second tile")
+            k.adjoint_tile_run(psi, lam, tile_qubits, series, series_size, slots, variants,
+                               *arrays, scratch, prows, lrows, sums)  # fmt: skip
+        total = sums.sum(axis=0)[: len(owners)]
+        t = (total[:, 0::2] + 1j * total[:, 1::2]).reshape(-1, 2, 2)
+        return np.array([np.sum(np.asarray(g) * t_k).imag for g, t_k in zip(owners, t)])
 
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
@@ -306,12 +352,16 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
         bits = self.block_layout(dtype).tile_qubits - 1  # half a cache block
         return BlockLayout(tile_qubits=bits, low_qubits=TILE_LOW_QUBITS, min_state_qubits=bits + 1)
 
+    @staticmethod
+    def _encoded(run: BlockRun, dtype: np.dtype) -> tuple[tuple[np.ndarray, ...], int]:
+        """The run's arrays for ``dtype`` (encoded once, kept on the run)."""
+        if dtype not in run.encoded:
+            run.encoded[dtype] = _encode_run(run.local_calls, dtype)
+        return run.encoded[dtype]
+
     def apply_block_run(self, state: np.ndarray, run: BlockRun) -> None:
         """Contiguous blocks run in place; tiles on other qubits are gathered per thread."""
-        key = state.dtype
-        if key not in run.encoded:
-            run.encoded[key] = _encode_run(run.local_calls, state.dtype)
-        arrays, max_dim = run.encoded[key]
+        arrays, max_dim = self._encoded(run, state.dtype)
         scratch = self._scratch_for(state.dtype, max_dim)
         k = _kernels(state)
         if run.contiguous:

@@ -287,42 +287,169 @@ def apply_1q(state, m, target, fixed, fixed_value):
             state[i1] = m10 * a0 + m11 * a1
 
 
+@_inline
+def _mix2_real(x, a, y, b, e):
+    """:func:`_mix2` for a real matrix (``e``'s imaginary parts ignored): the real and
+    imaginary floats of the pair mix alike, lane by lane."""
+    one = np.uint64(1)
+    xr = x[a]
+    xi = x[a + one]
+    yr = y[b]
+    yi = y[b + one]
+    x[a] = e[0] * xr + e[2] * yr
+    x[a + one] = e[0] * xi + e[2] * yi
+    y[b] = e[4] * xr + e[6] * yr
+    y[b + one] = e[4] * xi + e[6] * yi
+
+
+ADJOINT_GENERAL = 0  # any 2x2 inverse and generator: all eight real parts of the sums
+ADJOINT_REAL = 1  # a real inverse and an imaginary generator (RY): the real parts suffice
+ADJOINT_DIAGONAL = 2  # a diagonal inverse and generator (RZ, P): Im t00 and Im t11 suffice
+
+
+@_inline
+def _adjoint_pair(p0, a, p1, b, l0, c, l1, d, e, variant):
+    """One pair of the adjoint step on float views: the real and imaginary parts of the
+    sums ``t_ab = conj(lam_a) psi_b`` for the pair as it is (``(re t00, im t00, re t01,
+    ..., im t11)``, in float64; a ``variant`` other than general leaves the parts its
+    generator does not need at zero), then the 2x2 matrix whose entries, as reals, are
+    ``e`` applied to the pair of both states (``psi`` at floats ``a`` and ``b`` of ``p0``,
+    ``p1``; ``lam`` at ``c``, ``d``). The real variant works lane by lane (real and
+    imaginary floats alike), the diagonal one multiplies each amplitude by its phase."""
+    one = np.uint64(1)
+    pr0 = np.float64(p0[a])
+    pi0 = np.float64(p0[a + one])
+    pr1 = np.float64(p1[b])
+    pi1 = np.float64(p1[b + one])
+    lr0 = np.float64(l0[c])
+    li0 = np.float64(l0[c + one])
+    lr1 = np.float64(l1[d])
+    li1 = np.float64(l1[d + one])
+    if variant == ADJOINT_REAL:
+        _mix2_real(p0, a, p1, b, e)
+        _mix2_real(l0, c, l1, d, e)
+        return (lr0 * pr0 + li0 * pi0, 0.0, lr0 * pr1 + li0 * pi1, 0.0,
+                lr1 * pr0 + li1 * pi0, 0.0, lr1 * pr1 + li1 * pi1, 0.0)  # fmt: skip
+    if variant == ADJOINT_DIAGONAL:
+        p0[a] = e[0] * p0[a] - e[1] * p0[a + one]
+        p0[a + one] = e[0] * pi0 + e[1] * pr0
+        p1[b] = e[6] * p1[b] - e[7] * p1[b + one]
+        p1[b + one] = e[6] * pi1 + e[7] * pr1
+        l0[c] = e[0] * l0[c] - e[1] * l0[c + one]
+        l0[c + one] = e[0] * li0 + e[1] * lr0
+        l1[d] = e[6] * l1[d] - e[7] * l1[d + one]
+        l1[d + one] = e[6] * li1 + e[7] * lr1
+        return (0.0, lr0 * pi0 - li0 * pr0, 0.0, 0.0,
+                0.0, 0.0, 0.0, lr1 * pi1 - li1 * pr1)  # fmt: skip
+    _mix2(p0, a, p1, b, e)
+    _mix2(l0, c, l1, d, e)
+    return (lr0 * pr0 + li0 * pi0, lr0 * pi0 - li0 * pr0,
+            lr0 * pr1 + li0 * pi1, lr0 * pi1 - li0 * pr1,
+            lr1 * pr0 + li1 * pi0, lr1 * pi0 - li1 * pr0,
+            lr1 * pr1 + li1 * pi1, lr1 * pi1 - li1 * pr1)  # fmt: skip
+
+
+@_inline
+def _add8(s, t):
+    return (s[0] + t[0], s[1] + t[1], s[2] + t[2], s[3] + t[3],
+            s[4] + t[4], s[5] + t[5], s[6] + t[6], s[7] + t[7])  # fmt: skip
+
+
+_ZERO8 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _adjoint_series(p0, p1, l0, l1, e, variant):
+    """The adjoint step on pairs ``(s0[j], s1[j])`` of two series of ``psi`` and the same
+    two of ``lam`` (float views), returning the pair sums (see :func:`_adjoint_pair`). Not
+    inlined on purpose, like :func:`_mix2_series`: the series are checked for overlap once
+    per call, and the loop (reductions included) vectorises, once per variant."""
+    s = _ZERO8
+    if variant == ADJOINT_REAL:
+        for j in range(p0.size // 2):
+            a = np.uint64(2 * j)
+            s = _add8(s, _adjoint_pair(p0, a, p1, a, l0, a, l1, a, e, ADJOINT_REAL))
+    elif variant == ADJOINT_DIAGONAL:
+        for j in range(p0.size // 2):
+            a = np.uint64(2 * j)
+            s = _add8(s, _adjoint_pair(p0, a, p1, a, l0, a, l1, a, e, ADJOINT_DIAGONAL))
+    else:
+        for j in range(p0.size // 2):
+            a = np.uint64(2 * j)
+            s = _add8(s, _adjoint_pair(p0, a, p1, a, l0, a, l1, a, e, ADJOINT_GENERAL))
+    return s
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _adjoint_adjacent(p, lam, e, variant):
+    """The adjoint step on adjacent pairs (target qubit 0) of a run of ``psi`` and the same
+    run of ``lam`` (float views: four floats per pair); not inlined, as above."""
+    s = _ZERO8
+    two = np.uint64(2)
+    if variant == ADJOINT_REAL:
+        for j in range(p.size // 4):
+            a = np.uint64(4 * j)
+            s = _add8(s, _adjoint_pair(p, a, p, a + two, lam, a, lam, a + two, e, ADJOINT_REAL))
+    elif variant == ADJOINT_DIAGONAL:
+        for j in range(p.size // 4):
+            a = np.uint64(4 * j)
+            s = _add8(s, _adjoint_pair(p, a, p, a + two, lam, a, lam, a + two, e,
+                                       ADJOINT_DIAGONAL))  # fmt: skip
+    else:
+        for j in range(p.size // 4):
+            a = np.uint64(4 * j)
+            s = _add8(s, _adjoint_pair(p, a, p, a + two, lam, a, lam, a + two, e,
+                                       ADJOINT_GENERAL))  # fmt: skip
+    return s
+
+
+@_inline
+def _adjoint_at(fp, fl, o, mode, width, bit, fixed, fixed_value, e, variant):
+    """Step ``o`` of the adjoint step on the floats ``fp``, ``fl`` of ``psi`` and ``lam``,
+    walked as :func:`_pairs_layout` says: its pair sums (see :func:`_adjoint_pair`)."""
+    start = _base(np.int64(o) * width, fixed, fixed_value)
+    a = 2 * start
+    b = 2 * (start + bit)
+    n = 2 * width
+    if mode == PAIRS_ADJACENT:
+        return _adjoint_adjacent(fp[a : a + 2 * n], fl[a : a + 2 * n], e, variant)
+    if width >= SERIES_MIN:
+        return _adjoint_series(fp[a : a + n], fp[b : b + n], fl[a : a + n], fl[b : b + n], e,
+                               variant)  # fmt: skip
+    s = _ZERO8
+    for j in range(width):
+        u = np.uint64(a + 2 * j)
+        v = np.uint64(b + 2 * j)
+        s = _add8(s, _adjoint_pair(fp, u, fp, v, fl, u, fl, v, e, variant))
+    return s
+
+
 @_kernel
-def adjoint_step_1q(psi, lam, m, target, fixed, fixed_value):
+def adjoint_step_1q(psi, lam, m, target, fixed, fixed_value, variant):
     """One backward step of the adjoint sweep in one pass over both states: the sums
     ``t_ab = sum conj(lam[i_a]) psi[i_b]`` over the pairs ``(i_0, i_1)`` the gate changes, read
     before the update (a one-qubit generator ``G`` then gives ``<lam| G |psi> = sum G_ab
-    t_ab``), and ``m`` (the gate's inverse) applied to the pairs of both states. Returns
-    ``(t_00, t_01, t_10, t_11)``."""
+    t_ab``), and ``m`` (the gate's inverse) applied to the pairs of both states, on their
+    floats (vectorised where the series are long enough). Returns ``(t_00, t_01, t_10,
+    t_11)``, accumulated in float64 (a ``variant`` leaves the parts it need not compute at
+    zero, see :func:`_adjoint_pair`)."""
     n_iter = psi.size >> fixed.size
     bit = np.int64(1) << target
-    m00, m01, m10, m11 = m[0, 0], m[0, 1], m[1, 0], m[1, 1]
-    run = _run_length(fixed)
-    r00 = r01 = r10 = r11 = 0.0
-    i00 = i01 = i10 = i11 = 0.0
-    for o in prange(n_iter // run):
-        start = _base(np.int64(o) * run, fixed, fixed_value)
-        for j in range(run):
-            i0 = start + j
-            i1 = i0 | bit
-            p0 = psi[i0]
-            p1 = psi[i1]
-            l0 = lam[i0]
-            l1 = lam[i1]
-            lr0, li0 = np.float64(l0.real), np.float64(l0.imag)
-            lr1, li1 = np.float64(l1.real), np.float64(l1.imag)
-            r00 += lr0 * p0.real + li0 * p0.imag
-            i00 += lr0 * p0.imag - li0 * p0.real
-            r01 += lr0 * p1.real + li0 * p1.imag
-            i01 += lr0 * p1.imag - li0 * p1.real
-            r10 += lr1 * p0.real + li1 * p0.imag
-            i10 += lr1 * p0.imag - li1 * p0.real
-            r11 += lr1 * p1.real + li1 * p1.imag
-            i11 += lr1 * p1.imag - li1 * p1.real
-            psi[i0] = m00 * p0 + m01 * p1
-            psi[i1] = m10 * p0 + m11 * p1
-            lam[i0] = m00 * l0 + m01 * l1
-            lam[i1] = m10 * l0 + m11 * l1
+    e = _reals4((m[0, 0], m[0, 1], m[1, 0], m[1, 1]))
+    fp = reals_view(psi)
+    fl = reals_view(lam)
+    mode, width = _pairs_layout(bit, fixed, n_iter)
+    r00 = i00 = r01 = i01 = r10 = i10 = r11 = i11 = 0.0
+    for o in prange(n_iter // width):
+        s = _adjoint_at(fp, fl, o, mode, width, bit, fixed, fixed_value, e, variant)
+        r00 += s[0]
+        i00 += s[1]
+        r01 += s[2]
+        i01 += s[3]
+        r10 += s[4]
+        i10 += s[5]
+        r11 += s[6]
+        i11 += s[7]
     return complex(r00, i00), complex(r01, i01), complex(r10, i10), complex(r11, i11)
 
 
@@ -501,12 +628,94 @@ def apply_sparse_kq(state, row_ptr, cols, vals, offsets, fixed, fixed_value, scr
             _sparse_run(state, start, run, offsets, row_ptr, cols, vals, buf)
 
 
+PATTERN_MAX_BITS = 10
+"""A diagonal gate whose qubits all lie below this many runs as one repeating pattern of
+factors (at most ``2**10``) over the whole state, when its series are short."""
+
+
+@_inline
+def _scale_series(f, a, count, dr, di):
+    """The ``count`` complex numbers starting at float ``a`` of ``f`` times ``dr + i di``
+    (vectorised: one array, consecutive floats)."""
+    first = np.uint64(a)
+    one = np.uint64(1)
+    for j in range(count):
+        u = first + np.uint64(2 * j)
+        xr = f[u]
+        xi = f[u + one]
+        f[u] = dr * xr - di * xi
+        f[u + one] = dr * xi + di * xr
+
+
+@_inline
+def _diagonal_pattern(pattern, diag, offsets, fixed, fixed_value):
+    """``pattern[i]``: the factor of a diagonal gate for index ``i`` (one where it changes
+    nothing); every fixed bit lies below ``log2(pattern.size)``, so the factors of the
+    whole state repeat it."""
+    for i in range(pattern.size):
+        pattern[i] = 1
+    for o in range(pattern.size >> fixed.size):
+        base = _base(np.int64(o), fixed, fixed_value)
+        for r in range(offsets.size):
+            pattern[base + offsets[r]] = diag[r]
+
+
+@_inline
+def _times_pattern(f, first, count, q):
+    """The ``count`` complex numbers from amplitude ``first`` of the floats ``f`` times the
+    repeating pattern whose floats are ``q`` (``count`` a multiple of its length)."""
+    size = q.size // 2
+    one = np.uint64(1)
+    for c in range(count // size):
+        o = np.uint64(2 * (first + c * size))
+        for j in range(size):
+            b = np.uint64(2 * j)
+            u = o + b
+            xr = f[u]
+            xi = f[u + one]
+            pr = q[b]
+            pi = q[b + one]
+            f[u] = xr * pr - xi * pi
+            f[u + one] = xr * pi + xi * pr
+
+
+@_inline
+def _pattern_size(fixed, size):
+    """Amplitudes in the repeating pattern of a diagonal gate on ``fixed`` bits over a
+    state (or row) of ``size`` amplitudes, or 0 where its series are long enough to scale
+    one by one or its bits too high for a pattern."""
+    top = fixed[fixed.size - 1]
+    if _run_length(fixed) >= SERIES_MIN or top >= PATTERN_MAX_BITS:
+        return 0
+    return min(max(np.int64(1) << (top + 1), np.int64(64)), size)
+
+
 @_kernel
 def apply_diagonal(state, diag, offsets, fixed, fixed_value):
-    """Multiply the rows listed in ``offsets`` (those whose entry is not one) by ``diag``."""
+    """Multiply the rows listed in ``offsets`` (those whose entry is not one) by ``diag``: on
+    the floats of a complex state (vectorised), as long series or, for low qubits, as one
+    repeating pattern of factors."""
     n_iter = state.size >> fixed.size
     n_rows = offsets.size
     run = _run_length(fixed)
+    if not _is_real(state):
+        f = reals_view(state)
+        size = _pattern_size(fixed, state.size)
+        if size:
+            pattern = np.empty(size, dtype=state.dtype)
+            _diagonal_pattern(pattern, diag, offsets, fixed, fixed_value)
+            q = reals_view(pattern)
+            chunk = max(size, min(np.int64(1) << MAX_RUN_BITS, state.size))
+            for c in prange(state.size // chunk):
+                _times_pattern(f, c * chunk, chunk, q)
+            return
+        if run >= SERIES_MIN:
+            for o in prange(n_iter // run):
+                start = _base(np.int64(o) * run, fixed, fixed_value)
+                for r in range(n_rows):
+                    d = diag[r]
+                    _scale_series(f, 2 * (start + offsets[r]), run, d.real, d.imag)
+            return
     for o in prange(n_iter // run):
         start = _base(np.int64(o) * run, fixed, fixed_value)
         for j in range(run):
@@ -517,10 +726,17 @@ def apply_diagonal(state, diag, offsets, fixed, fixed_value):
 
 @_kernel
 def apply_phase_1q(state, phase, target, fixed, fixed_value):
-    """``diag(1, phase)`` on ``target`` (Z, S, T, P, Rz up to phase, CZ, CP): touches half."""
+    """``diag(1, phase)`` on ``target`` (Z, S, T, P, Rz up to phase, CZ, CP): touches half,
+    as series on the floats of a complex state where they are long enough."""
     n_iter = state.size >> fixed.size
     bit = np.int64(1) << target
     run = _run_length(fixed)
+    if not _is_real(state) and run >= SERIES_MIN:
+        f = reals_view(state)
+        for o in prange(n_iter // run):
+            start = _base(np.int64(o) * run, fixed, fixed_value) | bit
+            _scale_series(f, 2 * start, run, phase.real, phase.imag)
+        return
     for o in prange(n_iter // run):
         start = _base(np.int64(o) * run, fixed, fixed_value) | bit
         for j in range(run):
@@ -712,8 +928,24 @@ def _sparse_on_row(row, vals, index, fixed, fixed_value, buf):
 
 
 @_inline
-def _diagonal_on_row(row, diag, offsets, fixed, fixed_value):
+def _diagonal_on_row(row, diag, offsets, fixed, fixed_value, buf):
+    """As :func:`apply_diagonal`, on one row (the pattern built in ``buf``)."""
     run = _run_length(fixed)
+    if not _is_real(row):
+        f = reals_view(row)
+        size = _pattern_size(fixed, row.size)
+        if size:
+            pattern = buf[:size]
+            _diagonal_pattern(pattern, diag, offsets, fixed, fixed_value)
+            _times_pattern(f, 0, row.size, reals_view(pattern))
+            return
+        if run >= SERIES_MIN:
+            for o in range((row.size >> fixed.size) // run):
+                start = _base(np.int64(o) * run, fixed, fixed_value)
+                for r in range(offsets.size):
+                    d = diag[r]
+                    _scale_series(f, 2 * (start + offsets[r]), run, d.real, d.imag)
+            return
     for o in range((row.size >> fixed.size) // run):
         start = _base(np.int64(o) * run, fixed, fixed_value)
         for r in range(offsets.size):
@@ -732,7 +964,7 @@ def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value, buf):
         for c in range(n_cycles):
             first = cycle_ptr[c]
             end = cycle_ptr[c + 1]
-            if run >= 4 and _is_real(row):  # whole series per step: contiguous, vectorised
+            if run >= 4:  # whole series per step: contiguous, vectorised
                 tail = row[start + offsets[end - 1] : start + offsets[end - 1] + run]
                 for j in range(run):
                     buf[j] = tail[j]
@@ -756,6 +988,24 @@ def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value, buf):
 
 
 @_inline
+def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
+                 data, buf):  # fmt: skip
+    """Apply call ``g`` of an encoded run to ``row`` (see :func:`_run_on_row`)."""
+    fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
+    ix = index[index_ptr[g] : index_ptr[g + 1]]
+    dx = data[data_ptr[g] : data_ptr[g + 1]]
+    if kinds[g] == KIND_DENSE:
+        _dense_on_row(row, dx, ix, fx, fixed_values[g], buf)
+    elif kinds[g] == KIND_DIAGONAL:
+        _diagonal_on_row(row, dx, ix, fx, fixed_values[g], buf)
+    elif kinds[g] == KIND_SPARSE:
+        _sparse_on_row(row, dx, ix, fx, fixed_values[g], buf)
+    else:
+        n_ptr = ix[0]
+        _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g], buf)
+
+
+@_inline
 def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr, data,
                 buf):  # fmt: skip
     """Apply every call of an encoded run to ``row`` (a block or a gathered tile).
@@ -765,18 +1015,38 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
     in ``index``, its matrix / diagonal / phases / nonzeros in ``data``.
     """
     for g in range(kinds.size):
+        _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
+                     data_ptr, data, buf)  # fmt: skip
+
+
+@_inline
+def _adjoint_on_rows(prow, lrow, slots, variants, kinds, fixed_values, fixed_ptr, fixed,
+                     index_ptr, index, data_ptr, data, buf, sums):  # fmt: skip
+    """The backward steps of an encoded run on the same block (or gathered tile) of ``psi``
+    and ``lam``: a call with ``slots[g] >= 0`` is a one-target gradient step (a dense 2x2
+    inverse, taken as ``variants[g]``) whose pair sums are added to ``sums[slots[g]]``
+    before its un-apply; any other call is un-applied from both rows."""
+    fp = reals_view(prow)
+    fl = reals_view(lrow)
+    for g in range(kinds.size):
+        slot = slots[g]
+        if slot < 0:
+            _call_on_row(prow, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
+                         data_ptr, data, buf)  # fmt: skip
+            _call_on_row(lrow, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
+                         data_ptr, data, buf)  # fmt: skip
+            continue
         fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
-        ix = index[index_ptr[g] : index_ptr[g + 1]]
-        dx = data[data_ptr[g] : data_ptr[g + 1]]
-        if kinds[g] == KIND_DENSE:
-            _dense_on_row(row, dx, ix, fx, fixed_values[g], buf)
-        elif kinds[g] == KIND_DIAGONAL:
-            _diagonal_on_row(row, dx, ix, fx, fixed_values[g])
-        elif kinds[g] == KIND_SPARSE:
-            _sparse_on_row(row, dx, ix, fx, fixed_values[g], buf)
-        else:
-            n_ptr = ix[0]
-            _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g], buf)
+        bit = index[index_ptr[g] + 1]
+        m = data[data_ptr[g] : data_ptr[g + 1]]
+        e = _reals4((m[0], m[1], m[2], m[3]))
+        n_iter = prow.size >> fx.size
+        mode, width = _pairs_layout(bit, fx, n_iter)
+        total = sums[slot]
+        for o in range(n_iter // width):
+            s = _adjoint_at(fp, fl, o, mode, width, bit, fx, fixed_values[g], e, variants[g])
+            for k in range(8):
+                total[k] += s[k]
 
 
 @_kernel
@@ -791,6 +1061,20 @@ def apply_block_run(state, block_size, kinds, fixed_values, fixed_ptr, fixed, in
                     data, scratch[nb.get_thread_id()])  # fmt: skip
 
 
+@_inline
+def _move_tile(state, row, base, series, series_size, gather):
+    """Copy a tile between ``state`` and ``row``: gather (state to row) or scatter."""
+    for s in range(series.size):
+        at = base + series[s]
+        first = s * series_size
+        if gather:
+            for j in range(series_size):
+                row[first + j] = state[at + j]
+        else:
+            for j in range(series_size):
+                state[at + j] = row[first + j]
+
+
 @_kernel
 def apply_tile_run(state, tile_qubits, series, series_size, kinds, fixed_values, fixed_ptr,
                    fixed, index_ptr, index, data_ptr, data, scratch, tiles):  # fmt: skip
@@ -803,18 +1087,43 @@ def apply_tile_run(state, tile_qubits, series, series_size, kinds, fixed_values,
     for t in prange(n_tiles):
         base = _base(np.int64(t), tile_qubits, 0)
         row = tiles[nb.get_thread_id()]
-        for s in range(series.size):
-            src = base + series[s]
-            dst = s * series_size
-            for j in range(series_size):
-                row[dst + j] = state[src + j]
+        _move_tile(state, row, base, series, series_size, True)
         _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
                     data, scratch[nb.get_thread_id()])  # fmt: skip
-        for s in range(series.size):
-            dst = base + series[s]
-            src = s * series_size
-            for j in range(series_size):
-                state[dst + j] = row[src + j]
+        _move_tile(state, row, base, series, series_size, False)
+
+
+@_kernel
+def adjoint_block_run(psi, lam, block_size, slots, variants, kinds, fixed_values, fixed_ptr,
+                      fixed, index_ptr, index, data_ptr, data, scratch, sums):  # fmt: skip
+    """A run of backward steps of the adjoint sweep (:func:`_adjoint_on_rows`), all on
+    qubits below ``log2(block_size)``, one contiguous block of both states at a time; each
+    thread adds its gradient sums to its own ``sums[thread]``."""
+    for blk in prange(psi.size // block_size):
+        tid = nb.get_thread_id()
+        lo = blk * block_size
+        _adjoint_on_rows(psi[lo : lo + block_size], lam[lo : lo + block_size], slots,
+                         variants, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
+                         data_ptr, data, scratch[tid], sums[tid])  # fmt: skip
+
+
+@_kernel
+def adjoint_tile_run(psi, lam, tile_qubits, series, series_size, slots, variants, kinds,
+                     fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr, data, scratch,
+                     prows, lrows, sums):  # fmt: skip
+    """:func:`adjoint_block_run` on tiles over any ``tile_qubits``, gathered into the
+    thread's rows of ``prows`` and ``lrows`` as :func:`apply_tile_run` gathers them."""
+    for t in prange(psi.size >> tile_qubits.size):
+        tid = nb.get_thread_id()
+        base = _base(np.int64(t), tile_qubits, 0)
+        prow = prows[tid]
+        lrow = lrows[tid]
+        _move_tile(psi, prow, base, series, series_size, True)
+        _move_tile(lam, lrow, base, series, series_size, True)
+        _adjoint_on_rows(prow, lrow, slots, variants, kinds, fixed_values, fixed_ptr, fixed,
+                         index_ptr, index, data_ptr, data, scratch[tid], sums[tid])  # fmt: skip
+        _move_tile(psi, prow, base, series, series_size, False)
+        _move_tile(lam, lrow, base, series, series_size, False)
 
 
 # -- Pauli coordinates of a density matrix (genqsim.states.pauli_basis) ----------------------------

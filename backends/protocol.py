@@ -221,8 +221,10 @@ class PauliCoordinates(Protocol):
 
 
 class AdjointSteps(Protocol):
-    """Runs a backward step of the adjoint sweep (:mod:`genqsim.gradients`) on a one-target
-    gate in one pass over ``psi`` and ``lambda`` instead of three."""
+    """Runs backward steps of the adjoint sweep (:mod:`genqsim.gradients`) in one pass over
+    ``psi`` and ``lambda``: a one-target gradient step reads ``Im <lambda| G |psi>`` for the
+    gate's generator ``G`` and un-applies the gate from both states, and a run of steps is
+    taken a block (or tile) at a time."""
 
     @abstractmethod
     def adjoint_step_1q(
@@ -230,12 +232,24 @@ class AdjointSteps(Protocol):
         psi: Any,
         lam: Any,
         inverse: Any,
+        generator: Any,
         target: int,
         controls: Sequence[int] = (),
         control_values: Sequence[int] = (),
+    ) -> float:
+        """``Im <lam| G |psi>`` over the pairs the gate changes (``G`` the 2x2 Hermitian
+        ``generator``, before the update), then the 2x2 ``inverse`` applied to both
+        states."""
+
+    @abstractmethod
+    def adjoint_block_run(
+        self, psi: Any, lam: Any, run: BlockRun, generators: Sequence[Any]
     ) -> np.ndarray:
-        """The 2x2 sums ``t_ab = sum conj(lam[i_a]) psi[i_b]`` over the pairs the gate
-        changes (before the update), then the 2x2 ``inverse`` applied to both states."""
+        """Many backward steps in one pass over both states, a block (or gathered tile) at a
+        time: call ``g`` of ``run`` with a 2x2 ``generators[g]`` (not ``None``) is a
+        one-target gradient step (its call the gate's inverse) as in
+        :meth:`adjoint_step_1q`; the others are un-applied from both states. Returns the
+        ``Im <lam| G |psi>`` of the gradient steps, in order."""
 
 
 class ArrayNamespace(Protocol):

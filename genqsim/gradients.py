@@ -21,7 +21,7 @@ and whole Hessians that way (forward over reverse).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -40,13 +40,17 @@ from .numbers.dual import Dual, DualNumbers, split
 from .numbers.numeric import to_python_complex
 from .pauli import PAULI_MATRICES, PauliSum
 from .plan import (
+    BlockRun,
     GateCall,
+    MatrixCall,
     block_layout_of,
     call_for,
     group_calls,
+    group_tile_runs,
     run_plan,
     run_restricted,
 )
+from .plan.grouping import RunCall
 from .states.tangent import (
     DerivativeCalls,
     TangentState,
@@ -149,19 +153,23 @@ def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, see
     lam = apply_pauli_sum(terms, psi, backend, values_ns)
     energy = real_inner(psi, lam, backend, values_ns)
     grads: list[Any] = [0.0] * len(params)
-    fused = capability(backend, AdjointSteps)
+    # steps the backend takes in one pass over both states, a block or tile at a time:
+    # un-applies with no gradient term, and one-target rotations (gradient sums, then
+    # un-apply); any other step ends such a stretch and is taken on its own
+    stretch: list[tuple[GateCall, _GeneratorTerms | None]] = []
+
+    def take_stretch() -> None:
+        if stretch:
+            _adjoint_stretch(stretch, psi, lam, backend, values_ns, grads)
+            stretch.clear()
+
     d = None  # the third state, dU/dp_k psi, only for gates without a Pauli generator
     for inverse, terms_of_op in reversed(steps):
         generator = terms_of_op if isinstance(terms_of_op, _GeneratorTerms) else None
-        if fused is not None and len(inverse.targets) == 1 and (generator or not terms_of_op):
-            # one pass over psi and lambda: the generator's sums, then the un-apply
-            sums = fused.adjoint_step_1q(
-                psi, lam, inverse.dense(), inverse.targets[0], inverse.controls,
-                inverse.control_values,
-            )  # fmt: skip
-            if generator is not None:
-                generator.accumulate(grads, generator.one_qubit_transition(sums))
+        if not terms_of_op or (generator is not None and len(inverse.targets) == 1):
+            stretch.append((inverse, generator))
             continue
+        take_stretch()
         if generator is not None:
             generator.accumulate(grads, generator.transition(backend, lam, psi, values_ns))
         inverse.run(backend, psi)  # psi is now the state before the gate
@@ -171,7 +179,61 @@ def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, see
             run_restricted(dcall, backend, d, values_ns)
             grads[k] = grads[k] + 2 * real_inner(lam, d, backend, values_ns)
         inverse.run(backend, lam)
+    take_stretch()
     return energy, grads
+
+
+def _adjoint_stretch(
+    steps: list[tuple[GateCall, _GeneratorTerms | None]],
+    psi: Any,
+    lam: Any,
+    backend: Any,
+    numbers: NumberSystem,
+    grads: list[Any],
+) -> None:
+    """Backward steps with no gradient term or a one-target generator, in order. A backend
+    with :class:`~genqsim.backends.AdjointSteps` takes them in block runs (the whole state
+    as one block when it fits a tile, else tiles over any qubits: a run of steps per pass
+    over both states), each step alone otherwise."""
+    n_qubits = psi.size.bit_length() - 1
+    fused = capability(backend, AdjointSteps)
+    layout = block_layout_of(backend, psi.dtype, tiles=True)
+    if fused is None or layout is None:
+        for inverse, generator in steps:
+            if generator is not None:
+                generator.accumulate(grads, generator.transition(backend, lam, psi, numbers))
+            inverse.run(backend, psi)
+            inverse.run(backend, lam)
+        return
+    # a gradient step travels as its dense 2x2 inverse; its generator is found by identity
+    calls: list[RunCall] = []  # inverses of gates: matrices, diagonals, permutations
+    generator_of: dict[int, _GeneratorTerms] = {}
+    for inverse, generator in steps:
+        if generator is not None:
+            inverse = MatrixCall(inverse.dense(), inverse.targets, inverse.controls,
+                                 inverse.control_values)  # fmt: skip
+            generator_of[id(inverse)] = generator
+        calls.append(cast(RunCall, inverse))
+    if n_qubits <= layout.tile_qubits:
+        plan: list[Any] = [BlockRun(calls, n_qubits)] if len(calls) > 1 else calls
+    else:
+        plan = group_tile_runs(calls, n_qubits, layout.tile_qubits, layout.low_qubits)
+    for item in plan:
+        if isinstance(item, BlockRun):
+            owners = [generator_of.get(id(call)) for call in item.calls]
+            matrices = [None if o is None else o.one_qubit for o in owners]
+            values = fused.adjoint_block_run(psi, lam, item, matrices)
+            for owner, value in zip([o for o in owners if o is not None], values):
+                owner.accumulate_imag(grads, value)
+        elif id(item) in generator_of:
+            owner = generator_of[id(item)]
+            value = fused.adjoint_step_1q(psi, lam, item.dense(), owner.one_qubit,
+                                          item.targets[0], item.controls,
+                                          item.control_values)  # fmt: skip
+            owner.accumulate_imag(grads, value)
+        else:
+            item.run(backend, psi)
+            item.run(backend, lam)
 
 
 class _GeneratorTerms:
@@ -205,13 +267,13 @@ class _GeneratorTerms:
             total += factor * complex(transition)
         return total
 
-    def one_qubit_transition(self, sums: np.ndarray) -> complex:
-        """``<lambda| G |psi>`` from a fused step's sums ``t_ab = sum conj(lam_a) psi_b``."""
-        return complex(np.sum(self.one_qubit * sums))
-
     def accumulate(self, grads: list[Any], transition: complex) -> None:
         """Adds ``dE/dtheta = 2 Im <lambda| G |psi>`` times ``d theta/dp_k`` to ``grads``."""
-        d_theta = 2 * transition.imag
+        self.accumulate_imag(grads, transition.imag)
+
+    def accumulate_imag(self, grads: list[Any], imag: float) -> None:
+        """As :meth:`accumulate`, from ``Im <lambda| G |psi>`` alone."""
+        d_theta = 2 * imag
         for k, partial in self.angle_partials:
             grads[k] = grads[k] + d_theta * float(np.real(partial))
 

@@ -193,33 +193,53 @@ def test_pauli_transition_threaded_path_matches_generic():
     assert abs(fast - generic) < 1e-12 and abs(generic) > 1e-6
 
 
+ADJOINT_STEPS = {  # (inverse, generator): the general, real and diagonal kernels
+    "general": (lambda rng: np.linalg.qr(rng.normal(size=(2, 2)) + 1j * rng.normal(size=(2, 2)))[0],
+                np.array([[0.3, 0.2 - 0.5j], [0.2 + 0.5j, -0.1]])),
+    "real": (lambda rng: np.linalg.qr(rng.normal(size=(2, 2)))[0],
+             np.array([[0, -0.5j], [0.5j, 0]])),
+    "diagonal": (lambda rng: np.diag(np.exp(1j * rng.uniform(-3, 3, 2))),
+                 np.array([[0.5, 0], [0, -0.25]])),
+}  # fmt: skip
+
+
 @pytest.mark.parametrize("n", [5, 15])  # the serial and the threaded kernels
 @pytest.mark.parametrize("controls", [(), (1,), (4, 0)])
-def test_fused_adjoint_step_equals_its_three_passes(n, controls):
-    """One pass: the sums t_ab = sum conj(lam_a) psi_b over the changed pairs, then the
-    inverse applied to both states; against the sums from masks and two generic applies."""
+@pytest.mark.parametrize("place", ["0", "2", "middle", "top"])
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("kind", sorted(ADJOINT_STEPS))
+def test_fused_adjoint_step_equals_its_three_passes(n, controls, place, dtype, kind):
+    """One pass: Im <lam| G |psi> over the changed pairs, then the inverse applied to both
+    states; against the masked inner product and two generic applies. Targets 0 (adjacent
+    pairs), 2 (short groups), the middle (groups of 16 or more pairs, or short series under
+    a control) and the top (long series) reach every walk, for each kernel variant."""
     rng = np.random.default_rng(n + len(controls))
-    psi, lam = random_state(n, rng), random_state(n, rng)
+    psi, lam = random_state(n, rng).astype(dtype), random_state(n, rng).astype(dtype)
     values = tuple(int(v) for v in rng.integers(0, 2, len(controls)))
-    target = 2
-    inverse = np.linalg.qr(rng.normal(size=(2, 2)) + 1j * rng.normal(size=(2, 2)))[0]
+    target = {"0": 0, "2": 2, "middle": 5 if n > 5 else 3, "top": n - 1}[place]
+    if target in controls:  # other qubits, as many
+        controls = tuple(q for q in dict.fromkeys((n - 2, 1, 3)) if q != target)[: len(controls)]
+    make_inverse, generator = ADJOINT_STEPS[kind]
+    inverse = make_inverse(rng)
     j = np.arange(psi.size)
     changed = np.ones(psi.size, dtype=bool)
     for c, v in zip(controls, values):
         changed &= (j >> c & 1) == v
     low = changed & ((j >> target & 1) == 0)
     i0, i1 = j[low], j[low] | 1 << target
-    want = np.array(
-        [[np.vdot(lam[a], psi[b]) for b in (i0, i1)] for a in (i0, i1)]
-    )  # fmt: skip
+    p, lm = psi.astype(np.complex128), lam.astype(np.complex128)
+    g_psi = [generator[a, 0] * p[i0] + generator[a, 1] * p[i1] for a in (0, 1)]
+    want = (np.vdot(lm[i0], g_psi[0]) + np.vdot(lm[i1], g_psi[1])).imag
     generic = gq.get_backend("numpy")
     psi_want, lam_want = psi.copy(), lam.copy()
     for state in (psi_want, lam_want):
         generic.apply_matrix(state, inverse, (target,), controls, values)
-    sums = gq.get_backend("numba").adjoint_step_1q(psi, lam, inverse, target, controls, values)
-    np.testing.assert_allclose(sums, want, atol=1e-12)
-    np.testing.assert_allclose(psi, psi_want, atol=1e-12)
-    np.testing.assert_allclose(lam, lam_want, atol=1e-12)
+    backend = gq.get_backend("numba")
+    got = backend.adjoint_step_1q(psi, lam, inverse, generator, target, controls, values)
+    tolerance = 1e-12 if dtype is np.complex128 else 2e-5
+    assert abs(got - want) < tolerance and abs(want) > 1e-6
+    np.testing.assert_allclose(psi, psi_want, atol=tolerance)
+    np.testing.assert_allclose(lam, lam_want, atol=tolerance)
 
 
 @settings(max_examples=30, deadline=None)
