@@ -25,6 +25,8 @@ CASES = [
     Case("gate", "gate", 24, gate="h", target="high"),
     Case("gate", "gate", 24, gate="u", target="low"),
     Case("gate", "gate", 24, gate="u", target="high"),
+    Case("gate", "gate", 24, gate="t", target="low"),
+    Case("gate", "gate", 24, gate="t", target="high"),
     Case("gate", "gate", 26, gate="h", target="low"),
     Case("gate", "gate", 26, "complex64", gate="h", target="low"),
     Case("gate", "gate", 24, "complex64", gate="h", target="high"),
