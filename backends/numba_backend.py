@@ -197,16 +197,23 @@ def _tile_series(qubits: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
     return tile, series, 1 << low
 
 
-def _adjoint_variant(inverse: np.ndarray, generator: Any) -> int:
-    """Which sums and which update an adjoint step needs: diagonal (a diagonal inverse and
-    generator: phases, ``Im t00`` and ``Im t11``), real (a real inverse and an imaginary
-    generator: lane by lane, the real parts) or general."""
-    g = np.asarray(generator)
-    if inverse[0, 1] == 0 and inverse[1, 0] == 0 and g[0, 1] == 0 and g[1, 0] == 0:
-        return K.ADJOINT_DIAGONAL
-    if not np.any(inverse.imag) and not np.any(g.real):
-        return K.ADJOINT_REAL
-    return K.ADJOINT_GENERAL
+def _adjoint_variants(inverses: np.ndarray, generators: np.ndarray) -> np.ndarray:
+    """Which sums and which update each adjoint step needs (``inverses`` and ``generators``
+    stacked ``(steps, 2, 2)``): diagonal (a diagonal inverse and generator: phases,
+    ``Im t00`` and ``Im t11``), real (a real inverse and an imaginary generator: lane by
+    lane, the real parts) or general."""
+    off = (0, 1), (1, 0)
+    diagonal = np.all([(inverses[:, i, j] == 0) & (generators[:, i, j] == 0) for i, j in off],
+                      axis=0)  # fmt: skip
+    real = ~np.any(inverses.imag, axis=(1, 2)) & ~np.any(generators.real, axis=(1, 2))
+    return np.where(
+        diagonal, K.ADJOINT_DIAGONAL, np.where(real, K.ADJOINT_REAL, K.ADJOINT_GENERAL)
+    ).astype(np.int64)
+
+
+def _stacked(matrices: Sequence[Any]) -> np.ndarray:
+    """2x2 matrices as one ``(count, 2, 2)`` complex array."""
+    return np.array(matrices, dtype=np.complex128).reshape(-1, 2, 2)
 
 
 def _max_threads() -> int:
@@ -270,7 +277,7 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
         c, v = tuple(controls), tuple(control_values)
         fixed, value, _ = _layout((int(target),), c, v)
         m = _entries(inverse, psi.dtype)
-        variant = _adjoint_variant(m, generator)
+        variant = int(_adjoint_variants(_stacked([m]), _stacked([generator]))[0])
         sums = _kernels(psi).adjoint_step_1q(psi, lam, m, int(target), fixed, value, variant)
         return float(np.sum(np.asarray(generator) * np.array(sums).reshape(2, 2)).imag)
 
@@ -280,15 +287,12 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
         """Contiguous blocks of both states in place; tiles on other qubits gathered per
         thread, two rows each."""
         arrays, max_dim = self._encoded(run, psi.dtype)
-        slots = np.full(len(generators), -1, dtype=np.int64)
-        variants = np.zeros(len(generators), dtype=np.int64)
-        owners = [g for g in generators if g is not None]
-        for position, (call, generator) in enumerate(zip(run.local_calls, generators)):
-            if generator is not None:
-                slots[position] = int(slots.max()) + 1
-                inverse = _entries(call.dense(), psi.dtype)
-                variants[position] = _adjoint_variant(inverse, generator)
-        sums = np.zeros((_max_threads(), max(1, len(owners)), 8))
+        steps = tuple(g for g, generator in enumerate(generators) if generator is not None)
+        slots, where = self._gradient_slots(run, psi.dtype, steps)
+        owners = _stacked([generators[g] for g in steps])
+        variants = np.full(len(generators), K.ADJOINT_GENERAL, dtype=np.int64)
+        variants[list(steps)] = _adjoint_variants(arrays[7][where].reshape(-1, 2, 2), owners)
+        sums = np.zeros((_max_threads(), max(1, len(steps)), 8))
         scratch = self._scratch_for(psi.dtype, max_dim)
         k = _kernels(psi)
         if run.contiguous:
@@ -300,9 +304,46 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
             lrows = self._scratch_for(psi.dtype, 1 << run.block_qubits, "second tile")
             k.adjoint_tile_run(psi, lam, tile_qubits, series, series_size, slots, variants,
                                *arrays, scratch, prows, lrows, sums)  # fmt: skip
-        total = sums.sum(axis=0)[: len(owners)]
+        total = sums.sum(axis=0)[: len(steps)]
         t = (total[:, 0::2] + 1j * total[:, 1::2]).reshape(-1, 2, 2)
-        return np.array([np.sum(np.asarray(g) * t_k).imag for g, t_k in zip(owners, t)])
+        return np.einsum("gab,gab->g", owners, t).imag
+
+    def _gradient_slots(
+        self, run: BlockRun, dtype: np.dtype, steps: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(slots, where)`` for the gradient steps at positions ``steps`` of ``run``: each
+        call's slot in the sums (``-1``: none) and the indices of the steps' 2x2 entries in
+        the encoded data (kept on the run)."""
+        key = ("gradient slots", dtype, steps)
+        if key not in run.encoded:
+            slots = np.full(len(run.calls), -1, dtype=np.int64)
+            slots[list(steps)] = np.arange(len(steps))
+            run.encoded[key] = slots, self._matrix_entries(run, dtype, steps, 4)
+        return run.encoded[key]
+
+    def _matrix_entries(
+        self, run: BlockRun, dtype: np.dtype, positions: tuple[int, ...], size: int
+    ) -> np.ndarray:
+        """Indices of the ``size`` entries of the dense calls at ``positions`` in the run's
+        encoded data, in order."""
+        arrays, _ = self._encoded(run, dtype)
+        at = np.array(positions, dtype=np.int64)
+        if np.any(arrays[0][at] != K.KIND_DENSE) or np.any(np.diff(arrays[6])[at] != size):
+            raise ValueError(f"calls {positions} of {run!r} are not dense with {size} entries")
+        return (arrays[6][at][:, None] + np.arange(size)).reshape(-1)
+
+    def update_run_matrices(self, run: BlockRun, positions: Any, matrices: Any) -> None:
+        """Writes the entries over the old ones in each of the run's encodings (one per
+        dtype); a run not encoded yet reads its calls' matrices when it is."""
+        m = np.asarray(matrices)
+        at = tuple(int(p) for p in positions)
+        if not at:
+            return
+        for dtype in [key for key in run.encoded if isinstance(key, np.dtype)]:
+            key = ("matrix entries", dtype, at)
+            if key not in run.encoded:
+                run.encoded[key] = self._matrix_entries(run, dtype, at, m[0].size)
+            run.encoded[dtype][0][7][run.encoded[key]] = _entries(m, dtype).reshape(-1)
 
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)

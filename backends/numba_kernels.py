@@ -404,15 +404,57 @@ def _adjoint_adjacent(p, lam, e, variant):
 
 
 @_inline
+def _adjoint_groups_as(p, lam, bit, e, variant):
+    """:func:`_adjoint_groups` for one ``variant``, inlined where it is a constant (so the
+    compiler drops the other variants from the loop)."""
+    s = _ZERO8
+    step = np.uint64(4 * bit)
+    half = np.uint64(2 * bit)
+    for g in range(p.size // (4 * bit)):
+        for j in range(bit):
+            a = np.uint64(g) * step + np.uint64(2 * j)
+            s = _add8(s, _adjoint_pair(p, a, p, a + half, lam, a, lam, a + half, e, variant))
+    return s
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _adjoint_groups(p, lam, bit, e, variant):
+    """The adjoint step on whole groups of ``2 * bit`` amplitudes (the target is the lowest
+    fixed qubit, at ``bit``) of a run of ``psi`` and the same run of ``lam`` (float views);
+    not inlined, as above: one call takes many groups, the variant chosen once."""
+    if variant == ADJOINT_REAL:
+        return _adjoint_groups_as(p, lam, bit, e, ADJOINT_REAL)
+    if variant == ADJOINT_DIAGONAL:
+        return _adjoint_groups_as(p, lam, bit, e, ADJOINT_DIAGONAL)
+    return _adjoint_groups_as(p, lam, bit, e, ADJOINT_GENERAL)
+
+
+@_inline
+def _adjoint_layout(bit, fixed, n_iter):
+    """:func:`_pairs_layout` for the adjoint step, whose whole-group walk takes every group
+    up to the next fixed qubit in one step (at most ``2**MAX_RUN_BITS`` pairs): one call of
+    :func:`_adjoint_groups` per run of groups instead of one per group."""
+    mode, width = _pairs_layout(bit, fixed, n_iter)
+    if mode == PAIRS_GROUP:
+        target = fixed[0]
+        free = fixed[1] - target - 1 if fixed.size > 1 else MAX_RUN_BITS
+        groups = np.int64(1) << max(0, min(free, MAX_RUN_BITS - target))
+        width = min(bit * groups, n_iter)
+    return mode, width
+
+
+@_inline
 def _adjoint_at(fp, fl, o, mode, width, bit, fixed, fixed_value, e, variant):
     """Step ``o`` of the adjoint step on the floats ``fp``, ``fl`` of ``psi`` and ``lam``,
-    walked as :func:`_pairs_layout` says: its pair sums (see :func:`_adjoint_pair`)."""
+    walked as :func:`_adjoint_layout` says: its pair sums (see :func:`_adjoint_pair`)."""
     start = _base(np.int64(o) * width, fixed, fixed_value)
     a = 2 * start
     b = 2 * (start + bit)
     n = 2 * width
     if mode == PAIRS_ADJACENT:
         return _adjoint_adjacent(fp[a : a + 2 * n], fl[a : a + 2 * n], e, variant)
+    if mode == PAIRS_GROUP:
+        return _adjoint_groups(fp[a : a + 2 * n], fl[a : a + 2 * n], bit, e, variant)
     if width >= SERIES_MIN:
         return _adjoint_series(fp[a : a + n], fp[b : b + n], fl[a : a + n], fl[b : b + n], e,
                                variant)  # fmt: skip
@@ -438,7 +480,7 @@ def adjoint_step_1q(psi, lam, m, target, fixed, fixed_value, variant):
     e = _reals4((m[0, 0], m[0, 1], m[1, 0], m[1, 1]))
     fp = reals_view(psi)
     fl = reals_view(lam)
-    mode, width = _pairs_layout(bit, fixed, n_iter)
+    mode, width = _adjoint_layout(bit, fixed, n_iter)
     r00 = i00 = r01 = i01 = r10 = i10 = r11 = i11 = 0.0
     for o in prange(n_iter // width):
         s = _adjoint_at(fp, fl, o, mode, width, bit, fixed, fixed_value, e, variant)
@@ -1041,7 +1083,7 @@ def _adjoint_on_rows(prow, lrow, slots, variants, kinds, fixed_values, fixed_ptr
         m = data[data_ptr[g] : data_ptr[g + 1]]
         e = _reals4((m[0], m[1], m[2], m[3]))
         n_iter = prow.size >> fx.size
-        mode, width = _pairs_layout(bit, fx, n_iter)
+        mode, width = _adjoint_layout(bit, fx, n_iter)
         total = sums[slot]
         for o in range(n_iter // width):
             s = _adjoint_at(fp, fl, o, mode, width, bit, fx, fixed_values[g], e, variants[g])

@@ -251,6 +251,13 @@ class AdjointSteps(Protocol):
         :meth:`adjoint_step_1q`; the others are un-applied from both states. Returns the
         ``Im <lam| G |psi>`` of the gradient steps, in order."""
 
+    @abstractmethod
+    def update_run_matrices(self, run: BlockRun, positions: Any, matrices: Any) -> None:
+        """Give the dense calls at ``positions`` of ``run`` the ``matrices`` (same shapes)
+        in the backend's encoding of the run, in place: a sweep planned once
+        (:class:`~genqsim.sweep.AdjointProgram`) runs its block runs at new angles without
+        encoding them again. The calls' own ``matrix`` arrays are the caller's to update."""
+
 
 class ArrayNamespace(Protocol):
     """Keeps its arrays outside NumPy and offers their module (``zeros``, ``vstack``,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers as _abc
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -142,8 +142,25 @@ class Circuit:
         self.n_qubits = check_n_qubits(n_qubits)
         self.n_clbits = int(n_clbits)
         self._ops: list[Operation] = []
+        self._derived: dict[Any, tuple[int, Any]] = {}
         for op in operations:
             self._append_op(op)
+
+    def derived(self, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()``, computed once and kept under ``key`` until the circuit grows:
+        operations are only ever appended, so their count tells whether a kept value (the
+        parameters, a planned adjoint sweep) still describes the circuit. Not pickled."""
+        count, value = self._derived.get(key, (-1, None))
+        if count != len(self._ops):
+            value = build()
+            self._derived[key] = (len(self._ops), value)
+        return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_derived": {}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({"_derived": {}, **state})
 
     # -- core ---------------------------------------------------------------------------------
     @property
@@ -547,12 +564,16 @@ class Circuit:
     @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
         """Free parameters in order of first appearance (sorted by name within one gate)."""
-        seen: dict[sympy.Symbol, None] = {}
-        for op in self._ops:
-            symbols = op.gate.free_symbols
-            for s in sorted(symbols, key=str) if len(symbols) > 1 else symbols:
-                seen.setdefault(s, None)
-        return tuple(seen)
+
+        def collect() -> tuple[sympy.Symbol, ...]:
+            seen: dict[sympy.Symbol, None] = {}
+            for op in self._ops:
+                symbols = op.gate.free_symbols
+                for s in sorted(symbols, key=str) if len(symbols) > 1 else symbols:
+                    seen.setdefault(s, None)
+            return tuple(seen)
+
+        return self.derived("parameters", collect)
 
     def bind(self, values: Mapping[Any, Any]) -> Circuit:
         """A new circuit with parameters replaced by values (numbers, SymPy expressions, or

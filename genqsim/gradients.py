@@ -21,6 +21,7 @@ and whole Hessians that way (forward over reverse).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from math import isfinite
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -58,6 +59,7 @@ from .states.tangent import (
     real_inner,
     real_terms,
 )
+from .sweep import AdjointProgram
 
 if TYPE_CHECKING:
     import sympy
@@ -84,6 +86,9 @@ def _parameter_values(circuit: Circuit, values: Mapping[Any, Any]) -> dict[sympy
             symbol = key
         else:
             raise ArgumentTypeError(f"parameters are SymPy symbols or names, got {key!r}")
+        if isinstance(value, (float, int)) and not isinstance(value, bool) and isfinite(value):
+            out[symbol] = float(value)  # the common case, without building a message
+            continue
         z = to_python_complex(value, f"value of {symbol}")
         if z.imag != 0:
             raise NumberTypeError(f"parameter {symbol} must be real, got {value!r}")
@@ -181,6 +186,22 @@ def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, see
         inverse.run(backend, lam)
     take_stretch()
     return energy, grads
+
+
+def _adjoint_program(circuit: Circuit, params: list[Any]) -> AdjointProgram | None:
+    """The circuit's planned complex128 sweep in ``params`` (kept on the circuit until it
+    grows), or ``None`` where :class:`~genqsim.sweep.AdjointProgram` does not serve it."""
+    numbers = get_number_system("complex128")
+    backend = select_backend(np.empty(0, dtype=np.complex128), None)
+    return cast(
+        "AdjointProgram | None",
+        circuit.derived(
+            ("adjoint program", tuple(params), backend.name),
+            lambda: AdjointProgram.plan(
+                circuit.n_qubits, _unitary_operations(circuit), params, backend, numbers
+            ),
+        ),
+    )
 
 
 def _adjoint_stretch(
@@ -313,7 +334,14 @@ def value_and_gradient(
     method = _choose(method, len(vals), circuit)
     params = list(vals)
     if method == "adjoint":
-        value, grads = _adjoint(circuit, terms, vals, get_number_system("complex128"), vals)
+        program = _adjoint_program(circuit, params)
+        if program is not None and program.lock.acquire(blocking=False):
+            try:  # planned once for this circuit: no Python per gate
+                value, grads = program.run(np.array([vals[p] for p in params]), terms)
+            finally:
+                program.lock.release()
+        else:  # a sweep the program does not serve, or one running on another thread
+            value, grads = _adjoint(circuit, terms, vals, get_number_system("complex128"), vals)
         return float(np.real(value)), {p: float(g) for p, g in zip(params, grads)}
     if method == "forward":
         result = Dual.lift(_forward(circuit, vals).expectation(PauliSum(terms)))

@@ -9,6 +9,7 @@ guessed (they do not commute); equal Paulis square to the identity.
 
 from __future__ import annotations
 
+import functools
 import re
 import tokenize
 from collections.abc import Iterable, Mapping
@@ -146,7 +147,7 @@ class PauliSum:
         if isinstance(observable, PauliSum):
             return observable
         if isinstance(observable, str):
-            return cls.parse(observable)
+            return _parsed(observable) if cls is PauliSum else cls.parse(observable)
         from .observables import as_matrix_observable
 
         matrix = as_matrix_observable(observable)
@@ -283,3 +284,11 @@ def pauli_masks(pauli: PauliString) -> tuple[int, int, int]:
             z |= 1 << q
         n_y += letter == "Y"
     return x, z, n_y
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> PauliSum:
+    """:meth:`PauliSum.parse`, kept per string: an observable named by the same text in
+    every call of an optimisation loop is parsed (with SymPy) once. A ``PauliSum`` never
+    changes after it is built, so one object serves every caller."""
+    return PauliSum.parse(text)

@@ -3,6 +3,8 @@ symbolic expectation value, and against central finite differences on larger cir
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import sympy
@@ -10,14 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
+from genqsim.gradients import _adjoint_program, value_and_gradient
 
 A, B, C = gq.parameters("a b c")
 ROTATIONS = ["rx", "ry", "rz", "p", "u", "rzz", "rxx", "pauli", "cp", "crx", "cry", "open"]
 OBSERVABLE = "Z0 Z1 - 0.7*X1 + 0.4*Y0 Y2 + 0.25*Z2"
 
 
+PLANNED = ["rx", "ry", "rz", "p", "pauli1", "cp", "crx", "cry", "open"]
+"""Gates the planned sweep (genqsim.sweep.AdjointProgram) serves: one target, affine angle."""
+
+
 @st.composite
-def parametrised_circuit(draw, n_qubits=3):
+def parametrised_circuit(draw, n_qubits=3, rotations=ROTATIONS):
     """Random 3-qubit circuits whose angles are random linear forms in a, b, c, mixed with
     fixed gates; some gates are controlled."""
     c = gq.Circuit(n_qubits)
@@ -26,13 +33,13 @@ def parametrised_circuit(draw, n_qubits=3):
         coeffs = draw(st.lists(st.integers(-2, 2), min_size=3, max_size=3))
         offset = draw(st.sampled_from([0, sympy.Rational(1, 3), sympy.pi / 5]))
         angle = coeffs[0] * A + coeffs[1] * B + coeffs[2] * C + offset
-        name = draw(st.sampled_from([*ROTATIONS, "h", "cx", "ccx", "swap"]))
+        name = draw(st.sampled_from([*rotations, "h", "cx", "ccx", "swap"]))
         if name == "u":
             c.u(angle, A * B, -angle, qubits[0])
         elif name in ("rzz", "rxx"):
             getattr(c, name)(angle, qubits[0], qubits[1])
-        elif name == "pauli":
-            word = "XYZ"[: draw(st.integers(1, 3))]
+        elif name.startswith("pauli"):
+            word = "XYZ"[: draw(st.integers(1, 1 if name == "pauli1" else 3))]
             c.pauli_rotation(word, angle, qubits[: len(word)])
         elif name in ("cp", "crx", "cry"):
             getattr(c, name)(angle, qubits[0], qubits[1])
@@ -77,6 +84,65 @@ def test_gradient_methods_equal_the_exact_symbolic_derivative(circuit, method):
     assert set(got) == set(VALUES)
     for p in VALUES:
         assert abs(got[p] - want[p]) < 1e-11, (p, got[p], want[p])
+
+
+@settings(max_examples=25, deadline=None)
+@given(parametrised_circuit(rotations=PLANNED), st.lists(st.floats(-3, 3), min_size=3, max_size=3))
+def test_planned_sweep_equals_the_exact_derivative_at_every_call(circuit, second):
+    """The planned sweep (every angle affine, every rotation on one target, controlled or
+    not) against SymPy's exact derivative, then at new values against forward mode: the
+    second call reuses the plan with new matrices written into it."""
+    parameters = list(VALUES)
+    if circuit.parameters:  # a circuit with no parameter is never swept
+        assert _adjoint_program(circuit, parameters) is not None
+    got = gq.gradient(circuit, OBSERVABLE, VALUES, method="adjoint")
+    want = _sympy_gradient(circuit, VALUES)
+    for p in VALUES:
+        assert abs(got[p] - want[p]) < 1e-11, (p, got[p], want[p])
+    values = dict(zip(parameters, second))
+    value, again = value_and_gradient(circuit, OBSERVABLE, values, method="adjoint")
+    forward_value, forward = value_and_gradient(circuit, OBSERVABLE, values, method="forward")
+    assert abs(value - forward_value) < 1e-12
+    for p in VALUES:
+        assert abs(again[p] - forward[p]) < 1e-11, (p, again[p], forward[p])
+
+
+def test_planned_sweep_follows_a_growing_circuit_and_serves_only_what_it_can():
+    """A gradient plans the sweep once; a gate appended later gives a new plan (the kept one
+    no longer describes the circuit); a non-affine angle or a two-target rotation is swept
+    gate by gate; a sweep already running on another thread sends a second call gate by
+    gate; a pickled circuit leaves its plans behind."""
+    c = gq.Circuit(2).ry(A, 0).cx(0, 1).rz(2 * B + 0.5, 1)
+    first = _adjoint_program(c, [A, B])
+    assert first is not None and _adjoint_program(c, [A, B]) is first
+    c.rx(A - B, 0)
+    grown = _adjoint_program(c, [A, B])
+    assert grown is not None and grown is not first
+    a, b = 0.4, -0.7  # <Z0> = cos(a) cos(a - b): the rz and cx leave qubit 0's Z alone
+    got = gq.gradient(c, "Z0", {A: a, B: b}, method="adjoint")
+    d_a = -np.sin(a) * np.cos(a - b) - np.cos(a) * np.sin(a - b)
+    assert got[A] == pytest.approx(d_a, abs=1e-14)
+    assert got[B] == pytest.approx(np.cos(a) * np.sin(a - b), abs=1e-14)
+    with grown.lock:  # as if another thread were running it
+        assert gq.gradient(c, "Z0", {A: a, B: b}, method="adjoint") == pytest.approx(got)
+    assert pickle.loads(pickle.dumps(c))._derived == {}
+    for unserved in (gq.Circuit(2).ry(A * B, 0), gq.Circuit(2).rzz(A, 0, 1).ry(B, 1)):
+        assert _adjoint_program(unserved, [A, B]) is None
+        forward = gq.gradient(unserved, "Z0 + X1", VALUES, method="forward")
+        adjoint = gq.gradient(unserved, "Z0 + X1", VALUES, method="adjoint")
+        assert adjoint == pytest.approx(forward, abs=1e-13)
+
+
+def test_planned_rotations_keep_real_and_diagonal_matrices_exact():
+    """RY's matrices come out real and RZ's and P's diagonal to the last bit, so the
+    backend keeps its real and diagonal step kernels; each equals the gate library's."""
+    c = gq.Circuit(1).ry(A, 0).rz(B, 0).p(C, 0).rx(A, 0)
+    program = _adjoint_program(c, [A, B, C])
+    program.rotations.evaluate(np.array([0.3, 1.1, -2.0]))
+    ry, rz, p, rx = program.rotations.matrices
+    assert not np.any(ry.imag) and rz[0, 1] == rz[1, 0] == p[0, 1] == p[1, 0] == 0
+    for m, name, theta in ((ry, "ry", 0.3), (rz, "rz", 1.1), (p, "p", -2.0), (rx, "rx", 0.3)):
+        np.testing.assert_allclose(m, gq.gate(name, theta).matrix(), atol=1e-15)
 
 
 @settings(max_examples=15, deadline=None)
@@ -162,19 +228,22 @@ def test_gradient_input_errors():
         gq.hessian(c, "Z0", {A: 0.1, B: 0.2}, direction=[1.0])
 
 
+@pytest.mark.parametrize("planned", [False, True], ids=["gate-by-gate", "planned"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_adjoint_in_tiles_equals_forward_mode_on_a_large_state(seed):
+def test_adjoint_in_tiles_equals_forward_mode_on_a_large_state(seed, planned):
     """16 qubits: the backward sweep runs in gathered tiles (runs of un-applies and
     gradient steps, one pass over both states per run) with the real (ry), diagonal (rz, p)
     and general (rx, u) step kernels, controlled rotations, and multi-qubit rotations
-    that end a run; against forward mode, which shares none of that code."""
+    that end a run; against forward mode, which shares none of that code. Without ``u`` and
+    ``rzz`` the circuit is served by the planned sweep, forward pass in tiles included."""
     n = 16
     rng = np.random.default_rng(seed)
     c = gq.Circuit(n)
+    names = ["rx", "ry", "rz", "p", "crx", "cry", "crz", "h", "cx"]
     for _ in range(60):
         q = [int(x) for x in rng.choice(n, 3, replace=False)]
         angle = int(rng.integers(1, 3)) * [A, B, C][rng.integers(3)] + float(rng.normal())
-        name = rng.choice(["rx", "ry", "rz", "p", "crx", "cry", "crz", "u", "rzz", "h", "cx"])
+        name = rng.choice(names if planned else [*names, "u", "rzz"])
         if name in ("rx", "ry", "rz", "p"):
             getattr(c, name)(angle, q[0])
         elif name in ("crx", "cry", "crz", "rzz"):
@@ -186,6 +255,7 @@ def test_adjoint_in_tiles_equals_forward_mode_on_a_large_state(seed):
         else:
             c.cx(q[0], q[1])
     obs = "Z0 Z15 + 0.5*X3 - 0.25*Y9 Z12"
+    assert (_adjoint_program(c, list(VALUES)) is not None) == planned
     adjoint = gq.gradient(c, obs, VALUES, method="adjoint")
     forward = gq.gradient(c, obs, VALUES, method="forward")
     for p in VALUES:

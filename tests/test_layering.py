@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("gates", "circuit", "drawing", "drawing_mpl", "channels", "conditional", "noise"),
     ("plan",),
     ("states", "distributed", "mps"),
+    ("sweep",),
     (
         "gradients",
         "propagation",

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
+from genqsim.plan.calls import BlockRun, DiagonalCall, MatrixCall, PermutationCall
 
 from reference import random_state
 from strategies import random_circuit
@@ -273,3 +274,46 @@ def test_float_view_dense_kernels_match_generic(circuit, dtype, grouping, seed):
     for item in plan:
         run_item(item, fast, state)
     np.testing.assert_allclose(state, want, atol=1e-12 if dtype == "complex128" else 2e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("qubits", [(0, 1, 2, 3, 4), (0, 1, 5, 6, 8)], ids=["block", "tile"])
+def test_run_matrices_updated_in_place_equal_a_fresh_encoding(dtype, qubits):
+    """A run encoded once, given new one- and two-qubit matrices at some positions
+    (update_run_matrices), applies exactly what a run built with those matrices applies; a
+    position that is not a dense call is refused."""
+    rng = np.random.default_rng(len(qubits) + np.dtype(dtype).itemsize)
+    n = 9
+    backend = gq.get_backend("numba")
+
+    def unitary(k):
+        q, _ = np.linalg.qr(rng.normal(size=(2**k, 2**k)) + 1j * rng.normal(size=(2**k, 2**k)))
+        return q
+
+    phases = np.exp(1j * rng.normal(size=2))
+
+    def calls(matrices):
+        a, b, c, d, e = qubits
+        return [
+            MatrixCall(matrices[0], (a,)),
+            PermutationCall((1, 0), None, (b,), (c,), (1,)),
+            MatrixCall(matrices[1], (d, b)),
+            DiagonalCall(phases, (e,)),
+            MatrixCall(matrices[2], (c,), (a,), (0,)),
+        ]
+
+    old = [unitary(1), unitary(2), unitary(1)]
+    new = [unitary(1), unitary(2), unitary(1)]
+    run = BlockRun(calls(old), len(qubits), qubits)
+    psi = random_state(n, rng).astype(dtype)
+    backend.apply_block_run(psi.copy(), run)  # encoded with the old matrices
+    backend.update_run_matrices(run, (0, 4), np.array([new[0], new[2]]))
+    backend.update_run_matrices(run, (2,), np.array([new[1]]))
+    fresh = BlockRun(calls(new), len(qubits), qubits)
+    got, want = psi.copy(), psi.copy()
+    backend.apply_block_run(got, run)
+    backend.apply_block_run(want, fresh)
+    np.testing.assert_array_equal(got, want)
+    assert not np.allclose(got, psi, atol=1e-3)
+    with pytest.raises(ValueError, match="not dense"):
+        backend.update_run_matrices(run, (1,), np.array([new[0]]))
