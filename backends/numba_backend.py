@@ -156,9 +156,13 @@ def _encode_run(
             ph = None if phases is None else _entries(phases, dtype)
             moved = tuple(False for _ in perm) if ph is None else tuple(bool(x != 1) for x in ph)
             ptr, elems = _cycles(tuple(int(p) for p in perm), moved)
-            max_dim = max(max_dim, 1 << K.MAX_RUN_BITS)  # one run of a cycle, buffered
-            idx = np.concatenate([[ptr.size], ptr, offsets[elems]])
-            dat = np.ones(elems.size, dtype=dtype) if ph is None else ph[elems]
+            if ph is None and elems.size == 2:  # one exchange (X, CX, SWAP): no buffer
+                kinds[-1] = K.KIND_SWAP
+                idx, dat = offsets[elems], np.zeros(0, dtype=dtype)
+            else:
+                max_dim = max(max_dim, 1 << K.MAX_RUN_BITS)  # one run of a cycle, buffered
+                idx = np.concatenate([[ptr.size], ptr, offsets[elems]])
+                dat = np.ones(elems.size, dtype=dtype) if ph is None else ph[elems]
         values.append(value)
         for store, ptrs, part in ((fixed, fixed_ptr, fx), (index, index_ptr, idx),
                                   (data, data_ptr, dat)):  # fmt: skip

@@ -785,18 +785,59 @@ def apply_phase_1q(state, phase, target, fixed, fixed_value):
             state[start + j] *= phase
 
 
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _swap_series(x, y):
+    """Exchange two series element by element. Not inlined on purpose, like
+    :func:`_mix2_series`: as two arguments they are checked for overlap once per call, and
+    the loop vectorises."""
+    for j in range(x.size):
+        t = x[j]
+        x[j] = y[j]
+        y[j] = t
+
+
+@_inline
+def _swap_layout(fixed, n_iter):
+    """``(run, blocks, stride)``: a swap step exchanges ``blocks`` series of ``run``
+    consecutive amplitudes (``run`` set by the lowest fixed qubit), ``stride`` apart (past
+    the fixed qubits that follow the lowest one without a gap). Short series are taken many
+    at a time, up to the next fixed qubit (at most ``2**MAX_RUN_BITS`` amplitudes), so a step
+    never pays an index computation per amplitude."""
+    run = _run_length(fixed)
+    if run >= SERIES_MIN:
+        return run, np.int64(1), run
+    k = 0
+    while k + 1 < fixed.size and fixed[k + 1] == fixed[k] + 1:
+        k += 1
+    free = fixed[k + 1] - fixed[k] - 1 if k + 1 < fixed.size else MAX_RUN_BITS
+    blocks = np.int64(1) << max(0, min(free, MAX_RUN_BITS - fixed[0]))
+    return run, min(blocks, n_iter // run), np.int64(1) << (fixed[k] + 1)
+
+
+@_inline
+def _swap_step(state, o, run, blocks, stride, offset_a, offset_b, fixed, fixed_value):
+    """Step ``o`` of a swap of the amplitudes at ``base + offset_a`` and ``base + offset_b``
+    (walked as :func:`_swap_layout` says): a long series exchanged whole, vectorised."""
+    start = _base(np.int64(o) * run * blocks, fixed, fixed_value)
+    a = start + offset_a
+    b = start + offset_b
+    if run >= SERIES_MIN:
+        _swap_series(state[a : a + run], state[b : b + run])
+        return
+    for r in range(blocks):
+        for j in range(stride * r, stride * r + run):
+            t = state[a + j]
+            state[a + j] = state[b + j]
+            state[b + j] = t
+
+
 @_kernel
 def swap_pairs(state, offset_a, offset_b, fixed, fixed_value):
     """Exchange the amplitudes at ``base + offset_a`` and ``base + offset_b`` (X, CX, SWAP)."""
     n_iter = state.size >> fixed.size
-    run = _run_length(fixed)
-    for o in prange(n_iter // run):
-        start = _base(np.int64(o) * run, fixed, fixed_value)
-        for j in range(run):
-            base = start + j
-            a = state[base + offset_a]
-            state[base + offset_a] = state[base + offset_b]
-            state[base + offset_b] = a
+    run, blocks, stride = _swap_layout(fixed, n_iter)
+    for o in prange(n_iter // (run * blocks)):
+        _swap_step(state, o, run, blocks, stride, offset_a, offset_b, fixed, fixed_value)
 
 
 @_kernel
@@ -885,6 +926,7 @@ KIND_DENSE = int(CallKind.MATRIX)
 KIND_DIAGONAL = int(CallKind.DIAGONAL)
 KIND_CYCLES = int(CallKind.PERMUTATION)  # permutations travel as cycles
 KIND_SPARSE = int(max(CallKind)) + 1  # sparse matrices, in this backend's encoding only
+KIND_SWAP = KIND_SPARSE + 1  # one exchange of two amplitudes, no phases (X, CX, SWAP), likewise
 
 
 @_inline
@@ -1042,6 +1084,11 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
         _diagonal_on_row(row, dx, ix, fx, fixed_values[g], buf)
     elif kinds[g] == KIND_SPARSE:
         _sparse_on_row(row, dx, ix, fx, fixed_values[g], buf)
+    elif kinds[g] == KIND_SWAP:
+        n_iter = row.size >> fx.size
+        run, blocks, stride = _swap_layout(fx, n_iter)
+        for o in range(n_iter // (run * blocks)):
+            _swap_step(row, o, run, blocks, stride, ix[0], ix[1], fx, fixed_values[g])
     else:
         n_ptr = ix[0]
         _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g], buf)

@@ -38,11 +38,10 @@ from .plan import (
     PlanItem,
     block_layout_of,
     call_for,
-    group_calls,
     group_tile_runs,
 )
 from .plan.build import run_item
-from .plan.grouping import RunCall
+from .plan.grouping import RunCall, group_block_runs
 from .states.tangent import apply_pauli_sum, real_inner
 
 EXACT_TOLERANCE = 1e-12
@@ -267,9 +266,11 @@ class AdjointProgram:
         if n_qubits <= tile:  # the whole state is one block, of either sweep
             program.forward = [BlockRun(forward, n_qubits)] if len(forward) > 1 else forward
             program.backward = [BlockRun(backward, n_qubits)] if len(backward) > 1 else backward
-        else:  # forward as a simulation runs (cache blocks), backward in tiles over any qubits
+        else:  # forward in cache blocks (of at most a quarter of the state), backward in
+            # tiles over any qubits
             blocks = block_layout_of(backend, np.dtype(np.complex128))
-            program.forward = group_calls(cast(list[PlanItem], forward), n_qubits, blocks)
+            block = min(tile if blocks is None else blocks.tile_qubits, n_qubits - 2)
+            program.forward = group_block_runs(cast(list[PlanItem], forward), n_qubits, block)
             program.backward = group_tile_runs(backward, n_qubits, tile, layout.low_qubits)
         for plan, matrices, source in (
             (program.forward, None, product_at),

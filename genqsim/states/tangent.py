@@ -140,23 +140,33 @@ def real_terms(observable: str | PauliSum, n_qubits: int) -> list[tuple[float, A
 def apply_pauli_sum(
     terms: list[tuple[float, Any]], state: np.ndarray, backend: Backend, ns: NumberSystem
 ) -> np.ndarray:
-    """``H |state>`` as a new array, each Pauli factor applied with the backend's primitives."""
-    out = np.zeros_like(state)
-    if state.dtype == object:
-        out[:] = [ns.zero] * state.size
+    """``H |state>`` as a new array, each Pauli factor applied with the backend's primitives
+    (the first term in the result itself, later ones in one scratch state)."""
     y_phases, z_diag = ns.array([ns.I, -ns.I]), ns.array([ns.one, -ns.one])
-    tmp = np.empty_like(state)  # one scratch state for all terms
+    out: np.ndarray | None = None
+    tmp: np.ndarray | None = None
     for coeff, pauli in terms:
-        tmp[...] = state
+        if out is None:
+            term = out = state.copy()
+        else:
+            tmp = np.empty_like(state) if tmp is None else tmp
+            tmp[...] = state
+            term = tmp
         for q, letter in pauli:
             if letter == "X":
-                backend.apply_permutation(tmp, _FLIP, None, (q,))
+                backend.apply_permutation(term, _FLIP, None, (q,))
             elif letter == "Y":
-                backend.apply_permutation(tmp, _FLIP, y_phases, (q,))
+                backend.apply_permutation(term, _FLIP, y_phases, (q,))
             elif letter == "Z":
-                backend.apply_diagonal(tmp, z_diag, (q,))
-        tmp *= coeff
-        out += tmp
+                backend.apply_diagonal(term, z_diag, (q,))
+        if coeff != 1:
+            term *= coeff
+        if term is not out:
+            out += term
+    if out is None:  # no terms: H = 0
+        out = np.zeros_like(state)
+        if state.dtype == object:
+            out[:] = [ns.zero] * state.size
     return out
 
 
