@@ -240,7 +240,7 @@ class AdjointProgram:
         rotations = _Rotations(len(parameters))
         calls: list[tuple[RunCall, int | None]] = []
         for op in operations:
-            if op.gate.free_symbols & set(index):
+            if not op.gate.free_symbols.isdisjoint(index):
                 angle = affine_angle(op.gate.params[0], index)
                 r = None if angle is None else rotations.add(op, angle, numbers)
                 if r is None:
@@ -278,8 +278,8 @@ class AdjointProgram:
         ):
             for item in plan:
                 if not isinstance(item, BlockRun):
-                    if id(item) in rotation_at:
-                        program.rotation_of[id(item)] = rotation_at[id(item)]
+                    if matrices is not None and id(item) in source:  # a lone gradient step
+                        program.rotation_of[id(item)] = source[id(item)]
                     continue
                 owned = [(g, source[id(c)]) for g, c in enumerate(item.calls) if id(c) in source]
                 program.updates[id(item)] = (
@@ -299,23 +299,18 @@ class AdjointProgram:
         """The forward pass's calls, adjacent one-target gates on one qubit (under the same
         controls) with a rotation among them taken as one product (see :class:`_Products`),
         and ``{id(call): product}`` for those."""
-        out: list[RunCall] = []
-        product_at: dict[int, int] = {}
+        out: list[RunCall | tuple[int, RunCall]] = []  # calls, or (product, its first call)
         chain: list[tuple[RunCall, int | None]] = []
 
         def close() -> None:
             if not any(r is not None for _, r in chain):
                 out.extend(call for call, _ in chain)
             else:
-                first = chain[0][0]
                 f = self.products.add([
                     (r, np.eye(2) if r is not None else np.asarray(call.dense(), complex))
                     for call, r in chain
                 ])  # fmt: skip
-                fused = MatrixCall(self.products.matrices, first.targets, first.controls,
-                                   first.control_values)  # fmt: skip
-                product_at[id(fused)] = f
-                out.append(fused)
+                out.append((f, chain[0][0]))
             chain.clear()
 
         for call, r in calls:
@@ -329,14 +324,15 @@ class AdjointProgram:
                 out.append(call)
         close()
         self.products.freeze()
-        # the calls were made before the buffer: point each at its row now
-        forward = [
-            _with_matrix(call, self.products.matrices, product_at[id(call)])
-            if id(call) in product_at else call
-            for call in out
-        ]  # fmt: skip
-        return forward, {id(new): product_at[id(old)] for old, new in zip(out, forward)
-                         if id(old) in product_at}  # fmt: skip
+        forward: list[RunCall] = []
+        product_at: dict[int, int] = {}
+        for item in out:
+            if isinstance(item, tuple):
+                f, first = item
+                item = _with_matrix(first, self.products.matrices, f)
+                product_at[id(item)] = f
+            forward.append(item)
+        return forward, product_at
 
     def run(self, parameters: np.ndarray, terms: Any) -> tuple[float, np.ndarray]:
         """``(<H>, [dE/dp_k])`` at ``parameters`` (in the planned order) for ``H`` the sum
@@ -383,9 +379,8 @@ def _same_place(a: GateCall, b: GateCall) -> bool:
 
 
 def _with_matrix(call: RunCall, buffer: np.ndarray, r: int | None) -> RunCall:
-    """``call`` itself, or for a rotation its matrix call reading ``buffer[r]`` (a view: the
+    """``call`` itself, or a matrix call on its qubits reading ``buffer[r]`` (a view: the
     call sees every new evaluation)."""
     if r is None:
         return call
-    assert isinstance(call, MatrixCall)
     return MatrixCall(buffer[r], call.targets, call.controls, call.control_values)
