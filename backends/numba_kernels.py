@@ -13,6 +13,10 @@ threads) and in :data:`SERIAL` (the same loops on the calling thread, for small 
 waking threads costs more than it saves). The backend picks one per call from the state's
 size, so no thread setting is ever toggled per primitive. Thread-local scratch
 (``scratch[get_thread_id()]``) is allocated by the caller, never inside a parallel loop.
+
+Small helpers are inlined (``_inline``); the large row-level bodies of block, tile and adjoint
+runs are compiled once per dtype and called (``_shared``), so the eight builds that use them
+do not each compile a copy (an empty cache once took ten minutes to fill).
 """
 
 from __future__ import annotations
@@ -33,6 +37,13 @@ _SOURCES: dict[str, Callable[..., Any]] = {}
 def _inline(fn: Callable[..., Any]) -> Any:
     """A helper compiled into the kernels that call it."""
     return nb.njit(cache=True, nogil=True, inline="always")(fn)
+
+
+def _shared(fn: Callable[..., Any]) -> Any:
+    """A helper compiled once per argument types and called (not inlined) by every kernel
+    that uses it: large row-level bodies shared by the serial and parallel builds and by
+    block and tile runs are compiled once instead of once per caller."""
+    return nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
 
 
 def _compiled(fn: Callable[..., Any], parallel: bool) -> Any:
@@ -1071,7 +1082,7 @@ def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value, buf):
                 row[base + offsets[first]] = phases[end - 1] * last
 
 
-@_inline
+@_shared
 def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
                  data, buf):  # fmt: skip
     """Apply call ``g`` of an encoded run to ``row`` (see :func:`_run_on_row`)."""
@@ -1094,7 +1105,7 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
         _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g], buf)
 
 
-@_inline
+@_shared
 def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr, data,
                 buf):  # fmt: skip
     """Apply every call of an encoded run to ``row`` (a block or a gathered tile).
@@ -1108,7 +1119,7 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
                      data_ptr, data, buf)  # fmt: skip
 
 
-@_inline
+@_shared
 def _adjoint_on_rows(prow, lrow, slots, variants, kinds, fixed_values, fixed_ptr, fixed,
                      index_ptr, index, data_ptr, data, buf, sums):  # fmt: skip
     """The backward steps of an encoded run on the same block (or gathered tile) of ``psi``
