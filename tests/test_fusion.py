@@ -58,6 +58,21 @@ def test_fusion_reduces_passes_and_drops_identities():
     assert fuse_circuit(cancelling, gq.get_number_system("complex128"), 3).size == 0
 
 
+def test_swap_chains_stay_unfused_and_mixed_blocks_fuse():
+    numbers = gq.get_number_system("complex128")
+    chain = gq.Circuit(4).cx(0, 1).cx(1, 2).swap(2, 3).ccx(0, 1, 3).x(2)
+    fused = fuse_circuit(chain, numbers, 3)
+    assert [op.gate.name for op in fused.operations] == [op.gate.name for op in chain.operations]
+    assert [op.qubits for op in fused.operations] == [op.qubits for op in chain.operations]
+    assert fuse_circuit(gq.Circuit(2).cx(0, 1).x(0).x(0).cx(0, 1), numbers, 2).size == 0
+    # a phase between the swaps: one fused block (here CX RZ CX = RZZ, a diagonal)
+    mixed = gq.Circuit(2).cx(0, 1).rz(0.3, 1).cx(0, 1)
+    fused = fuse_circuit(mixed, numbers, 2)
+    assert fused.size == 1 and fused.operations[0].gate.kind is gq.GateKind.DIAGONAL
+    want = np.diag(np.exp(-0.15j * np.array([1, -1, -1, 1])))
+    np.testing.assert_allclose(fused.operations[0].gate.matrix(numbers), want, atol=1e-15)
+
+
 def test_diagonal_runs_fuse_into_one_diagonal():
     c = gq.Circuit(3).rz(0.1, 0).cz(0, 1).t(2).rzz(0.4, 1, 2).p(0.2, 0)
     fused = fuse_circuit(c, gq.get_number_system("complex128"), 3)

@@ -9,7 +9,9 @@ Barriers close every block they touch, so nothing is fused across them.
 
 A fused block's matrix is the product of its members' matrices in the state's number system;
 blocks whose product has only diagonal (or one-per-column) nonzeros become diagonal (or
-permutation) calls, and products equal to the identity are dropped.
+permutation) calls, and products equal to the identity are dropped. A block made only of
+plain exchanges (X, CX, SWAP, CCX: one swap of two basis states each) is emitted as its
+members: their swap kernels cost less than one cycle walk of the fused permutation.
 """
 
 from __future__ import annotations
@@ -133,9 +135,24 @@ def fuse_circuit(
             fused._ops.append(block[0])
             continue
         op = fused_block(block, numbers)
-        if op is not None:
+        if op is None:
+            continue
+        if all(map(_is_exchange, block)):
+            fused._ops.extend(block)  # a chain of plain swaps runs faster unfused
+        else:
             fused._ops.append(op)
     return fused
+
+
+def _is_exchange(op: Operation) -> bool:
+    """Whether ``op`` exchanges two basis states and does nothing else (X, CX, SWAP, CCX,
+    controlled or not). Backends run such a gate as one swap of two series, which costs
+    less than the cycle walk of a fused permutation block: a CX chain (GHZ) fused into
+    3-qubit blocks ran 1.6x slower than gate by gate on the reference machine."""
+    if op.kind is not GateKind.PERMUTATION:
+        return False
+    perm, phases = op.gate.permutation(_EXACT_CHECK)
+    return phases is None and sum(int(p) != j for j, p in enumerate(perm)) == 2
 
 
 def fused_block(
@@ -155,6 +172,9 @@ def fused_block(
         return None
     return Operation(MatrixGate(m, name=name, check_unitary=False), tuple(qubits))
 
+
+_EXACT_CHECK = get_number_system("complex128")
+"""The numbers in which a permutation gate's phases are inspected."""
 
 _SNAP = 8 * np.finfo(np.float64).eps
 """Entries of a fused double-precision matrix below this are rounding residue."""
