@@ -64,6 +64,8 @@ def test_swap_chains_stay_unfused_and_mixed_blocks_fuse():
     fused = fuse_circuit(chain, numbers, 3)
     assert [op.gate.name for op in fused.operations] == [op.gate.name for op in chain.operations]
     assert [op.qubits for op in fused.operations] == [op.qubits for op in chain.operations]
+    exact = fuse_circuit(chain, gq.get_number_system("sympy"), 3)
+    assert [op.gate.name for op in exact.operations] == [op.gate.name for op in chain.operations]
     assert fuse_circuit(gq.Circuit(2).cx(0, 1).x(0).x(0).cx(0, 1), numbers, 2).size == 0
     # a phase between the swaps: one fused block (here CX RZ CX = RZZ, a diagonal)
     mixed = gq.Circuit(2).cx(0, 1).rz(0.3, 1).cx(0, 1)

@@ -137,21 +137,21 @@ def fuse_circuit(
         op = fused_block(block, numbers)
         if op is None:
             continue
-        if all(map(_is_exchange, block)):
+        if all(_is_exchange(member, numbers) for member in block):
             fused._ops.extend(block)  # a chain of plain swaps runs faster unfused
         else:
             fused._ops.append(op)
     return fused
 
 
-def _is_exchange(op: Operation) -> bool:
+def _is_exchange(op: Operation, numbers: NumberSystem) -> bool:
     """Whether ``op`` exchanges two basis states and does nothing else (X, CX, SWAP, CCX,
     controlled or not). Backends run such a gate as one swap of two series, which costs
     less than the cycle walk of a fused permutation block: a CX chain (GHZ) fused into
     3-qubit blocks ran 1.6x slower than gate by gate on the reference machine."""
     if op.kind is not GateKind.PERMUTATION:
         return False
-    perm, phases = op.gate.permutation(_EXACT_CHECK)
+    perm, phases = op.gate.permutation(numbers)
     return phases is None and sum(int(p) != j for j, p in enumerate(perm)) == 2
 
 
@@ -172,9 +172,6 @@ def fused_block(
         return None
     return Operation(MatrixGate(m, name=name, check_unitary=False), tuple(qubits))
 
-
-_EXACT_CHECK = get_number_system("complex128")
-"""The numbers in which a permutation gate's phases are inspected."""
 
 _SNAP = 8 * np.finfo(np.float64).eps
 """Entries of a fused double-precision matrix below this are rounding residue."""
