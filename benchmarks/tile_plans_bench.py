@@ -41,7 +41,7 @@ def compare(case: Case, repeat: int) -> str:
     cells = []
     for label, plan in plans.items():
         run_plan(plan, backend, psi.amplitudes)  # compile / load the kernels
-        seconds = best_of(lambda: run_plan(plan, backend, psi.amplitudes), repeat)
+        seconds = best_of(lambda plan=plan: run_plan(plan, backend, psi.amplitudes), repeat)
         runs = sum(isinstance(item, BlockRun) for item in plan)
         cells.append(f"{label} {seconds * 1e3:.0f} ms ({len(plan)}/{runs})")
     return f"{case.label}: " + ", ".join(cells)
