@@ -11,6 +11,7 @@ complex128, 16 * 2**n for complex64).
     genqsim bench                                       # everything (about 25 minutes)
     genqsim bench --quick                               # small sizes, a minute or two
     genqsim bench --sims genqsim qulacs --threads 2 --json out.json
+    genqsim bench --only ghz walsh                      # some gates / circuits only
     python benchmarks/cpu_bench.py ...                  # the same, from a source checkout
 
 Peers (all optional, ``pip install -e ".[bench]"`` plus the peer packages): qulacs, Qiskit Aer
@@ -26,6 +27,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +53,12 @@ class Case:
         return f"{self.name} n={self.n}{suffix}"
 
 
-def cases(quick: bool) -> list[Case]:
+CASE_NAMES = ("x", "h", "t", "cx", "u", "qft", "ghz", "walsh", "random")
+"""What ``--only`` selects: single gates by gate name, circuits by circuit name."""
+
+
+def cases(quick: bool, only: Sequence[str] | None = None) -> list[Case]:
+    """The benchmark's cases (small sizes with ``quick``), those named in ``only`` if given."""
     sizes = (16, 18) if quick else (20, 24, 26)
     out = [
         Case("gate", "gate", n, gate=g, target=t)
@@ -71,6 +78,8 @@ def cases(quick: bool) -> list[Case]:
         Case("qft", "circuit", qft_sizes[-1], "complex64"),
         Case("random", "circuit", rnd, "complex64", depth=20),
     ]
+    if only:
+        out = [c for c in out if (c.gate if c.kind == "gate" else c.name) in only]
     return out
 
 
@@ -269,9 +278,9 @@ def run_lightning(case: Case, repeat: int, threads: int) -> float:
     return best_of(lambda: dev.execute(tape), repeat)
 
 
-def worker(sim: str, threads: int, repeat: int, quick: bool) -> None:
+def worker(sim: str, threads: int, repeat: int, quick: bool, only: Sequence[str] | None) -> None:
     results: dict[str, Any] = {}
-    for case in cases(quick):
+    for case in cases(quick, only):
         try:
             if sim.startswith("genqsim"):
                 seconds = run_genqsim(case, repeat, threads, fuse=sim == "genqsim")
@@ -319,10 +328,14 @@ def thread_env(threads: int) -> dict[str, str]:
     return {**os.environ, **dict.fromkeys(counts, str(threads))}
 
 
-def spawn(sim: str, threads: int, repeat: int, quick: bool) -> tuple[dict, str | None]:
+def spawn(
+    sim: str, threads: int, repeat: int, quick: bool, only: Sequence[str] | None
+) -> tuple[dict, str | None]:
     env = thread_env(threads)
     cmd = [sys.executable, "-m", "genqsim.bench", "--worker", sim, "--threads", str(threads),
            "--repeat", str(repeat)] + (["--quick"] if quick else [])  # fmt: skip
+    if only:
+        cmd += ["--only", *only]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     results, missing = {}, None
     for line in proc.stdout.splitlines():
@@ -343,14 +356,14 @@ def state_bytes(case: Case) -> int:
     return (16 if case.dtype == "complex128" else 8) * 2**case.n
 
 
-def table(all_results, bandwidth: float, threads_list, sims, quick: bool) -> str:
+def table(all_results, bandwidth: float, threads_list, sims, quick: bool, only=None) -> str:
     lines = []
     for threads in threads_list:
         lines.append(f"\n### {threads} thread{'s' if threads > 1 else ''}\n")
         header = ["case", *sims, "genqsim / best peer", "genqsim bandwidth"]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "---|" * len(header))
-        for case in cases(quick):
+        for case in cases(quick, only):
             row = [case.label]
             times = {}
             for sim in sims:
@@ -377,11 +390,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--only", nargs="+", choices=CASE_NAMES,
+                        help="only these gates / circuits (e.g. --only ghz walsh)")  # fmt: skip
     parser.add_argument("--json", help="also write raw results here")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        worker(args.worker, args.threads[0], args.repeat, args.quick)
+        worker(args.worker, args.threads[0], args.repeat, args.quick, args.only)
         return
     bandwidth = measure_bandwidth()
     print(f"memory bandwidth (1 GiB copy, read + write): {bandwidth / 1e9:.2f} GB/s", flush=True)
@@ -389,13 +404,13 @@ def main(argv: list[str] | None = None) -> None:
     for threads in args.threads:
         for sim in args.sims:
             t0 = time.time()
-            results, miss = spawn(sim, threads, args.repeat, args.quick)
+            results, miss = spawn(sim, threads, args.repeat, args.quick, args.only)
             all_results[(sim, threads)] = results
             if miss:
                 missing.append(miss)
             print(f"  {sim} ({threads} threads): {len(results)} cases in {time.time() - t0:.0f} s",
                   file=sys.stderr, flush=True)  # fmt: skip
-    print(table(all_results, bandwidth, args.threads, args.sims, args.quick))
+    print(table(all_results, bandwidth, args.threads, args.sims, args.quick, args.only))
     for m in sorted(set(missing)):
         print(f"missing peer: {m}")
     ours = [r for (sim, _), r in all_results.items() if sim == "genqsim"]

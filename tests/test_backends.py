@@ -215,7 +215,7 @@ def test_a_numba_that_cannot_load_is_said_once(monkeypatch):
 def test_bench_fails_when_genqsim_cannot_run(monkeypatch, capsys):
     from genqsim import bench
 
-    def spawn(sim, threads, repeat, quick):
+    def spawn(sim, threads, repeat, quick, only):
         if sim == "genqsim":
             return {}, "genqsim: worker failed: ['ImportError: no numba']"
         return {"H 20 q0": 0.001}, None
@@ -224,3 +224,22 @@ def test_bench_fails_when_genqsim_cannot_run(monkeypatch, capsys):
     monkeypatch.setattr(bench, "measure_bandwidth", lambda: 1e10)
     with pytest.raises(SystemExit, match=r"genqsim itself could not run.*no numba"):
         bench.main(["--quick", "--threads", "1", "--sims", "genqsim", "qulacs"])
+
+
+def test_bench_only_runs_the_named_gates_and_circuits(capsys):
+    import json
+
+    from genqsim import bench
+
+    picked = bench.cases(False, ["ghz", "h"])
+    assert {c.label for c in picked} == {
+        "H low n=20", "H high n=20", "H low n=24", "H high n=24", "H low n=26",
+        "H high n=26", "H low n=26 c64", "ghz n=26",
+    }  # fmt: skip
+    bench.main(["--worker", "genqsim", "--threads", "1", "--repeat", "1", "--quick",
+                "--only", "walsh"])  # fmt: skip
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [item["case"] for item in lines] == ["walsh n=18"]
+    assert isinstance(lines[0]["result"], float) and lines[0]["result"] > 0
+    with pytest.raises(SystemExit):
+        bench.main(["--only", "toffoli"])
