@@ -376,7 +376,7 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
             return
         fixed, value, offsets = _layout(t, c, v)
         k = _kernels(state)
-        if ph is None and ptr.size == 2 and elems.size == 2:
+        if ph is None and elems.size == 2:  # one exchange (X, CX, SWAP), as in _encode_run
             k.swap_pairs(state, offsets[elems[0]], offsets[elems[1]], fixed, value)
         else:
             cycle_phases = (

@@ -356,7 +356,14 @@ def state_bytes(case: Case) -> int:
     return (16 if case.dtype == "complex128" else 8) * 2**case.n
 
 
-def table(all_results, bandwidth: float, threads_list, sims, quick: bool, only=None) -> str:
+def table(
+    all_results,
+    bandwidth: float,
+    threads_list,
+    sims,
+    quick: bool,
+    only: Sequence[str] | None = None,
+) -> str:
     lines = []
     for threads in threads_list:
         lines.append(f"\n### {threads} thread{'s' if threads > 1 else ''}\n")
