@@ -75,12 +75,11 @@ class Operation:
 
     def remapped(self, qubit_map: Sequence[int]) -> Operation:
         """The operation with each qubit ``q`` renamed ``qubit_map[q]``."""
+        at = qubit_map.__getitem__
         return Operation(
-            self.gate,
-            tuple(qubit_map[q] for q in self.targets),
-            tuple(qubit_map[q] for q in self.controls),
+            self.gate, tuple(map(at, self.targets)), tuple(map(at, self.controls)),
             self.control_values,
-        )
+        )  # fmt: skip
 
     def __str__(self) -> str:
         ctrl = ""

@@ -13,6 +13,7 @@ matrix index (Qiskit's convention), so ``CX`` with control 0 and target 1 equals
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -553,6 +554,8 @@ def qasm_names() -> dict[str, QasmName]:
 
 def _as_param(value: Any) -> Any:
     """Accept numbers and SymPy expressions; a string names a real parameter."""
+    if value.__class__ is float and math.isfinite(value):  # the common case, first
+        return value
     if isinstance(value, str):
         import sympy
 
@@ -679,7 +682,7 @@ class NamedGate(Gate):
     """A gate from the library table (``h``, ``rz``, ``iswap``, ...)."""
 
     def __init__(self, name: str, *params: Any) -> None:
-        key = name.lower()
+        key = name if name in GATE_SPECS else name.lower()
         if key not in GATE_SPECS:
             raise UnknownGateError(
                 f"unknown gate {name!r}; known gates: {', '.join(sorted(GATE_SPECS))}"
@@ -690,10 +693,22 @@ class NamedGate(Gate):
             raise ArgumentTypeError(
                 f"gate {key!r} takes {expected} parameter(s), got {len(params)}"
             )
+        self._fill(spec, tuple(map(_as_param, params)))
+
+    @classmethod
+    def checked(cls, name: str, params: tuple[Any, ...]) -> NamedGate:
+        """The library gate ``name`` (lower case) with ``params`` known to be valid (their
+        count right, each a finite Python number or a SymPy expression), built without checking
+        again: for readers that check as they read, such as the OpenQASM parser."""
+        gate = cls.__new__(cls)
+        gate._fill(GATE_SPECS[name], params)
+        return gate
+
+    def _fill(self, spec: GateSpec, params: tuple[Any, ...]) -> None:
         self.spec = spec
-        self.name = key
+        self.name = spec.name
         self.n_qubits = spec.n_qubits
-        self.params = tuple(_as_param(p) for p in params)
+        self.params = params
         self.kind = spec.kind
 
     @property

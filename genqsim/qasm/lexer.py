@@ -40,47 +40,91 @@ class Token(NamedTuple):
 
 _TOKEN = re.compile(
     r"""
-    (?P<ws>\s+)
-    |(?P<comment>//.*|/\*.*?\*/)
+    \s*(?:
+    (?P<comment>//.*|/\*.*?\*/)
     |(?P<open>/\*)
     |(?P<real>(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
     |(?P<int>\d+)
     |(?P<id>[A-Za-z_][A-Za-z0-9_]*)
     |(?P<string>"[^"\n]*")
     |(?P<op>->|==|[;,()\[\]{}+\-*/^])
-    |(?P<bad>.)
+    |(?P<bad>\S)
+    )
     """,
     re.X,
 )
-_SKIP = frozenset(("ws", "comment"))
+"""One token after any white space; the named group that matched is its kind."""
+
+
+class Lexer:
+    """Tokens of lines read one at a time, with the current line and position open to the
+    parser: it may take a whole simple statement off :attr:`text` at once and go on with
+    :meth:`token` from the position it sets (:attr:`pos`)."""
+
+    def __init__(self, lines: Iterable[str], source: str | None = None) -> None:
+        self.source = source
+        numbered = enumerate(lines, 1)
+        # only a file read as text can fail to decode, and say so at its line
+        self._lines = numbered if isinstance(lines, (list, tuple)) else _decoded(numbered, source)
+        self.line_no, self.text, self.pos = 0, "", 0
+
+    def next_line(self) -> bool:
+        """Move to the start of the next line; ``False`` (staying put) at the end."""
+        line = next(self._lines, None)
+        if line is None:
+            self.pos = len(self.text)
+            return False
+        (self.line_no, self.text), self.pos = line, 0
+        return True
+
+    def token(self) -> Token:
+        """The next token from :attr:`pos` on, or an ``eof`` token at the end of the input;
+        raises ``QasmError`` at a character it cannot read."""
+        while True:
+            m = _TOKEN.match(self.text, self.pos)
+            if m is None:  # only white space left on this line
+                if not self.next_line():
+                    return self._eof()
+                continue
+            self.pos = m.end()
+            kind = m.lastgroup
+            if kind == "comment":
+                continue
+            start = m.start(kind)
+            if kind == "open":  # a block comment that goes on past this line
+                self._skip_comment(start)
+                continue
+            if kind == "bad":
+                ch = m.group(kind)
+                what = "unterminated string" if ch == '"' else f"unexpected character {ch!r}"
+                raise QasmError(what, self.line_no, start + 1, self.source)
+            return Token(kind, m.group(kind), self.line_no, start + 1)  # type: ignore[arg-type]
+
+    def _eof(self) -> Token:
+        if self.text.endswith("\n"):
+            return Token("eof", "", self.line_no + 1, 1)
+        return Token("eof", "", max(self.line_no, 1), len(self.text) + 1)
+
+    def _skip_comment(self, start: int) -> None:
+        """Read on from the ``/*`` at ``start`` of the current line to its ``*/``."""
+        first = (self.line_no, start + 1)
+        end = self.text.find("*/", start + 2)
+        while end < 0:
+            if not self.next_line():
+                raise QasmError("unterminated block comment", *first, self.source)
+            end = self.text.find("*/")
+        self.pos = end + 2
 
 
 def iter_tokens(lines: Iterable[str], source: str | None = None) -> Iterator[Token]:
     """The tokens of ``lines`` (each with or without its newline), then one ``eof`` token;
     raises ``QasmError`` at the first character it cannot read, when the lexer gets there."""
-    numbered = enumerate(lines, 1)
-    line_no, text = 0, ""
-    for line_no, text in _decoded(numbered, source):
-        pos = 0
-        while True:
-            for m in _TOKEN.finditer(text, pos):
-                kind = m.lastgroup
-                if kind in _SKIP:
-                    continue
-                if kind == "open":  # a block comment that goes on past this line
-                    line_no, text, pos = _skip_comment(numbered, line_no, text, m.start(), source)
-                    break
-                if kind == "bad":
-                    ch = m.group()
-                    what = "unterminated string" if ch == '"' else f"unexpected character {ch!r}"
-                    raise QasmError(what, line_no, m.start() + 1, source)
-                yield Token(kind, m.group(), line_no, m.start() + 1)  # type: ignore[arg-type]
-            else:
-                break
-    if text.endswith("\n"):
-        yield Token("eof", "", line_no + 1, 1)
-    else:
-        yield Token("eof", "", max(line_no, 1), len(text) + 1)
+    lexer = Lexer(lines, source)
+    while True:
+        tok = lexer.token()
+        yield tok
+        if tok.kind == "eof":
+            return
 
 
 def _decoded(numbered: Iterator[tuple[int, str]], source: str | None) -> Iterator[tuple[int, str]]:
@@ -94,19 +138,6 @@ def _decoded(numbered: Iterator[tuple[int, str]], source: str | None) -> Iterato
             f"not an OpenQASM text file: byte {exc.start} of a chunk is not UTF-8",
             line_no + 1, 1, source,
         ) from None  # fmt: skip
-
-
-def _skip_comment(
-    numbered: Iterator[tuple[int, str]], line_no: int, text: str, start: int, source: str | None
-) -> tuple[int, str, int]:
-    """Read on from the ``/*`` at ``start`` of ``text`` to its ``*/``: the line number, the
-    line and the position just after the comment."""
-    first = (line_no, start + 1)
-    for line_no, text in _decoded(numbered, source):
-        end = text.find("*/")
-        if end >= 0:
-            return line_no, text, end + 2
-    raise QasmError("unterminated block comment", *first, source)
 
 
 def tokenize(text: str, source: str | None = None) -> list[Token]:

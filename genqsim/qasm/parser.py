@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..circuit import Circuit
+from ..circuit import Circuit, Operation
 from ..errors import ArgumentTypeError
-from ..gates import NamedGate, qasm_names
+from ..gates import Barrier, Measure, NamedGate, QasmName, qasm_names
 from ..lazysympy import is_sympy
 from ..numbers import python_number
-from .lexer import QasmError, Token, iter_tokens, split_lines
+from .lexer import Lexer, QasmError, Token, split_lines
+from .simple import SimpleStatements
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
@@ -34,8 +35,12 @@ Apply = Callable[[Circuit, list, list[int], bool], object]
 
 
 def _named(name: str, n_controls: int = 0) -> Apply:
+    ones = (1,) * n_controls
+
     def apply(c: Circuit, p: list, q: list[int], exact: bool) -> None:
-        c.append(NamedGate(name, *p), q[n_controls:], q[:n_controls])
+        # the parser has checked the count and values of p, and that q are distinct qubits
+        gate = NamedGate.checked(name, tuple(p))
+        c._push(Operation(gate, tuple(q[n_controls:]), tuple(q[:n_controls]), ones))
 
     return apply
 
@@ -52,13 +57,22 @@ def _dcx(c: Circuit, p: list, q: list[int], exact: bool) -> None:
     c.cx(q[0], q[1]).cx(q[1], q[0])
 
 
-BUILTIN: dict[str, tuple[int, int, Apply]] = {
-    # name: (parameters, qubits, how to append it): the gate table's names ...
-    **{name: (q.n_params, q.n_qubits, _named(q.gate, q.n_controls))
-       for name, q in qasm_names().items()},
-    # ... and the qelib1 gates that are decompositions rather than library gates
+DECOMPOSED: dict[str, tuple[int, int, Apply]] = {
+    # the qelib1 gates that are decompositions rather than library gates
     "u2": (2, 1, _u2), "u0": (1, 1, lambda c, p, q, exact: c.id(q[0])), "cu3": (3, 2, _cu3),
     "dcx": (0, 2, _dcx),
+}  # fmt: skip
+
+LIBRARY: dict[str, QasmName] = {
+    name: q for name, q in qasm_names().items() if name not in DECOMPOSED
+}
+"""The names that are library gates (under controls), from the gate table."""
+
+BUILTIN: dict[str, tuple[int, int, Apply]] = {
+    # name: (parameters, qubits, how to append it)
+    **{name: (q.n_params, q.n_qubits, _named(q.gate, q.n_controls))
+       for name, q in LIBRARY.items()},
+    **DECOMPOSED,
 }  # fmt: skip
 
 # qelib1.inc gates defined there by decomposition; loaded as ordinary user gates
@@ -214,17 +228,21 @@ class Parser:
         base_dir: Path | None = None,
         exact: bool = True,
         define_qelib: bool = True,
+        simple_statements: bool = True,
     ) -> None:
         lines = split_lines(text) if isinstance(text, str) else text
-        self._tokens: Iterator[Token] = iter_tokens(lines, source)
-        self.tok: Token = next(self._tokens)
+        self.lexer = Lexer(lines, source)
+        self.tok: Token = self.lexer.token()
         self.source = source
         self.base_dir = base_dir
         self.exact = exact
         self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
         self.cregs: dict[str, tuple[int, int]] = {}
         self.gates: dict[str, GateDef] = dict(_qelib_gates()) if define_qelib else {}
-        self.statements: list[tuple] = []
+        self.statements: list[tuple | Operation] = []
+        self._expansions: dict[tuple, tuple[Operation, ...]] = {}
+        # gate calls on indexed qubits are read whole, off the line (see .simple)
+        self.simple = SimpleStatements(self) if simple_statements else None
 
     # -- token helpers ---------------------------------------------------------------------------
 
@@ -235,7 +253,7 @@ class Parser:
     def advance(self) -> Token:
         tok = self.tok
         if tok.kind != "eof":
-            self.tok = next(self._tokens)
+            self.tok = self.lexer.token()
         return tok
 
     def expect(self, text: str) -> Token:
@@ -268,13 +286,21 @@ class Parser:
         n_qubits = sum(size for _, size in self.qregs.values())
         n_clbits = sum(size for _, size in self.cregs.values())
         circuit = Circuit(n_qubits, n_clbits=n_clbits)
+        push = circuit._push
         for stmt in self.statements:
-            self.emit(circuit, stmt)
+            if stmt.__class__ is Operation:  # the common case, without a call to emit
+                push(stmt)  # type: ignore[arg-type]
+            else:
+                self.emit(circuit, stmt)
         return circuit
 
-    def statement(self) -> None:
+    def statement(self, many: bool = True) -> None:
+        """Read one statement; with ``many``, the simple gate calls that follow it too."""
         tok = self.tok
         word = tok.text if tok.kind == "id" else None
+        if word is not None and self.simple is not None:
+            if self.simple.read(self.lexer, tok.column - 1, many):
+                return
         if word == "include":
             self.include()
         elif word in ("qreg", "creg"):
@@ -335,7 +361,7 @@ class Parser:
                                                  "opaque", "barrier", "OPENQASM"):  # fmt: skip
             raise self.error("'if' takes one gate call, measurement or reset", inner)
         count = len(self.statements)
-        self.statement()
+        self.statement(many=False)
         body = self.statements[count:]
         del self.statements[count:]
         self.statements.append(("if", name.text, int(value.text), body, tok))
@@ -369,9 +395,12 @@ class Parser:
             raise self.error(f"register {name.text!r} is declared twice", name)
         if int(size.text) < 1:
             raise self.error("a register needs at least one bit", size)
+        self.declare(kind, name.text, int(size.text))
+
+    def declare(self, kind: str, name: str, size: int) -> None:
+        """Register ``name`` of ``size`` bits, after those of its kind declared before."""
         table = self.qregs if kind == "qreg" else self.cregs
-        offset = sum(s for _, s in table.values())
-        table[name.text] = (offset, int(size.text))
+        table[name] = (sum(s for _, s in table.values()), size)
 
     def gate_definition(self) -> None:
         self.advance()
@@ -563,7 +592,10 @@ class Parser:
                 raise self.error(f"a qubit is used twice in one gate call: {qs}", tok)
         return calls
 
-    def emit(self, circuit: Circuit, stmt: tuple) -> None:
+    def emit(self, circuit: Circuit, stmt: tuple | Operation) -> None:
+        if isinstance(stmt, Operation):  # from the simple reader, its qubits checked
+            circuit._push(stmt)
+            return
         kind = stmt[0]
         if kind == "if":
             _, creg, value, body, _tok = stmt
@@ -586,8 +618,11 @@ class Parser:
                 raise self.error(
                     f"measure maps {len(qs)} qubit(s) onto {len(cs)} classical bit(s)", stmt[3]
                 )
-            for q, c in zip(qs, cs):
-                circuit.measure(q, c)
+            for q, c in zip(qs, cs):  # both checked against their registers
+                circuit._push(Operation(Measure(c), (q,)))
+        elif kind == "qcall":  # read by the simple reader: qubits resolved and checked
+            _, name, params, qubits = stmt
+            self.call(circuit, name, params, qubits, depth=0)
         else:
             _, name, params, args = stmt
             for qubits in self.broadcast(args, name):
@@ -612,14 +647,35 @@ class Parser:
             raise self.error(
                 f"gate {name.text!r} acts on {n_qubits} qubit(s), got {len(qubits)}", name
             )
+        if len(set(qubits)) != len(qubits):  # in a gate body: "cx a, a;"
+            raise self.error(f"gate {name.text!r} is given one qubit twice", name)
         if apply is not None:
             apply(circuit, params, qubits, self.exact)
             return
+        for op in self.expansion(name, g, params, depth):
+            if isinstance(op.gate, Barrier):  # a barrier keeps its qubits sorted
+                circuit.barrier(op.remapped(qubits).targets)
+            else:
+                circuit._push(op.remapped(qubits))  # distinct, checked qubits: no overlap
+
+    def expansion(self, name: Token, g: GateDef, params: list, depth: int) -> tuple[Operation, ...]:
+        """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
+        in argument order), expanded once per parameter values and remembered: a file calls
+        its gates many times with the same few values."""
+        try:
+            # keyed with the types: 1 == 1.0 as keys, but one is exact and the other a float
+            key: tuple | None = (g.name, *[(type(v), v) for v in params])
+            done = self._expansions.get(key)
+        except TypeError:  # an unhashable value: expand without remembering
+            key, done = None, None
+        if done is not None:
+            return done
+        scratch = Circuit(len(g.qargs))
         env = dict(zip(g.params, params))
-        where = dict(zip(g.qargs, qubits))
+        where = {a: i for i, a in enumerate(g.qargs)}
         for item in g.body:
             if item[0] == "barrier":
-                circuit.barrier([where[a] for a in item[1]])
+                scratch.barrier([where[a] for a in item[1]])
                 continue
             _, tok, exprs, args = item
             try:
@@ -627,7 +683,18 @@ class Parser:
             except ZeroDivisionError:
                 message = f"division by zero in the body of gate {name.text!r}"
                 raise self.error(message, tok) from None
-            self.call(circuit, tok, values, [where[a] for a in args], depth + 1)
+            self.call(scratch, tok, values, [where[a] for a in args], depth + 1)
+        if key is not None:
+            self._expansions[key] = scratch.operations
+        return scratch.operations
+
+
+def expression_value(parser: Parser, exact: bool) -> Any:
+    """The value of the one expression ``parser`` holds (see :func:`_evaluate`)."""
+    node = parser.expression(None)
+    if parser.tok.kind != "eof":
+        raise parser.error("expected the end of the expression")
+    return _value(node, None, exact)
 
 
 def _is_zero(node: Node) -> bool:

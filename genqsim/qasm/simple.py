@@ -1,0 +1,258 @@
+"""Simple gate statements read whole, by one regular expression each.
+
+Generated OpenQASM (Qiskit, Cirq and QASMBench files) is almost all statements of one shape:
+``name(params) reg[i], reg[j];``. :class:`SimpleStatements` reads such a statement straight
+off the current line, remembers its parameter texts and qubit lists (a file repeats the same
+few), and records a ready :class:`~genqsim.circuit.Operation` for a library gate. Anything it
+does not fully recognise and check (whole-register broadcasts, nested expressions, unknown
+names, bad indices, a repeated qubit) is left to the token parser, which reads it, or reports
+its error at its line and column, exactly as it would have without this reader.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..circuit import Operation
+from ..errors import GenqsimError
+from ..gates import NamedGate
+from .lexer import Lexer, Token
+
+if TYPE_CHECKING:
+    from .parser import Parser
+
+KEYWORDS = frozenset(
+    ("OPENQASM", "include", "qreg", "creg", "gate", "opaque", "if", "measure", "reset",
+     "barrier")
+)  # fmt: skip
+"""Words that begin statements other than gate calls."""
+
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
+_ARG = rf"{_WORD}[ \t]*\[[ \t]*[0-9]+[ \t]*\]"
+_END = r"[ \t]*;[ \t]*(?://[^\n]*)?\n?"
+"""A statement's ``;``, and what follows it on its line up to the next statement."""
+
+_CALL = re.compile(
+    rf"""
+    [ \t]*(?P<name>{_WORD})\b[ \t]*
+    (?:\((?P<params>[^()\n;{{}}]*(?:\([^()\n;{{}}]*\)[^()\n;{{}}]*)*)\)[ \t]*)?
+    (?P<args>{_ARG}(?:[ \t]*,[ \t]*{_ARG})*){_END}
+    """,
+    re.X,
+)
+"""A gate call on indexed qubits."""
+
+_REGISTER_OR_MEASURE = re.compile(
+    rf"""
+    [ \t]*(?:
+    (?P<kind>qreg|creg)[ \t]+(?P<reg>{_WORD})[ \t]*\[[ \t]*(?P<size>[0-9]+)[ \t]*\]
+    |(?P<measure>measure)[ \t]+(?P<q>{_WORD})(?:[ \t]*\[[ \t]*(?P<qi>[0-9]+)[ \t]*\])?
+    [ \t]*->[ \t]*(?P<c>{_WORD})(?:[ \t]*\[[ \t]*(?P<ci>[0-9]+)[ \t]*\])?
+    ){_END}
+    """,
+    re.X,
+)
+"""A register declaration, or a measurement of a qubit or a whole register."""
+
+_INDEXED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\[[ \t]*([0-9]+)[ \t]*\]")
+
+_NUMBER = r"(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|[0-9]+"
+_PRODUCT = re.compile(
+    rf"""[ \t]*(?P<sa>-?)[ \t]*(?P<a>{_NUMBER}|pi)[ \t]*
+    (?:\*[ \t]*(?P<sb>-?)[ \t]*(?P<b>{_NUMBER}|pi)[ \t]*)?
+    (?:/[ \t]*(?P<c>{_NUMBER})[ \t]*)?""",
+    re.X,
+)
+"""``[-]a[*[-]b][/c]`` with numbers and ``pi``: most angles in generated files."""
+
+_REALS = re.compile(
+    r"[ \t]*-?(?:{r})[ \t]*(?:,[ \t]*-?(?:{r})[ \t]*)*".format(
+        r=r"(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+"
+    )
+)
+"""A parameter list of decimal literals: floats even where values are exact."""
+
+_NUMERIC = "0123456789.eE+-, \t"
+"""The characters of a parameter list of plain numbers (``float`` then checks each)."""
+
+_FAILED = object()
+
+
+def product_value(text: str, exact: bool) -> float | None:
+    """The float value of a parameter text of the form ``[-]a[*[-]b][/c]`` evaluated as the
+    expression parser's tree is (``(a*b)/c``, signs on the operands), or ``None`` where the
+    text has another form, divides by zero, leaves the floats, or (with ``exact``) holds no
+    decimal literal and so has an exact value."""
+    # in such a text, a point or an exponent can only belong to a decimal literal
+    if exact and "." not in text and "e" not in text and "E" not in text:
+        return None
+    m = _PRODUCT.fullmatch(text)
+    if m is None:
+        return None
+    sa, a, sb, b, c = m.groups()
+    value = _operand(a)
+    if sa:
+        value = -value
+    if b is not None:
+        value *= -_operand(b) if sb else _operand(b)
+    if c is not None:
+        divisor = float(c)
+        if divisor == 0:
+            return None
+        value /= divisor
+    return value if math.isfinite(value) else None
+
+
+def _operand(text: str) -> float:
+    return math.pi if text == "pi" else float(text)
+
+
+class SimpleStatements:
+    """The fast reader of one parser: its remembered parameter values, library gates and
+    qubit lists, and :meth:`read`, which takes statements while they are simple."""
+
+    def __init__(self, parser: Parser) -> None:
+        from .parser import BUILTIN, LIBRARY, Parser, expression_value
+
+        self.parser = parser
+        self.record = parser.statements.append
+        self.library, self.builtin = LIBRARY, BUILTIN
+        self._expression = lambda text, exact: expression_value(
+            Parser(text, define_qelib=False, simple_statements=False), exact
+        )
+        self._values: dict[str | None, Any] = {None: []}
+        self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
+        self._qubits: dict[str, tuple[int, ...]] = {}
+
+    def read(self, lexer: Lexer, start: int, many: bool = True) -> bool:
+        """Take a simple statement from column ``start`` (0-based) of the lexer's line on and,
+        with ``many``, those that follow it over the next lines while they are simple; on
+        taking any, point the parser at the token after them and return ``True``."""
+        pos, taken, text = start, False, lexer.text
+        match, take = _CALL.match, self._take_call
+        while True:
+            m = match(text, pos)
+            if m is None or not take(m, lexer.line_no):
+                m = _REGISTER_OR_MEASURE.match(text, pos)
+                if m is None or not self._take_other(m, lexer.line_no):
+                    break
+            taken, pos = True, m.end()
+            if not many:
+                break
+            if pos == len(text):
+                if not lexer.next_line():
+                    break
+                text, pos = lexer.text, 0
+        if taken:
+            lexer.pos = pos
+            self.parser.tok = lexer.token()
+        return taken
+
+    def _take_call(self, m: re.Match[str], line_no: int) -> bool:
+        """Record the gate call ``m`` if it is fully recognised and valid."""
+        name, params, args = m.groups()
+        if name in KEYWORDS:
+            return False
+        qubits = self._qubits.get(args) or self._indexed(args)
+        if qubits is None:
+            return False
+        known = self._gates.get((name, params))
+        if known is None and name in self.library:
+            known = self._library_gate(name, params)
+        if known is not None:
+            gate, n_qubits, n = known
+            if len(qubits) != n_qubits:
+                return False
+            self.record(Operation(gate, qubits[n:], qubits[:n], (1,) * n))
+            return True
+        if name in self.library:
+            return False
+        if name not in self.builtin and name not in self.parser.gates:
+            return False
+        values = self._parameter_values(params)
+        if values is None:
+            return False
+        tok = Token("id", name, line_no, m.start("name") + 1)
+        self.record(("qcall", tok, values, list(qubits)))
+        return True
+
+    def _take_other(self, m: re.Match[str], line_no: int) -> bool:
+        """Declare the register, or record the measurement, ``m`` if it is valid."""
+        parser = self.parser
+        reg, kind = m["reg"], m["kind"]
+        if reg is not None:
+            if reg in parser.qregs or reg in parser.cregs or int(m["size"]) < 1:
+                return False
+            parser.declare(kind, reg, int(m["size"]))
+            return True
+        q, qi, c, ci = m.group("q", "qi", "c", "ci")
+        if not (_fits(parser.qregs, q, qi) and _fits(parser.cregs, c, ci)):
+            return False
+        tok = Token("id", "measure", line_no, m.start("measure") + 1)
+        qubit = (q, None if qi is None else int(qi), tok)
+        clbit = (c, None if ci is None else int(ci), tok)
+        self.record(("measure", qubit, clbit, tok))
+        return True
+
+    def _library_gate(self, name: str, params: str | None) -> tuple[NamedGate, int, int] | None:
+        """The library gate that ``name(params)`` calls, with its qubit and control counts,
+        remembered; ``None`` where a parameter is not valid or their count is wrong (the
+        parser then reports it)."""
+        library = self.library[name]
+        values = [] if params is None else self._evaluate(params)
+        if values is _FAILED or len(values) != library.n_params:
+            return None
+        gate = NamedGate.checked(library.gate, tuple(values))  # values checked as read
+        self._gates[(name, params)] = known = (gate, library.n_qubits, library.n_controls)
+        return known
+
+    def _parameter_values(self, params: str | None) -> list[Any] | None:
+        """The values of a parameter list's text, remembered; ``None`` where one of them is
+        not a valid expression."""
+        values = self._values.get(params)
+        if values is None:
+            values = self._values[params] = self._evaluate(params)  # type: ignore[arg-type]
+        return None if values is _FAILED else values
+
+    def _evaluate(self, params: str) -> Any:
+        """The values of the comma-separated expressions ``params``, or ``_FAILED``."""
+        exact = self.parser.exact
+        if _REALS.fullmatch(params) if exact else not params.strip(_NUMERIC):
+            try:
+                values = [float(text) for text in params.split(",")]
+            except ValueError:  # e.g. "1-2": read as an expression below
+                pass
+            else:
+                if all(map(math.isfinite, values)):
+                    return values
+        out = []
+        for text in params.split(","):
+            value = product_value(text, exact)
+            if value is None:
+                try:
+                    value = self._expression(text, exact)
+                except (GenqsimError, ArithmeticError, ValueError):
+                    return _FAILED
+            out.append(value)
+        return out
+
+    def _indexed(self, args: str) -> tuple[int, ...] | None:
+        """The qubits of ``reg[i], ...``, remembered; ``None`` where a register is unknown, an
+        index out of range or a qubit repeated."""
+        qregs = self.parser.qregs
+        qubits = []
+        for reg, index in _INDEXED.findall(args):
+            if reg not in qregs or int(index) >= qregs[reg][1]:
+                return None
+            qubits.append(qregs[reg][0] + int(index))
+        if len(set(qubits)) != len(qubits):
+            return None
+        self._qubits[args] = out = tuple(qubits)
+        return out
+
+
+def _fits(table: dict[str, tuple[int, int]], name: str, index: str | None) -> bool:
+    """Whether register ``name`` is declared and ``index`` (if any) lies within it."""
+    return name in table and (index is None or int(index) < table[name][1])

@@ -1,0 +1,219 @@
+"""The OpenQASM reader's simple-statement path (whole ``name(params) reg[i], ...;`` statements
+read by one regular expression) against the token parser alone, on random programs and on
+random corruptions of them: equal circuits, parameter for parameter (type and bits), and the
+same error at the same line and column."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import genqsim as gq
+from genqsim.conditional import Conditional
+from genqsim.qasm import QasmError
+from genqsim.qasm.parser import Parser
+from genqsim.qasm.simple import product_value
+
+
+def token_parser_only(text: str, exact: bool) -> gq.Circuit:
+    return Parser(text, exact=exact, simple_statements=False).parse()
+
+
+def strict(circuit: gq.Circuit) -> list[tuple]:
+    """Each operation with its parameters' types and exact text (so 0.5, 1/2 and 0.5 as a
+    SymPy Float differ, and so do 0.0 and -0.0), conditional bodies included."""
+
+    def param(p: Any) -> tuple[str, str]:
+        return type(p).__name__, sympy.srepr(p) if isinstance(p, sympy.Basic) else repr(p)
+
+    out = []
+    for op in circuit.operations:
+        g = op.gate
+        body = strict(g.body) if isinstance(g, Conditional) else None
+        clbits = (g.clbits, g.value) if isinstance(g, Conditional) else getattr(g, "clbit", None)
+        out.append(
+            (
+                g.name,
+                g.n_qubits,
+                tuple(map(param, g.params)),
+                op.targets,
+                op.controls,
+                op.control_values,
+                body,
+                clbits,
+            )
+        )
+    return [(circuit.n_qubits, circuit.n_clbits), *out]
+
+
+def outcome(read: Any, text: str, exact: bool) -> Any:
+    """The circuit read, strictly described, or the error raised (type and message)."""
+    try:
+        return strict(read(text, exact))
+    except Exception as exc:  # both readers must fail alike, whatever the error
+        return type(exc).__name__, str(exc)
+
+
+def simple_and_token_agree(text: str) -> None:
+    for exact in (True, False):
+        fast = outcome(lambda t, e: gq.qasm.loads(t, exact=e), text, exact)
+        slow = outcome(token_parser_only, text, exact)
+        assert fast == slow, text
+
+
+# -- random programs ------------------------------------------------------------------------------
+
+NUMBERS = ["0", "1", "2", "3", "0.5", "1.", ".25", "1e-3", "2E2", "0.1234567890123", "1e400"]
+OPERANDS = st.sampled_from(["pi", *NUMBERS])
+SIGNS = st.sampled_from(["", "-", " - "])
+OTHER_FORMS = "pi -pi +0.5 1-2 --1 sin(0.3) (pi)/2 2^-1 pi*(0.5) cos(pi/4)*2 ln(0) sqrt(-1) x"
+ANGLES = st.one_of(
+    st.sampled_from(NUMBERS),
+    st.builds("{}{}*{}{}".format, SIGNS, OPERANDS, st.sampled_from(["", "-"]), OPERANDS),
+    st.builds("{}pi/{}".format, SIGNS, st.sampled_from(["2", "4", "0", "3.0"])),
+    st.builds("{}*pi/{}".format, st.sampled_from(NUMBERS), st.sampled_from(["2", "8", "0.5"])),
+    st.sampled_from([*OTHER_FORMS.split(), "", "pi 2", "0.5.1"]),
+    st.floats(-10, 10, allow_nan=False).map(repr),
+)
+SPACE = st.sampled_from(["", " ", "  ", "\t"])
+# name: (parameters, qubits); library gates, decompositions and the program's own gates
+CALLS = {
+    "h": (0, 1), "x": (0, 1), "t": (0, 1), "rx": (1, 1), "rz": (1, 1), "p": (1, 1),
+    "u": (3, 1), "u3": (3, 1), "u1": (1, 1), "U": (3, 1), "cx": (0, 2), "CX": (0, 2),
+    "cz": (0, 2), "crz": (1, 2), "cu": (4, 2), "ccx": (0, 3), "swap": (0, 2),
+    "u2": (2, 1), "cu3": (3, 2), "dcx": (0, 2), "rccx": (0, 3),
+    "mine": (2, 2), "flip": (0, 1), "twice": (0, 2),
+}  # fmt: skip
+PRELUDE = """OPENQASM 2.0;
+include "qelib1.inc";
+gate mine(a, b) x, y { rz(a/2) x; cx x, y; ry(-b*pi) y; u2(a, 0.5) x; }
+gate twice a, b { h b; cx a, a; }
+"""
+
+
+@st.composite
+def gate_call(draw: st.DrawFn, registers: list[tuple[str, int]]) -> str:
+    name = draw(st.sampled_from(sorted(CALLS)))
+    n_params, n_qubits = CALLS[name]
+    n_params = draw(st.sampled_from([n_params] * 4 + [n_params + 1, max(n_params - 1, 0)]))
+    sp = draw(SPACE)
+    params = ""
+    if n_params or draw(st.integers(0, 9)) == 0:  # sometimes "()" with nothing in it
+        params = f"({','.join(draw(SPACE) + draw(ANGLES) + draw(SPACE) for _ in range(n_params))})"
+    n_args = draw(st.sampled_from([n_qubits] * 6 + [n_qubits + 1, max(n_qubits - 1, 1)]))
+    args = []
+    for _ in range(n_args):
+        reg, size = draw(st.sampled_from(registers))
+        if draw(st.integers(0, 7)) == 0:
+            args.append(reg)  # a whole register, broadcast
+        else:
+            index = draw(st.integers(0, size))  # size itself is out of range
+            args.append(f"{reg}{draw(SPACE)}[{draw(SPACE)}{index}{draw(SPACE)}]")
+    comment = draw(st.sampled_from(["", " // note", " /* note */", "/* a\nb */"]))
+    joined = f",{draw(SPACE)}".join(args)
+    return f"{sp}{name}{draw(SPACE)}{params}{draw(SPACE)}{joined}{draw(SPACE)};{comment}"
+
+
+@st.composite
+def program(draw: st.DrawFn) -> str:
+    sizes = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+    registers = [(f"r{i}", size) for i, size in enumerate(sizes)]
+    lines = [PRELUDE] + [f"qreg {reg}[{size}];" for reg, size in registers] + ["creg c[2];"]
+    for _ in range(draw(st.integers(1, 12))):
+        kind = draw(st.integers(0, 19))
+        if kind == 0:
+            reg, size = draw(st.sampled_from(registers))
+            where = draw(st.sampled_from(["", f"[{size - 1}]", f"[{size}]"]))
+            lines.append(f"measure {reg}{where} -> c{draw(st.sampled_from(['', '[1]', '[2]']))};")
+        elif kind == 4:
+            lines.append(f"qreg extra{draw(st.integers(0, 1))}[{draw(st.integers(0, 2))}];")
+        elif kind == 5:
+            lines.append(draw(st.sampled_from(["creg c[1];", "creg d[1];", "reset r0[0];"])))
+        elif kind == 1:
+            lines.append(f"if (c == 1) {draw(gate_call(registers))}")
+        elif kind == 2:
+            lines.append(f"barrier {registers[0][0]};")
+        elif kind == 3:
+            lines.append("gate flip a { x a; }")  # defined after a use above, or twice
+        else:
+            lines.append(draw(gate_call(registers)))
+    separator = draw(st.sampled_from(["\n", " ", "\n\n", "\n  "]))
+    return separator.join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program())
+def test_simple_statements_read_as_the_token_parser_reads_them(text):
+    simple_and_token_agree(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program(), st.data())
+def test_corrupted_programs_fail_alike_at_the_same_place(text, data):
+    i = data.draw(st.integers(0, len(text)))
+    j = data.draw(st.integers(i, min(len(text), i + 6)))
+    insert = data.draw(st.text(alphabet=";,()[]{}-+*/^qr0123.\n \t/", max_size=4))
+    simple_and_token_agree(text[:i] + insert + text[j:])
+
+
+def test_the_corpus_reads_alike(tmp_path):
+    here = __import__("pathlib").Path(__file__).parent / "qasm"
+    for path in sorted(here.rglob("*.qasm")):
+        if "include" in path.read_text() and "qelib1" not in path.read_text():
+            continue  # needs its neighbouring files
+        simple_and_token_agree(path.read_text())
+
+
+def test_a_conditional_takes_only_its_own_statement():
+    c = gq.qasm.loads(
+        'include "qelib1.inc"; qreg q[2]; creg c[1];\nif (c == 1) x q[0];\nh q[1];\ncx q[0], q[1];'
+    )
+    names = [op.gate.name for op in c.operations]
+    assert names == ["if", "h", "x"]  # cx is x under one control
+    assert [op.gate.name for op in c.operations[0].gate.body.operations] == ["x"]
+
+
+def test_many_statements_on_a_line_and_one_over_lines_keep_their_columns():
+    text = 'include "qelib1.inc"; qreg q[2];\nh q[0]; x q[1]; cx q[0], q[1]; rz(0.5) q[2];'
+    with pytest.raises(QasmError) as info:
+        gq.qasm.loads(text)
+    assert (info.value.line, info.value.column) == (2, 40)  # q[2]: index out of range
+    c = gq.qasm.loads('include "qelib1.inc"; qreg q[2];\nrz(\n0.5) q[0]; cx q[0],\nq[1];')
+    assert [op.gate.name for op in c.operations] == ["rz", "x"]
+
+
+# -- the angles read without the expression parser ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("pi*0.35", math.pi * 0.35),
+        ("pi*-0.5", math.pi * -0.5),
+        ("-pi*0.5", -math.pi * 0.5),
+        (" 0.5 * pi / 2 ", 0.5 * math.pi / 2),
+        ("-1.5e-3", -1.5e-3),
+        ("3*pi/4.", 3 * math.pi / 4),
+    ],
+)
+def test_products_equal_the_float_of_their_expression(text, value):
+    assert product_value(text, exact=True) == value
+    assert product_value(text, exact=False) == value
+    (op,) = gq.qasm.loads(f'include "qelib1.inc"; qreg q[1]; rz({text}) q[0];').operations
+    assert op.gate.params == (value,) and isinstance(op.gate.params[0], float)
+
+
+@pytest.mark.parametrize("text", ["pi/2", "3*pi", "2", "pi/0.0", "1e400*pi", "pi*pi*2", "2pi"])
+def test_products_left_to_the_expression_parser(text):
+    """Exact products (no decimal literal), divisions by zero, overflow and other forms."""
+    assert product_value(text, exact=True) is None
+    if re.fullmatch(r"pi/2|3\*pi|2", text):  # plain floats when exactness is not asked for
+        assert product_value(text, exact=False) == float(sympy.sympify(text))
+    else:
+        assert product_value(text, exact=False) is None
