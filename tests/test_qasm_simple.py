@@ -120,6 +120,27 @@ def gate_call(draw: st.DrawFn, registers: list[tuple[str, int]]) -> str:
     return f"{sp}{name}{draw(SPACE)}{params}{draw(SPACE)}{joined}{draw(SPACE)};{comment}"
 
 
+BODY_CALLS = [
+    *("h a", "cx a, b", "rz(t/2) a", "u(t, s*pi, 0) b", "barrier a, b", "barrier a", "u1(pi-t) c"),
+    *("rx(x) a", "measure a", "cx a,a", "rz(1/0) a", "g0 a", "x d", "barrier(t) a"),
+]
+GAP = st.sampled_from([" ", "\n", "\n  ", " // a comment }\n", "/* c */", "", "\t"])
+
+
+@st.composite
+def gate_definition(draw: st.DrawFn) -> str:
+    """``gate g...`` over one or more lines, sometimes with an error the parser reports."""
+    name = draw(st.sampled_from(["g0", "g1", "h", "measure"]))
+    params = draw(st.sampled_from(["", "()", "(t)", "(t, s)", "(t,t)", "(1)"]))
+    qargs = draw(st.sampled_from(["a", "a, b", "a,b,c", "a, a"]))
+    body = []
+    for _ in range(draw(st.integers(0, 3))):
+        call = draw(st.sampled_from(BODY_CALLS))
+        body.append(call + draw(st.sampled_from([";", ";", " ;", ""])))
+    text = f"gate{draw(GAP)} {name}{params}{draw(GAP)}{qargs}{draw(GAP)}{{"
+    return text + draw(GAP).join(body) + draw(GAP) + "}" + draw(st.sampled_from(["", " // end"]))
+
+
 @st.composite
 def program(draw: st.DrawFn) -> str:
     sizes = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
@@ -141,6 +162,13 @@ def program(draw: st.DrawFn) -> str:
             lines.append(f"barrier {registers[0][0]};")
         elif kind == 3:
             lines.append("gate flip a { x a; }")  # defined after a use above, or twice
+        elif kind == 6:
+            lines.append(draw(gate_definition()))
+        elif kind in (7, 8, 9):  # a call of a definition above, on distinct qubits
+            qubits = [f"{reg}[{i}]" for reg, size in registers for i in range(size)]
+            args = ", ".join(qubits[: draw(st.integers(1, 3))])
+            params = draw(st.sampled_from(["", "(0.5)", "(0.5, pi)"]))
+            lines.append(f"{draw(st.sampled_from(['g0', 'g1']))}{params} {args};")
         else:
             lines.append(draw(gate_call(registers)))
     separator = draw(st.sampled_from(["\n", " ", "\n\n", "\n  "]))
@@ -168,6 +196,18 @@ def test_the_corpus_reads_alike(tmp_path):
         if "include" in path.read_text() and "qelib1" not in path.read_text():
             continue  # needs its neighbouring files
         simple_and_token_agree(path.read_text())
+
+
+def test_errors_in_gate_bodies_name_their_place():
+    text = (
+        'include "qelib1.inc";\nqreg q[2];\ngate g(t) a, b // a comment }\n{\n  h a;\n'
+        "  rz(t) b; cx a,\n     a;\n}\ng(0.5) q[0], q[1];\n"
+    )
+    for read in (gq.qasm.loads, lambda t: token_parser_only(t, True)):
+        with pytest.raises(QasmError) as info:
+            read(text)
+        assert (info.value.line, info.value.column) == (6, 12)  # the cx
+        assert "gate 'cx' is given one qubit twice" in str(info.value)
 
 
 def test_a_conditional_takes_only_its_own_statement():

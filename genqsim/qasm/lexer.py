@@ -67,15 +67,22 @@ class Lexer:
         # only a file read as text can fail to decode, and say so at its line
         self._lines = numbered if isinstance(lines, (list, tuple)) else _decoded(numbered, source)
         self.line_no, self.text, self.pos = 0, "", 0
+        self._given_back: list[tuple[int, str]] = []  # lines to read again, the next last
 
     def next_line(self) -> bool:
         """Move to the start of the next line; ``False`` (staying put) at the end."""
-        line = next(self._lines, None)
+        line = self._given_back.pop() if self._given_back else next(self._lines, None)
         if line is None:
             self.pos = len(self.text)
             return False
         (self.line_no, self.text), self.pos = line, 0
         return True
+
+    def rewind(self, line: tuple[int, str], pos: int, read_since: list[tuple[int, str]]) -> None:
+        """Go back to ``pos`` on ``line`` (a line number and its text), to read the lines
+        ``read_since`` (numbered, in order) again after it."""
+        self._given_back.extend(reversed(read_since))
+        (self.line_no, self.text), self.pos = line, pos
 
     def token(self) -> Token:
         """The next token from :attr:`pos` on, or an ``eof`` token at the end of the input;

@@ -84,6 +84,8 @@ gate rc3x a,b,c,d { u2(0,pi) d; u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; cx 
   u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; }
 """
 
+NOT_IN_GATE_BODIES = ("measure", "reset", "if", "gate", "qreg", "creg")
+
 FUNCTIONS = ("sin", "cos", "tan", "exp", "ln", "sqrt", "asin", "acos", "atan")
 
 # -- expressions: trees of tuples, evaluated exactly (SymPy) or in floats ----------------------
@@ -430,21 +432,14 @@ class Parser:
                         f"gate {name.text!r} body is not closed with '}}' (opened at line "
                         f"{brace.line}, column {brace.column})"
                     )
-                if tok.text == "barrier":
-                    self.advance()
-                    args = [self.expect_kind("id", "a qubit argument").text]
-                    while self.tok.text == ",":
-                        self.advance()
-                        args.append(self.expect_kind("id", "a qubit argument").text)
-                    self.expect(";")
-                    body.append(("barrier", args, tok))
-                    continue
                 if tok.kind != "id":
                     raise self.error(f"expected a gate call in the body of {name.text!r}")
-                if tok.text in ("measure", "reset", "if", "gate", "qreg", "creg"):
+                if tok.text in NOT_IN_GATE_BODIES:
                     raise self.error(f"{tok.text!r} is not allowed inside a gate definition")
                 self.advance()
-                exprs = self.expression_list(params) if self.tok.text == "(" else []
+                exprs = []
+                if self.tok.text == "(" and tok.text != "barrier":
+                    exprs = self.expression_list(params)
                 arg_tokens = [self.expect_kind("id", "a qubit argument")]
                 while self.tok.text == ",":
                     self.advance()
@@ -453,7 +448,9 @@ class Parser:
                 for a in arg_tokens:
                     if a.text not in qargs:
                         raise self.error(f"{a.text!r} is not an argument of gate {name.text!r}", a)
-                body.append(("call", tok, exprs, [a.text for a in arg_tokens]))
+                args = [a.text for a in arg_tokens]
+                body.append(("barrier", args, tok) if tok.text == "barrier" else
+                            ("call", tok, exprs, args))  # fmt: skip
         except QasmError as exc:
             if "is not closed with '}'" in exc.message:
                 raise
@@ -689,12 +686,18 @@ class Parser:
         return scratch.operations
 
 
-def expression_value(parser: Parser, exact: bool) -> Any:
-    """The value of the one expression ``parser`` holds (see :func:`_evaluate`)."""
-    node = parser.expression(None)
+def expression_tree(parser: Parser, names: list[str] | None) -> Node:
+    """The tree of the one expression ``parser`` holds, in the parameters ``names`` of the
+    gate whose body holds it (``None`` outside gate bodies)."""
+    node = parser.expression(names)
     if parser.tok.kind != "eof":
         raise parser.error("expected the end of the expression")
-    return _value(node, None, exact)
+    return node
+
+
+def expression_value(parser: Parser, exact: bool) -> Any:
+    """The value of the one expression ``parser`` holds (see :func:`_evaluate`)."""
+    return _value(expression_tree(parser, None), None, exact)
 
 
 def _is_zero(node: Node) -> bool:

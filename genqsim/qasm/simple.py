@@ -30,7 +30,7 @@ KEYWORDS = frozenset(
 """Words that begin statements other than gate calls."""
 
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*"
-_ARG = rf"{_WORD}[ \t]*\[[ \t]*[0-9]+[ \t]*\]"
+_ARG = rf"{_WORD}(?:[ \t]*\[[ \t]*[0-9]+[ \t]*\])?"
 _END = r"[ \t]*;[ \t]*(?://[^\n]*)?\n?"
 """A statement's ``;``, and what follows it on its line up to the next statement."""
 
@@ -42,21 +42,53 @@ _CALL = re.compile(
     """,
     re.X,
 )
-"""A gate call on indexed qubits."""
+"""A gate call on qubits or whole registers."""
 
-_REGISTER_OR_MEASURE = re.compile(
+_OTHER = re.compile(
     rf"""
     [ \t]*(?:
-    (?P<kind>qreg|creg)[ \t]+(?P<reg>{_WORD})[ \t]*\[[ \t]*(?P<size>[0-9]+)[ \t]*\]
+    (?:(?P<kind>qreg|creg)[ \t]+(?P<reg>{_WORD})[ \t]*\[[ \t]*(?P<size>[0-9]+)[ \t]*\]
     |(?P<measure>measure)[ \t]+(?P<q>{_WORD})(?:[ \t]*\[[ \t]*(?P<qi>[0-9]+)[ \t]*\])?
     [ \t]*->[ \t]*(?P<c>{_WORD})(?:[ \t]*\[[ \t]*(?P<ci>[0-9]+)[ \t]*\])?
+    |include[ \t]*"qelib1\.inc"
     ){_END}
+    |(?://[^\n]*)?\n
+    )
     """,
     re.X,
 )
-"""A register declaration, or a measurement of a qubit or a whole register."""
+"""A register declaration, a measurement of a qubit or a whole register, the include of the
+built-in ``qelib1.inc``, or the blank or commented rest of a line."""
 
-_INDEXED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\[[ \t]*([0-9]+)[ \t]*\]")
+_GATE = re.compile(
+    rf"""
+    [ \t]*gate\s+(?P<name>{_WORD})\b\s*
+    (?:\((?P<params>[^(){{}}]*)\)\s*)?
+    (?P<qargs>{_WORD}(?:\s*,\s*{_WORD})*)\s*
+    \{{(?P<body>[^{{}}]*)\}}[ \t]*\n?
+    """,
+    re.X,
+)
+"""A gate definition, its comments blanked out (a line comment's ``}`` ends nothing)."""
+
+_BODY_STATEMENT = re.compile(
+    rf"""
+    \s*(?P<name>{_WORD})\b\s*
+    (?:\((?P<params>[^(){{}};]*(?:\([^(){{}};]*\)[^(){{}};]*)*)\)\s*)?
+    (?P<args>{_WORD}(?:\s*,\s*{_WORD})*)\s*;
+    """,
+    re.X,
+)
+"""A gate call or barrier in a gate body."""
+
+_GATE_WORD = re.compile(r"[ \t]*gate\b")
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+
+GATE_LINES_MAX = 256
+"""Lines a gate definition may span for the simple reader (longer ones go to the parser)."""
+
+_ARGUMENT = re.compile(rf"({_WORD})(?:[ \t]*\[[ \t]*([0-9]+)[ \t]*\])?")
+"""A register and its index (empty for the whole register)."""
 
 _NUMBER = r"(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|[0-9]+"
 _PRODUCT = re.compile(
@@ -78,6 +110,7 @@ _NUMERIC = "0123456789.eE+-, \t"
 """The characters of a parameter list of plain numbers (``float`` then checks each)."""
 
 _FAILED = object()
+_BROADCAST = object()
 
 
 def product_value(text: str, exact: bool) -> float | None:
@@ -114,13 +147,16 @@ class SimpleStatements:
     qubit lists, and :meth:`read`, which takes statements while they are simple."""
 
     def __init__(self, parser: Parser) -> None:
-        from .parser import BUILTIN, LIBRARY, Parser, expression_value
+        from .parser import BUILTIN, LIBRARY, Parser, expression_tree, expression_value
 
         self.parser = parser
         self.record = parser.statements.append
         self.library, self.builtin = LIBRARY, BUILTIN
         self._expression = lambda text, exact: expression_value(
             Parser(text, define_qelib=False, simple_statements=False), exact
+        )
+        self._tree = lambda text, names: expression_tree(
+            Parser(text, define_qelib=False, simple_statements=False), names
         )
         self._values: dict[str | None, Any] = {None: []}
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
@@ -134,11 +170,18 @@ class SimpleStatements:
         match, take = _CALL.match, self._take_call
         while True:
             m = match(text, pos)
-            if m is None or not take(m, lexer.line_no):
-                m = _REGISTER_OR_MEASURE.match(text, pos)
-                if m is None or not self._take_other(m, lexer.line_no):
-                    break
-            taken, pos = True, m.end()
+            if m is not None and take(m, lexer.line_no):
+                end = m.end()
+            else:
+                m = _OTHER.match(text, pos)
+                if m is not None and self._take_other(m, lexer.line_no):
+                    end = m.end()
+                else:  # a gate definition (over lines: the lexer is then on its last)
+                    end = self._take_gate(lexer, pos) if many else -1
+                    if end < 0:
+                        break
+                    text = lexer.text
+            taken, pos = True, end
             if not many:
                 break
             if pos == len(text):
@@ -158,6 +201,8 @@ class SimpleStatements:
         qubits = self._qubits.get(args) or self._indexed(args)
         if qubits is None:
             return False
+        if qubits is _BROADCAST:
+            return self._take_broadcast(m, line_no)
         known = self._gates.get((name, params))
         if known is None and name in self.library:
             known = self._library_gate(name, params)
@@ -178,14 +223,29 @@ class SimpleStatements:
         self.record(("qcall", tok, values, list(qubits)))
         return True
 
+    def _take_broadcast(self, m: re.Match[str], line_no: int) -> bool:
+        """Record the call ``m`` on whole registers (and qubits) as the parser would: its
+        qubit tuples are formed, and checked, as the circuit is built."""
+        name, params, args = m.groups()
+        values = self._parameter_values(params)
+        if values is None:
+            return False
+        tok = Token("id", name, line_no, m.start("name") + 1)
+        arguments = [(reg, None if i == "" else int(i), tok) for reg, i in _ARGUMENT.findall(args)]
+        self.record(("call", tok, values, arguments))
+        return True
+
     def _take_other(self, m: re.Match[str], line_no: int) -> bool:
-        """Declare the register, or record the measurement, ``m`` if it is valid."""
+        """Declare the register, record the measurement, or pass over the include or blank
+        rest of a line ``m``, if it is valid."""
         parser = self.parser
         reg, kind = m["reg"], m["kind"]
         if reg is not None:
             if reg in parser.qregs or reg in parser.cregs or int(m["size"]) < 1:
                 return False
             parser.declare(kind, reg, int(m["size"]))
+            return True
+        if m["measure"] is None:  # include "qelib1.inc" (built in), or nothing
             return True
         q, qi, c, ci = m.group("q", "qi", "c", "ci")
         if not (_fits(parser.qregs, q, qi) and _fits(parser.cregs, c, ci)):
@@ -195,6 +255,72 @@ class SimpleStatements:
         clbit = (c, None if ci is None else int(ci), tok)
         self.record(("measure", qubit, clbit, tok))
         return True
+
+    def _take_gate(self, lexer: Lexer, start: int) -> int:
+        """Define the gate whose definition begins at ``start`` of the lexer's line, if it is
+        valid and plain (no block comments), reading on to the line of its ``}``; return
+        the position after it on that line, or -1 with the lexer back where it was."""
+        if _GATE_WORD.match(lexer.text, start) is None:
+            return -1
+        first, first_pos, read = (lexer.line_no, lexer.text), lexer.pos, []
+        chunk = _LINE_COMMENT.sub(_blank, lexer.text)
+        while chunk.find("}", start) < 0 and len(read) < GATE_LINES_MAX and lexer.next_line():
+            read.append((lexer.line_no, lexer.text))
+            chunk += _LINE_COMMENT.sub(_blank, lexer.text)
+        m = _GATE.match(chunk, start)
+        if m is None or "/*" in chunk or not self._define(m, chunk, first[0]):
+            lexer.rewind(first, first_pos, read)
+            return -1
+        return m.end() - (len(chunk) - len(lexer.text))
+
+    def _define(self, m: re.Match[str], chunk: str, line_no: int) -> bool:
+        """Define the gate ``m`` matched in ``chunk`` (whose first line is ``line_no``) if
+        every check of the parser's own reading holds."""
+        from .parser import NOT_IN_GATE_BODIES, GateDef
+
+        name, params_text, qargs_text, body_text = m.group("name", "params", "qargs", "body")
+        params = [] if params_text is None else _words(params_text)
+        qargs = _words(qargs_text)
+        if params is None or qargs is None or len(set(qargs)) != len(qargs):
+            return False
+        if name in self.builtin:
+            return False
+        body: list[tuple] = []
+        pos, offset = 0, m.start("body")
+        while (s := _BODY_STATEMENT.match(body_text, pos)) is not None:
+            call, args = s["name"], _words(s["args"])
+            if call in NOT_IN_GATE_BODIES or args is None or not set(args) <= set(qargs):
+                return False
+            where = offset + s.start("name")
+            line = line_no + chunk.count("\n", 0, where)
+            tok = Token("id", call, line, where - chunk.rfind("\n", 0, where))
+            if call == "barrier":
+                if s["params"] is not None:
+                    return False
+                body.append(("barrier", args, tok))
+            else:
+                exprs = self._expressions(s["params"], params)
+                if exprs is None:
+                    return False
+                body.append(("call", tok, exprs, args))
+            pos = s.end()
+        if body_text[pos:].strip():
+            return False
+        self.parser.gates[name] = GateDef(name, params, qargs, body)
+        return True
+
+    def _expressions(self, text: str | None, names: list[str]) -> list[Any] | None:
+        """The expression trees of a gate body's parameter list, or ``None`` where one is
+        not valid (the parser then reports it)."""
+        if text is None:
+            return []
+        out = []
+        for part in text.split(","):
+            try:
+                out.append(self._tree(part, names))
+            except (GenqsimError, ArithmeticError, ValueError):
+                return None
+        return out
 
     def _library_gate(self, name: str, params: str | None) -> tuple[NamedGate, int, int] | None:
         """The library gate that ``name(params)`` calls, with its qubit and control counts,
@@ -238,15 +364,23 @@ class SimpleStatements:
             out.append(value)
         return out
 
-    def _indexed(self, args: str) -> tuple[int, ...] | None:
+    def _indexed(self, args: str) -> Any:
         """The qubits of ``reg[i], ...``, remembered; ``None`` where a register is unknown, an
-        index out of range or a qubit repeated."""
+        index out of range or a qubit repeated, ``_BROADCAST`` where a whole register is
+        given."""
         qregs = self.parser.qregs
         qubits = []
-        for reg, index in _INDEXED.findall(args):
-            if reg not in qregs or int(index) >= qregs[reg][1]:
+        whole = False
+        for reg, index in _ARGUMENT.findall(args):
+            if reg not in qregs or (index != "" and int(index) >= qregs[reg][1]):
                 return None
-            qubits.append(qregs[reg][0] + int(index))
+            if index == "":
+                whole = True
+            else:
+                qubits.append(qregs[reg][0] + int(index))
+        if whole:
+            return _BROADCAST
+
         if len(set(qubits)) != len(qubits):
             return None
         self._qubits[args] = out = tuple(qubits)
@@ -256,3 +390,16 @@ class SimpleStatements:
 def _fits(table: dict[str, tuple[int, int]], name: str, index: str | None) -> bool:
     """Whether register ``name`` is declared and ``index`` (if any) lies within it."""
     return name in table and (index is None or int(index) < table[name][1])
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group())
+
+
+def _words(text: str) -> list[str] | None:
+    """The comma-separated identifiers of ``text`` (none for blank text), or ``None``."""
+    words = [w.strip() for w in text.split(",")] if text.strip() else []
+    return words if all(_IDENTIFIER.fullmatch(w) for w in words) else None
+
+
+_IDENTIFIER = re.compile(_WORD)
