@@ -159,7 +159,11 @@ def program(draw: st.DrawFn) -> str:
         elif kind == 1:
             lines.append(f"if (c == 1) {draw(gate_call(registers))}")
         elif kind == 2:
-            lines.append(f"barrier {registers[0][0]};")
+            (reg, size), (other, _) = registers[0], registers[-1]
+            forms = [f"barrier {reg};", f"barrier {reg}[{size - 1}], {other};", f"reset {reg};",
+                     f"barrier {reg}[{size}];", f"reset {reg}[0];", f"reset {reg}[0], {other};",
+                     f"barrier({reg}) {reg};", f"reset {reg}[{size}];"]  # fmt: skip
+            lines.append(draw(st.sampled_from(forms)))
         elif kind == 3:
             lines.append("gate flip a { x a; }")  # defined after a use above, or twice
         elif kind == 6:

@@ -17,7 +17,7 @@ import contextlib
 import functools
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -205,12 +205,15 @@ def _value(node: Node, env: dict[str, Any] | None, exact: bool) -> Any:
         return _evaluate(node, env, exact)
 
 
-@dataclass
+@dataclass(eq=False)
 class GateDef:
     name: str
     params: list[str]
     qargs: list[str]
     body: list[tuple]  # ("call", name token, [node], [qarg names]) | ("barrier", ...)
+    expansions: dict[tuple, tuple[Operation, ...]] = field(default_factory=dict)
+    """Its operations on its own qubits per exactness and parameter values (see
+    :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""
 
 
 @functools.cache
@@ -242,7 +245,6 @@ class Parser:
         self.cregs: dict[str, tuple[int, int]] = {}
         self.gates: dict[str, GateDef] = dict(_qelib_gates()) if define_qelib else {}
         self.statements: list[tuple | Operation] = []
-        self._expansions: dict[tuple, tuple[Operation, ...]] = {}
         # gate calls on indexed qubits are read whole, off the line (see .simple)
         self.simple = SimpleStatements(self) if simple_statements else None
 
@@ -661,8 +663,8 @@ class Parser:
         its gates many times with the same few values."""
         try:
             # keyed with the types: 1 == 1.0 as keys, but one is exact and the other a float
-            key: tuple | None = (g.name, *[(type(v), v) for v in params])
-            done = self._expansions.get(key)
+            key: tuple | None = (self.exact, *[(type(v), v) for v in params])
+            done = g.expansions.get(key)
         except TypeError:  # an unhashable value: expand without remembering
             key, done = None, None
         if done is not None:
@@ -682,22 +684,24 @@ class Parser:
                 raise self.error(message, tok) from None
             self.call(scratch, tok, values, [where[a] for a in args], depth + 1)
         if key is not None:
-            self._expansions[key] = scratch.operations
+            g.expansions[key] = scratch.operations
         return scratch.operations
 
 
-def expression_tree(parser: Parser, names: list[str] | None) -> Node:
-    """The tree of the one expression ``parser`` holds, in the parameters ``names`` of the
-    gate whose body holds it (``None`` outside gate bodies)."""
-    node = parser.expression(names)
+@functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
+def expression_tree(text: str, names: tuple[str, ...] | None = None) -> Node:
+    """The tree of ``text``, one expression alone, in the parameters ``names`` of the gate
+    whose body holds it (``None`` outside gate bodies), remembered; raises ``QasmError``."""
+    parser = Parser(text, define_qelib=False, simple_statements=False)
+    node = parser.expression(None if names is None else list(names))
     if parser.tok.kind != "eof":
         raise parser.error("expected the end of the expression")
     return node
 
 
-def expression_value(parser: Parser, exact: bool) -> Any:
-    """The value of the one expression ``parser`` holds (see :func:`_evaluate`)."""
-    return _value(expression_tree(parser, None), None, exact)
+def expression_value(text: str, exact: bool) -> Any:
+    """The value of ``text``, one expression alone (see :func:`_evaluate`)."""
+    return _value(expression_tree(text), None, exact)
 
 
 def _is_zero(node: Node) -> bool:

@@ -147,17 +147,12 @@ class SimpleStatements:
     qubit lists, and :meth:`read`, which takes statements while they are simple."""
 
     def __init__(self, parser: Parser) -> None:
-        from .parser import BUILTIN, LIBRARY, Parser, expression_tree, expression_value
+        from .parser import BUILTIN, LIBRARY, expression_tree, expression_value
 
         self.parser = parser
         self.record = parser.statements.append
         self.library, self.builtin = LIBRARY, BUILTIN
-        self._expression = lambda text, exact: expression_value(
-            Parser(text, define_qelib=False, simple_statements=False), exact
-        )
-        self._tree = lambda text, names: expression_tree(
-            Parser(text, define_qelib=False, simple_statements=False), names
-        )
+        self._expression, self._tree = expression_value, expression_tree
         self._values: dict[str | None, Any] = {None: []}
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
         self._qubits: dict[str, tuple[int, ...]] = {}
@@ -197,7 +192,7 @@ class SimpleStatements:
         """Record the gate call ``m`` if it is fully recognised and valid."""
         name, params, args = m.groups()
         if name in KEYWORDS:
-            return False
+            return self._take_barrier_or_reset(m, line_no)
         qubits = self._qubits.get(args) or self._indexed(args)
         if qubits is None:
             return False
@@ -231,8 +226,23 @@ class SimpleStatements:
         if values is None:
             return False
         tok = Token("id", name, line_no, m.start("name") + 1)
-        arguments = [(reg, None if i == "" else int(i), tok) for reg, i in _ARGUMENT.findall(args)]
+        arguments = [(reg, int(i) if i else None, tok) for reg, i in _ARGUMENT.findall(args)]
         self.record(("call", tok, values, arguments))
+        return True
+
+    def _take_barrier_or_reset(self, m: re.Match[str], line_no: int) -> bool:
+        """Record the barrier or reset ``m`` (other keywords are not gate calls) if valid."""
+        name, params, args = m.groups()
+        arguments = _ARGUMENT.findall(args)
+        if name not in ("barrier", "reset") or params is not None:
+            return False
+        if name == "reset" and len(arguments) != 1:
+            return False
+        if not all(_fits(self.parser.qregs, reg, i or None) for reg, i in arguments):
+            return False
+        tok = Token("id", name, line_no, m.start("name") + 1)
+        qubits = [(reg, int(i) if i else None, tok) for reg, i in arguments]
+        self.record(("barrier", qubits, tok) if name == "barrier" else ("reset", qubits[0], tok))
         return True
 
     def _take_other(self, m: re.Match[str], line_no: int) -> bool:
@@ -317,7 +327,7 @@ class SimpleStatements:
         out = []
         for part in text.split(","):
             try:
-                out.append(self._tree(part, names))
+                out.append(self._tree(part, tuple(names)))
             except (GenqsimError, ArithmeticError, ValueError):
                 return None
         return out
