@@ -185,6 +185,12 @@ def _reals4(c):
 
 
 @_inline
+def _all_real(e):
+    """Whether the four entries whose reals are ``e`` (see :func:`_reals4`) are real."""
+    return e[1] == 0 and e[3] == 0 and e[5] == 0 and e[7] == 0
+
+
+@_inline
 def _reals16(c):
     """Sixteen complex entries (a 4x4 matrix, row-major) as 32 reals."""
     return _reals4(c[0:4]) + _reals4(c[4:8]) + _reals4(c[8:12]) + _reals4(c[12:16])
@@ -193,13 +199,15 @@ def _reals16(c):
 @_inline
 def _pairs_layout(bit, fixed, n_iter):
     """``(mode, width)``: how the pairs of a one-qubit gate on the qubit of ``bit`` are
-    walked, and the bases (loop counter values) each step takes."""
-    if np.int64(1) << fixed[0] == bit:  # the target is the lowest fixed qubit
-        if bit == 1:
-            free = fixed[1] - 1 if fixed.size > 1 else MAX_RUN_BITS
-            return PAIRS_ADJACENT, min(np.int64(1) << min(free, MAX_RUN_BITS), n_iter)
-        if bit <= np.int64(1) << MAX_RUN_BITS:
-            return PAIRS_GROUP, bit
+    walked, and the bases (loop counter values, one per pair) each step takes. Where the
+    target is the lowest fixed qubit, a step takes every whole group of ``2 * bit``
+    amplitudes up to the next fixed qubit (at most ``2**MAX_RUN_BITS`` pairs): one call per
+    run of groups instead of one per group."""
+    target = fixed[0]
+    if np.int64(1) << target == bit and bit <= np.int64(1) << MAX_RUN_BITS:
+        free = fixed[1] - target - 1 if fixed.size > 1 else MAX_RUN_BITS
+        groups = np.int64(1) << max(0, min(free, MAX_RUN_BITS - target))
+        return (PAIRS_ADJACENT if bit == 1 else PAIRS_GROUP), min(bit * groups, n_iter)
     run = _run_length(fixed)
     return (PAIRS_SERIES if run >= SERIES_MIN else PAIRS_SHORT), run
 
@@ -221,48 +229,92 @@ def _mix2(x, a, y, b, e):
 
 
 @_inline
-def _mix2_adjacent(f, start, count, e):
+def _mix2_pair(x, a, y, b, e, real):
+    """:func:`_mix2`, or :func:`_mix2_real` where ``real`` (a constant where inlined: the
+    compiler keeps one of the two)."""
+    if real:
+        _mix2_real(x, a, y, b, e)
+    else:
+        _mix2(x, a, y, b, e)
+
+
+@_inline
+def _mix2_adjacent(f, start, count, e, real):
     """``count`` pairs ``(start + 2j, start + 2j + 1)`` (target qubit 0)."""
     first = np.uint64(2 * start)
     for j in range(count):
         o = first + np.uint64(4 * j)
-        _mix2(f, o, f, o + np.uint64(2), e)
+        _mix2_pair(f, o, f, o + np.uint64(2), e, real)
 
 
 @_inline
-def _mix2_group(f, start, bit, e):
-    """The ``bit`` pairs ``(start + j, start + bit + j)``: the second series begins where the
-    first ends, which the compiler sees."""
-    o = np.uint64(2 * start)
-    half = np.uint64(2 * bit)
-    for j in range(bit):
-        a = o + np.uint64(2 * j)
-        _mix2(f, a, f, a + half, e)
+def _mix2_lanes(x, a, y, b, count, e):
+    """A real 2x2 matrix (``e``'s real parts) on ``count`` floats of ``x`` from ``a`` and
+    of ``y`` from ``b``, lane by lane: a unit-stride loop that vectorises."""
+    e0, e2, e4, e6 = e[0], e[2], e[4], e[6]
+    for k in range(count):
+        i = a + np.uint64(k)
+        j = b + np.uint64(k)
+        u = x[i]
+        v = y[j]
+        x[i] = e0 * u + e2 * v
+        y[j] = e4 * u + e6 * v
 
 
 @nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
-def _mix2_series(s0, s1, e):
+def _mix2_groups(f, bit, e, real):
+    """The pairs ``(j, bit + j)`` of each whole group of ``2 * bit`` amplitudes of the
+    floats ``f``. Not inlined: one call takes a run of groups. A real matrix mixes the two
+    halves of a group lane by lane: inline up to qubit 3, and from qubit 4 as two series
+    (measured: the inline lanes ran at half speed there, n = 20, in cache)."""
+    step = np.uint64(4 * bit)
+    half = np.uint64(2 * bit)
+    if real and bit >= 16:
+        for g in range(f.size // (4 * bit)):
+            o = g * 4 * bit
+            _mix2_series(f[o : o + 2 * bit], f[o + 2 * bit : o + 4 * bit], e, True)
+        return
+    for g in range(f.size // (4 * bit)):
+        o = np.uint64(g) * step
+        if real:
+            _mix2_lanes(f, o, f, o + half, half, e)
+            continue
+        for j in range(bit):
+            a = o + np.uint64(2 * j)
+            _mix2(f, a, f, a + half, e)
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _mix2_series(s0, s1, e, real):
     """Pairs ``(s0[j], s1[j])`` of two series (float views). Not inlined on purpose: as two
     arguments the series are checked for overlap once per call, and the loop vectorises."""
+    if real:
+        _mix2_lanes(s0, np.uint64(0), s1, np.uint64(0), s0.size, e)
+        return
     for j in range(s0.size // 2):
         a = np.uint64(2 * j)
         _mix2(s0, a, s1, a, e)
 
 
 @_inline
-def _mix2_step(x, f, o, mode, width, bit, fixed, fixed_value, c, e):
+def _mix2_step(x, f, o, mode, width, bit, fixed, fixed_value, c, e, real):
     """Step ``o`` of a one-qubit gate on the complex array ``x`` (``f`` its floats; ``c``
-    the matrix entries ``(m00, m01, m10, m11)``, ``e`` the same as reals), walked as
+    the matrix entries ``(m00, m01, m10, m11)``, ``e`` the same as reals; ``real``: all
+    four are real, so real and imaginary floats mix alike), walked as
     :func:`_pairs_layout` says."""
     start = _base(np.int64(o) * width, fixed, fixed_value)
     if mode == PAIRS_ADJACENT:
-        _mix2_adjacent(f, start, width, e)
+        if real:
+            _mix2_adjacent(f, start, width, e, True)
+        else:
+            _mix2_adjacent(f, start, width, e, False)
     elif mode == PAIRS_GROUP:
-        _mix2_group(f, start, bit, e)
+        a = 2 * start
+        _mix2_groups(f[a : a + 4 * width], bit, e, real)
     elif mode == PAIRS_SERIES:
         a = 2 * start
         b = 2 * (start + bit)
-        _mix2_series(f[a : a + 2 * width], f[b : b + 2 * width], e)
+        _mix2_series(f[a : a + 2 * width], f[b : b + 2 * width], e, real)
     else:
         for i0 in range(start, start + width):
             a0 = x[i0]
@@ -281,9 +333,10 @@ def apply_1q(state, m, target, fixed, fixed_value):
         f = reals_view(state)
         c = (m[0, 0], m[0, 1], m[1, 0], m[1, 1])
         e = _reals4(c)
+        real = _all_real(e)
         mode, width = _pairs_layout(bit, fixed, n_iter)
         for o in prange(n_iter // width):
-            _mix2_step(state, f, o, mode, width, bit, fixed, fixed_value, c, e)
+            _mix2_step(state, f, o, mode, width, bit, fixed, fixed_value, c, e, real)
         return
     m00, m01, m10, m11 = m[0, 0], m[0, 1], m[1, 0], m[1, 1]
     run = _run_length(fixed)
@@ -441,23 +494,9 @@ def _adjoint_groups(p, lam, bit, e, variant):
 
 
 @_inline
-def _adjoint_layout(bit, fixed, n_iter):
-    """:func:`_pairs_layout` for the adjoint step, whose whole-group walk takes every group
-    up to the next fixed qubit in one step (at most ``2**MAX_RUN_BITS`` pairs): one call of
-    :func:`_adjoint_groups` per run of groups instead of one per group."""
-    mode, width = _pairs_layout(bit, fixed, n_iter)
-    if mode == PAIRS_GROUP:
-        target = fixed[0]
-        free = fixed[1] - target - 1 if fixed.size > 1 else MAX_RUN_BITS
-        groups = np.int64(1) << max(0, min(free, MAX_RUN_BITS - target))
-        width = min(bit * groups, n_iter)
-    return mode, width
-
-
-@_inline
 def _adjoint_at(fp, fl, o, mode, width, bit, fixed, fixed_value, e, variant):
     """Step ``o`` of the adjoint step on the floats ``fp``, ``fl`` of ``psi`` and ``lam``,
-    walked as :func:`_adjoint_layout` says: its pair sums (see :func:`_adjoint_pair`)."""
+    walked as :func:`_pairs_layout` says: its pair sums (see :func:`_adjoint_pair`)."""
     start = _base(np.int64(o) * width, fixed, fixed_value)
     a = 2 * start
     b = 2 * (start + bit)
@@ -491,7 +530,7 @@ def adjoint_step_1q(psi, lam, m, target, fixed, fixed_value, variant):
     e = _reals4((m[0, 0], m[0, 1], m[1, 0], m[1, 1]))
     fp = reals_view(psi)
     fl = reals_view(lam)
-    mode, width = _adjoint_layout(bit, fixed, n_iter)
+    mode, width = _pairs_layout(bit, fixed, n_iter)
     r00 = i00 = r01 = i01 = r10 = i10 = r11 = i11 = 0.0
     for o in prange(n_iter // width):
         s = _adjoint_at(fp, fl, o, mode, width, bit, fixed, fixed_value, e, variant)
@@ -950,10 +989,11 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
         if not _is_real(row):  # on the floats, as apply_1q
             c = (m[0], m[1], m[2], m[3])
             e = _reals4(c)
+            real = _all_real(e)
             mode, width = _pairs_layout(bit, fixed, n_iter)
             f = reals_view(row)
             for o in range(n_iter // width):
-                _mix2_step(row, f, o, mode, width, bit, fixed, fixed_value, c, e)
+                _mix2_step(row, f, o, mode, width, bit, fixed, fixed_value, c, e, real)
             return
         m00, m01, m10, m11 = m[0], m[1], m[2], m[3]
         for o in range(n_iter // run):
@@ -1141,7 +1181,7 @@ def _adjoint_on_rows(prow, lrow, slots, variants, kinds, fixed_values, fixed_ptr
         m = data[data_ptr[g] : data_ptr[g + 1]]
         e = _reals4((m[0], m[1], m[2], m[3]))
         n_iter = prow.size >> fx.size
-        mode, width = _adjoint_layout(bit, fx, n_iter)
+        mode, width = _pairs_layout(bit, fx, n_iter)
         total = sums[slot]
         for o in range(n_iter // width):
             s = _adjoint_at(fp, fl, o, mode, width, bit, fx, fixed_values[g], e, variants[g])

@@ -317,3 +317,34 @@ def test_run_matrices_updated_in_place_equal_a_fresh_encoding(dtype, qubits):
     assert not np.allclose(got, psi, atol=1e-3)
     with pytest.raises(ValueError, match="not dense"):
         backend.update_run_matrices(run, (1,), np.array([new[0]]))
+
+
+@pytest.mark.parametrize("n", [6, 15])  # the serial and the threaded kernels
+@pytest.mark.parametrize("controls", ["none", "above", "below"])
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("grouping", ["calls", "blocks"])
+def test_real_and_complex_one_qubit_gates_on_every_target(n, controls, dtype, grouping):
+    """A real 2x2 matrix (mixed lane by lane: adjacent pairs, inline groups up to qubit 3,
+    groups as two series from qubit 4, long series) and a complex one on every target, under
+    no control, one just above and one below, gate by gate and in blocks, against the
+    generic routine."""
+    from genqsim.plan import build_plan, group_block_runs, run_item
+
+    rng = np.random.default_rng(n)
+    real = np.linalg.qr(rng.normal(size=(2, 2)))[0]
+    complex_ = np.linalg.qr(rng.normal(size=(2, 2)) + 1j * rng.normal(size=(2, 2)))[0]
+    circuit = gq.Circuit(n)
+    for target in range(n):
+        control = {"none": (), "above": (target + 1) % n, "below": (target - 1) % n}[controls]
+        for matrix in (real, complex_):
+            circuit.unitary(matrix, [target], control)
+    numbers = gq.get_number_system(np.dtype(dtype).name)
+    calls = build_plan(circuit, numbers, fuse=False)
+    plan = calls if grouping == "calls" else group_block_runs(calls, n, n - 2)
+    state = random_state(n, rng).astype(dtype)
+    want = state.copy()
+    for call in calls:
+        call.run(gq.get_backend("numpy"), want)
+    for item in plan:
+        run_item(item, gq.get_backend("numba"), state)
+    np.testing.assert_allclose(state, want, atol=1e-12 if dtype is np.complex128 else 2e-6)
