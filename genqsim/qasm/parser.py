@@ -245,7 +245,7 @@ class Parser:
         self.cregs: dict[str, tuple[int, int]] = {}
         self.gates: dict[str, GateDef] = dict(_qelib_gates()) if define_qelib else {}
         self.statements: list[tuple | Operation] = []
-        # gate calls on indexed qubits are read whole, off the line (see .simple)
+        # simple statements are read whole, off the line (see .simple)
         self.simple = SimpleStatements(self) if simple_statements else None
 
     # -- token helpers ---------------------------------------------------------------------------

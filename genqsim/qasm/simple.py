@@ -3,10 +3,11 @@
 Generated OpenQASM (Qiskit, Cirq and QASMBench files) is almost all statements of one shape:
 ``name(params) reg[i], reg[j];``. :class:`SimpleStatements` reads such a statement straight
 off the current line, remembers its parameter texts and qubit lists (a file repeats the same
-few), and records a ready :class:`~genqsim.circuit.Operation` for a library gate. Anything it
-does not fully recognise and check (whole-register broadcasts, nested expressions, unknown
-names, bad indices, a repeated qubit) is left to the token parser, which reads it, or reports
-its error at its line and column, exactly as it would have without this reader.
+few), and records a ready :class:`~genqsim.circuit.Operation` for a library gate; likewise
+measurements, registers, barriers, resets and gate definitions. Anything it does not fully
+recognise and check (nested expressions, block comments, a statement over several lines,
+unknown names, bad indices, a repeated qubit) is left to the token parser, which reads it,
+or reports its error at its line and column, exactly as it would have without this reader.
 """
 
 from __future__ import annotations
@@ -90,7 +91,9 @@ GATE_LINES_MAX = 256
 _ARGUMENT = re.compile(rf"({_WORD})(?:[ \t]*\[[ \t]*([0-9]+)[ \t]*\])?")
 """A register and its index (empty for the whole register)."""
 
-_NUMBER = r"(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|[0-9]+"
+_REAL = r"(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+"
+"""A decimal literal (the lexer's ``real``)."""
+_NUMBER = rf"{_REAL}|[0-9]+"
 _PRODUCT = re.compile(
     rf"""[ \t]*(?P<sa>-?)[ \t]*(?P<a>{_NUMBER}|pi)[ \t]*
     (?:\*[ \t]*(?P<sb>-?)[ \t]*(?P<b>{_NUMBER}|pi)[ \t]*)?
@@ -99,11 +102,7 @@ _PRODUCT = re.compile(
 )
 """``[-]a[*[-]b][/c]`` with numbers and ``pi``: most angles in generated files."""
 
-_REALS = re.compile(
-    r"[ \t]*-?(?:{r})[ \t]*(?:,[ \t]*-?(?:{r})[ \t]*)*".format(
-        r=r"(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+"
-    )
-)
+_REALS = re.compile(rf"[ \t]*-?(?:{_REAL})[ \t]*(?:,[ \t]*-?(?:{_REAL})[ \t]*)*")
 """A parameter list of decimal literals: floats even where values are exact."""
 
 _NUMERIC = "0123456789.eE+-, \t"
@@ -274,9 +273,12 @@ class SimpleStatements:
             return -1
         first, first_pos, read = (lexer.line_no, lexer.text), lexer.pos, []
         chunk = _LINE_COMMENT.sub(_blank, lexer.text)
-        while chunk.find("}", start) < 0 and len(read) < GATE_LINES_MAX and lexer.next_line():
+        closed = chunk.find("}", start) >= 0
+        while not closed and len(read) < GATE_LINES_MAX and lexer.next_line():
             read.append((lexer.line_no, lexer.text))
-            chunk += _LINE_COMMENT.sub(_blank, lexer.text)
+            line = _LINE_COMMENT.sub(_blank, lexer.text)
+            chunk += line
+            closed = "}" in line
         m = _GATE.match(chunk, start)
         if m is None or "/*" in chunk or not self._define(m, chunk, first[0]):
             lexer.rewind(first, first_pos, read)
@@ -390,7 +392,6 @@ class SimpleStatements:
                 qubits.append(qregs[reg][0] + int(index))
         if whole:
             return _BROADCAST
-
         if len(set(qubits)) != len(qubits):
             return None
         self._qubits[args] = out = tuple(qubits)
