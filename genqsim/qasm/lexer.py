@@ -65,13 +65,18 @@ class Lexer:
         self.source = source
         numbered = enumerate(lines, 1)
         # only a file read as text can fail to decode, and say so at its line
-        self._lines = numbered if isinstance(lines, (list, tuple)) else _decoded(numbered, source)
+        self._lines: Iterator[tuple[int, str]] = (
+            numbered if isinstance(lines, (list, tuple)) else _decoded(numbered, source)
+        )
         self.line_no, self.text, self.pos = 0, "", 0
         self._given_back: list[tuple[int, str]] = []  # lines to read again, the next last
 
     def next_line(self) -> bool:
         """Move to the start of the next line; ``False`` (staying put) at the end."""
-        line = self._given_back.pop() if self._given_back else next(self._lines, None)
+        if self._given_back:
+            line: tuple[int, str] | None = self._given_back.pop()
+        else:
+            line = next(self._lines, None)
         if line is None:
             self.pos = len(self.text)
             return False
@@ -95,6 +100,7 @@ class Lexer:
                 continue
             self.pos = m.end()
             kind = m.lastgroup
+            assert kind is not None  # every alternative is a named group
             if kind == "comment":
                 continue
             start = m.start(kind)

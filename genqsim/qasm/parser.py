@@ -661,10 +661,10 @@ class Parser:
         """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
         in argument order), expanded once per parameter values and remembered: a file calls
         its gates many times with the same few values."""
+        # keyed with the types: 1 == 1.0 as keys, but one is exact and the other a float
+        key: tuple | None = (self.exact, *[(type(v), v) for v in params])
         try:
-            # keyed with the types: 1 == 1.0 as keys, but one is exact and the other a float
-            key: tuple | None = (self.exact, *[(type(v), v) for v in params])
-            done = g.expansions.get(key)
+            done = g.expansions.get(key)  # type: ignore[arg-type]
         except TypeError:  # an unhashable value: expand without remembering
             key, done = None, None
         if done is not None:

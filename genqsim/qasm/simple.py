@@ -271,7 +271,8 @@ class SimpleStatements:
         the position after it on that line, or -1 with the lexer back where it was."""
         if _GATE_WORD.match(lexer.text, start) is None:
             return -1
-        first, first_pos, read = (lexer.line_no, lexer.text), lexer.pos, []
+        first, first_pos = (lexer.line_no, lexer.text), lexer.pos
+        read: list[tuple[int, str]] = []  # the lines read on, to give back if not taken
         chunk = _LINE_COMMENT.sub(_blank, lexer.text)
         closed = chunk.find("}", start) >= 0
         while not closed and len(read) < GATE_LINES_MAX and lexer.next_line():
