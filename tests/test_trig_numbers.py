@@ -4,6 +4,8 @@ runs of the bound circuits, and for canonical forms of circuits with equal unita
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import sympy
@@ -234,3 +236,35 @@ def test_division_only_by_monomials():
         ns.one / x
     with pytest.raises(NumberTypeError, match="square roots of rational"):
         ns.sqrt(x)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parametrised_circuit(n_max=3), st.integers(0, 4))
+def test_comparison_with_an_integer_agrees_with_the_difference(circuit, power):
+    """``x == k`` reads a reduced, unshifted polynomial directly; on amplitudes of random
+    circuits, their powers (degrees in zeta past phi(N), so unreduced) and their products
+    with shifted numbers it agrees with ``(x - k).is_zero()``."""
+    trig = get_number_system("trig")
+    amplitudes = list(gq.simulate(circuit, numbers="trig").amplitudes)
+    numbers = amplitudes + [a**power for a in amplitudes] + [trig.one, trig.zero]
+    numbers += [a * b.conjugate() for a, b in itertools.pairwise(amplitudes)]
+    numbers += [trig.scalar(sympy.exp(sympy.I * sympy.pi * k / 4)) ** 8 for k in range(4)]
+    for x in numbers:
+        for k in (-1, 0, 1, 2):
+            assert (x == k) is (x - k).is_zero()
+
+
+def test_angles_are_remembered_per_expression_and_assumptions():
+    """A parsed SymPy angle is kept per expression: the same value each time, and symbols
+    that differ only in their assumptions stay apart."""
+    from genqsim.numbers.trig.angles import Angle
+
+    theta = sympy.Symbol("theta", real=True)
+    first = Angle.parse(3 * theta / 2 + sympy.pi / 4)
+    again = Angle.parse(3 * theta / 2 + sympy.pi / 4)
+    assert again is first and (first.pi_part, first.terms) == (
+        sympy.Rational(1, 4),
+        ((theta, 1.5),),
+    )
+    with pytest.raises(NumberTypeError, match="not real"):
+        Angle.parse(sympy.Symbol("theta", real=False) + 1)

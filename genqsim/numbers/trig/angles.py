@@ -9,6 +9,7 @@ only then becomes a monomial in ``zeta`` and ``z_k = exp(i*theta_k/2)``. A plain
 
 from __future__ import annotations
 
+import functools
 import numbers as _abc
 from fractions import Fraction
 from typing import Any
@@ -17,6 +18,9 @@ import numpy as np
 import sympy
 
 from ...errors import NonFiniteError, NumberTypeError
+
+ANGLE_MEMO_SIZE = 4096
+"""Distinct SymPy angle expressions whose parsed :class:`Angle` is remembered."""
 
 
 def exact_rational(value: Any, what: str) -> Fraction:
@@ -73,11 +77,17 @@ class Angle:
 
     @classmethod
     def parse(cls, value: Any) -> Angle:
-        """An angle from a number or a SymPy expression linear in its symbols and pi."""
+        """An angle from a number or a SymPy expression linear in its symbols and pi (a
+        SymPy expression's angle is remembered: angles never change, and a circuit repeats
+        the same few)."""
         if isinstance(value, Angle):
             return value
         if not isinstance(value, sympy.Basic):
             return cls(exact_rational(value, "an angle"))
+        return _parsed(value)
+
+    @classmethod
+    def _parse_expression(cls, value: sympy.Basic) -> Angle:
         expr = sympy.expand(value)
         if expr.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
             raise NonFiniteError(f"angle {value} is not finite")
@@ -183,6 +193,11 @@ class Angle:
 
     def __repr__(self) -> str:
         return f"Angle({self.to_sympy()})"
+
+
+@functools.lru_cache(maxsize=ANGLE_MEMO_SIZE)
+def _parsed(value: sympy.Basic) -> Angle:
+    return Angle._parse_expression(value)
 
 
 def _not_linear(value: Any) -> NumberTypeError:

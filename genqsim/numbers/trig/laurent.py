@@ -244,6 +244,12 @@ class TrigNumber:
         return bool(self.poly.is_zero())
 
     def __eq__(self, other: object) -> bool:
+        if (
+            type(other) is int
+            and self.shift == self.space.no_shift
+            and self.zeta_degree < self.system.field.degree
+        ):  # reduced in zeta, no shift: equal to an integer exactly when its polynomial is
+            return bool(self.poly == other)
         try:
             o = self._coerce(other)
         except NumberTypeError:
