@@ -242,7 +242,7 @@ def test_division_only_by_monomials():
 @given(parametrised_circuit(n_max=3), st.integers(0, 4))
 def test_comparison_with_an_integer_agrees_with_the_difference(circuit, power):
     """``x == k`` reads a reduced, unshifted polynomial directly; on amplitudes of random
-    circuits, their powers (degrees in zeta past phi(N), so unreduced) and their products
+    circuits, their powers (whose degrees in zeta pass phi(N) and are reduced) and products
     with shifted numbers it agrees with ``(x - k).is_zero()``."""
     trig = get_number_system("trig")
     amplitudes = list(gq.simulate(circuit, numbers="trig").amplitudes)
