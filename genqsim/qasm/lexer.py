@@ -129,17 +129,6 @@ class Lexer:
         self.pos = end + 2
 
 
-def iter_tokens(lines: Iterable[str], source: str | None = None) -> Iterator[Token]:
-    """The tokens of ``lines`` (each with or without its newline), then one ``eof`` token;
-    raises ``QasmError`` at the first character it cannot read, when the lexer gets there."""
-    lexer = Lexer(lines, source)
-    while True:
-        tok = lexer.token()
-        yield tok
-        if tok.kind == "eof":
-            return
-
-
 def _decoded(numbered: Iterator[tuple[int, str]], source: str | None) -> Iterator[tuple[int, str]]:
     """The numbered lines, with a file's decoding error reported at its line."""
     line_no = 0
@@ -151,11 +140,6 @@ def _decoded(numbered: Iterator[tuple[int, str]], source: str | None) -> Iterato
             f"not an OpenQASM text file: byte {exc.start} of a chunk is not UTF-8",
             line_no + 1, 1, source,
         ) from None  # fmt: skip
-
-
-def tokenize(text: str, source: str | None = None) -> list[Token]:
-    """All tokens of ``text`` (see :func:`iter_tokens`)."""
-    return list(iter_tokens(split_lines(text), source))
 
 
 def split_lines(text: str) -> list[str]:

@@ -327,10 +327,10 @@ class SimpleStatements:
         not valid (the parser then reports it)."""
         if text is None:
             return []
-        out = []
+        out, names_key = [], tuple(names)
         for part in text.split(","):
             try:
-                out.append(self._tree(part, tuple(names)))
+                out.append(self._tree(part, names_key))
             except (GenqsimError, ArithmeticError, ValueError):
                 return None
         return out
