@@ -180,6 +180,12 @@ class Circuit:
         self._note_clbits(op.gate)
         self._ops.append(op)
 
+    def _push_gates(self, ops: Iterable[Operation]) -> None:
+        """Append gates (unitary, or barriers) whose qubits are already checked against this
+        circuit and whose controls are allowed: they write no classical bit, so nothing is
+        left to check or note (an OpenQASM gate definition's expansion, once per call)."""
+        self._ops.extend(ops)
+
     def _note_clbits(self, gate: Gate) -> None:
         """Grow ``n_clbits`` to cover the classical bits ``gate`` writes or reads."""
         if isinstance(gate, Measure):

@@ -263,3 +263,41 @@ def test_a_file_that_is_not_utf8_names_the_problem(tmp_path):
     path.write_bytes(b"OPENQASM 2.0;\nqreg q[1];\n// \xff\xfe\nx q[0];\n")
     with pytest.raises(QasmError, match="not UTF-8"):
         gq.qasm.load(path)
+
+
+@pytest.mark.parametrize("simple", [True, False])
+def test_barriers_in_gate_bodies_are_sorted_and_count_a_repeated_qubit_once(simple):
+    """A barrier in a gate body lands on the caller's qubits, sorted; a repeated argument
+    counts once there as it does outside gate bodies (Qiskit reads both the same way)."""
+    from genqsim.qasm.parser import Parser
+
+    text = (
+        'OPENQASM 2.0;\ninclude "qelib1.inc";\n'
+        "gate g a, b, c { h a; barrier c, a, c; x b; }\n"
+        "gate outer a, b, c { g c, a, b; barrier b, b; }\n"
+        "qreg q[4];\nbarrier q[3], q[3], q[1];\nouter q[3], q[0], q[2];\n"
+    )
+    circuit = Parser(text, simple_statements=simple).parse()
+    got = [(op.gate.name, op.targets) for op in circuit.operations]
+    # outer(a=3, b=0, c=2) calls g(a=2, b=3, c=0): h 2, barrier {0, 2}, x 3; then barrier {0}
+    assert got == [("barrier", (1, 3)), ("h", (2,)), ("barrier", (0, 2)), ("x", (3,)),
+                   ("barrier", (0,))]  # fmt: skip
+    assert [op.gate.n_qubits for op in circuit.operations if op.gate.name == "barrier"] == [2, 2, 1]
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_qelib_decompositions_equal_the_circuit_methods(exact):
+    """u2, u0, cu3 and dcx (qelib1 gates that are decompositions, appended without the
+    circuit's checks) give the operations the checked ``Circuit`` methods give."""
+    half_pi = sympy.pi / 2 if exact else np.pi / 2
+    pi = sympy.pi if exact else np.pi
+    text = (
+        'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[3];\n'
+        "u2(0.25, pi) q[2];\nu0(1) q[1];\ncu3(0.5, -0.25, pi) q[2], q[0];\ndcx q[1], q[2];\n"
+        "gate g a, b { u2(0, 0.5) b; cu3(1, 2, 3) b, a; dcx a, b; u0(2) a; }\ng q[0], q[2];\n"
+    )
+    want = gq.Circuit(3)
+    want.u(half_pi, 0.25, pi, 2).id(1).cu(0.5, -0.25, pi, 0, 2, 0).cx(1, 2).cx(2, 1)
+    want.u(half_pi, 0, 0.5, 2).cu(1, 2, 3, 0, 2, 0).cx(0, 2).cx(2, 0).id(0)
+    got = gq.qasm.loads(text, exact=exact)
+    assert got.operations == want.operations

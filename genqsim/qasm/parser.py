@@ -34,33 +34,40 @@ from .simple import SimpleStatements
 Apply = Callable[[Circuit, list, list[int], bool], object]
 
 
-def _named(name: str, n_controls: int = 0) -> Apply:
-    ones = (1,) * n_controls
+def _push_checked(
+    c: Circuit, name: str, params: tuple, targets: tuple, controls: tuple = ()
+) -> None:
+    """Append library gate ``name``: the parser has checked the count and values of
+    ``params``, and that the qubits are distinct and valid (``Circuit`` would check again)."""
+    gate = NamedGate.checked(name, params)
+    c._push(Operation(gate, targets, controls, (1,) * len(controls)))
 
+
+def _named(name: str, n_controls: int = 0) -> Apply:
     def apply(c: Circuit, p: list, q: list[int], exact: bool) -> None:
-        # the parser has checked the count and values of p, and that q are distinct qubits
-        gate = NamedGate.checked(name, tuple(p))
-        c._push(Operation(gate, tuple(q[n_controls:]), tuple(q[:n_controls]), ones))
+        _push_checked(c, name, tuple(p), tuple(q[n_controls:]), tuple(q[:n_controls]))
 
     return apply
 
 
 def _u2(c: Circuit, p: list, q: list[int], exact: bool) -> None:
-    c.u(_constant(("/", ("pi",), ("int", 2)), exact), p[0], p[1], q[0])
+    half_pi = _constant(("/", ("pi",), ("int", 2)), exact)
+    _push_checked(c, "u", (half_pi, p[0], p[1]), (q[0],))
 
 
 def _cu3(c: Circuit, p: list, q: list[int], exact: bool) -> None:
-    c.cu(p[0], p[1], p[2], 0, q[0], q[1])
+    _push_checked(c, "u", (p[0], p[1], p[2], 0), (q[1],), (q[0],))
 
 
 def _dcx(c: Circuit, p: list, q: list[int], exact: bool) -> None:
-    c.cx(q[0], q[1]).cx(q[1], q[0])
+    _push_checked(c, "x", (), (q[1],), (q[0],))
+    _push_checked(c, "x", (), (q[0],), (q[1],))
 
 
 DECOMPOSED: dict[str, tuple[int, int, Apply]] = {
     # the qelib1 gates that are decompositions rather than library gates
-    "u2": (2, 1, _u2), "u0": (1, 1, lambda c, p, q, exact: c.id(q[0])), "cu3": (3, 2, _cu3),
-    "dcx": (0, 2, _dcx),
+    "u2": (2, 1, _u2), "u0": (1, 1, lambda c, p, q, exact: _push_checked(c, "id", (), (q[0],))),
+    "cu3": (3, 2, _cu3), "dcx": (0, 2, _dcx),
 }  # fmt: skip
 
 LIBRARY: dict[str, QasmName] = {
@@ -607,7 +614,7 @@ class Parser:
             return
         if kind == "barrier":
             qubits = sorted({q for a in stmt[1] for q in self.qubits_of(a)})
-            circuit.barrier(qubits)
+            _push_barrier(circuit, qubits)  # distinct, each checked against its register
         elif kind == "reset":
             for q in self.qubits_of(stmt[1]):
                 circuit.reset(q)
@@ -651,11 +658,22 @@ class Parser:
         if apply is not None:
             apply(circuit, params, qubits, self.exact)
             return
-        for op in self.expansion(name, g, params, depth):
-            if isinstance(op.gate, Barrier):  # a barrier keeps its qubits sorted
-                circuit.barrier(op.remapped(qubits).targets)
-            else:
-                circuit._push(op.remapped(qubits))  # distinct, checked qubits: no overlap
+        # a body holds gates and barriers only, each checked when it was expanded; renamed
+        # to distinct, checked qubits they need no checking again
+        at = qubits.__getitem__
+        circuit._push_gates(
+            [
+                Operation(op.gate, tuple(sorted(map(at, op.targets))))  # a barrier stays sorted
+                if isinstance(op.gate, Barrier)
+                else Operation(
+                    op.gate,
+                    tuple(map(at, op.targets)),
+                    tuple(map(at, op.controls)),
+                    op.control_values,
+                )
+                for op in self.expansion(name, g, params, depth)
+            ]
+        )
 
     def expansion(self, name: Token, g: GateDef, params: list, depth: int) -> tuple[Operation, ...]:
         """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
@@ -674,7 +692,8 @@ class Parser:
         where = {a: i for i, a in enumerate(g.qargs)}
         for item in g.body:
             if item[0] == "barrier":
-                scratch.barrier([where[a] for a in item[1]])
+                # a repeated argument counts once, as in a barrier outside gate bodies
+                _push_barrier(scratch, sorted({where[a] for a in item[1]}))
                 continue
             _, tok, exprs, args = item
             try:
@@ -686,6 +705,13 @@ class Parser:
         if key is not None:
             g.expansions[key] = scratch.operations
         return scratch.operations
+
+
+def _push_barrier(circuit: Circuit, qubits: list[int]) -> None:
+    """Append a barrier on ``qubits``: sorted, distinct and valid for ``circuit`` (the caller
+    has checked them; ``Circuit.barrier`` would check them again, a quarter of the parse time
+    of a file whose gate definitions hold barriers)."""
+    circuit._push(Operation(Barrier(len(qubits)), tuple(qubits)))
 
 
 @functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
