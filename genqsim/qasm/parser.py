@@ -660,20 +660,13 @@ class Parser:
             return
         # a body holds gates and barriers only, each checked when it was expanded; renamed
         # to distinct, checked qubits they need no checking again
-        at = qubits.__getitem__
-        circuit._push_gates(
-            [
-                Operation(op.gate, tuple(sorted(map(at, op.targets))))  # a barrier stays sorted
-                if isinstance(op.gate, Barrier)
-                else Operation(
-                    op.gate,
-                    tuple(map(at, op.targets)),
-                    tuple(map(at, op.controls)),
-                    op.control_values,
-                )
-                for op in self.expansion(name, g, params, depth)
-            ]
-        )
+        ops = []
+        for op in self.expansion(name, g, params, depth):
+            op = op.remapped(qubits)
+            if isinstance(op.gate, Barrier):  # a barrier keeps its qubits sorted
+                op = Operation(op.gate, tuple(sorted(op.targets)))
+            ops.append(op)
+        circuit._push_gates(ops)
 
     def expansion(self, name: Token, g: GateDef, params: list, depth: int) -> tuple[Operation, ...]:
         """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
