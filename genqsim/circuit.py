@@ -89,6 +89,28 @@ class Operation:
         return f"{self.gate!r} on {list(self.targets)}{ctrl}"
 
 
+def new_operation(
+    gate: Gate,
+    targets: tuple[int, ...],
+    controls: tuple[int, ...] = (),
+    control_values: tuple[int, ...] = (),
+) -> Operation:
+    """``Operation(gate, targets, controls, control_values)`` at about a third of the cost:
+    the frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, this
+    fills the instance's dictionary directly. For readers that build one per gate they read
+    (the OpenQASM parser); the fields are exactly those ``__init__`` would set."""
+    op = _new_instance(Operation)
+    fields = op.__dict__
+    fields["gate"] = gate
+    fields["targets"] = targets
+    fields["controls"] = controls
+    fields["control_values"] = control_values
+    return op
+
+
+_new_instance = object.__new__
+
+
 def parameters(names: str | Iterable[str]) -> tuple[sympy.Symbol, ...]:
     """Real SymPy symbols for circuit parameters: ``a, b = gq.parameters("a b")``;
     ranges as in SymPy (``gq.parameters("t0:4")`` gives t0..t3).

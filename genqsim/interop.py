@@ -65,7 +65,10 @@ def from_qiskit(qc: Any) -> Circuit:
             c.mcx(qubits[:-1], qubits[-1])
         elif name in BUILTIN:
             _, _, apply = BUILTIN[name]
-            apply(c, [_from_qiskit_param(p) for p in op.params], qubits, True)
+            built: list[Operation] = []
+            apply(built, [_from_qiskit_param(p) for p in op.params], qubits, True)
+            for sub_op in built:
+                c._append_op(sub_op)
         elif getattr(op, "definition", None) is not None:
             for sub_op in from_qiskit(op.definition).operations:  # expand, then remap
                 c._append_op(sub_op.remapped(qubits))

@@ -16,12 +16,12 @@ import cmath
 import contextlib
 import functools
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..circuit import Circuit, Operation
+from ..circuit import Circuit, Operation, new_operation
 from ..errors import ArgumentTypeError
 from ..gates import Barrier, Measure, NamedGate, QasmName, qasm_names
 from ..lazysympy import is_sympy
@@ -31,42 +31,45 @@ from .simple import SimpleStatements
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
-Apply = Callable[[Circuit, list, list[int], bool], object]
+Apply = Callable[[list[Operation], list, list[int], bool], object]
+"""How a built-in gate is appended: to a list of operations, given its parameters and
+qubits (both checked by the parser) and whether parameters are exact."""
 
 
 def _push_checked(
-    c: Circuit, name: str, params: tuple, targets: tuple, controls: tuple = ()
+    out: list[Operation], name: str, params: tuple, targets: tuple, controls: tuple = ()
 ) -> None:
-    """Append library gate ``name``: the parser has checked the count and values of
-    ``params``, and that the qubits are distinct and valid (``Circuit`` would check again)."""
+    """Append library gate ``name`` to ``out``: the parser has checked the count and values
+    of ``params``, and that the qubits are distinct and valid (``Circuit`` would check
+    again)."""
     gate = NamedGate.checked(name, params)
-    c._push(Operation(gate, targets, controls, (1,) * len(controls)))
+    out.append(new_operation(gate, targets, controls, (1,) * len(controls)))
 
 
 def _named(name: str, n_controls: int = 0) -> Apply:
-    def apply(c: Circuit, p: list, q: list[int], exact: bool) -> None:
-        _push_checked(c, name, tuple(p), tuple(q[n_controls:]), tuple(q[:n_controls]))
+    def apply(out: list[Operation], p: list, q: list[int], exact: bool) -> None:
+        _push_checked(out, name, tuple(p), tuple(q[n_controls:]), tuple(q[:n_controls]))
 
     return apply
 
 
-def _u2(c: Circuit, p: list, q: list[int], exact: bool) -> None:
+def _u2(out: list[Operation], p: list, q: list[int], exact: bool) -> None:
     half_pi = _constant(("/", ("pi",), ("int", 2)), exact)
-    _push_checked(c, "u", (half_pi, p[0], p[1]), (q[0],))
+    _push_checked(out, "u", (half_pi, p[0], p[1]), (q[0],))
 
 
-def _cu3(c: Circuit, p: list, q: list[int], exact: bool) -> None:
-    _push_checked(c, "u", (p[0], p[1], p[2], 0), (q[1],), (q[0],))
+def _cu3(out: list[Operation], p: list, q: list[int], exact: bool) -> None:
+    _push_checked(out, "u", (p[0], p[1], p[2], 0), (q[1],), (q[0],))
 
 
-def _dcx(c: Circuit, p: list, q: list[int], exact: bool) -> None:
-    _push_checked(c, "x", (), (q[1],), (q[0],))
-    _push_checked(c, "x", (), (q[0],), (q[1],))
+def _dcx(out: list[Operation], p: list, q: list[int], exact: bool) -> None:
+    _push_checked(out, "x", (), (q[1],), (q[0],))
+    _push_checked(out, "x", (), (q[0],), (q[1],))
 
 
 DECOMPOSED: dict[str, tuple[int, int, Apply]] = {
     # the qelib1 gates that are decompositions rather than library gates
-    "u2": (2, 1, _u2), "u0": (1, 1, lambda c, p, q, exact: _push_checked(c, "id", (), (q[0],))),
+    "u2": (2, 1, _u2), "u0": (1, 1, lambda out, p, q, exact: _push_checked(out, "id", (), (q[0],))),
     "cu3": (3, 2, _cu3), "dcx": (0, 2, _dcx),
 }  # fmt: skip
 
@@ -222,6 +225,10 @@ class GateDef:
     """Its operations on its own qubits per exactness and parameter values (see
     :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""
 
+    def __post_init__(self) -> None:
+        self.positions = {a: i for i, a in enumerate(self.qargs)}
+        """Each qubit argument's position, the qubit it stands for in an expansion."""
+
 
 @functools.cache
 def _qelib_gates() -> dict[str, GateDef]:
@@ -251,7 +258,7 @@ class Parser:
         self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
         self.cregs: dict[str, tuple[int, int]] = {}
         self.gates: dict[str, GateDef] = dict(_qelib_gates()) if define_qelib else {}
-        self.statements: list[tuple | Operation] = []
+        self.statements: list[tuple | Operation | list[Operation]] = []
         # simple statements are read whole, off the line (see .simple)
         self.simple = SimpleStatements(self) if simple_statements else None
 
@@ -297,10 +304,12 @@ class Parser:
         n_qubits = sum(size for _, size in self.qregs.values())
         n_clbits = sum(size for _, size in self.cregs.values())
         circuit = Circuit(n_qubits, n_clbits=n_clbits)
-        push = circuit._push
-        for stmt in self.statements:
-            if stmt.__class__ is Operation:  # the common case, without a call to emit
+        push, push_gates = circuit._push, circuit._push_gates
+        for stmt in self.statements:  # the common cases without a call to emit
+            if stmt.__class__ is Operation:
                 push(stmt)  # type: ignore[arg-type]
+            elif stmt.__class__ is list:
+                push_gates(stmt)  # type: ignore[arg-type]
             else:
                 self.emit(circuit, stmt)
         return circuit
@@ -598,9 +607,13 @@ class Parser:
                 raise self.error(f"a qubit is used twice in one gate call: {qs}", tok)
         return calls
 
-    def emit(self, circuit: Circuit, stmt: tuple | Operation) -> None:
+    def emit(self, circuit: Circuit, stmt: tuple | Operation | list[Operation]) -> None:
+        """Append the statement ``stmt`` as :attr:`statements` records it."""
         if isinstance(stmt, Operation):  # from the simple reader, its qubits checked
             circuit._push(stmt)
+            return
+        if isinstance(stmt, list):  # a defined gate's call, expanded by the simple reader
+            circuit._push_gates(stmt)
             return
         kind = stmt[0]
         if kind == "if":
@@ -626,9 +639,6 @@ class Parser:
                 )
             for q, c in zip(qs, cs):  # both checked against their registers
                 circuit._push(Operation(Measure(c), (q,)))
-        elif kind == "qcall":  # read by the simple reader: qubits resolved and checked
-            _, name, params, qubits = stmt
-            self.call(circuit, name, params, qubits, depth=0)
         else:
             _, name, params, args = stmt
             for qubits in self.broadcast(args, name):
@@ -636,6 +646,15 @@ class Parser:
 
     def call(self, circuit: Circuit, name: Token, params: list, qubits: list[int],
              depth: int) -> None:  # fmt: skip
+        """Append the gate call ``name(params) qubits`` to ``circuit``."""
+        # gates (unitary, or barriers in a body) on distinct qubits the caller has checked
+        circuit._push_gates(self.call_operations(name, params, qubits, depth))
+
+    def call_operations(
+        self, name: Token, params: list, qubits: Sequence[int], depth: int
+    ) -> list[Operation]:
+        """The operations of the gate call ``name(params) qubits`` (qubits valid, each
+        checked against its register): a library gate, or a defined gate's expansion."""
         if depth > 64:
             raise self.error("gate definitions nest too deeply (recursive gate?)", name)
         if name.text in BUILTIN:
@@ -655,49 +674,71 @@ class Parser:
             )
         if len(set(qubits)) != len(qubits):  # in a gate body: "cx a, a;"
             raise self.error(f"gate {name.text!r} is given one qubit twice", name)
-        if apply is not None:
-            apply(circuit, params, qubits, self.exact)
-            return
-        # a body holds gates and barriers only, each checked when it was expanded; renamed
-        # to distinct, checked qubits they need no checking again
-        ops = []
-        for op in self.expansion(name, g, params, depth):
-            op = op.remapped(qubits)
-            if isinstance(op.gate, Barrier):  # a barrier keeps its qubits sorted
-                op = Operation(op.gate, tuple(sorted(op.targets)))
-            ops.append(op)
-        circuit._push_gates(ops)
+        if apply is None:
+            return renamed(self.expansion(name, g, params, depth), qubits)
+        out: list[Operation] = []
+        apply(out, params, qubits, self.exact)
+        return out
 
     def expansion(self, name: Token, g: GateDef, params: list, depth: int) -> tuple[Operation, ...]:
         """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
         in argument order), expanded once per parameter values and remembered: a file calls
         its gates many times with the same few values."""
         # keyed with the types: 1 == 1.0 as keys, but one is exact and the other a float
-        key: tuple | None = (self.exact, *[(type(v), v) for v in params])
+        types = tuple(map(type, params))
+        key: tuple | None = (self.exact, types, *params)
         try:
             done = g.expansions.get(key)  # type: ignore[arg-type]
         except TypeError:  # an unhashable value: expand without remembering
             key, done = None, None
         if done is not None:
             return done
-        scratch = Circuit(len(g.qargs))
         env = dict(zip(g.params, params))
-        where = {a: i for i, a in enumerate(g.qargs)}
+        env_key = None if key is None else tuple(zip(g.params, types, params))
+        exact, where = self.exact, g.positions
+        ops: list[Operation] = []
         for item in g.body:
             if item[0] == "barrier":
                 # a repeated argument counts once, as in a barrier outside gate bodies
-                _push_barrier(scratch, sorted({where[a] for a in item[1]}))
+                qubits = sorted({where[a] for a in item[1]})
+                ops.append(Operation(Barrier(len(qubits)), tuple(qubits)))
                 continue
             _, tok, exprs, args = item
             try:
-                values = [_value(e, env, self.exact) for e in exprs]
+                if env_key is None:
+                    values = [_value(e, env, exact) for e in exprs]
+                else:  # each expression's value remembered per parameter values
+                    values = [_bound(e, env_key, exact) for e in exprs]
             except ZeroDivisionError:
                 message = f"division by zero in the body of gate {name.text!r}"
                 raise self.error(message, tok) from None
-            self.call(scratch, tok, values, [where[a] for a in args], depth + 1)
+            ops += self.call_operations(tok, values, [where[a] for a in args], depth + 1)
+        done = tuple(ops)
         if key is not None:
-            g.expansions[key] = scratch.operations
-        return scratch.operations
+            g.expansions[key] = done
+        return done
+
+
+def renamed(ops: Iterable[Operation], qubits: Sequence[int]) -> list[Operation]:
+    """``ops`` (a gate's expansion on its own qubits 0, 1, ...) with each qubit ``q`` renamed
+    ``qubits[q]``: distinct, checked qubits, so nothing is checked again; a barrier keeps its
+    qubits sorted."""
+    out = []
+    for op in ops:
+        gate, targets, controls = op.gate, op.targets, op.controls
+        # most gates have one target and at most one control: no generator for those
+        if len(targets) == 1:
+            targets = (qubits[targets[0]],)
+        else:
+            targets = tuple([qubits[q] for q in targets])
+            if gate.__class__ is Barrier:
+                targets = tuple(sorted(targets))
+        if len(controls) == 1:
+            controls = (qubits[controls[0]],)
+        elif controls:
+            controls = tuple([qubits[q] for q in controls])
+        out.append(new_operation(gate, targets, controls, op.control_values))
+    return out
 
 
 def _push_barrier(circuit: Circuit, qubits: list[int]) -> None:

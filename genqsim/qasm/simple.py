@@ -16,7 +16,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..circuit import Operation
+from ..circuit import new_operation
 from ..errors import GenqsimError
 from ..gates import NamedGate
 from .lexer import Lexer, Token
@@ -146,12 +146,13 @@ class SimpleStatements:
     qubit lists, and :meth:`read`, which takes statements while they are simple."""
 
     def __init__(self, parser: Parser) -> None:
-        from .parser import BUILTIN, LIBRARY, expression_tree, expression_value
+        from . import parser as p
 
         self.parser = parser
         self.record = parser.statements.append
-        self.library, self.builtin = LIBRARY, BUILTIN
-        self._expression, self._tree = expression_value, expression_tree
+        self.library, self.builtin = p.LIBRARY, p.BUILTIN
+        self._expression, self._tree = p.expression_value, p.expression_tree
+        self._gate_def, self._not_in_bodies = p.GateDef, p.NOT_IN_GATE_BODIES
         self._values: dict[str | None, Any] = {None: []}
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
         self._qubits: dict[str, tuple[int, ...]] = {}
@@ -204,7 +205,7 @@ class SimpleStatements:
             gate, n_qubits, n = known
             if len(qubits) != n_qubits:
                 return False
-            self.record(Operation(gate, qubits[n:], qubits[:n], (1,) * n))
+            self.record(new_operation(gate, qubits[n:], qubits[:n], (1,) * n))
             return True
         if name in self.library:
             return False
@@ -214,7 +215,11 @@ class SimpleStatements:
         if values is None:
             return False
         tok = Token("id", name, line_no, m.start("name") + 1)
-        self.record(("qcall", tok, values, list(qubits)))
+        try:  # a decomposed qelib1 gate or a defined gate, expanded now
+            ops = self.parser.call_operations(tok, values, qubits, 0)
+        except (GenqsimError, ArithmeticError, ValueError):
+            return False  # the parser reads the call again and reports its error in turn
+        self.record(ops)
         return True
 
     def _take_broadcast(self, m: re.Match[str], line_no: int) -> bool:
@@ -289,8 +294,6 @@ class SimpleStatements:
     def _define(self, m: re.Match[str], chunk: str, line_no: int) -> bool:
         """Define the gate ``m`` matched in ``chunk`` (whose first line is ``line_no``) if
         every check of the parser's own reading holds."""
-        from .parser import NOT_IN_GATE_BODIES, GateDef
-
         name, params_text, qargs_text, body_text = m.group("name", "params", "qargs", "body")
         params = [] if params_text is None else _words(params_text)
         qargs = _words(qargs_text)
@@ -302,7 +305,7 @@ class SimpleStatements:
         pos, offset = 0, m.start("body")
         while (s := _BODY_STATEMENT.match(body_text, pos)) is not None:
             call, args = s["name"], _words(s["args"])
-            if call in NOT_IN_GATE_BODIES or args is None or not set(args) <= set(qargs):
+            if call in self._not_in_bodies or args is None or not set(args) <= set(qargs):
                 return False
             where = offset + s.start("name")
             line = line_no + chunk.count("\n", 0, where)
@@ -319,7 +322,7 @@ class SimpleStatements:
             pos = s.end()
         if body_text[pos:].strip():
             return False
-        self.parser.gates[name] = GateDef(name, params, qargs, body)
+        self.parser.gates[name] = self._gate_def(name, params, qargs, body)
         return True
 
     def _expressions(self, text: str | None, names: list[str]) -> list[Any] | None:
