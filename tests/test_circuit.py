@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
+
 import numpy as np
+import pytest
 import sympy
 
 import genqsim as gq
@@ -120,3 +124,15 @@ def test_string_parameter_names_become_real_symbols():
     (alpha,) = c.parameters
     assert alpha.name == "alpha" and alpha.is_real
     assert c.bind({"alpha": np.float64(0.5)}).parameters == ()
+
+
+def test_new_operation_is_the_operation_init_builds():
+    from genqsim.circuit import Operation, new_operation
+    from genqsim.gates import NamedGate
+
+    for fields in [(NamedGate("x"), (1,)), (NamedGate("u", 0.1, 0.2, 0.3), (0,), (2, 1), (1, 0))]:
+        fast, plain = new_operation(*fields), Operation(*fields)
+        assert fast == plain and hash(fast) == hash(plain) and vars(fast) == vars(plain)
+        assert pickle.loads(pickle.dumps(fast)) == plain and fast.qubits == plain.qubits
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.targets = (3,)  # type: ignore[misc]
