@@ -296,16 +296,17 @@ class SimpleStatements:
         every check of the parser's own reading holds."""
         name, params_text, qargs_text, body_text = m.group("name", "params", "qargs", "body")
         params = [] if params_text is None else _words(params_text)
-        qargs = _words(qargs_text)
-        if params is None or qargs is None or len(set(qargs)) != len(qargs):
+        qargs = _IDENTIFIER.findall(qargs_text)  # the pattern matched identifiers and commas
+        known = set(qargs)
+        if params is None or len(known) != len(qargs):
             return False
         if name in self.builtin:
             return False
         body: list[tuple] = []
         pos, offset = 0, m.start("body")
         while (s := _BODY_STATEMENT.match(body_text, pos)) is not None:
-            call, args = s["name"], _words(s["args"])
-            if call in self._not_in_bodies or args is None or not set(args) <= set(qargs):
+            call, args = s["name"], _IDENTIFIER.findall(s["args"])
+            if call in self._not_in_bodies or not known.issuperset(args):
                 return False
             where = offset + s.start("name")
             line = line_no + chunk.count("\n", 0, where)
