@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .backends import AdjointSteps, capability, select_backend
+from .backends import (
+    AdjointSteps,
+    Backend,
+    backend_for,
+    capability,
+    normalize_device,
+    select_backend,
+)
 from .circuit import Circuit, Operation
 from .errors import (
     ArgumentTypeError,
@@ -120,8 +127,16 @@ def _forward(circuit: Circuit, values: dict) -> TangentState:
     return TangentState.zeros(circuit.n_qubits, DualNumbers(values)).apply(circuit)
 
 
-def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, seeds) -> tuple:
-    """Reverse mode by uncomputation: ``(expectation, [dE/dp_k])`` in ``values_ns``.
+def _adjoint(
+    circuit: Circuit,
+    terms,
+    values: dict,
+    values_ns: NumberSystem,
+    seeds,
+    backend: Backend | None = None,
+) -> tuple:
+    """Reverse mode by uncomputation: ``(expectation, [dE/dp_k])`` in ``values_ns``, on
+    ``backend`` (by default the one for host arrays of the sweep's dtype).
 
     On complex states a rotation's gradient term is read off in one reduction,
     ``dE/dtheta = 2 Im <lambda| G |psi>`` with ``G`` its Pauli generator (controls restrict
@@ -130,8 +145,9 @@ def _adjoint(circuit: Circuit, terms, values: dict, values_ns: NumberSystem, see
     of ``psi``."""
     params = list(values)
     sweep = DerivativeCalls(params, values_ns, seeds)
-    probe = np.empty(0, dtype=sweep.dtype)
-    backend = select_backend(probe, None if sweep.dtype is np.complex128 else "numpy")
+    if backend is None:
+        probe = np.empty(0, dtype=sweep.dtype)
+        backend = select_backend(probe, None if sweep.dtype is np.complex128 else "numpy")
     ops = _unitary_operations(circuit)
     psi = backend.zeros(circuit.n_qubits, values_ns)
     forward: list[Any] = []  # gate calls, in order
@@ -307,6 +323,9 @@ def gradient(
     observable: str | PauliSum,
     values: Mapping[Any, Any],
     method: str | None = None,
+    *,
+    backend: str | None = None,
+    device: str | None = None,
 ) -> dict[sympy.Symbol, float]:
     """``{parameter: d<observable>/d parameter}`` at ``values``, exact (no finite differences).
 
@@ -317,8 +336,13 @@ def gradient(
     (dual numbers in a density matrix: circuits with noise channels, whose rates are
     parameters too, and with mid-circuit measurements); by default the density matrix for
     such circuits, else forward up to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint above.
+    ``device`` (``"cpu"`` or ``"gpu"``) or ``backend`` (a backend's name) choose where the
+    adjoint sweep's three complex128 states live, as for :func:`~genqsim.simulate`; with
+    either, ``method`` is the adjoint (the only one they apply to).
     """
-    return value_and_gradient(circuit, observable, values, method)[1]
+    return value_and_gradient(circuit, observable, values, method, backend=backend, device=device)[
+        1
+    ]
 
 
 def value_and_gradient(
@@ -326,22 +350,27 @@ def value_and_gradient(
     observable: str | PauliSum,
     values: Mapping[Any, Any],
     method: str | None = None,
+    *,
+    backend: str | None = None,
+    device: str | None = None,
 ) -> tuple[float, dict[sympy.Symbol, float]]:
     """``(<observable>, gradient)`` at ``values`` from one run of the chosen method (the
     value comes free with every one of them); arguments as for :func:`gradient`."""
     vals = _parameter_values(circuit, values)
     terms = real_terms(observable, circuit.n_qubits)
-    method = _choose(method, len(vals), circuit)
+    chosen = _sweep_backend(circuit, method, backend, device)
+    method = "adjoint" if chosen is not None else _choose(method, len(vals), circuit)
     params = list(vals)
     if method == "adjoint":
-        program = _adjoint_program(circuit, params)
+        complex128 = get_number_system("complex128")
+        program = None if chosen is not None else _adjoint_program(circuit, params)
         if program is not None and program.lock.acquire(blocking=False):
             try:  # planned once for this circuit: no Python per gate
                 value, grads = program.run(np.array([vals[p] for p in params]), terms)
             finally:
                 program.lock.release()
-        else:  # a sweep the program does not serve, or one running on another thread
-            value, grads = _adjoint(circuit, terms, vals, get_number_system("complex128"), vals)
+        else:  # a sweep the program does not serve, one on another backend or thread
+            value, grads = _adjoint(circuit, terms, vals, complex128, vals, chosen)
         return float(np.real(value)), {p: float(g) for p, g in zip(params, grads)}
     if method == "forward":
         result = Dual.lift(_forward(circuit, vals).expectation(PauliSum(terms)))
@@ -421,6 +450,26 @@ def _hvp(circuit: Circuit, terms, vals: dict, v: np.ndarray) -> np.ndarray:
         g = Dual.lift(g)
         out.append(0.0 if g.partials is None else complex(g.partials[0]).real)
     return np.array(out)
+
+
+def _sweep_backend(
+    circuit: Circuit, method: str | None, backend: str | None, device: str | None
+) -> Backend | None:
+    """The backend an adjoint sweep is asked to run on (``None``: the default one), checked:
+    ``backend`` and ``device`` choose where the adjoint's states live, so another method
+    named with them is an error rather than silently run elsewhere."""
+    if backend is None and device is None:
+        return None
+    if method not in (None, "adjoint"):
+        raise ArgumentValueError(
+            f"backend= and device= choose where the adjoint sweep runs; method={method!r} "
+            "does not take them (use method='adjoint' or leave method out)"
+        )
+    if backend is None and normalize_device(device) == "cpu":
+        return None
+    chosen = backend_for(get_number_system("complex128"), device, backend, 1 << circuit.n_qubits)
+    default = select_backend(np.empty(0, dtype=np.complex128), None)
+    return None if chosen is default else chosen
 
 
 def _choose(method: str | None, n_params: int, circuit: Circuit | None = None) -> str:

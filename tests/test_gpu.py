@@ -163,3 +163,28 @@ def test_measurement_collapse_and_normalise_on_the_device(dtype):
     np.testing.assert_allclose(gpu.to_numpy(), cpu.to_numpy(), atol=TOL[dtype])
     gpu.apply_matrix(np.diag([2.0, 1.0]), 2).normalize()
     assert abs(gpu.norm_squared() - 1) < 10 * TOL[dtype]
+
+
+def test_adjoint_gradients_on_the_gpu_equal_forward_mode_on_the_cpu():
+    """``device="gpu"``: the adjoint sweep's three states on the device, every gate kind of
+    the sweep (one-target rotations, controlled and multi-target ones, a U gate through the
+    third state), against forward mode on the CPU."""
+    from genqsim.gradients import value_and_gradient
+
+    a, b, c = gq.parameters("a b c")
+    n = 12
+    circuit = gq.Circuit(n)
+    for layer in range(3):
+        for q in range(n):
+            circuit.ry(a * (q + 1) + layer, q).rz(b - q, q)
+        for q in range(layer % 2, n - 1, 2):
+            circuit.cx(q, q + 1)
+        circuit.crx(c, 0, n - 1).rzz(a + c, 2, 7).u(b, c, a, 5).cp(a * b, 3, 4)
+    values = {a: 0.31, b: -0.72, c: 1.13}
+    observable = "Z0 Z1 - 0.5*X3 + 0.25*Y5 Y6"
+    want = gq.gradient(circuit, observable, values, method="forward")
+    value, got = value_and_gradient(circuit, observable, values, device="gpu")
+    energy = gq.simulate(circuit.bind(values)).expectation(observable)
+    assert abs(value - energy) < 1e-10
+    for p in values:
+        assert abs(got[p] - want[p]) < 1e-10, (p, got[p], want[p])

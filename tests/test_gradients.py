@@ -201,6 +201,40 @@ def test_gradient_of_a_larger_ansatz_matches_finite_differences():
         assert abs(forward[p] - adjoint[p]) < 1e-11
 
 
+@settings(max_examples=15, deadline=None)
+@given(parametrised_circuit())
+def test_the_adjoint_on_a_chosen_backend_equals_the_exact_derivative(circuit):
+    """``backend=`` runs the unplanned sweep on that backend's primitives (here the generic
+    NumPy one: every gate kind, the third state for gates without a Pauli generator)."""
+    want = _sympy_gradient(circuit, VALUES)
+    value, got = value_and_gradient(circuit, OBSERVABLE, VALUES, backend="numpy")
+    bound = circuit.bind({p: v for p, v in VALUES.items() if p in circuit.parameters})
+    energy = gq.simulate(bound, backend="numpy").expectation(OBSERVABLE)
+    assert abs(value - energy) < 1e-12
+    for p in VALUES:
+        assert abs(got[p] - want[p]) < 1e-11, (p, got[p], want[p])
+    assert gq.gradient(circuit, OBSERVABLE, VALUES, device="cpu") == pytest.approx(got, abs=1e-11)
+
+
+def test_backend_and_device_choose_the_adjoint_and_nothing_else():
+    from genqsim.gradients import _sweep_backend
+
+    c = gq.Circuit(2).rx(A, 0).cry(B, 0, 1)
+    values = {A: 0.3, B: -0.8}
+    assert _sweep_backend(c, None, "numpy", None).name == "numpy"
+    assert _sweep_backend(c, "adjoint", None, "cpu") is None  # the default (planned) sweep
+    with pytest.raises(gq.ArgumentValueError, match="adjoint"):
+        gq.gradient(c, "Z1", values, method="forward", device="gpu")
+    with pytest.raises(gq.ArgumentValueError, match="adjoint"):
+        gq.gradient(c, "Z1", values, method="dual", backend="numpy")
+    with pytest.raises(ValueError, match="device"):
+        gq.gradient(c, "Z1", values, device="tpu")
+    with pytest.raises(ValueError, match="runs on the cpu"):
+        gq.gradient(c, "Z1", values, backend="numpy", device="gpu")
+    with pytest.raises(gq.GenqsimError, match="nonexistent"):
+        gq.gradient(c, "Z1", values, backend="nonexistent")
+
+
 def test_parameters_absent_from_the_circuit_get_zero_and_names_work():
     c = gq.Circuit(1).rx(A, 0)
     grad = gq.gradient(c, "Z0", {"a": 0.5, B: 1.0})
