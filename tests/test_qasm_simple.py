@@ -165,7 +165,8 @@ def program(draw: st.DrawFn) -> str:
                      f"barrier({reg}) {reg};", f"reset {reg}[{size}];"]  # fmt: skip
             lines.append(draw(st.sampled_from(forms)))
         elif kind == 3:
-            lines.append("gate flip a { x a; }")  # defined after a use above, or twice
+            # defined after a use above, or again (calls after it take the new body)
+            lines.append(draw(st.sampled_from(["gate flip a { x a; }", "gate flip a { h a; }"])))
         elif kind == 6:
             lines.append(draw(gate_definition()))
         elif kind in (7, 8, 9):  # a call of a definition above, on distinct qubits
@@ -212,6 +213,29 @@ def test_errors_in_gate_bodies_name_their_place():
             read(text)
         assert (info.value.line, info.value.column) == (6, 12)  # the cx
         assert "gate 'cx' is given one qubit twice" in str(info.value)
+
+
+def test_a_call_takes_the_definition_in_force_where_it_stands():
+    text = """OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[2];
+early q[1];
+gate flip a { x a; }
+gate early a { s a; }
+flip q[0];
+flip /* read by the token parser */ q[0];
+flip q;
+gate flip a { h a; }
+flip q[1];
+flip
+  q;
+gate early a { t a; }
+"""
+    for simple in (True, False):
+        c = Parser(text, simple_statements=simple).parse()
+        got = [(op.gate.name, op.targets[0]) for op in c.operations]
+        assert got == [("t", 1), ("x", 0), ("x", 0), ("x", 0), ("x", 1), ("h", 1), ("h", 0),
+                       ("h", 1)], simple  # fmt: skip
 
 
 def test_a_conditional_takes_only_its_own_statement():

@@ -355,7 +355,7 @@ class Parser:
             params = self.values(self.expression_list()) if self.tok.text == "(" else []
             args = self.argument_list()
             self.expect(";")
-            self.statements.append(("call", name, params, args))
+            self.statements.append(self.gate_call(name, params, args))
         else:
             found = "end of input" if tok.kind == "eof" else repr(tok.text)
             raise self.error(f"expected a statement, found {found}")
@@ -592,6 +592,17 @@ class Parser:
         name, index, _ = arg
         offset, size = (self.cregs if classical else self.qregs)[name]
         return [offset + index] if index is not None else list(range(offset, offset + size))
+
+    def gate_call(self, name: Token, params: list, args: list) -> list[Operation] | tuple:
+        """The statement a gate call records: its operations, expanded now with the
+        definition in force here (a later one of the same name applies to later calls), or,
+        for a gate not defined yet, the call itself, expanded when the circuit is built."""
+        if name.text not in BUILTIN and name.text not in self.gates:
+            return ("call", name, params, args)
+        ops: list[Operation] = []
+        for qubits in self.broadcast(args, name):
+            ops += self.call_operations(name, params, qubits, 0)
+        return ops
 
     def broadcast(self, args: list, tok: Token) -> list[list[int]]:
         """Qubit tuples of a call: full registers iterate together (all of one size)."""

@@ -231,7 +231,10 @@ class SimpleStatements:
             return False
         tok = Token("id", name, line_no, m.start("name") + 1)
         arguments = [(reg, int(i) if i else None, tok) for reg, i in _ARGUMENT.findall(args)]
-        self.record(("call", tok, values, arguments))
+        try:  # expanded now, as the parser does
+            self.record(self.parser.gate_call(tok, values, arguments))
+        except (GenqsimError, ArithmeticError, ValueError):
+            return False  # the parser reads the call again and reports its error in turn
         return True
 
     def _take_barrier_or_reset(self, m: re.Match[str], line_no: int) -> bool:
