@@ -623,7 +623,7 @@ class Parser:
         if isinstance(stmt, Operation):  # from the simple reader, its qubits checked
             circuit._push(stmt)
             return
-        if isinstance(stmt, list):  # a defined gate's call, expanded by the simple reader
+        if isinstance(stmt, list):  # a gate call, expanded as it was read
             circuit._push_gates(stmt)
             return
         kind = stmt[0]
@@ -754,8 +754,7 @@ def renamed(ops: Iterable[Operation], qubits: Sequence[int]) -> list[Operation]:
 
 def _push_barrier(circuit: Circuit, qubits: list[int]) -> None:
     """Append a barrier on ``qubits``: sorted, distinct and valid for ``circuit`` (the caller
-    has checked them; ``Circuit.barrier`` would check them again: about a fifth of the parse
-    time of a file whose gate definitions hold barriers)."""
+    has checked them; ``Circuit.barrier`` would check them again)."""
     circuit._push(Operation(Barrier(len(qubits)), tuple(qubits)))
 
 
