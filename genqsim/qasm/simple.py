@@ -231,10 +231,19 @@ class SimpleStatements:
             return False
         tok = Token("id", name, line_no, m.start("name") + 1)
         arguments = [(reg, int(i) if i else None, tok) for reg, i in _ARGUMENT.findall(args)]
+        known = self._gates.get((name, params))
+        if known is None and name in self.library:
+            known = self._library_gate(name, params)
         try:  # expanded now, as the parser does
-            self.record(self.parser.gate_call(tok, values, arguments))
+            if known is None or len(arguments) != known[1]:
+                self.record(self.parser.gate_call(tok, values, arguments))
+                return True
+            gate, _, n = known  # a library gate: one operation per qubit tuple
+            calls = self.parser.broadcast(arguments, tok)
         except (GenqsimError, ArithmeticError, ValueError):
             return False  # the parser reads the call again and reports its error in turn
+        controls = (1,) * n
+        self.record([new_operation(gate, tuple(qs[n:]), tuple(qs[:n]), controls) for qs in calls])
         return True
 
     def _take_barrier_or_reset(self, m: re.Match[str], line_no: int) -> bool:
