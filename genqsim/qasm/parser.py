@@ -31,7 +31,7 @@ from .simple import SimpleStatements
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
-Apply = Callable[[list[Operation], list, list[int], bool], object]
+Apply = Callable[[list[Operation], list, Sequence[int], bool], object]
 """How a built-in gate is appended: to a list of operations, given its parameters and
 qubits (both checked by the parser) and whether parameters are exact."""
 
@@ -47,22 +47,22 @@ def _push_checked(
 
 
 def _named(name: str, n_controls: int = 0) -> Apply:
-    def apply(out: list[Operation], p: list, q: list[int], exact: bool) -> None:
+    def apply(out: list[Operation], p: list, q: Sequence[int], exact: bool) -> None:
         _push_checked(out, name, tuple(p), tuple(q[n_controls:]), tuple(q[:n_controls]))
 
     return apply
 
 
-def _u2(out: list[Operation], p: list, q: list[int], exact: bool) -> None:
+def _u2(out: list[Operation], p: list, q: Sequence[int], exact: bool) -> None:
     half_pi = _constant(("/", ("pi",), ("int", 2)), exact)
     _push_checked(out, "u", (half_pi, p[0], p[1]), (q[0],))
 
 
-def _cu3(out: list[Operation], p: list, q: list[int], exact: bool) -> None:
+def _cu3(out: list[Operation], p: list, q: Sequence[int], exact: bool) -> None:
     _push_checked(out, "u", (p[0], p[1], p[2], 0), (q[1],), (q[0],))
 
 
-def _dcx(out: list[Operation], p: list, q: list[int], exact: bool) -> None:
+def _dcx(out: list[Operation], p: list, q: Sequence[int], exact: bool) -> None:
     _push_checked(out, "x", (), (q[1],), (q[0],))
     _push_checked(out, "x", (), (q[0],), (q[1],))
 
