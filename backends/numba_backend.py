@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
@@ -65,8 +66,25 @@ HADAMARD_CHUNK = 1 << 14
 """Amplitudes a thread holds in that pass: 64 rows x 256 columns (256 KiB at complex128)."""
 
 TILE_LOW_QUBITS = 4
-"""Gathered tiles read series of ``2**4`` consecutive amplitudes (256 bytes at complex128):
-long enough for the prefetcher, short enough to leave ten qubits of a tile free."""
+"""Gathered tiles over any qubits (:meth:`NumbaBackend.tile_layout`: density matrices,
+adjoint sweeps) read series of ``2**4`` consecutive amplitudes (256 bytes at complex128),
+which leaves ten qubits of a tile free. Series of 64 made no difference to adjoint gradients
+at 20 and 22 qubits and made a 12-qubit density matrix 5 % slower (fewer free qubits, more
+passes)."""
+
+GATHERED_LOW_QUBITS = 6
+"""The default plan's gathered tiles (the gates on high qubits, after the contiguous blocks)
+read series of ``2**6`` consecutive amplitudes (1 KiB at complex128), leaving eight qubits
+free: each series is a trip to memory of its own, and a pass in series of 256 bytes cost
+twice one in series of 1 KiB (`python benchmarks/tile_plans_bench.py --gather`: 26 qubits,
+one thread, 441 against 223 ms; a contiguous pass 91 ms)."""
+
+GATHERED_MIN_WORK = 4.0
+"""The default plan's ``min_gathered_work``: a run on high qubits is gathered where its
+calls would move at least four states' worth one by one. A gather costs about two and a
+half plain passes (above) and a gate inside a tile about a third of one (a dense one-qubit
+gate; a plain exchange about two fifths of its half-state pass), so seven CX on high qubits
+(GHZ, 3.5 states' worth) ran slower gathered than one by one, a layer of H faster."""
 
 
 @lru_cache(maxsize=4096)
@@ -179,6 +197,11 @@ def _encode_run(
         np.concatenate(data).astype(dtype),
     )
     return arrays, max_dim
+
+
+def _block_bits(dtype: np.dtype) -> int:
+    """Qubits of a cache block of :data:`BLOCK_BYTES` of ``dtype`` amplitudes."""
+    return BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1)
 
 
 @lru_cache(maxsize=1024)
@@ -387,14 +410,19 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
     # -- cache-blocked runs ---------------------------------------------------------------------
     def block_layout(self, dtype: np.dtype) -> BlockLayout:
         """Contiguous cache blocks of 512 KiB of amplitudes (half a core's L2), on states of
-        at least four blocks."""
-        bits = BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1)
-        return BlockLayout(tile_qubits=bits, low_qubits=bits, min_state_qubits=bits + 2)
+        at least four blocks; the gates they leave out, on high qubits, then go into tiles
+        gathered as :meth:`tile_layout`'s in longer series (:data:`GATHERED_LOW_QUBITS`),
+        where a run pays for its gather (:data:`GATHERED_MIN_WORK`)."""
+        bits = _block_bits(dtype)
+        gathered = replace(self.tile_layout(dtype), low_qubits=GATHERED_LOW_QUBITS,
+                           min_gathered_work=GATHERED_MIN_WORK)  # fmt: skip
+        return BlockLayout(tile_qubits=bits, low_qubits=bits, min_state_qubits=bits + 2,
+                           gathered=gathered)  # fmt: skip
 
     def tile_layout(self, dtype: np.dtype) -> BlockLayout:
         """Gathered tiles of 256 KiB: series of 16 consecutive amplitudes (the lowest four
         qubits) times any ten other qubits, on states of at least two tiles' worth more."""
-        bits = self.block_layout(dtype).tile_qubits - 1  # half a cache block
+        bits = _block_bits(dtype) - 1  # half a cache block
         return BlockLayout(tile_qubits=bits, low_qubits=TILE_LOW_QUBITS, min_state_qubits=bits + 1)
 
     @staticmethod

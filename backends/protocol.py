@@ -124,6 +124,14 @@ class BlockLayout:
     tile_qubits: int
     low_qubits: int
     min_state_qubits: int
+    min_gathered_work: float = 0.0
+    """A run over gathered tiles (not the lowest qubits only) is formed only where its calls,
+    applied one by one, would move at least this many states' worth of amplitudes (a call
+    under ``c`` controls moves ``2**-c``): a gather costs more than a plain pass, so a short
+    run of cheap calls is faster one by one."""
+    gathered: BlockLayout | None = None
+    """Tiles over any qubits for the calls these (contiguous) blocks leave out, grouped
+    after them: the gates on high qubits, in fewer passes over the state."""
 
 
 class BlockRunner(Protocol):

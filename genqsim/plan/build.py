@@ -176,12 +176,16 @@ def group_calls(
     block_qubits: int | None = None,
 ) -> list[PlanItem]:
     """Runs of ``calls`` grouped into :class:`BlockRun` s over the tiles of ``layout`` (none
-    for states smaller than its minimum), else on the lowest ``block_qubits`` qubits."""
-    if layout is not None:
-        if n_qubits < layout.min_state_qubits:
-            return calls
-        return group_tile_runs(calls, n_qubits, layout.tile_qubits, layout.low_qubits)
-    return group_block_runs(calls, n_qubits, block_qubits)
+    for states smaller than its minimum), then what is left over its ``gathered`` tiles;
+    without a layout, on the lowest ``block_qubits`` qubits."""
+    if layout is None:
+        return group_block_runs(calls, n_qubits, block_qubits)
+    grouped = calls
+    while layout is not None and n_qubits >= layout.min_state_qubits:
+        grouped = group_tile_runs(grouped, n_qubits, layout.tile_qubits, layout.low_qubits,
+                                  layout.min_gathered_work)  # fmt: skip
+        layout = layout.gathered
+    return grouped
 
 
 def block_layout_of(backend: Backend, dtype: Any, tiles: bool = False) -> BlockLayout | None:

@@ -28,7 +28,11 @@ at ``O(calls * LOOKAHEAD)``)."""
 
 
 def group_tile_runs(
-    calls: Sequence[PlanItem], n_qubits: int, tile_qubits: int, low_qubits: int
+    calls: Sequence[PlanItem],
+    n_qubits: int,
+    tile_qubits: int,
+    low_qubits: int,
+    min_gathered_work: float = 0.0,
 ) -> list[PlanItem]:
     """Group gate calls into :class:`BlockRun` s over tiles of ``tile_qubits`` qubits that
     always include the lowest ``low_qubits`` (so each tile is read as series of
@@ -40,7 +44,10 @@ def group_tile_runs(
     it skips: it shares no qubit with any of them, and none of them is a measurement or
     other non-gate item. So a layer of one-qubit gates followed by a brick of two-qubit gates
     fills each tile from both, instead of cutting a run at the first gate that does not fit.
-    A run is padded with the lowest free qubits; a lone call stays a plain call."""
+    A run is padded with the lowest free qubits; a lone call stays a plain call, and so does
+    the first call of a run over gathered tiles (not the lowest qubits only) whose calls would
+    move fewer than ``min_gathered_work`` states' worth of amplitudes one by one (see
+    :func:`gate_by_gate_work`): the calls after it are grouped again from the next one."""
     if n_qubits < tile_qubits + 1:
         return list(calls)
     low = frozenset(range(low_qubits))
@@ -76,16 +83,24 @@ def group_tile_runs(
             blocked |= qubits  # later calls on these qubits stay behind this one
             if len(blocked) >= n_qubits:
                 break
-        for i in run:
-            placed[i] = True
-        if len(run) < 2:
+        gathered = max(extra, default=-1) >= tile_qubits  # else padded to the lowest qubits
+        members = [cast(RunCall, pending[i]) for i in run]  # gate calls only, checked above
+        if len(run) < 2 or (gathered and gate_by_gate_work(members) < min_gathered_work):
+            placed[head] = True
             out.append(first)
             continue
+        for i in run:
+            placed[i] = True
         qubits = set(low | extra)
         for q in range(n_qubits):  # pad with the lowest free qubits
             if len(qubits) == tile_qubits:
                 break
             qubits.add(q)
-        members = [cast(RunCall, pending[i]) for i in run]  # gate calls only, checked above
         out.append(BlockRun(members, tile_qubits, tuple(sorted(qubits))))
     return out
+
+
+def gate_by_gate_work(calls: Sequence[RunCall]) -> float:
+    """States' worth of amplitudes ``calls`` move when each runs on its own: a call under
+    ``c`` controls touches only its ``2**-c`` of the state."""
+    return sum(2.0 ** -len(c.controls) for c in calls)
