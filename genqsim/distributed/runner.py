@@ -20,7 +20,7 @@ from ..plan import (
     PermutationCall,
     PlanItem,
     ResetCall,
-    group_tile_runs,
+    group_calls,
     is_gate_call,
     run_plan,
 )
@@ -199,7 +199,8 @@ class PlanRun:
         return None
 
     def flush(self) -> None:
-        """Run the queued local calls, grouped into the backend's cache blocks."""
+        """Run the queued local calls, grouped as a whole state's plan is (cache blocks, then
+        gathered tiles on the high local qubits)."""
         if not self.pending:
             return
         s = self.state
@@ -207,11 +208,7 @@ class PlanRun:
         self.pending.clear()
         runner = capability(s.backend, BlockRunner)
         if runner is not None:
-            layout = runner.block_layout(s.numbers.dtype)
-            if s.local_qubits >= layout.min_state_qubits:
-                calls = group_tile_runs(
-                    calls, s.local_qubits, layout.tile_qubits, layout.low_qubits
-                )
+            calls = group_calls(calls, s.local_qubits, runner.block_layout(s.numbers.dtype))
         run_plan(calls, s.backend, s._local)
 
     # -- channels -------------------------------------------------------------------------------
