@@ -1207,7 +1207,8 @@ PREFETCH_BYTES = 4096
 least the next one): 16 series of 256 bytes ahead, 4 of 1 KiB. A pass over a 26-qubit state
 in gathered tiles, one thread (``python benchmarks/tile_plans_bench.py --gather``), went from
 547 to 441 ms in series of 256 bytes, 298 to 223 ms in series of 1 KiB and 226 to 185 ms in
-series of 4 KiB (a contiguous pass: 91 ms). In series of 256 bytes, requesting 2 or 8 KiB ahead was slower."""
+series of 4 KiB (a contiguous pass: 91 ms). In series of 256 bytes, requesting 2 or 8 KiB
+ahead was slower."""
 
 
 @_inline

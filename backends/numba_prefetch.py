@@ -22,8 +22,8 @@ _DATA_CACHE = 1
 
 @intrinsic
 def prefetch(typingctx: Any, array: Any, index: Any) -> Any:
-    """Request the cache line of ``array[index]`` for reading (a C-contiguous 1-D array and
-    an index inside it)."""
+    """Request the cache line of ``array[index]`` for reading (a 1-D array and an index
+    inside it)."""
     if not isinstance(array, nb.types.Array) or array.ndim != 1:
         return None
 
