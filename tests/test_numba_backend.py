@@ -348,3 +348,54 @@ def test_real_and_complex_one_qubit_gates_on_every_target(n, controls, dtype, gr
     for item in plan:
         run_item(item, gq.get_backend("numba"), state)
     np.testing.assert_allclose(state, want, atol=1e-12 if dtype is np.complex128 else 2e-6)
+
+
+REAL_ONE_QUBIT = ["h", "ry", "rx", "cry", "cz"]
+"""H and RY have real matrices (two in a row on different qubits run in one sweep of a row);
+RX is complex, and CRY and CZ are controlled: these break pairs."""
+
+
+GATE_SPECS = st.tuples(
+    st.sampled_from(REAL_ONE_QUBIT), st.integers(0, 12), st.integers(0, 12), st.floats(-3.2, 3.2)
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(8, 13),
+    st.lists(GATE_SPECS, min_size=2, max_size=24),
+    st.sampled_from(["complex128", "complex64"]),
+    st.sampled_from(["whole", "blocks", "tiles"]),
+    st.integers(0, 2**31),
+)
+def test_real_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, seed):
+    """Consecutive real one-qubit gates on different qubits (layers of H and RY, targets at
+    qubit 4 and above of a block: runs of 16 amplitudes or more, and above qubit 10 runs cut
+    at 1024) are applied two per sweep of a block or gathered tile, in either order of their
+    qubits; complex or controlled neighbours run alone. Against the generic routine."""
+    from genqsim.plan import build_plan, group_block_runs, group_tile_runs, run_item
+
+    circuit = gq.Circuit(n)
+    for name, q, r, angle in gates:
+        q, r = q % n, r % n
+        if name == "h":
+            circuit.h(q)
+        elif name in ("ry", "rx"):
+            getattr(circuit, name)(angle, q)
+        elif q != r:
+            circuit.cry(angle, r, q) if name == "cry" else circuit.cz(r, q)
+    numbers = gq.get_number_system(dtype)
+    calls = build_plan(circuit, numbers, fuse=False)
+    plan = {
+        "whole": [BlockRun(calls, n)] if len(calls) > 1 else calls,
+        "blocks": group_block_runs(calls, n, n - 1),
+        "tiles": group_tile_runs(calls, n, n - 1, 2),
+    }[grouping]
+    state = random_state(n, np.random.default_rng(seed)).astype(dtype)
+    want = state.copy()
+    generic, fast = gq.get_backend("numpy"), gq.get_backend("numba")
+    for call in calls:
+        call.run(generic, want)
+    for item in plan:
+        run_item(item, fast, state)
+    np.testing.assert_allclose(state, want, atol=1e-12 if dtype == "complex128" else 2e-6)
