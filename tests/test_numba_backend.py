@@ -243,6 +243,21 @@ def test_fused_adjoint_step_equals_its_three_passes(n, controls, place, dtype, k
     np.testing.assert_allclose(lam, lam_want, atol=tolerance)
 
 
+def assert_plan_matches_generic(calls, plan, n: int, dtype: str, seed: int) -> None:
+    """``plan`` (the ``calls`` grouped) on the Numba backend equals ``calls`` one by one on
+    the generic routine, from one random state."""
+    from genqsim.plan import run_item
+
+    state = random_state(n, np.random.default_rng(seed)).astype(dtype)
+    want = state.copy()
+    generic, fast = gq.get_backend("numpy"), gq.get_backend("numba")
+    for call in calls:
+        call.run(generic, want)
+    for item in plan:
+        run_item(item, fast, state)
+    np.testing.assert_allclose(state, want, atol=1e-12 if dtype == "complex128" else 2e-6)
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     random_circuit(n_min=11, n_max=13),
@@ -256,7 +271,7 @@ def test_float_view_dense_kernels_match_generic(circuit, dtype, grouping, seed):
     (targets above 10, or every fixed bit at 4 or more) or plain pairs (short series under a
     low control): gate by gate, in contiguous blocks and in gathered tiles big enough to hold
     every one of these cases, against the generic routine."""
-    from genqsim.plan import build_plan, group_block_runs, group_tile_runs, run_item
+    from genqsim.plan import build_plan, group_block_runs, group_tile_runs
 
     n = circuit.n_qubits
     numbers = gq.get_number_system(dtype)
@@ -266,14 +281,7 @@ def test_float_view_dense_kernels_match_generic(circuit, dtype, grouping, seed):
         "blocks": group_block_runs(calls, n, n - 2),
         "tiles": group_tile_runs(calls, n, n - 1, 4),
     }[grouping]
-    state = random_state(n, np.random.default_rng(seed)).astype(dtype)
-    want = state.copy()
-    generic, fast = gq.get_backend("numpy"), gq.get_backend("numba")
-    for call in calls:
-        call.run(generic, want)
-    for item in plan:
-        run_item(item, fast, state)
-    np.testing.assert_allclose(state, want, atol=1e-12 if dtype == "complex128" else 2e-6)
+    assert_plan_matches_generic(calls, plan, n, dtype, seed)
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
@@ -373,7 +381,7 @@ def test_real_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, 
     qubit 4 and above of a block: runs of 16 amplitudes or more, and above qubit 10 runs cut
     at 1024) are applied two per sweep of a block or gathered tile, in either order of their
     qubits; complex or controlled neighbours run alone. Against the generic routine."""
-    from genqsim.plan import build_plan, group_block_runs, group_tile_runs, run_item
+    from genqsim.plan import build_plan, group_block_runs, group_tile_runs
 
     circuit = gq.Circuit(n)
     for name, q, r, angle in gates:
@@ -391,11 +399,4 @@ def test_real_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, 
         "blocks": group_block_runs(calls, n, n - 1),
         "tiles": group_tile_runs(calls, n, n - 1, 2),
     }[grouping]
-    state = random_state(n, np.random.default_rng(seed)).astype(dtype)
-    want = state.copy()
-    generic, fast = gq.get_backend("numpy"), gq.get_backend("numba")
-    for call in calls:
-        call.run(generic, want)
-    for item in plan:
-        run_item(item, fast, state)
-    np.testing.assert_allclose(state, want, atol=1e-12 if dtype == "complex128" else 2e-6)
+    assert_plan_matches_generic(calls, plan, n, dtype, seed)
