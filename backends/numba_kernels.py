@@ -1174,11 +1174,11 @@ def _mix22_series(s00, s01, s10, s11, lo, hi):
 
 
 @_inline
-def _pairable_bit(g, kinds, fixed_values, fixed_ptr, index_ptr, index):
-    """The bit of call ``g``'s target where it is an uncontrolled one-qubit dense gate on a
-    qubit whose bit is at least :data:`PAIR_MIN_BIT`, else 0."""
-    if (kinds[g] != KIND_DENSE or fixed_ptr[g + 1] - fixed_ptr[g] != 1
-            or index_ptr[g + 1] - index_ptr[g] != 2 or fixed_values[g] != 0):  # fmt: skip
+def _pairable_bit(g, kinds, fixed_ptr, index_ptr, index):
+    """The bit of call ``g``'s target where it is an uncontrolled one-qubit dense gate (one
+    fixed position: its target, no control) on a qubit whose bit is at least
+    :data:`PAIR_MIN_BIT`, else 0."""
+    if kinds[g] != KIND_DENSE or fixed_ptr[g + 1] - fixed_ptr[g] != 1:
         return np.int64(0)
     bit = index[index_ptr[g] + 1]
     return bit if bit >= PAIR_MIN_BIT else np.int64(0)
@@ -1226,8 +1226,8 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
     g = 0
     while g < kinds.size:
         if not _is_real(row) and g + 1 < kinds.size:
-            bit_a = _pairable_bit(g, kinds, fixed_values, fixed_ptr, index_ptr, index)
-            bit_b = _pairable_bit(g + 1, kinds, fixed_values, fixed_ptr, index_ptr, index)
+            bit_a = _pairable_bit(g, kinds, fixed_ptr, index_ptr, index)
+            bit_b = _pairable_bit(g + 1, kinds, fixed_ptr, index_ptr, index)
             if bit_a and bit_b and bit_a != bit_b:
                 ea = _entries_of(g, data_ptr, data)
                 eb = _entries_of(g + 1, data_ptr, data)

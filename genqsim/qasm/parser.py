@@ -650,16 +650,10 @@ class Parser:
                 )
             for q, c in zip(qs, cs):  # both checked against their registers
                 circuit._push(Operation(Measure(c), (q,)))
-        else:
+        else:  # a call read before any definition of its gate: the file's last one
             _, name, params, args = stmt
             for qubits in self.broadcast(args, name):
-                self.call(circuit, name, params, qubits, depth=0)
-
-    def call(self, circuit: Circuit, name: Token, params: list, qubits: list[int],
-             depth: int) -> None:  # fmt: skip
-        """Append the gate call ``name(params) qubits`` to ``circuit``."""
-        # gates (unitary, or barriers in a body) on distinct qubits the caller has checked
-        circuit._push_gates(self.call_operations(name, params, qubits, depth))
+                circuit._push_gates(self.call_operations(name, params, qubits, 0))
 
     def call_operations(
         self, name: Token, params: list, qubits: Sequence[int], depth: int
