@@ -18,22 +18,32 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import numba
 import numpy as np
 
-from ..errors import NumberTypeError
-from ..plan.calls import BlockRun, DiagonalCall, MatrixCall, PermutationCall
+from ..errors import NumberTypeError, QubitCountMismatchError
+from ..plan.calls import (
+    BlockRun,
+    DiagonalCall,
+    MatrixCall,
+    MonomialRun,
+    PermutationCall,
+    monomial_map,
+)
 from . import numba_kernels as K
 from .protocol import (
     AdjointSteps,
     BlockLayout,
     BlockRunner,
     GenericBackend,
+    MonomialRunner,
     PauliCoordinates,
     ThreadScoped,
 )
+
+GateCallOfRun = MatrixCall | DiagonalCall | PermutationCall
 
 PARALLEL_MIN_QUBITS = 14
 """States below this size run the serial kernels: thread start-up costs more than it saves."""
@@ -78,6 +88,14 @@ read series of ``2**6`` consecutive amplitudes (1 KiB at complex128), leaving ei
 free: each series is a trip to memory of its own, and a pass in series of 256 bytes cost
 twice one in series of 1 KiB (`python benchmarks/tile_plans_bench.py --gather`: 26 qubits,
 one thread, 441 against 223 ms; a contiguous pass 91 ms)."""
+
+SERIES_MIN_QUBITS = 6
+"""The default plan moves runs of permutation and diagonal calls on qubit 6 and above as
+whole series of at least ``2**6`` amplitudes (:class:`~genqsim.plan.MonomialRun`)."""
+
+SERIES_PIECE = 512
+"""Amplitudes of a series a step of a monomial run moves at a time (8 KiB at complex128:
+the piece read one step is written the next, from L1)."""
 
 GATHERED_MIN_WORK = 4.0
 """The default plan's ``min_gathered_work``: a run on high qubits is gathered where its
@@ -139,10 +157,65 @@ def _sparse_form(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     return row_ptr, cols.astype(np.int64), np.ascontiguousarray(m[rows, cols])
 
 
+PERMUTE_TABLE_COST = 1.0
+"""A stretch of consecutive permutations without phases in a block or tile run is applied
+as one table of sources (a copy and a gather of the row, about 1 ns per amplitude of the
+state on one core here, with the row in L2) where the calls one by one would cost more
+(:func:`_swap_cost`)."""
+
+
+def _swap_cost(call: PermutationCall) -> float:
+    """What moving ``call``'s amplitudes costs inside a row, in the units of
+    :data:`PERMUTE_TABLE_COST`: the fraction of the row it moves, times 1.2 where its series
+    are shorter than 256 amplitudes, else 0.5 (a CX on qubit 0 to 7 costs 0.45-0.7 ns per
+    amplitude of the state, one on qubit 8 and above 0.25-0.3, and four CX on qubits 10-13
+    ran faster one by one than as a table)."""
+    perm = np.asarray(call.permutation)
+    moved = np.count_nonzero(perm != np.arange(perm.size)) / perm.size
+    return moved * 2.0 ** -len(call.controls) * (1.2 if min(call.qubits) < 8 else 0.5)
+
+
+def _permutation_stretches(calls: Sequence[GateCallOfRun]) -> dict[int, int]:
+    """``{first: end}`` of each stretch of consecutive permutation calls without phases
+    that costs more one by one than as a table (:data:`PERMUTE_TABLE_COST`)."""
+    stretches: dict[int, int] = {}
+    start, cost = 0, 0.0
+    for i in range(len(calls) + 1):
+        call = calls[i] if i < len(calls) else None
+        if isinstance(call, PermutationCall) and (
+            call.phases is None or bool(np.all(np.asarray(call.phases) == 1))
+        ):
+            cost += _swap_cost(call)
+            continue
+        if i - start > 1 and cost > PERMUTE_TABLE_COST:
+            stretches[start] = i
+        start, cost = i + 1, 0.0
+    return stretches
+
+
+def _sources(calls: Sequence[GateCallOfRun], row_qubits: int) -> np.ndarray:
+    """The table of :func:`~genqsim.backends.numba_kernels._permute_on_row` for permutation
+    ``calls`` on a row of ``row_qubits``: over the patterns of qubits 0 to the highest they
+    touch (at least :data:`~.numba_kernels.MAX_RUN_BITS` of them, so the row is walked in
+    long segments), where each new amplitude comes from."""
+    highest = max(q for c in calls for q in c.qubits)
+    bits = max(highest + 1, min(K.MAX_RUN_BITS, row_qubits))
+    destination, _ = monomial_map(cast(Sequence[PermutationCall], calls), 0, bits)
+    sources = np.empty_like(destination)
+    sources[destination] = np.arange(destination.size)
+    return sources
+
+
 def _encode_run(
-    calls: Sequence[MatrixCall | DiagonalCall | PermutationCall], dtype: np.dtype
+    calls: Sequence[GateCallOfRun], dtype: np.dtype, row_qubits: int
 ) -> tuple[tuple[np.ndarray, ...], int]:
-    """Flatten a run of calls into the arrays ``apply_block_run`` reads."""
+    """Flatten a run of calls on a row (block, tile) of ``row_qubits`` into the arrays
+    ``apply_block_run`` reads. A stretch of
+    permutations (:func:`_permutation_stretches`) is one :data:`~.numba_kernels.KIND_PERMUTE`
+    call at its first position and :data:`~.numba_kernels.KIND_SKIP` at the others, so
+    every call keeps its position (the adjoint sweep's steps and matrix updates use them)."""
+    stretches = _permutation_stretches(calls)
+    skipped = {i for first, end in stretches.items() for i in range(first + 1, end)}
     kinds: list[int] = []
     values: list[int] = []
     fixed: list[np.ndarray] = []
@@ -150,10 +223,17 @@ def _encode_run(
     data: list[np.ndarray] = []
     fixed_ptr, index_ptr, data_ptr = [0], [0], [0]
     max_dim = 1
-    for call in calls:
+    for i, call in enumerate(calls):
         fx, value, offsets = _layout(call.targets, call.controls, call.control_values)
         kinds.append(int(call.kind))
-        if isinstance(call, MatrixCall):
+        if i in stretches:
+            kinds[-1] = K.KIND_PERMUTE
+            idx, dat = _sources(calls[i : stretches[i]], row_qubits), np.zeros(0, dtype=dtype)
+            max_dim = max(max_dim, idx.size)
+        elif i in skipped:
+            kinds[-1] = K.KIND_SKIP
+            idx, dat = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=dtype)
+        elif isinstance(call, MatrixCall):
             m = _entries(call.matrix, dtype)
             max_dim = max(max_dim, offsets.size)
             sparse = _sparse_form(m)
@@ -253,7 +333,9 @@ def _kernels(state: np.ndarray) -> SimpleNamespace:
     return K.SERIAL if state.size < 1 << PARALLEL_MIN_QUBITS else K.PARALLEL
 
 
-class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, PauliCoordinates):
+class NumbaBackend(
+    GenericBackend, AdjointSteps, BlockRunner, MonomialRunner, ThreadScoped, PauliCoordinates
+):
     """Compiled kernels for C-contiguous complex64/complex128 NumPy arrays."""
 
     name = "numba"
@@ -417,7 +499,7 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
         gathered = replace(self.tile_layout(dtype), low_qubits=GATHERED_LOW_QUBITS,
                            min_gathered_work=GATHERED_MIN_WORK)  # fmt: skip
         return BlockLayout(tile_qubits=bits, low_qubits=bits, min_state_qubits=bits + 2,
-                           gathered=gathered)  # fmt: skip
+                           gathered=gathered, min_series_qubits=SERIES_MIN_QUBITS)  # fmt: skip
 
     def tile_layout(self, dtype: np.dtype) -> BlockLayout:
         """Gathered tiles of 256 KiB: series of 16 consecutive amplitudes (the lowest four
@@ -429,7 +511,7 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
     def _encoded(run: BlockRun, dtype: np.dtype) -> tuple[tuple[np.ndarray, ...], int]:
         """The run's arrays for ``dtype`` (encoded once, kept on the run)."""
         if dtype not in run.encoded:
-            run.encoded[dtype] = _encode_run(run.local_calls, dtype)
+            run.encoded[dtype] = _encode_run(run.local_calls, dtype, run.block_qubits)
         return run.encoded[dtype]
 
     def apply_block_run(self, state: np.ndarray, run: BlockRun) -> None:
@@ -443,6 +525,26 @@ class NumbaBackend(GenericBackend, AdjointSteps, BlockRunner, ThreadScoped, Paul
         tile_qubits, series, series_size = _tile_series(run.qubits)
         tiles = self._scratch_for(state.dtype, 1 << run.block_qubits, "tile")
         k.apply_tile_run(state, tile_qubits, series, series_size, *arrays, scratch, tiles)
+
+    # -- monomial runs --------------------------------------------------------------------------
+    def apply_monomial_run(self, state: np.ndarray, run: MonomialRun) -> None:
+        """Move the series the run changes along the cycles of its map, in one pass."""
+        if state.size != 1 << run.n_qubits:
+            raise QubitCountMismatchError(
+                f"a monomial run planned for {run.n_qubits} qubits cannot run on a state of "
+                f"{state.size} amplitudes"
+            )
+        if state.dtype not in run.encoded:
+            ptr, series = K.series_cycles(run.destination, run.changed)
+            phases = np.ones(series.size) if run.phases is None else run.phases[series]
+            run.encoded[state.dtype] = (ptr, series, np.ascontiguousarray(phases, state.dtype))
+        ptr, series, phases = run.encoded[state.dtype]
+        if series.size == 0:
+            return
+        size = 1 << run.series_qubits
+        piece = min(size, SERIES_PIECE)
+        scratch = self._scratch_for(state.dtype, piece, "series")
+        _kernels(state).move_series(state, size, piece, ptr, series, phases, scratch)
 
     # -- Pauli coordinates ----------------------------------------------------------------------
     def to_pauli_coordinates(self, vec: np.ndarray, n_qubits: int) -> np.ndarray | None:

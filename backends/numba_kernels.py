@@ -911,6 +911,74 @@ def apply_cycles(state, cycle_ptr, offsets, phases, fixed, fixed_value):
                 state[base + offsets[first]] = phases[end - 1] * last
 
 
+# -- monomial runs: whole series moved along their cycles ----------------------------------------
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _move_scaled(target, source, phase):
+    """``target = phase * source`` element by element (a plain copy for a phase of one). Not
+    inlined, like :func:`_swap_series`, so the two views are checked for overlap once and the
+    loop vectorises."""
+    if phase == 1:
+        for j in range(target.size):
+            target[j] = source[j]
+    else:
+        for j in range(target.size):
+            target[j] = phase * source[j]
+
+
+@_kernel
+def move_series(state, series_size, piece, cycle_ptr, cycle_series, cycle_phases, scratch):
+    """A monomial map of whole series of ``series_size`` consecutive amplitudes, as disjoint
+    cycles: series ``cycle_series[e]`` moves to the next series of its cycle (the last to the
+    first) times ``cycle_phases[e]``. A step of the parallel loop walks one cycle for one
+    ``piece`` of the series' amplitudes (pieces outermost, so threads share long cycles),
+    backwards from a copy of the last series' piece in the thread's row of ``scratch``: each
+    step writes the piece the step before read, so every amplitude is read once and written
+    once."""
+    n_pieces = series_size // piece
+    n_cycles = cycle_ptr.size - 1
+    for u in prange(n_pieces * n_cycles):
+        lo = (u // n_cycles) * piece
+        c = u % n_cycles
+        first = cycle_ptr[c]
+        last = cycle_ptr[c + 1] - 1
+        buf = scratch[nb.get_thread_id()]
+        start = cycle_series[last] * series_size + lo
+        _move_scaled(buf[:piece], state[start : start + piece], 1)
+        for e in range(last, first, -1):
+            to = cycle_series[e] * series_size + lo
+            at = cycle_series[e - 1] * series_size + lo
+            _move_scaled(state[to : to + piece], state[at : at + piece], cycle_phases[e - 1])
+        to = cycle_series[first] * series_size + lo
+        _move_scaled(state[to : to + piece], buf[:piece], cycle_phases[last])
+
+
+@nb.njit(cache=True, nogil=True)
+def series_cycles(destination, changed):
+    """The cycles of the permutation ``destination`` through the ``changed`` entries, as
+    ``(cycle_ptr, elements)``: cycle ``c`` is ``elements[cycle_ptr[c]:cycle_ptr[c + 1]]``,
+    each element's destination the next one (the last's, the first)."""
+    n = destination.size
+    seen = np.zeros(n, dtype=np.bool_)
+    elements = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    count = 0
+    cycles = 0
+    for s in range(n):
+        if seen[s] or not changed[s]:
+            continue
+        e = s
+        while not seen[e]:
+            seen[e] = True
+            elements[count] = e
+            count += 1
+            e = destination[e]
+        cycles += 1
+        ptr[cycles] = count
+    return ptr[: cycles + 1].copy(), elements[:count].copy()
+
+
 # -- reductions ----------------------------------------------------------------------------------
 
 
@@ -978,6 +1046,8 @@ KIND_DIAGONAL = int(CallKind.DIAGONAL)
 KIND_CYCLES = int(CallKind.PERMUTATION)  # permutations travel as cycles
 KIND_SPARSE = int(max(CallKind)) + 1  # sparse matrices, in this backend's encoding only
 KIND_SWAP = KIND_SPARSE + 1  # one exchange of two amplitudes, no phases (X, CX, SWAP), likewise
+KIND_PERMUTE = KIND_SWAP + 1  # consecutive permutations as one table of sources, likewise
+KIND_SKIP = KIND_PERMUTE + 1  # a permutation taken into the table of the call before it
 
 
 @_inline
@@ -1123,6 +1193,25 @@ def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value, buf):
                 row[base + offsets[first]] = phases[end - 1] * last
 
 
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _gather_series(target, source, at):
+    """``target[j] = source[at[j]]``; not inlined, like :func:`_move_scaled`."""
+    for j in range(target.size):
+        target[j] = source[at[j]]
+
+
+@_inline
+def _permute_on_row(row, sources, buf):
+    """Amplitude ``j`` of each segment of ``sources.size`` amplitudes of ``row`` becomes the
+    segment's amplitude ``sources[j]``: a stretch of permutations (a CX ladder, Toffolis)
+    in one copy and one gather, where each would otherwise take a pass of its own."""
+    size = sources.size
+    for lo in range(0, row.size, size):
+        segment = row[lo : lo + size]
+        _move_scaled(buf[:size], segment, 1)
+        _gather_series(segment, buf[:size], sources)
+
+
 @_shared
 def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
                  data, buf):  # fmt: skip
@@ -1136,6 +1225,10 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
         _diagonal_on_row(row, dx, ix, fx, fixed_values[g], buf)
     elif kinds[g] == KIND_SPARSE:
         _sparse_on_row(row, dx, ix, fx, fixed_values[g], buf)
+    elif kinds[g] == KIND_PERMUTE:
+        _permute_on_row(row, ix, buf)
+    elif kinds[g] == KIND_SKIP:
+        return
     elif kinds[g] == KIND_SWAP:
         n_iter = row.size >> fx.size
         run, blocks, stride = _swap_layout(fx, n_iter)

@@ -28,7 +28,7 @@ from ..memory import check_state_fits
 from ..numbers import NumberSystem
 
 if TYPE_CHECKING:
-    from ..plan.calls import BlockRun
+    from ..plan.calls import BlockRun, MonomialRun
 
 DEVICES = ("cpu", "gpu")
 """Where a backend's arrays live; ``device="cuda"`` is accepted as another name of ``"gpu"``."""
@@ -132,6 +132,11 @@ class BlockLayout:
     gathered: BlockLayout | None = None
     """Tiles over any qubits for the calls these (contiguous) blocks leave out, grouped
     after them: the gates on high qubits, in fewer passes over the state."""
+    min_series_qubits: int | None = None
+    """Runs of permutation and diagonal calls that the tiles leave out, on this qubit and
+    above, are grouped into :class:`~genqsim.plan.MonomialRun` s (series of at least
+    ``2**min_series_qubits`` amplitudes moved whole; the backend is a
+    :class:`MonomialRunner`); ``None``: not grouped."""
 
 
 class BlockRunner(Protocol):
@@ -150,6 +155,15 @@ class BlockRunner(Protocol):
     @abstractmethod
     def apply_block_run(self, state: Any, run: BlockRun) -> None:
         """Apply every call of ``run`` to ``state``, in order."""
+
+
+class MonomialRunner(Protocol):
+    """Applies a whole :class:`~genqsim.plan.MonomialRun` in one pass over the series of
+    amplitudes it changes (each moved whole, along the cycles of the run's map)."""
+
+    @abstractmethod
+    def apply_monomial_run(self, state: Any, run: MonomialRun) -> None:
+        """Apply every call of ``run`` to ``state`` (of ``run.n_qubits`` qubits), in order."""
 
 
 class DeviceSampler(Protocol):
@@ -281,6 +295,7 @@ CAPABILITIES = (
     AdjointSteps,
     ArrayNamespace,
     BlockRunner,
+    MonomialRunner,
     DeviceSampler,
     IQPEncoder,
     BatchPrimitives,

@@ -49,3 +49,37 @@ def random_circuit(draw, n_min=1, n_max=8):
         values = draw(st.lists(st.integers(0, 1), min_size=n_controls, max_size=n_controls))
         c.append(gate, qubits[:arity], controls, values)
     return c
+
+
+@st.composite
+def monomial_circuit(draw, n_min=4, n_max=9, low_min=0):
+    """Mostly permutations and diagonals (X, CX, Toffoli, SWAP, Y, CZ, T, random phased
+    permutations and diagonals, any controls and control values), now and then a dense gate
+    that ends a run of them; every qubit ``low_min`` or above except the dense gates'."""
+    n = draw(st.integers(n_min, n_max))
+    c = gq.Circuit(n)
+    high = list(range(low_min, n))
+    for _ in range(draw(st.integers(1, 14))):
+        kind = draw(st.sampled_from(["x", "y", "z", "t", "s", "swap", "perm", "diag", "dense"]))
+        qubits = draw(st.permutations(range(n) if kind == "dense" else high))
+        rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+        if kind in ("perm", "diag"):
+            arity = draw(st.integers(1, min(3, len(qubits))))
+            dim = 2**arity
+            phases = np.exp(1j * rng.uniform(0, 6.3, dim)) if rng.random() < 0.5 else 1
+            if kind == "perm":
+                gate = gq.MatrixGate(np.eye(dim)[:, rng.permutation(dim)] * phases)
+            else:
+                gate = gq.MatrixGate(np.diag(np.exp(1j * rng.uniform(0, 6.3, dim))))
+        elif kind == "dense":
+            arity = 1
+            gate = gq.gate("u", *rng.uniform(0, 6.3, 3))
+        else:
+            arity = 2 if kind == "swap" else 1
+            gate = gq.gate(kind)
+        if arity > len(qubits):
+            continue
+        n_controls = draw(st.integers(0, min(2, len(qubits) - arity)))
+        values = draw(st.lists(st.integers(0, 1), min_size=n_controls, max_size=n_controls))
+        c.append(gate, qubits[:arity], qubits[arity : arity + n_controls], values)
+    return c

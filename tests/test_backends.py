@@ -133,6 +133,7 @@ def test_capabilities_are_declared_and_a_misspelt_one_cannot_be_built():
     assert capabilities_of(numba_backend) == [
         "AdjointSteps",
         "BlockRunner",
+        "MonomialRunner",
         "ThreadScoped",
         "PauliCoordinates",
     ]

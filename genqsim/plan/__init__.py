@@ -34,12 +34,13 @@ from .calls import (
     GateCall,
     MatrixCall,
     MeasureCall,
+    MonomialRun,
     PermutationCall,
     PlanItem,
     ResetCall,
     is_gate_call,
 )
-from .grouping import group_block_runs, group_tile_runs
+from .grouping import group_block_runs, group_monomial_runs, group_tile_runs
 
 __all__ = [
     "DEFAULT_DENSE_FUSED_QUBITS",
@@ -55,6 +56,7 @@ __all__ = [
     "GateCall",
     "MatrixCall",
     "MeasureCall",
+    "MonomialRun",
     "PermutationCall",
     "PlanItem",
     "ResetCall",
@@ -66,6 +68,7 @@ __all__ = [
     "fusion_widths",
     "group_block_runs",
     "group_calls",
+    "group_monomial_runs",
     "group_tile_runs",
     "is_gate_call",
     "plan_for_backend",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..backends.protocol import BlockRunner, capability
+from ..backends.protocol import BlockRunner, MonomialRunner, capability
 from ..channels import QuantumChannel
 from ..circuit import Circuit, Operation
 from ..conditional import Conditional
@@ -30,11 +30,12 @@ from .calls import (
     GateCall,
     MatrixCall,
     MeasureCall,
+    MonomialRun,
     PermutationCall,
     PlanItem,
     ResetCall,
 )
-from .grouping import group_block_runs, group_tile_runs
+from .grouping import group_block_runs, group_monomial_runs, group_tile_runs
 
 if TYPE_CHECKING:
     from ..backends.protocol import Backend, BlockLayout
@@ -181,11 +182,35 @@ def group_calls(
     if layout is None:
         return group_block_runs(calls, n_qubits, block_qubits)
     grouped = calls
+    series_qubits = layout.min_series_qubits
+    if n_qubits < layout.min_state_qubits:
+        return grouped
     while layout is not None and n_qubits >= layout.min_state_qubits:
         grouped = group_tile_runs(grouped, n_qubits, layout.tile_qubits, layout.low_qubits,
                                   layout.min_gathered_work)  # fmt: skip
         layout = layout.gathered
+    if series_qubits is not None:
+        grouped = group_monomial_runs(_unwrap_monomial_tiles(grouped, series_qubits), n_qubits,
+                                      series_qubits)  # fmt: skip
     return grouped
+
+
+def _unwrap_monomial_tiles(items: list[PlanItem], series_qubits: int) -> list[PlanItem]:
+    """``items`` with each gathered run of only permutation and diagonal calls on qubits
+    ``series_qubits`` and above back as plain calls: as a monomial run they cost one pass
+    over the series they change at most, a gathered tile about two and a half."""
+    out: list[PlanItem] = []
+    for item in items:
+        if (
+            isinstance(item, BlockRun)
+            and not item.contiguous
+            and all(isinstance(c, (PermutationCall, DiagonalCall)) for c in item.calls)
+            and min(q for c in item.calls for q in c.qubits) >= series_qubits
+        ):
+            out.extend(item.calls)
+        else:
+            out.append(item)
+    return out
 
 
 def block_layout_of(backend: Backend, dtype: Any, tiles: bool = False) -> BlockLayout | None:
@@ -222,6 +247,13 @@ def run_item(
             item.run_in_order(backend, state)
         else:
             runner.apply_block_run(state, item)
+        return
+    if isinstance(item, MonomialRun):
+        mover = capability(backend, MonomialRunner)
+        if mover is None:
+            item.run_in_order(backend, state)
+        else:
+            mover.apply_monomial_run(state, item)
         return
     item.run(backend, state, context)
 

@@ -19,7 +19,7 @@ genqsim's above the number systems.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, Union
 
@@ -316,8 +316,93 @@ class BlockRun:
         return f"<BlockRun of {len(self.calls)} calls on qubits {list(self.qubits)}>"
 
 
-PlanItem = Union[Call, BlockRun]  # noqa: UP007
-"""What a plan holds: calls and block runs."""
+MonomialMember = DiagonalCall | PermutationCall
+
+
+def monomial_map(
+    calls: Sequence[MonomialMember], low: int, bits: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(destination, phases)`` of permutation and diagonal ``calls`` on qubits ``low`` to
+    ``low + bits - 1``, over the ``2**bits`` patterns of those qubits: together the calls
+    send pattern ``s`` to ``destination[s]`` times ``phases[s]`` (``None`` when every phase
+    is one)."""
+    where = np.arange(1 << bits, dtype=np.int64)  # where each pattern's amplitude now is
+    phases: np.ndarray | None = None
+    for call in calls:
+        on = np.ones(where.size, dtype=bool)
+        for q, v in zip(call.controls, call.control_values):
+            on &= ((where >> (q - low)) & 1) == v
+        pattern = np.zeros(where.size, dtype=np.int64)
+        for i, q in enumerate(call.targets):
+            pattern |= ((where >> (q - low)) & 1) << i
+        if isinstance(call, PermutationCall):
+            image = np.asarray(call.permutation, dtype=np.int64)[pattern]
+            moved = where.copy()
+            for i, q in enumerate(call.targets):
+                moved = (moved & ~(np.int64(1) << (q - low))) | (((image >> i) & 1) << (q - low))
+            where = np.where(on, moved, where)
+        if call.data is not None:
+            step = np.where(on, np.asarray(call.data, dtype=np.complex128)[pattern], 1)
+            phases = step if phases is None else phases * step
+    return where, phases
+
+
+@dataclass(eq=False)
+class MonomialRun:
+    """A run of permutation and diagonal calls on qubits ``series_qubits`` and above, of a
+    state of ``n_qubits``: together they move each series of ``2**series_qubits``
+    consecutive amplitudes whole onto another series, times one phase (a monomial matrix on
+    the series). A backend that runs such maps (``genqsim.backends.MonomialRunner``) applies
+    the run in one pass over the series it changes; any other backend runs the calls in
+    order. ``destination`` and ``phases`` are the map (:meth:`series_map`); ``encoded``
+    caches a backend's own encoding of the run, and is not pickled."""
+
+    calls: list[MonomialMember]
+    series_qubits: int
+    n_qubits: int
+    destination: np.ndarray = field(init=False, repr=False)
+    phases: np.ndarray | None = field(init=False, repr=False)
+    encoded: dict[Any, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.calls = list(self.calls)
+        low = min((q for c in self.calls for q in c.qubits), default=self.n_qubits)
+        if not 0 <= self.series_qubits <= low or low >= self.n_qubits:
+            raise ValueError(
+                f"calls on qubits from {low} up do not move series of "
+                f"{self.series_qubits} qubits of a {self.n_qubits}-qubit state"
+            )
+        self.destination, self.phases = self.series_map()
+        self.encoded = {}
+
+    @property
+    def changed(self) -> np.ndarray:
+        """Which series the run changes (moves, or multiplies by a phase other than one)."""
+        changed = self.destination != np.arange(self.destination.size)
+        return changed if self.phases is None else changed | (self.phases != 1)
+
+    def series_map(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(destination, phases)`` over the ``2**(n_qubits - series_qubits)`` series: the
+        calls together send series ``s`` to series ``destination[s]`` times ``phases[s]``
+        (``None`` when every phase is one)."""
+        return monomial_map(self.calls, self.series_qubits, self.n_qubits - self.series_qubits)
+
+    def run_in_order(self, backend: Backend, state: Any) -> None:
+        """Apply the calls one by one (for backends that do not run monomial maps)."""
+        for call in self.calls:
+            call.run(backend, state)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "encoded": {}}
+
+    def __repr__(self) -> str:
+        return (
+            f"<MonomialRun of {len(self.calls)} calls moving series of {self.series_qubits} qubits>"
+        )
+
+
+PlanItem = Union[Call, BlockRun, MonomialRun]  # noqa: UP007
+"""What a plan holds: calls, block runs and monomial runs."""
 
 
 def is_gate_call(item: object) -> bool:

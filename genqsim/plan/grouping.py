@@ -6,7 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-from .calls import BlockRun, DiagonalCall, MatrixCall, PermutationCall, PlanItem, is_gate_call
+import numpy as np
+
+from .calls import (
+    BlockRun,
+    DiagonalCall,
+    MatrixCall,
+    MonomialMember,
+    MonomialRun,
+    PermutationCall,
+    PlanItem,
+    is_gate_call,
+)
 
 RunCall = MatrixCall | DiagonalCall | PermutationCall
 
@@ -104,3 +115,48 @@ def gate_by_gate_work(calls: Sequence[RunCall]) -> float:
     """States' worth of amplitudes ``calls`` move when each runs on its own: a call under
     ``c`` controls touches only its ``2**-c`` of the state."""
     return sum(2.0 ** -len(c.controls) for c in calls)
+
+
+MAX_SERIES_MAP_BITS = 20
+"""A monomial run maps at most ``2**20`` series (its map is built with NumPy at planning
+time, and a backend walks its cycles)."""
+
+
+def group_monomial_runs(
+    items: Sequence[PlanItem], n_qubits: int, min_series_qubits: int
+) -> list[PlanItem]:
+    """Wrap maximal runs of at least two consecutive permutation and diagonal calls on
+    qubits ``min_series_qubits`` and above (X, CX, SWAP, Toffoli, CZ, T on high qubits) into
+    :class:`MonomialRun` s moving series of ``2**k`` amplitudes, ``k`` the lowest qubit the
+    run touches: one pass over the series the run changes, instead of one pass per call.
+    A run is formed only where its calls, one by one, would move more amplitudes than the
+    run changes (see :func:`gate_by_gate_work`); other items pass through unchanged."""
+    out: list[PlanItem] = []
+    pending: list[MonomialMember] = []
+
+    def close() -> None:
+        run = _monomial_run(pending, n_qubits) if len(pending) > 1 else None
+        out.extend([run] if run is not None else pending)
+        pending.clear()
+
+    for item in items:
+        if (
+            isinstance(item, (PermutationCall, DiagonalCall))
+            and min(item.qubits) >= min_series_qubits
+        ):
+            pending.append(item)
+            continue
+        close()
+        out.append(item)
+    close()
+    return out
+
+
+def _monomial_run(calls: list[MonomialMember], n_qubits: int) -> MonomialRun | None:
+    """The run of ``calls`` if it moves fewer amplitudes than the calls one by one."""
+    k = min(q for c in calls for q in c.qubits)
+    if n_qubits - k > MAX_SERIES_MAP_BITS:
+        return None
+    run = MonomialRun(list(calls), k, n_qubits)
+    changed = run.changed
+    return run if gate_by_gate_work(calls) > np.count_nonzero(changed) / changed.size else None
