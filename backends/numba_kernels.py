@@ -1240,8 +1240,8 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
 
 
 PAIR_MIN_BIT = 16
-"""Two real one-qubit gates are applied in one sweep of a row where both act on qubit 4 or
-above of it (series of at least 16 amplitudes, 32 floats, per call)."""
+"""Two one-qubit gates are applied in one sweep of a row where both act on qubit 4 or above
+of it (series of at least 16 amplitudes, 32 floats, per call)."""
 
 
 @nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
@@ -1277,32 +1277,58 @@ def _pairable_bit(g, kinds, fixed_ptr, index_ptr, index):
     return bit if bit >= PAIR_MIN_BIT else np.int64(0)
 
 
-@_inline
-def _entries_of(g, data_ptr, data):
-    """Call ``g``'s 2x2 matrix as eight reals (a one-qubit dense call)."""
-    m = data[data_ptr[g] : data_ptr[g] + 4]
-    return _reals4((m[0], m[1], m[2], m[3]))
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _mix22c_series(s00, s01, s10, s11, lo, hi):
+    """Two complex 2x2 matrices on four series of amplitudes, as :func:`_mix22_series` on
+    floats: each amplitude read and written once for both gates. Complex arithmetic here
+    (the compiler vectorises it); on the float view the pair ran at 1.4-1.6 ns per amplitude
+    and gate against 0.72-0.78 (one gate at a time: 1.0; a 14-qubit block, one thread)."""
+    a0, a1, a2, a3 = lo[0], lo[1], lo[2], lo[3]
+    b0, b1, b2, b3 = hi[0], hi[1], hi[2], hi[3]
+    for k in range(s00.size):
+        x00 = s00[k]
+        x01 = s01[k]
+        x10 = s10[k]
+        x11 = s11[k]
+        y00 = a0 * x00 + a1 * x01
+        y01 = a2 * x00 + a3 * x01
+        y10 = a0 * x10 + a1 * x11
+        y11 = a2 * x10 + a3 * x11
+        s00[k] = b0 * y00 + b1 * y10
+        s10[k] = b2 * y00 + b3 * y10
+        s01[k] = b0 * y01 + b1 * y11
+        s11[k] = b2 * y01 + b3 * y11
 
 
 @_inline
-def _two_real_1q(row, bit_a, ea, bit_b, eb):
-    """Two real one-qubit gates (bits ``bit_a != bit_b``) in one sweep of ``row``."""
+def _two_1q(row, bit_a, ma, bit_b, mb):
+    """Two one-qubit gates (2x2 matrices ``ma``, ``mb`` on bits ``bit_a != bit_b``) in one
+    sweep of the complex ``row``: on the floats, lane by lane, where both are real (a layer
+    of H or RY), else in complex arithmetic."""
+    real = _all_real(_reals4(ma)) and _all_real(_reals4(mb))
     if bit_a < bit_b:
-        lo, hi, elo, ehi = bit_a, bit_b, ea, eb
+        lo, hi, mlo, mhi = bit_a, bit_b, ma, mb
     else:
-        lo, hi, elo, ehi = bit_b, bit_a, eb, ea
+        lo, hi, mlo, mhi = bit_b, bit_a, mb, ma
+    elo = _reals4(mlo)
+    ehi = _reals4(mhi)
     f = reals_view(row)
     run = min(lo, np.int64(1) << MAX_RUN_BITS)
     for o in range(row.size // (4 * run)):
         i = np.int64(o) * run
         i = ((i // lo) * 2 * lo) | (i & (lo - 1))  # a zero at the lower bit, then the higher
         i = ((i // hi) * 2 * hi) | (i & (hi - 1))
-        a = 2 * i
-        b = a + 2 * lo
-        c = a + 2 * hi
-        d = c + 2 * lo
-        _mix22_series(f[a : a + 2 * run], f[b : b + 2 * run], f[c : c + 2 * run],
-                      f[d : d + 2 * run], elo, ehi)  # fmt: skip
+        if real:
+            a = 2 * i
+            b = a + 2 * lo
+            c = a + 2 * hi
+            d = c + 2 * lo
+            _mix22_series(f[a : a + 2 * run], f[b : b + 2 * run], f[c : c + 2 * run],
+                          f[d : d + 2 * run], elo, ehi)  # fmt: skip
+        else:
+            j = i + hi
+            _mix22c_series(row[i : i + run], row[i + lo : i + lo + run], row[j : j + run],
+                           row[j + lo : j + lo + run], mlo, mhi)  # fmt: skip
 
 
 @_shared
@@ -1312,9 +1338,9 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
 
     Gate ``g`` is ``kinds[g]``; its fixed positions are ``fixed[fixed_ptr[g]:fixed_ptr[g+1]]``,
     its row offsets (dense, diagonal), cycle pointers + offsets (cycles) or sparse layout are
-    in ``index``, its matrix / diagonal / phases / nonzeros in ``data``. Two consecutive real
-    one-qubit gates on different qubits of a complex row (a layer of H or RY) are applied in
-    one sweep of it (:func:`_two_real_1q`).
+    in ``index``, its matrix / diagonal / phases / nonzeros in ``data``. Two consecutive
+    uncontrolled one-qubit gates on different qubits of a complex row (a layer of H, RY or
+    U) are applied in one sweep of it (:func:`_two_1q`).
     """
     g = 0
     while g < kinds.size:
@@ -1322,12 +1348,11 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
             bit_a = _pairable_bit(g, kinds, fixed_ptr, index_ptr, index)
             bit_b = _pairable_bit(g + 1, kinds, fixed_ptr, index_ptr, index)
             if bit_a and bit_b and bit_a != bit_b:
-                ea = _entries_of(g, data_ptr, data)
-                eb = _entries_of(g + 1, data_ptr, data)
-                if _all_real(ea) and _all_real(eb):
-                    _two_real_1q(row, bit_a, ea, bit_b, eb)
-                    g += 2
-                    continue
+                ma = data[data_ptr[g] : data_ptr[g] + 4]
+                mb = data[data_ptr[g + 1] : data_ptr[g + 1] + 4]
+                _two_1q(row, bit_a, ma, bit_b, mb)
+                g += 2
+                continue
         _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
                      data_ptr, data, buf)  # fmt: skip
         g += 1

@@ -358,13 +358,14 @@ def test_real_and_complex_one_qubit_gates_on_every_target(n, controls, dtype, gr
     np.testing.assert_allclose(state, want, atol=1e-12 if dtype is np.complex128 else 2e-6)
 
 
-REAL_ONE_QUBIT = ["h", "ry", "rx", "cry", "cz"]
-"""H and RY have real matrices (two in a row on different qubits run in one sweep of a row);
-RX is complex, and CRY and CZ are controlled: these break pairs."""
+ONE_QUBIT = ["h", "ry", "rx", "u", "cry", "cz"]
+"""H and RY have real matrices (two in a row on different qubits run in one sweep of a row,
+on the floats), RX and U complex ones (paired too, in complex arithmetic); CRY and CZ are
+controlled: these break pairs."""
 
 
 GATE_SPECS = st.tuples(
-    st.sampled_from(REAL_ONE_QUBIT), st.integers(0, 12), st.integers(0, 12), st.floats(-3.2, 3.2)
+    st.sampled_from(ONE_QUBIT), st.integers(0, 12), st.integers(0, 12), st.floats(-3.2, 3.2)
 )
 
 
@@ -376,11 +377,12 @@ GATE_SPECS = st.tuples(
     st.sampled_from(["whole", "blocks", "tiles"]),
     st.integers(0, 2**31),
 )
-def test_real_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, seed):
-    """Consecutive real one-qubit gates on different qubits (layers of H and RY, targets at
-    qubit 4 and above of a block: runs of 16 amplitudes or more, and above qubit 10 runs cut
-    at 1024) are applied two per sweep of a block or gathered tile, in either order of their
-    qubits; complex or controlled neighbours run alone. Against the generic routine."""
+def test_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, seed):
+    """Consecutive uncontrolled one-qubit gates on different qubits (layers of H, RY, RX, U;
+    targets at qubit 4 and above of a block: runs of 16 amplitudes or more, and above qubit
+    10 runs cut at 1024) are applied two per sweep of a block or gathered tile, in either
+    order of their qubits, real pairs on the floats and the others in complex arithmetic;
+    controlled neighbours run alone. Against the generic routine."""
     from genqsim.plan import build_plan, group_block_runs, group_tile_runs
 
     circuit = gq.Circuit(n)
@@ -390,6 +392,8 @@ def test_real_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, 
             circuit.h(q)
         elif name in ("ry", "rx"):
             getattr(circuit, name)(angle, q)
+        elif name == "u":
+            circuit.u(angle, 0.5 * angle, 1.0 - angle, q)
         elif q != r:
             circuit.cry(angle, r, q) if name == "cry" else circuit.cz(r, q)
     numbers = gq.get_number_system(dtype)
