@@ -97,12 +97,16 @@ SERIES_PIECE = 512
 """Amplitudes of a series a step of a monomial run moves at a time (8 KiB at complex128:
 the piece read one step is written the next, from L1)."""
 
-GATHERED_MIN_WORK = 4.0
+GATHERED_MIN_WORK = 3.0
 """The default plan's ``min_gathered_work``: a run on high qubits is gathered where its
-calls would move at least four states' worth one by one. A gather costs about two and a
-half plain passes (above) and a gate inside a tile about a third of one (a dense one-qubit
-gate; a plain exchange about two fifths of its half-state pass), so seven CX on high qubits
-(GHZ, 3.5 states' worth) ran slower gathered than one by one, a layer of H faster."""
+calls would move at least three states' worth one by one. A gather costs about two and a
+half plain passes (above) and a gate inside a tile about a third of one, while a plain pass
+on the two highest qubits of a 26-qubit state costs 2.4 of one lower down (H on qubit 25:
+149 ms against 62 ms on qubit 23, one thread), so Walsh's last three H run faster gathered
+(885 against 1164 ms for Walsh 26, one thread, the plans interleaved). Runs of nothing but
+permutations and diagonals (GHZ's CX ladder) go to monomial runs instead, one pass at most;
+with a minimum of four, and before monomial runs, seven CX on high qubits (3.5 states'
+worth) had been left plain because they ran slower gathered."""
 
 
 @lru_cache(maxsize=4096)

@@ -203,7 +203,7 @@ def test_the_default_numba_plan_gathers_high_qubits_after_the_blocks():
     """On 18 qubits (cache blocks of 15), a layer of rotations on every qubit and a CX chain:
     the default plan takes the lowest 15 qubits in contiguous blocks, then the rotations on
     the three high qubits and the chain's last three CX in one gathered run (7.5 states'
-    worth one by one, above the minimum of four), and equals the calls run one by one on the
+    worth one by one, above the minimum of three), and equals the calls run one by one on the
     generic routine."""
     pytest.importorskip("numba")
     n = 18
