@@ -168,7 +168,7 @@ def _reals_view_compiled(array):
 # is the loop's own trip count (a whole group: pairs ``(i, i + bit)``, ``i`` over ``bit``
 # consecutive amplitudes), or when they arrive as two arrays (a call that is not inlined).
 # Complex arithmetic on complex arrays is faster only in three places, all measured: two
-# gates per sweep (:func:`_mix22c_series`), the unrolled groups of qubits 1 and 2
+# gates per sweep (:func:`_mix22_series`), the unrolled groups of qubits 1 and 2
 # (:func:`_mix2c_groups`) and repeating patterns of complex factors (:func:`_times_pattern`).
 
 PAIRS_ADJACENT = 0  # the target is qubit 0: a pair is four consecutive floats
@@ -1294,12 +1294,14 @@ of it (series of at least 16 amplitudes, 32 floats, per call)."""
 
 
 @nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
-def _mix22_series(s00, s01, s10, s11, lo, hi):
-    """Two real 2x2 matrices on four series of floats: ``lo`` mixes ``(s00, s01)`` and
-    ``(s10, s11)``, ``hi`` mixes ``(s00, s10)`` and ``(s01, s11)`` (gates on two qubits
-    commute, so the order is free). Each float is read and written once for both gates."""
-    a0, a1, a2, a3 = lo[0], lo[2], lo[4], lo[6]
-    b0, b1, b2, b3 = hi[0], hi[2], hi[4], hi[6]
+def _mix22_series(s00, s01, s10, s11, a0, a1, a2, a3, b0, b1, b2, b3):
+    """Two 2x2 matrices on four series: ``(a0, a1; a2, a3)`` mixes ``(s00, s01)`` and
+    ``(s10, s11)``, ``(b0, b1; b2, b3)`` mixes ``(s00, s10)`` and ``(s01, s11)`` (gates on
+    two qubits commute, so the order is free); each element is read and written once for
+    both gates. Real matrices run on a complex state's floats, lane by lane; complex ones on
+    its amplitudes, in complex arithmetic (0.72-0.78 ns per amplitude and gate against 1.0 one
+    gate at a time, four series of 8192 amplitudes in L2, one thread; written out on the
+    floats the complex pair took 1.4-1.6)."""
     for k in range(s00.size):
         x00 = s00[k]
         x01 = s01[k]
@@ -1326,29 +1328,6 @@ def _pairable_bit(g, kinds, fixed_ptr, index_ptr, index):
     return bit if bit >= PAIR_MIN_BIT else np.int64(0)
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
-def _mix22c_series(s00, s01, s10, s11, lo, hi):
-    """Two complex 2x2 matrices on four series of amplitudes, as :func:`_mix22_series` on
-    floats: each amplitude read and written once for both gates. Complex arithmetic here
-    (the compiler vectorises it); on the float view the pair ran at 1.4-1.6 ns per amplitude
-    and gate against 0.72-0.78 (one gate at a time: 1.0; a 14-qubit block, one thread)."""
-    a0, a1, a2, a3 = lo[0], lo[1], lo[2], lo[3]
-    b0, b1, b2, b3 = hi[0], hi[1], hi[2], hi[3]
-    for k in range(s00.size):
-        x00 = s00[k]
-        x01 = s01[k]
-        x10 = s10[k]
-        x11 = s11[k]
-        y00 = a0 * x00 + a1 * x01
-        y01 = a2 * x00 + a3 * x01
-        y10 = a0 * x10 + a1 * x11
-        y11 = a2 * x10 + a3 * x11
-        s00[k] = b0 * y00 + b1 * y10
-        s10[k] = b2 * y00 + b3 * y10
-        s01[k] = b0 * y01 + b1 * y11
-        s11[k] = b2 * y01 + b3 * y11
-
-
 @_inline
 def _two_1q(row, bit_a, ma, bit_b, mb):
     """Two one-qubit gates (2x2 matrices ``ma``, ``mb`` on bits ``bit_a != bit_b``) in one
@@ -1373,11 +1352,13 @@ def _two_1q(row, bit_a, ma, bit_b, mb):
             c = a + 2 * hi
             d = c + 2 * lo
             _mix22_series(f[a : a + 2 * run], f[b : b + 2 * run], f[c : c + 2 * run],
-                          f[d : d + 2 * run], elo, ehi)  # fmt: skip
+                          f[d : d + 2 * run], elo[0], elo[2], elo[4], elo[6], ehi[0], ehi[2],
+                          ehi[4], ehi[6])  # fmt: skip
         else:
             j = i + hi
-            _mix22c_series(row[i : i + run], row[i + lo : i + lo + run], row[j : j + run],
-                           row[j + lo : j + lo + run], mlo, mhi)  # fmt: skip
+            _mix22_series(row[i : i + run], row[i + lo : i + lo + run], row[j : j + run],
+                          row[j + lo : j + lo + run], mlo[0], mlo[1], mlo[2], mlo[3], mhi[0],
+                          mhi[1], mhi[2], mhi[3])  # fmt: skip
 
 
 @_shared

@@ -239,23 +239,22 @@ def plan_for_backend(
 def run_item(
     item: PlanItem, backend: Backend, state: Any, context: CollapseContext | None = None
 ) -> None:
-    """Execute one plan item: block runs go to a block-running backend whole, or call by
-    call; everything else runs its own primitive."""
+    """Execute one plan item: block and monomial runs go whole to a backend that runs them,
+    else call by call; everything else runs its own primitive."""
+    apply: Any
     if isinstance(item, BlockRun):
         runner = capability(backend, BlockRunner)
-        if runner is None:
-            item.run_in_order(backend, state)
-        else:
-            runner.apply_block_run(state, item)
-        return
-    if isinstance(item, MonomialRun):
+        apply = None if runner is None else runner.apply_block_run
+    elif isinstance(item, MonomialRun):
         mover = capability(backend, MonomialRunner)
-        if mover is None:
-            item.run_in_order(backend, state)
-        else:
-            mover.apply_monomial_run(state, item)
+        apply = None if mover is None else mover.apply_monomial_run
+    else:
+        item.run(backend, state, context)
         return
-    item.run(backend, state, context)
+    if apply is None:
+        item.run_in_order(backend, state)
+    else:
+        apply(state, item)
 
 
 def run_plan(
