@@ -129,19 +129,11 @@ def _layout(
 @lru_cache(maxsize=1024)
 def _cycles(perm: tuple[int, ...], moves_phased: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Cycle decomposition of ``|j> -> |perm[j]>``: ``(pointers, elements)``; fixed points
-    are kept only where their phase is not one."""
-    seen = [False] * len(perm)
-    ptr, elems = [0], []
-    for start in range(len(perm)):
-        if seen[start] or (perm[start] == start and not moves_phased[start]):
-            continue
-        j = start
-        while not seen[j]:
-            seen[j] = True
-            elems.append(j)
-            j = perm[j]
-        ptr.append(len(elems))
-    return np.array(ptr, dtype=np.int64), np.array(elems, dtype=np.int64)
+    are kept only where their phase is not one (the decomposition of a monomial run's map,
+    :func:`~genqsim.backends.numba_kernels.series_cycles`)."""
+    destination = np.array(perm, dtype=np.int64)
+    changed = (destination != np.arange(destination.size)) | np.array(moves_phased, dtype=bool)
+    return K.series_cycles(destination, changed)
 
 
 SPARSE_MAX_FILL = 0.25

@@ -337,7 +337,7 @@ def monomial_map(
             pattern |= ((where >> (q - low)) & 1) << i
         if isinstance(call, PermutationCall):
             image = np.asarray(call.permutation, dtype=np.int64)[pattern]
-            moved = where.copy()
+            moved = where
             for i, q in enumerate(call.targets):
                 moved = (moved & ~(np.int64(1) << (q - low))) | (((image >> i) & 1) << (q - low))
             where = np.where(on, moved, where)
