@@ -202,6 +202,17 @@ def _sources(calls: Sequence[GateCallOfRun], row_qubits: int) -> np.ndarray:
     return sources
 
 
+def _splits_with(kind: int, fixed: np.ndarray, index: np.ndarray, data: np.ndarray) -> int:
+    """1 where an encoded call runs on a split row and has complex entries (as the kernels'
+    ``_planar_call`` decides), else 0."""
+    if kind == K.KIND_DENSE:
+        if len(fixed) != 1 or len(index) != 2:
+            return 0
+    elif kind != K.KIND_DIAGONAL:
+        return 0
+    return int(np.iscomplexobj(data) and bool(np.any(data.imag != 0)))
+
+
 def _encode_run(
     calls: Sequence[GateCallOfRun], dtype: np.dtype, row_qubits: int
 ) -> tuple[tuple[np.ndarray, ...], int]:
@@ -209,7 +220,9 @@ def _encode_run(
     ``apply_block_run`` reads. A stretch of
     permutations (:func:`_permutation_stretches`) is one :data:`~.numba_kernels.KIND_PERMUTE`
     call at its first position and :data:`~.numba_kernels.KIND_SKIP` at the others, so
-    every call keeps its position (the adjoint sweep's steps and matrix updates use them)."""
+    every call keeps its position (the adjoint sweep's steps and matrix updates use them).
+    A run with :data:`~.numba_kernels.PLANAR_MIN_CALLS` complex one-qubit gates and
+    diagonals gets scratch for its row split in two (``_run_planar``)."""
     stretches = _permutation_stretches(calls)
     skipped = {i for first, end in stretches.items() for i in range(first + 1, end)}
     kinds: list[int] = []
@@ -219,6 +232,7 @@ def _encode_run(
     data: list[np.ndarray] = []
     fixed_ptr, index_ptr, data_ptr = [0], [0], [0]
     max_dim = 1
+    planar_work = 0
     for i, call in enumerate(calls):
         fx, value, offsets = _layout(call.targets, call.controls, call.control_values)
         kinds.append(int(call.kind))
@@ -258,10 +272,13 @@ def _encode_run(
                 idx = np.concatenate([[ptr.size], ptr, offsets[elems]])
                 dat = np.ones(elems.size, dtype=dtype) if ph is None else ph[elems]
         values.append(value)
+        planar_work += _splits_with(kinds[-1], fx, idx, dat)
         for store, ptrs, part in ((fixed, fixed_ptr, fx), (index, index_ptr, idx),
                                   (data, data_ptr, dat)):  # fmt: skip
             store.append(np.asarray(part))
             ptrs.append(ptrs[-1] + len(part))
+    if planar_work >= K.PLANAR_MIN_CALLS:  # room for the row split, and a pattern's parts
+        max_dim = max(max_dim, (1 << row_qubits) + 2 * K.PLANAR_PATTERN)
     arrays = (
         np.array(kinds, dtype=np.int64),
         np.array(values, dtype=np.int64),

@@ -30,6 +30,7 @@ import numpy as np
 from numba import prange
 
 from ..plan.calls import CallKind
+from . import numba_planar as planar
 from .numba_prefetch import prefetch
 
 _SOURCES: dict[str, Callable[..., Any]] = {}
@@ -1361,6 +1362,108 @@ def _two_1q(row, bit_a, ma, bit_b, mb):
                           mhi[1], mhi[2], mhi[3])  # fmt: skip
 
 
+PLANAR_MIN_CALLS = 4
+"""A stretch of one-qubit gates and diagonals in a complex row runs split
+(:mod:`backends.numba_planar`) where at least this many of its calls have complex entries:
+the split and the merge cost about one gate's pass over the row in cache each."""
+
+PLANAR_PATTERN = 1 << PATTERN_MAX_BITS
+"""Amplitudes reserved twice after a split row in the scratch: a diagonal's repeating pattern
+of complex factors, then its real and imaginary parts."""
+
+
+@_inline
+def _planar_call(g, kinds, fixed_ptr, index_ptr, data_ptr, data):
+    """-1 where call ``g`` cannot run on a split row; else 1 where its entries are complex
+    and 0 where they are all real. Uncontrolled one-qubit gates and diagonals run split."""
+    if kinds[g] == KIND_DENSE:
+        if fixed_ptr[g + 1] - fixed_ptr[g] != 1 or index_ptr[g + 1] - index_ptr[g] != 2:
+            return -1
+    elif kinds[g] != KIND_DIAGONAL:
+        return -1
+    for k in range(data_ptr[g], data_ptr[g + 1]):
+        if data[k].imag != 0:
+            return 1
+    return 0
+
+
+@_inline
+def _planar_stretch(g, kinds, fixed_ptr, index_ptr, data_ptr, data):
+    """``(end, complex calls)`` of the longest stretch from call ``g`` that runs split."""
+    end = g
+    work = 0
+    while end < kinds.size:
+        c = _planar_call(end, kinds, fixed_ptr, index_ptr, data_ptr, data)
+        if c < 0:
+            break
+        work += c
+        end += 1
+    return end, work
+
+
+@_inline
+def _planar_diagonal(re, im, diag, offsets, fixed, fixed_value, pattern, pfloats):
+    """As :func:`_diagonal_on_row`, on a split row: a repeating pattern of factors (its
+    real and imaginary parts in ``pfloats``) where the gate's qubits are low, else series
+    by series."""
+    size = _pattern_size(fixed, re.size)
+    if size:
+        p = pattern[:size]
+        _diagonal_pattern(p, diag, offsets, fixed, fixed_value)
+        pr = pfloats[:size]
+        pi = pfloats[size : 2 * size]
+        real = True
+        for j in range(size):
+            pr[j] = p[j].real
+            pi[j] = p[j].imag
+            if pi[j] != 0:
+                real = False
+        planar.times_pattern(re, im, pr, pi, real)
+        return
+    run = _run_length(fixed)
+    for o in range((re.size >> fixed.size) // run):
+        start = _base(np.int64(o) * run, fixed, fixed_value)
+        for r in range(offsets.size):
+            dr = diag[r].real
+            di = diag[r].imag
+            a = start + offsets[r]
+            if run >= SERIES_MIN:
+                planar.scale(re[a : a + run], im[a : a + run], dr, di)
+                continue
+            for j in range(a, a + run):
+                x = re[j]
+                y = im[j]
+                re[j] = dr * x - di * y
+                im[j] = dr * y + di * x
+
+
+@_inline
+def _run_planar(row, first, end, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
+                data_ptr, data, buf):  # fmt: skip
+    """Calls ``first`` to ``end - 1`` (one-qubit gates and diagonals) on the complex ``row``
+    split into ``buf``: its floats hold the real parts, the imaginary parts, then a
+    diagonal's pattern parts (:data:`PLANAR_PATTERN` amplitudes' worth), then its complex
+    pattern."""
+    n = row.size
+    fb = reals_view(buf)
+    re = fb[:n]
+    im = fb[n : 2 * n]
+    pfloats = fb[2 * n : 2 * (n + PLANAR_PATTERN)]
+    pattern = buf[n + PLANAR_PATTERN : n + 2 * PLANAR_PATTERN]
+    f = reals_view(row)
+    planar.split(f, re, im)
+    for g in range(first, end):
+        ix = index[index_ptr[g] : index_ptr[g + 1]]
+        dx = data[data_ptr[g] : data_ptr[g + 1]]
+        if kinds[g] == KIND_DENSE:
+            e = _reals4(dx)
+            planar.mix(re, im, ix[1], e, _all_real(e), np.int64(1) << MAX_RUN_BITS)
+        else:
+            fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
+            _planar_diagonal(re, im, dx, ix, fx, fixed_values[g], pattern, pfloats)
+    planar.merge(f, re, im)
+
+
 @_shared
 def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr, data,
                 buf):  # fmt: skip
@@ -1370,10 +1473,21 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
     its row offsets (dense, diagonal), cycle pointers + offsets (cycles) or sparse layout are
     in ``index``, its matrix / diagonal / phases / nonzeros in ``data``. Two consecutive
     uncontrolled one-qubit gates on different qubits of a complex row (a layer of H, RY or
-    U) are applied in one sweep of it (:func:`_two_1q`).
+    U) are applied in one sweep of it (:func:`_two_1q`). A stretch of one-qubit gates and
+    diagonals with at least :data:`PLANAR_MIN_CALLS` complex ones runs on the row split
+    into real and imaginary parts (:func:`_run_planar`) where ``buf`` has room for it.
     """
     g = 0
+    checked = 0  # calls before this one were looked at for a split stretch
     while g < kinds.size:
+        if not _is_real(row) and g >= checked and buf.size >= row.size + 2 * PLANAR_PATTERN:
+            end, work = _planar_stretch(g, kinds, fixed_ptr, index_ptr, data_ptr, data)
+            checked = max(end, g + 1)
+            if work >= PLANAR_MIN_CALLS:
+                _run_planar(row, g, end, kinds, fixed_values, fixed_ptr, fixed, index_ptr,
+                            index, data_ptr, data, buf)  # fmt: skip
+                g = end
+                continue
         if not _is_real(row) and g + 1 < kinds.size:
             bit_a = _pairable_bit(g, kinds, fixed_ptr, index_ptr, index)
             bit_b = _pairable_bit(g + 1, kinds, fixed_ptr, index_ptr, index)

@@ -404,3 +404,76 @@ def test_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, seed)
         "tiles": group_tile_runs(calls, n, n - 1, 2),
     }[grouping]
     assert_plan_matches_generic(calls, plan, n, dtype, seed)
+
+
+SPLIT_GATES = ["u", "rx", "h", "ry", "rz", "t", "p", "cz", "cp", "rzz", "cx"]
+"""Complex one-qubit gates (U, RX), real ones (H, RY), complex and real diagonals on one or
+two qubits (RZ, T, P, CP, RZZ; CZ): all run on a split row; CX ends a stretch."""
+
+
+SPLIT_SPECS = st.tuples(
+    st.sampled_from(SPLIT_GATES), st.integers(0, 12), st.integers(0, 12), st.floats(-3.2, 3.2)
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(9, 13),
+    st.lists(SPLIT_SPECS, min_size=4, max_size=40),
+    st.sampled_from(["complex128", "complex64"]),
+    st.sampled_from(["whole", "blocks", "tiles"]),
+    st.integers(0, 2**31),
+)
+def test_split_rows_match_generic(n, gates, dtype, grouping, seed):
+    """Stretches of one-qubit gates and diagonals with at least ``PLANAR_MIN_CALLS`` complex
+    entries run on a block or tile row split into real and imaginary parts (pairs 1 to 64
+    amplitudes apart in unrolled groups, farther ones in series; diagonals as patterns or
+    series), in whole rows, blocks and gathered tiles. Against the generic routine."""
+    from genqsim.plan import build_plan, group_block_runs, group_tile_runs
+
+    circuit = gq.Circuit(n)
+    for name, q, r, angle in gates:
+        q, r = q % n, r % n
+        if name in ("u",):
+            circuit.u(angle, 0.5 * angle, 1.0 - angle, q)
+        elif name in ("rx", "ry", "rz", "p"):
+            getattr(circuit, name)(angle, q)
+        elif name in ("h", "t"):
+            getattr(circuit, name)(q)
+        elif q != r:
+            if name in ("cp", "rzz"):
+                getattr(circuit, name)(angle, q, r)
+            else:
+                getattr(circuit, name)(q, r)
+    numbers = gq.get_number_system(dtype)
+    calls = build_plan(circuit, numbers, fuse=False)
+    plan = {
+        "whole": [BlockRun(calls, n)] if len(calls) > 1 else calls,
+        "blocks": group_block_runs(calls, n, n - 1),
+        "tiles": group_tile_runs(calls, n, n - 1, 2),
+    }[grouping]
+    assert_plan_matches_generic(calls, plan, n, dtype, seed)
+
+
+def test_a_row_split_for_every_target_and_diagonal():
+    """Every target of a 13-qubit row (groups 1 to 64 apart, then series, cut at 1024) and
+    diagonals on low qubits (patterns, real and complex) and high ones (series) in one
+    split stretch: the run's scratch has room for the split, and the result equals the
+    generic routine's."""
+    from genqsim.backends import numba_kernels as K
+    from genqsim.plan import build_plan
+
+    n = 13
+    circuit = gq.Circuit(n)
+    for q in range(n):
+        circuit.u(0.3 + q, 0.2 * q, 1.1, q)
+        circuit.rz(0.7 - 0.1 * q, q)
+        circuit.cz(q, (q + 5) % n)
+        circuit.cp(0.4 + 0.05 * q, q, (q + 9) % n)
+    calls = build_plan(circuit, gq.get_number_system("complex128"), fuse=False)
+    run = BlockRun(calls, n)
+    backend = gq.get_backend("numba")
+    _, max_dim = backend._encoded(run, np.dtype(np.complex128))
+    assert max_dim >= (1 << n) + 2 * K.PLANAR_PATTERN
+    for dtype in ("complex128", "complex64"):
+        assert_plan_matches_generic(calls, [run], n, dtype, 7)
