@@ -203,12 +203,9 @@ def _sources(calls: Sequence[GateCallOfRun], row_qubits: int) -> np.ndarray:
 
 
 def _splits_with(kind: int, fixed: np.ndarray, index: np.ndarray, data: np.ndarray) -> int:
-    """1 where an encoded call runs on a split row and has complex entries (as the kernels'
-    ``_planar_call`` decides), else 0."""
-    if kind == K.KIND_DENSE:
-        if len(fixed) != 1 or len(index) != 2:
-            return 0
-    elif kind != K.KIND_DIAGONAL:
+    """1 where an encoded call is a one-qubit gate with complex entries, which counts
+    towards a split row (as the kernels' ``_planar_call`` decides), else 0."""
+    if kind != K.KIND_DENSE or len(fixed) != 1 or len(index) != 2:
         return 0
     return int(np.iscomplexobj(data) and bool(np.any(data.imag != 0)))
 
@@ -221,8 +218,8 @@ def _encode_run(
     permutations (:func:`_permutation_stretches`) is one :data:`~.numba_kernels.KIND_PERMUTE`
     call at its first position and :data:`~.numba_kernels.KIND_SKIP` at the others, so
     every call keeps its position (the adjoint sweep's steps and matrix updates use them).
-    A run with :data:`~.numba_kernels.PLANAR_MIN_CALLS` complex one-qubit gates and
-    diagonals gets scratch for its row split in two (``_run_planar``)."""
+    A run with :data:`~.numba_kernels.PLANAR_MIN_CALLS` complex one-qubit gates gets
+    scratch for its row split in two (``_run_planar``)."""
     stretches = _permutation_stretches(calls)
     skipped = {i for first, end in stretches.items() for i in range(first + 1, end)}
     kinds: list[int] = []

@@ -1364,8 +1364,9 @@ def _two_1q(row, bit_a, ma, bit_b, mb):
 
 PLANAR_MIN_CALLS = 4
 """A stretch of one-qubit gates and diagonals in a complex row runs split
-(:mod:`backends.numba_planar`) where at least this many of its calls have complex entries:
-the split and the merge cost about one gate's pass over the row in cache each."""
+(:mod:`backends.numba_planar`) where at least this many of its calls are one-qubit gates
+with complex entries: the split and the merge cost about one gate's pass over the row in
+cache each."""
 
 PLANAR_PATTERN = 1 << PATTERN_MAX_BITS
 """Amplitudes reserved twice after a split row in the scratch: a diagonal's repeating pattern
@@ -1374,12 +1375,15 @@ of complex factors, then its real and imaginary parts."""
 
 @_inline
 def _planar_call(g, kinds, fixed_ptr, index_ptr, data_ptr, data):
-    """-1 where call ``g`` cannot run on a split row; else 1 where its entries are complex
-    and 0 where they are all real. Uncontrolled one-qubit gates and diagonals run split."""
-    if kinds[g] == KIND_DENSE:
-        if fixed_ptr[g + 1] - fixed_ptr[g] != 1 or index_ptr[g + 1] - index_ptr[g] != 2:
-            return -1
-    elif kinds[g] != KIND_DIAGONAL:
+    """-1 where call ``g`` cannot run on a split row; else 1 for a one-qubit gate with
+    complex entries (U, RX) and 0 for any other that can: an uncontrolled one-qubit gate
+    with real entries, a diagonal. Only the first kind counts towards a split: a stretch of
+    H and CP (QFT) runs as well on the interleaved floats."""
+    if kinds[g] == KIND_DIAGONAL:
+        return 0
+    if kinds[g] != KIND_DENSE:
+        return -1
+    if fixed_ptr[g + 1] - fixed_ptr[g] != 1 or index_ptr[g + 1] - index_ptr[g] != 2:
         return -1
     for k in range(data_ptr[g], data_ptr[g + 1]):
         if data[k].imag != 0:
@@ -1474,8 +1478,8 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
     in ``index``, its matrix / diagonal / phases / nonzeros in ``data``. Two consecutive
     uncontrolled one-qubit gates on different qubits of a complex row (a layer of H, RY or
     U) are applied in one sweep of it (:func:`_two_1q`). A stretch of one-qubit gates and
-    diagonals with at least :data:`PLANAR_MIN_CALLS` complex ones runs on the row split
-    into real and imaginary parts (:func:`_run_planar`) where ``buf`` has room for it.
+    diagonals with at least :data:`PLANAR_MIN_CALLS` complex one-qubit gates runs on the
+    row split into real and imaginary parts (:func:`_run_planar`) where ``buf`` has room for it.
     """
     g = 0
     checked = 0  # calls before this one were looked at for a split stretch

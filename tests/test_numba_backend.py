@@ -426,7 +426,7 @@ SPLIT_SPECS = st.tuples(
 )
 def test_split_rows_match_generic(n, gates, dtype, grouping, seed):
     """Stretches of one-qubit gates and diagonals with at least ``PLANAR_MIN_CALLS`` complex
-    entries run on a block or tile row split into real and imaginary parts (pairs 1 to 64
+    one-qubit gates run on a block or tile row split into real and imaginary parts (pairs 1 to 64
     amplitudes apart in unrolled groups, farther ones in series; diagonals as patterns or
     series), in whole rows, blocks and gathered tiles. Against the generic routine."""
     from genqsim.plan import build_plan, group_block_runs, group_tile_runs
