@@ -258,6 +258,21 @@ def assert_plan_matches_generic(calls, plan, n: int, dtype: str, seed: int) -> N
     np.testing.assert_allclose(state, want, atol=1e-12 if dtype == "complex128" else 2e-6)
 
 
+def assert_grouping_matches_generic(circuit, dtype: str, grouping: str, seed: int) -> None:
+    """The circuit's calls as one run over the whole state, in blocks or in gathered tiles
+    (``grouping``), on the Numba backend, against the generic routine."""
+    from genqsim.plan import build_plan, group_block_runs, group_tile_runs
+
+    n = circuit.n_qubits
+    calls = build_plan(circuit, gq.get_number_system(dtype), fuse=False)
+    plan = {
+        "whole": [BlockRun(calls, n)] if len(calls) > 1 else calls,
+        "blocks": group_block_runs(calls, n, n - 1),
+        "tiles": group_tile_runs(calls, n, n - 1, 2),
+    }[grouping]
+    assert_plan_matches_generic(calls, plan, n, dtype, seed)
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     random_circuit(n_min=11, n_max=13),
@@ -383,8 +398,6 @@ def test_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, seed)
     10 runs cut at 1024) are applied two per sweep of a block or gathered tile, in either
     order of their qubits, real pairs on the floats and the others in complex arithmetic;
     controlled neighbours run alone. Against the generic routine."""
-    from genqsim.plan import build_plan, group_block_runs, group_tile_runs
-
     circuit = gq.Circuit(n)
     for name, q, r, angle in gates:
         q, r = q % n, r % n
@@ -396,14 +409,7 @@ def test_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, seed)
             circuit.u(angle, 0.5 * angle, 1.0 - angle, q)
         elif q != r:
             circuit.cry(angle, r, q) if name == "cry" else circuit.cz(r, q)
-    numbers = gq.get_number_system(dtype)
-    calls = build_plan(circuit, numbers, fuse=False)
-    plan = {
-        "whole": [BlockRun(calls, n)] if len(calls) > 1 else calls,
-        "blocks": group_block_runs(calls, n, n - 1),
-        "tiles": group_tile_runs(calls, n, n - 1, 2),
-    }[grouping]
-    assert_plan_matches_generic(calls, plan, n, dtype, seed)
+    assert_grouping_matches_generic(circuit, dtype, grouping, seed)
 
 
 SPLIT_GATES = ["u", "rx", "h", "ry", "rz", "t", "p", "cz", "cp", "rzz", "cx"]
@@ -429,8 +435,6 @@ def test_split_rows_match_generic(n, gates, dtype, grouping, seed):
     one-qubit gates run on a block or tile row split into real and imaginary parts (pairs 1 to 64
     amplitudes apart in unrolled groups, farther ones in series; diagonals as patterns or
     series), in whole rows, blocks and gathered tiles. Against the generic routine."""
-    from genqsim.plan import build_plan, group_block_runs, group_tile_runs
-
     circuit = gq.Circuit(n)
     for name, q, r, angle in gates:
         q, r = q % n, r % n
@@ -445,14 +449,7 @@ def test_split_rows_match_generic(n, gates, dtype, grouping, seed):
                 getattr(circuit, name)(angle, q, r)
             else:
                 getattr(circuit, name)(q, r)
-    numbers = gq.get_number_system(dtype)
-    calls = build_plan(circuit, numbers, fuse=False)
-    plan = {
-        "whole": [BlockRun(calls, n)] if len(calls) > 1 else calls,
-        "blocks": group_block_runs(calls, n, n - 1),
-        "tiles": group_tile_runs(calls, n, n - 1, 2),
-    }[grouping]
-    assert_plan_matches_generic(calls, plan, n, dtype, seed)
+    assert_grouping_matches_generic(circuit, dtype, grouping, seed)
 
 
 def test_a_row_split_for_every_target_and_diagonal():
