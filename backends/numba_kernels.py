@@ -1406,24 +1406,63 @@ def _planar_stretch(g, kinds, fixed_ptr, index_ptr, data_ptr, data):
 
 
 @_inline
-def _planar_diagonal(re, im, diag, offsets, fixed, fixed_value, pattern, pfloats):
-    """As :func:`_diagonal_on_row`, on a split row: a repeating pattern of factors (its
-    real and imaginary parts in ``pfloats``) where the gate's qubits are low, else series
-    by series."""
-    size = _pattern_size(fixed, re.size)
-    if size:
-        p = pattern[:size]
-        _diagonal_pattern(p, diag, offsets, fixed, fixed_value)
-        pr = pfloats[:size]
-        pi = pfloats[size : 2 * size]
-        real = True
+def _period(fixed, n):
+    """The period of a diagonal's factors over a row of ``n`` amplitudes where its qubits
+    all lie below :data:`PATTERN_MAX_BITS` (at least 64, at most ``n``), else 0."""
+    top = fixed[fixed.size - 1]
+    if top >= PATTERN_MAX_BITS:
+        return np.int64(0)
+    return min(max(np.int64(1) << (top + 1), np.int64(64)), n)
+
+
+@_inline
+def _pattern_stretch(g, end, kinds, fixed_ptr, fixed, n):
+    """``(last, size)``: calls ``g`` to ``last - 1`` (before ``end``) are diagonals whose
+    factors repeat over a row of ``n`` amplitudes with a period of at most ``size``
+    (:func:`_period`); ``last == g`` where call ``g`` is not one."""
+    last = g
+    size = np.int64(0)
+    while last < end and kinds[last] == KIND_DIAGONAL:
+        s = _period(fixed[fixed_ptr[last] : fixed_ptr[last + 1]], n)
+        if s == 0:
+            break
+        size = max(size, s)
+        last += 1
+    return last, size
+
+
+@_inline
+def _planar_patterns(re, im, first, last, size, fixed_values, fixed_ptr, fixed, index_ptr,
+                     index, data_ptr, data, pattern, pfloats):  # fmt: skip
+    """Diagonals ``first`` to ``last - 1`` on low qubits (a layer of CZ, phases) in one pass
+    over a split row: the product of their repeating patterns, ``size`` factors, its real
+    and imaginary parts in ``pfloats``, times the row."""
+    pr = pfloats[:size]
+    pi = pfloats[size : 2 * size]
+    pr[:] = 1
+    pi[:] = 0
+    for g in range(first, last):
+        fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
+        s = _period(fx, re.size)
+        p = pattern[:s]
+        _diagonal_pattern(p, data[data_ptr[g] : data_ptr[g + 1]],
+                          index[index_ptr[g] : index_ptr[g + 1]], fx, fixed_values[g])  # fmt: skip
         for j in range(size):
-            pr[j] = p[j].real
-            pi[j] = p[j].imag
-            if pi[j] != 0:
-                real = False
-        planar.times_pattern(re, im, pr, pi, real)
-        return
+            d = p[j & (s - 1)]
+            x = pr[j]
+            y = pi[j]
+            pr[j] = d.real * x - d.imag * y
+            pi[j] = d.real * y + d.imag * x
+    real = True
+    for j in range(size):
+        if pi[j] != 0:
+            real = False
+    planar.times_pattern(re, im, pr, pi, real)
+
+
+@_inline
+def _planar_series_diagonal(re, im, diag, offsets, fixed, fixed_value):
+    """As :func:`_diagonal_on_row`, on a split row, series by series."""
     run = _run_length(fixed)
     for o in range((re.size >> fixed.size) // run):
         start = _base(np.int64(o) * run, fixed, fixed_value)
@@ -1446,8 +1485,10 @@ def _run_planar(row, first, end, kinds, fixed_values, fixed_ptr, fixed, index_pt
                 data_ptr, data, buf):  # fmt: skip
     """Calls ``first`` to ``end - 1`` (one-qubit gates and diagonals) on the complex ``row``
     split into ``buf``: its floats hold the real parts, the imaginary parts, then a
-    diagonal's pattern parts (:data:`PLANAR_PATTERN` amplitudes' worth), then its complex
-    pattern."""
+    pattern's parts (:data:`PLANAR_PATTERN` amplitudes' worth), then one diagonal's complex
+    pattern. Consecutive diagonals on qubits below :data:`PATTERN_MAX_BITS` (a layer of CZ)
+    are multiplied into one pattern and applied in one pass; a lone diagonal whose series
+    are long is scaled series by series."""
     n = row.size
     fb = reals_view(buf)
     re = fb[:n]
@@ -1456,15 +1497,24 @@ def _run_planar(row, first, end, kinds, fixed_values, fixed_ptr, fixed, index_pt
     pattern = buf[n + PLANAR_PATTERN : n + 2 * PLANAR_PATTERN]
     f = reals_view(row)
     planar.split(f, re, im)
-    for g in range(first, end):
+    g = first
+    while g < end:
         ix = index[index_ptr[g] : index_ptr[g + 1]]
         dx = data[data_ptr[g] : data_ptr[g + 1]]
         if kinds[g] == KIND_DENSE:
             e = _reals4(dx)
             planar.mix(re, im, ix[1], e, _all_real(e), np.int64(1) << MAX_RUN_BITS)
-        else:
-            fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
-            _planar_diagonal(re, im, dx, ix, fx, fixed_values[g], pattern, pfloats)
+            g += 1
+            continue
+        fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
+        last, size = _pattern_stretch(g, end, kinds, fixed_ptr, fixed, n)
+        if last > g + 1 or (last > g and _pattern_size(fx, n)):  # one pass for them all
+            _planar_patterns(re, im, g, last, size, fixed_values, fixed_ptr, fixed, index_ptr,
+                             index, data_ptr, data, pattern, pfloats)  # fmt: skip
+            g = last
+            continue
+        _planar_series_diagonal(re, im, dx, ix, fx, fixed_values[g])
+        g += 1
     planar.merge(f, re, im)
 
 
