@@ -816,14 +816,23 @@ def _times_pattern(x, pattern):
 
 
 @_inline
+def _period(fixed, n):
+    """The period of a diagonal's factors over a row of ``n`` amplitudes where its qubits
+    all lie below :data:`PATTERN_MAX_BITS` (at least 64, at most ``n``), else 0."""
+    top = fixed[fixed.size - 1]
+    if top >= PATTERN_MAX_BITS:
+        return np.int64(0)
+    return min(max(np.int64(1) << (top + 1), np.int64(64)), n)
+
+
+@_inline
 def _pattern_size(fixed, size):
     """Amplitudes in the repeating pattern of a diagonal gate on ``fixed`` bits over a
     state (or row) of ``size`` amplitudes, or 0 where its series are long enough to scale
     one by one or its bits too high for a pattern."""
-    top = fixed[fixed.size - 1]
-    if _run_length(fixed) >= SERIES_MIN or top >= PATTERN_MAX_BITS:
-        return 0
-    return min(max(np.int64(1) << (top + 1), np.int64(64)), size)
+    if _run_length(fixed) >= SERIES_MIN:
+        return np.int64(0)
+    return _period(fixed, size)
 
 
 @_kernel
@@ -1403,16 +1412,6 @@ def _planar_stretch(g, kinds, fixed_ptr, index_ptr, data_ptr, data):
         work += c
         end += 1
     return end, work
-
-
-@_inline
-def _period(fixed, n):
-    """The period of a diagonal's factors over a row of ``n`` amplitudes where its qubits
-    all lie below :data:`PATTERN_MAX_BITS` (at least 64, at most ``n``), else 0."""
-    top = fixed[fixed.size - 1]
-    if top >= PATTERN_MAX_BITS:
-        return np.int64(0)
-    return min(max(np.int64(1) << (top + 1), np.int64(64)), n)
 
 
 @_inline
