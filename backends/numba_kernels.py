@@ -271,9 +271,10 @@ def _mix2_groups(f, bit, e, real):
     floats ``f``. Not inlined: one call takes a run of groups. A real matrix mixes the floats
     ``(k, k ^ 2 bit)`` alike, real and imaginary parts: up to qubit 3, as a real gate on a
     split row whose two halves are the two halves of ``f`` (:func:`planar.mix_groups`:
-    straight packed chunks for floats 2, 4 and 8 apart, in a 15-qubit row 1.43 / 0.81 / 0.74
-    -> 0.50 / 0.24 / 0.26 ns per amplitude for qubits 0 / 1 / 2 with complex128), from
-    qubit 4 as two series (the inline lanes ran at half speed there, n = 20, in cache)."""
+    straight packed chunks for floats 2, 4 and 8 apart, in a 15-qubit row 0.81 / 0.74 /
+    0.78 -> 0.24-0.47 / 0.26-0.46 / 0.49 ns per amplitude for qubits 1 / 2 / 3 with
+    complex128; qubit 0 too, for complex64), from qubit 4 as two series (the inline lanes
+    ran at half speed there, n = 20, in cache)."""
     if real and bit <= 8 and (f.size // 2) % (4 * bit) == 0:
         half_size = f.size // 2
         planar.mix_groups(f[:half_size], f[half_size:], 2 * bit, e, True)
@@ -346,7 +347,12 @@ def _mix2_step(x, f, o, mode, width, bit, fixed, fixed_value, c, e, real):
     if mode == PAIRS_GROUP and not real and bit <= MIX2C_MAX_BIT:
         _mix2c_groups(x[start : start + 2 * width], bit, c[0], c[1], c[2], c[3])
     elif mode == PAIRS_ADJACENT:
-        if real:
+        if real and f.itemsize == 4:
+            # complex64: straight chunks (Walsh 26's block of 16 H 275-287 -> 215-241 ms,
+            # one thread); complex128 was no faster there (349-399 against 388-417 ms)
+            a = 2 * start
+            _mix2_groups(f[a : a + 4 * width], 1, e, True)
+        elif real:
             _mix2_adjacent(f, start, width, e, True)
         else:
             _mix2_adjacent(f, start, width, e, False)
