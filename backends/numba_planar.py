@@ -193,10 +193,8 @@ def mix_groups(re, im, bit, e, real):
     if bit < CHUNK:
         if re.size % CHUNK == 0:
             _chunks_of(re, im, bit, e, real)
-        elif real:
-            _groups_of(re, im, bit, e, True)
         else:
-            _groups_of(re, im, bit, e, False)
+            _groups_real_or_not(re, im, bit, e, real)
     elif bit == 16:
         _groups_real_or_not(re, im, 16, e, real)
     elif bit == 32:

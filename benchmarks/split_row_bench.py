@@ -24,7 +24,7 @@ import numpy as np
 
 import genqsim as gq
 from genqsim.backends import numba_planar as planar
-from genqsim.bench import Case, gate_list
+from genqsim.bench import Case, circuit_of
 from genqsim.plan import plan_for_backend
 from genqsim.plan.build import run_item
 
@@ -62,9 +62,7 @@ def plan_item_times(spec: str, threads: int, repeat: int) -> None:
     dtype = rest[0] if rest else "complex128"
     case = Case(name, "circuit", int(n), dtype, depth=20 if name == "random" else 0)
     gq.set_num_threads(threads)
-    circuit = gq.Circuit(case.n)
-    for gate, qubits, params in gate_list(case):
-        getattr(circuit, gate)(*params, *qubits)
+    circuit = circuit_of(case)
     psi = gq.zeros(case.n, numbers=dtype)
     plan = plan_for_backend(circuit, psi.numbers, psi.backend)
     for item in plan:  # compile or load every kernel first

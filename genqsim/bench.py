@@ -127,6 +127,16 @@ def gate_list(case: Case) -> list[tuple]:
 # -- workers: one function per simulator, each returning seconds (or raising) ------------------
 
 
+def circuit_of(case: Case) -> Any:
+    """The case's gates as a genqsim circuit."""
+    import genqsim as gq
+
+    circuit = gq.Circuit(case.n)
+    for name, qubits, params in gate_list(case):
+        getattr(circuit, name)(*params, *qubits)
+    return circuit
+
+
 def best_of(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -141,9 +151,7 @@ def run_genqsim(case: Case, repeat: int, threads: int, fuse: bool) -> float:
     from genqsim.plan import build_plan, plan_for_backend, run_plan
 
     gq.set_num_threads(threads)
-    c = gq.Circuit(case.n)
-    for name, qubits, params in gate_list(case):
-        getattr(c, name)(*params, *qubits)
+    c = circuit_of(case)
     psi = gq.zeros(case.n, numbers=case.dtype)
     # what StateVector.apply does (default fusion and cache blocking), or plain gate by gate
     if fuse:
