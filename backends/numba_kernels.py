@@ -31,6 +31,7 @@ from numba import prange
 
 from ..plan.calls import CallKind
 from . import numba_planar as planar
+from . import numba_swap as swaps
 from .numba_prefetch import prefetch
 
 _SOURCES: dict[str, Callable[..., Any]] = {}
@@ -951,9 +952,48 @@ def _swap_step(state, o, run, blocks, stride, offset_a, offset_b, fixed, fixed_v
             state[b + j] = t
 
 
+@_inline
+def _swap_chunk_layout(state, offset_a, offset_b, fixed, fixed_value, max_stretch):
+    """``(variant, stretch, steps, high_a, high_b)`` of an exchange that runs in the straight
+    chunks of :mod:`backends.numba_swap` (``variant`` -1 where it does not: a real state, no
+    fixed qubit below 4 or two of them, fewer than 16 amplitudes). A step exchanges a
+    stretch of ``stretch`` consecutive amplitudes (up to the next fixed qubit, at most
+    ``max_stretch``) at ``base + high_a`` with the stretch at ``base + high_b``."""
+    q = fixed[0]
+    if (_is_real(state) or q >= swaps.LOW_QUBITS or state.size < swaps.CHUNK
+            or (fixed.size > 1 and fixed[1] < swaps.LOW_QUBITS)):  # fmt: skip
+        return np.int64(-1), np.int64(0), np.int64(0), np.int64(0), np.int64(0)
+    side_a = fixed_value | offset_a
+    side_b = fixed_value | offset_b
+    variant = 4 * q + 2 * ((side_a >> q) & 1) + ((side_b >> q) & 1)
+    contiguous = np.int64(1) << fixed[1] if fixed.size > 1 else state.size
+    stretch = min(contiguous, max_stretch)
+    steps = (state.size >> (fixed.size - 1)) // stretch
+    low = np.int64(swaps.CHUNK - 1)
+    return variant, stretch, steps, side_a & ~low, side_b & ~low
+
+
+@_inline
+def _swap_chunk_step(floats, o, stretch, fixed, high_a, high_b, variant):
+    """Step ``o`` of :func:`_swap_chunk_layout`'s walk on the interleaved ``floats``."""
+    base = _base(np.int64(o) * stretch, fixed[1:], 0)
+    a = 2 * (base | high_a)
+    b = 2 * (base | high_b)
+    swaps.swap_chunks(floats[a : a + 2 * stretch], floats[b : b + 2 * stretch], variant)
+
+
 @_kernel
 def swap_pairs(state, offset_a, offset_b, fixed, fixed_value):
-    """Exchange the amplitudes at ``base + offset_a`` and ``base + offset_b`` (X, CX, SWAP)."""
+    """Exchange the amplitudes at ``base + offset_a`` and ``base + offset_b`` (X, CX, SWAP):
+    in straight chunks where one fixed qubit is among the four lowest, else series."""
+    variant, stretch, steps, high_a, high_b = _swap_chunk_layout(
+        state, offset_a, offset_b, fixed, fixed_value, np.int64(1) << MAX_RUN_BITS
+    )
+    if variant >= 0:
+        f = reals_view(state)
+        for o in prange(steps):
+            _swap_chunk_step(f, o, stretch, fixed, high_a, high_b, variant)
+        return
     n_iter = state.size >> fixed.size
     run, blocks, stride = _swap_layout(fixed, n_iter)
     for o in prange(n_iter // (run * blocks)):
@@ -1302,6 +1342,14 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
     elif kinds[g] == KIND_SKIP:
         return
     elif kinds[g] == KIND_SWAP:
+        variant, stretch, steps, high_a, high_b = _swap_chunk_layout(
+            row, ix[0], ix[1], fx, fixed_values[g], row.size
+        )
+        if variant >= 0:
+            f = reals_view(row)
+            for o in range(steps):
+                _swap_chunk_step(f, o, stretch, fx, high_a, high_b, variant)
+            return
         n_iter = row.size >> fx.size
         run, blocks, stride = _swap_layout(fx, n_iter)
         for o in range(n_iter // (run * blocks)):

@@ -529,3 +529,84 @@ def test_slp_compiled_chunks_are_packed_and_leave_numba_settings_alone():
                 (assembly,) = loop.inspect_asm().values()
                 packed = [line for line in assembly.splitlines() if "pd\t" in line]
                 assert packed, f"the chunk loop of bit {bit} compiled to scalar code"
+
+
+def _exchange_by_index(state: np.ndarray, targets, controls, values) -> np.ndarray:
+    """X (one target) or SWAP (two) under controls, by index arithmetic on a copy."""
+    index = np.arange(state.size)
+    active = np.ones(state.size, dtype=bool)
+    for c, v in zip(controls, values):
+        active &= (index >> c & 1) == v
+    if len(targets) == 1:
+        partner = index ^ (1 << targets[0])
+    else:
+        a, b = targets
+        differ = (index >> a & 1) != (index >> b & 1)
+        partner = np.where(differ, index ^ (1 << a) ^ (1 << b), index)
+    return state[np.where(active, partner, index)]
+
+
+EXCHANGES = st.tuples(st.integers(1, 2), st.integers(0, 3), st.integers(0, 2**31))
+"""An exchange: ``(targets, controls, seed)``, the seed picking its qubits and values."""
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(1, 9),
+    st.lists(EXCHANGES, min_size=1, max_size=6),
+    st.sampled_from(["complex128", "complex64"]),
+    st.sampled_from(["alone", "whole", "blocks", "tiles"]),
+    st.integers(0, 2**31),
+)
+def test_exchanges_on_low_qubits_match_index_arithmetic(n, gates, dtype, grouping, seed):
+    """X and SWAP under 0 to 3 controls of either value, on any qubits (one among the four
+    lowest runs in the straight swap chunks of ``backends/numba_swap.py``, the others in
+    series), alone and in runs over the whole state, blocks and gathered tiles: against
+    the exchange done by index arithmetic."""
+    from genqsim.plan import build_plan, group_block_runs, group_tile_runs, run_item
+
+    circuit = gq.Circuit(n)
+    moves = []
+    for n_targets, n_controls, gate_seed in gates:
+        if n_targets + n_controls > n:
+            continue
+        rng = np.random.default_rng(gate_seed)
+        qubits = [int(q) for q in rng.permutation(n)[: n_targets + n_controls]]
+        targets, controls = qubits[:n_targets], qubits[n_targets:]
+        values = [int(v) for v in rng.integers(0, 2, size=n_controls)]
+        gate = "x" if n_targets == 1 else "swap"
+        circuit.controlled(gate, targets, controls, values)
+        moves.append((targets, controls, values))
+    if not moves:
+        return
+    state = random_state(n, np.random.default_rng(seed)).astype(dtype)
+    want = state.copy()
+    for move in moves:
+        want = _exchange_by_index(want, *move)
+    calls = build_plan(circuit, gq.get_number_system(dtype), fuse=False)
+    plan = {
+        "alone": calls,
+        "whole": [BlockRun(calls, n)] if len(calls) > 1 else calls,
+        "blocks": group_block_runs(calls, n, max(1, n - 1)),
+        "tiles": group_tile_runs(calls, n, max(1, n - 1), 2) if n >= 3 else calls,
+    }[grouping]
+    backend = gq.get_backend("numba")
+    for item in plan:
+        run_item(item, backend, state)
+    np.testing.assert_array_equal(state, want)
+
+
+def test_swap_chunks_are_packed():
+    """The straight swap chunks compile to packed (256-bit) loads and stores on x86-64."""
+    import platform
+
+    from genqsim.backends import numba_swap as swaps
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the packed-instruction check reads x86-64 assembly")
+    for q, a, b in swaps.VARIANTS:
+        loop = swaps._chunk_loop(q, a, b, cache=False)
+        x, y = np.arange(64.0), np.arange(64.0) + 100
+        loop(x, y)
+        (assembly,) = loop.inspect_asm().values()
+        assert "ymm" in assembly, f"the swap chunk of variant {(q, a, b)} is scalar code"
