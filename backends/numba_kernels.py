@@ -30,8 +30,8 @@ import numpy as np
 from numba import prange
 
 from ..plan.calls import CallKind
+from . import numba_low_chunks as low_chunks
 from . import numba_planar as planar
-from . import numba_swap as swaps
 from .numba_prefetch import prefetch
 
 _SOURCES: dict[str, Callable[..., Any]] = {}
@@ -890,9 +890,19 @@ def apply_diagonal(state, diag, offsets, fixed, fixed_value):
 @_kernel
 def apply_phase_1q(state, phase, target, fixed, fixed_value):
     """``diag(1, phase)`` on ``target`` (Z, S, T, P, Rz up to phase, CZ, CP): touches half,
-    as series on the floats of a complex state where they are long enough."""
+    in straight chunks where one fixed qubit is among the four lowest, else as series on
+    the floats of a complex state where they are long enough."""
     n_iter = state.size >> fixed.size
     bit = np.int64(1) << target
+    stretch, steps = _low_chunk_walk(state, fixed, np.int64(1) << MAX_RUN_BITS)
+    if stretch:
+        side = fixed_value | bit
+        variant = 2 * fixed[0] + ((side >> fixed[0]) & 1)
+        f = reals_view(state)
+        for o in prange(steps):
+            a = _low_chunk_start(o, stretch, fixed, side)
+            low_chunks.phase_chunks(f[a : a + 2 * stretch], phase.real, phase.imag, variant)
+        return
     run = _run_length(fixed)
     if not _is_real(state) and run >= SERIES_MIN:
         f = reals_view(state)
@@ -953,46 +963,55 @@ def _swap_step(state, o, run, blocks, stride, offset_a, offset_b, fixed, fixed_v
 
 
 @_inline
-def _swap_chunk_layout(state, offset_a, offset_b, fixed, fixed_value, max_stretch):
-    """``(variant, stretch, steps, high_a, high_b)`` of an exchange that runs in the straight
-    chunks of :mod:`backends.numba_swap` (``variant`` -1 where it does not: a real state, no
-    fixed qubit below 4 or two of them, fewer than 16 amplitudes). A step exchanges a
-    stretch of ``stretch`` consecutive amplitudes (up to the next fixed qubit, at most
-    ``max_stretch``) at ``base + high_a`` with the stretch at ``base + high_b``."""
-    q = fixed[0]
-    if (_is_real(state) or q >= swaps.LOW_QUBITS or state.size < swaps.CHUNK
-            or (fixed.size > 1 and fixed[1] < swaps.LOW_QUBITS)):  # fmt: skip
-        return np.int64(-1), np.int64(0), np.int64(0), np.int64(0), np.int64(0)
-    side_a = fixed_value | offset_a
-    side_b = fixed_value | offset_b
-    variant = 4 * q + 2 * ((side_a >> q) & 1) + ((side_b >> q) & 1)
+def _low_chunk_walk(state, fixed, max_stretch):
+    """``(stretch, steps)`` of a gate that runs in the straight chunks of
+    :mod:`backends.numba_low_chunks` (``stretch`` 0 where it does not: a real state, no
+    fixed qubit below 4 or two of them, fewer than 16 amplitudes). Step ``o`` covers a
+    stretch of ``stretch`` consecutive amplitudes on each side of the gate (up to its next
+    fixed qubit, at most ``max_stretch``), from :func:`_low_chunk_start`."""
+    if (_is_real(state) or fixed[0] >= low_chunks.LOW_QUBITS or state.size < low_chunks.CHUNK
+            or (fixed.size > 1 and fixed[1] < low_chunks.LOW_QUBITS)):  # fmt: skip
+        return np.int64(0), np.int64(0)
     contiguous = np.int64(1) << fixed[1] if fixed.size > 1 else state.size
     stretch = min(contiguous, max_stretch)
-    steps = (state.size >> (fixed.size - 1)) // stretch
-    low = np.int64(swaps.CHUNK - 1)
-    return variant, stretch, steps, side_a & ~low, side_b & ~low
+    return stretch, (state.size >> (fixed.size - 1)) // stretch
 
 
 @_inline
-def _swap_chunk_step(floats, o, stretch, fixed, high_a, high_b, variant):
-    """Step ``o`` of :func:`_swap_chunk_layout`'s walk on the interleaved ``floats``."""
+def _low_chunk_start(o, stretch, fixed, side):
+    """The first float of step ``o``'s stretch on the side of a gate at ``base + side``
+    (``side``: the fixed bits' values there)."""
     base = _base(np.int64(o) * stretch, fixed[1:], 0)
-    a = 2 * (base | high_a)
-    b = 2 * (base | high_b)
-    swaps.swap_chunks(floats[a : a + 2 * stretch], floats[b : b + 2 * stretch], variant)
+    return 2 * (base | (side & ~np.int64(low_chunks.CHUNK - 1)))
+
+
+@_inline
+def _swap_variant(fixed, side_a, side_b):
+    """The exchange variant of :mod:`backends.numba_low_chunks` for sides ``side_a`` and
+    ``side_b`` (the fixed bits' values at the two amplitudes)."""
+    q = fixed[0]
+    return 4 * q + 2 * ((side_a >> q) & 1) + ((side_b >> q) & 1)
+
+
+@_inline
+def _swap_low_chunk_step(floats, o, stretch, fixed, side_a, side_b, variant):
+    """Step ``o`` of an exchange walked as :func:`_low_chunk_walk` says."""
+    a = _low_chunk_start(o, stretch, fixed, side_a)
+    b = _low_chunk_start(o, stretch, fixed, side_b)
+    low_chunks.swap_chunks(floats[a : a + 2 * stretch], floats[b : b + 2 * stretch], variant)
 
 
 @_kernel
 def swap_pairs(state, offset_a, offset_b, fixed, fixed_value):
     """Exchange the amplitudes at ``base + offset_a`` and ``base + offset_b`` (X, CX, SWAP):
-    in straight chunks where one fixed qubit is among the four lowest, else series."""
-    variant, stretch, steps, high_a, high_b = _swap_chunk_layout(
-        state, offset_a, offset_b, fixed, fixed_value, np.int64(1) << MAX_RUN_BITS
-    )
-    if variant >= 0:
+    in straight chunks where one fixed qubit is among the four lowest, else in series."""
+    stretch, steps = _low_chunk_walk(state, fixed, np.int64(1) << MAX_RUN_BITS)
+    if stretch:
+        side_a, side_b = fixed_value | offset_a, fixed_value | offset_b
+        variant = _swap_variant(fixed, side_a, side_b)
         f = reals_view(state)
         for o in prange(steps):
-            _swap_chunk_step(f, o, stretch, fixed, high_a, high_b, variant)
+            _swap_low_chunk_step(f, o, stretch, fixed, side_a, side_b, variant)
         return
     n_iter = state.size >> fixed.size
     run, blocks, stride = _swap_layout(fixed, n_iter)
@@ -1342,13 +1361,13 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
     elif kinds[g] == KIND_SKIP:
         return
     elif kinds[g] == KIND_SWAP:
-        variant, stretch, steps, high_a, high_b = _swap_chunk_layout(
-            row, ix[0], ix[1], fx, fixed_values[g], row.size
-        )
-        if variant >= 0:
+        stretch, steps = _low_chunk_walk(row, fx, row.size)
+        if stretch:
+            side_a, side_b = fixed_values[g] | ix[0], fixed_values[g] | ix[1]
+            variant = _swap_variant(fx, side_a, side_b)
             f = reals_view(row)
             for o in range(steps):
-                _swap_chunk_step(f, o, stretch, fx, high_a, high_b, variant)
+                _swap_low_chunk_step(f, o, stretch, fx, side_a, side_b, variant)
             return
         n_iter = row.size >> fx.size
         run, blocks, stride = _swap_layout(fx, n_iter)

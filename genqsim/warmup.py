@@ -34,7 +34,9 @@ def _steps(n: int, numbers: str) -> list[Step]:
     def gates() -> object:
         psi = simulate(dense, numbers=numbers, backend="numba", fuse=False)
         psi.apply(ghz(n), fuse=False)
-        return psi.apply(Circuit(n).swap(0, n - 1).ccx(0, 1, 2).rzz(0.3, 1, 2), fuse=False)
+        low_and_high = Circuit(n).swap(0, n - 1).cp(0.2, 1, n - 1)  # straight low chunks
+        psi.apply(low_and_high, fuse=False)
+        return psi.apply(Circuit(n).ccx(0, 1, 2).rzz(0.3, 1, 2), fuse=False)
 
     def fused() -> object:
         simulate(dense, numbers=numbers, backend="numba", fuse=True)

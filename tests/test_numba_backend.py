@@ -531,12 +531,21 @@ def test_slp_compiled_chunks_are_packed_and_leave_numba_settings_alone():
                 assert packed, f"the chunk loop of bit {bit} compiled to scalar code"
 
 
-def _exchange_by_index(state: np.ndarray, targets, controls, values) -> np.ndarray:
-    """X (one target) or SWAP (two) under controls, by index arithmetic on a copy."""
+PHASES = {"x": None, "swap": None, "z": -1.0, "s": 1j, "t": np.exp(0.25j * np.pi)}
+"""The gates of :func:`test_exchanges_and_phases_on_low_qubits_match_index_arithmetic`:
+exchanges, and phases with the factor of the target's ``|1>``."""
+
+
+def _gate_by_index(state: np.ndarray, gate: str, targets, controls, values) -> np.ndarray:
+    """X or SWAP (an exchange) or Z, S, T (a phase) under controls, by index arithmetic on
+    a copy."""
     index = np.arange(state.size)
     active = np.ones(state.size, dtype=bool)
     for c, v in zip(controls, values):
         active &= (index >> c & 1) == v
+    if PHASES[gate] is not None:
+        hit = active & (index >> targets[0] & 1 == 1)
+        return state * np.where(hit, PHASES[gate], 1).astype(state.dtype)
     if len(targets) == 1:
         partner = index ^ (1 << targets[0])
     else:
@@ -546,43 +555,44 @@ def _exchange_by_index(state: np.ndarray, targets, controls, values) -> np.ndarr
     return state[np.where(active, partner, index)]
 
 
-EXCHANGES = st.tuples(st.integers(1, 2), st.integers(0, 3), st.integers(0, 2**31))
-"""An exchange: ``(targets, controls, seed)``, the seed picking its qubits and values."""
+GATES = st.tuples(st.sampled_from(sorted(PHASES)), st.integers(0, 3), st.integers(0, 2**31))
+"""A gate: ``(name, controls, seed)``, the seed picking its qubits and control values."""
 
 
 @settings(max_examples=80, deadline=None)
 @given(
     st.integers(1, 9),
-    st.lists(EXCHANGES, min_size=1, max_size=6),
+    st.lists(GATES, min_size=1, max_size=6),
     st.sampled_from(["complex128", "complex64"]),
     st.sampled_from(["alone", "whole", "blocks", "tiles"]),
     st.integers(0, 2**31),
 )
-def test_exchanges_on_low_qubits_match_index_arithmetic(n, gates, dtype, grouping, seed):
-    """X and SWAP under 0 to 3 controls of either value, on any qubits (one among the four
-    lowest runs in the straight swap chunks of ``backends/numba_swap.py``, the others in
-    series), alone and in runs over the whole state, blocks and gathered tiles: against
-    the exchange done by index arithmetic."""
+def test_exchanges_and_phases_on_low_qubits_match_index_arithmetic(n, gates, dtype, grouping,
+                                                                   seed):  # fmt: skip
+    """X, SWAP, Z, S and T under 0 to 3 controls of either value, on any qubits (one among
+    the four lowest runs in the straight chunks of ``backends/numba_low_chunks.py``, the
+    others in series), alone and in runs over the whole state, blocks and gathered tiles:
+    against the gate done by index arithmetic."""
     from genqsim.plan import build_plan, group_block_runs, group_tile_runs, run_item
 
     circuit = gq.Circuit(n)
-    moves = []
-    for n_targets, n_controls, gate_seed in gates:
+    done = []
+    for gate, n_controls, gate_seed in gates:
+        n_targets = 2 if gate == "swap" else 1
         if n_targets + n_controls > n:
             continue
         rng = np.random.default_rng(gate_seed)
         qubits = [int(q) for q in rng.permutation(n)[: n_targets + n_controls]]
         targets, controls = qubits[:n_targets], qubits[n_targets:]
         values = [int(v) for v in rng.integers(0, 2, size=n_controls)]
-        gate = "x" if n_targets == 1 else "swap"
         circuit.controlled(gate, targets, controls, values)
-        moves.append((targets, controls, values))
-    if not moves:
+        done.append((gate, targets, controls, values))
+    if not done:
         return
     state = random_state(n, np.random.default_rng(seed)).astype(dtype)
     want = state.copy()
-    for move in moves:
-        want = _exchange_by_index(want, *move)
+    for gate in done:
+        want = _gate_by_index(want, *gate)
     calls = build_plan(circuit, gq.get_number_system(dtype), fuse=False)
     plan = {
         "alone": calls,
@@ -593,20 +603,24 @@ def test_exchanges_on_low_qubits_match_index_arithmetic(n, gates, dtype, groupin
     backend = gq.get_backend("numba")
     for item in plan:
         run_item(item, backend, state)
-    np.testing.assert_array_equal(state, want)
+    np.testing.assert_allclose(state, want, rtol=0, atol=1e-12 if dtype == "complex128" else 2e-6)
 
 
-def test_swap_chunks_are_packed():
-    """The straight swap chunks compile to packed (256-bit) loads and stores on x86-64."""
+def test_low_chunks_are_packed():
+    """The straight exchange and phase chunks compile to packed (256-bit) code on x86-64."""
     import platform
 
-    from genqsim.backends import numba_swap as swaps
+    from genqsim.backends import numba_low_chunks as low_chunks
 
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("the packed-instruction check reads x86-64 assembly")
-    for q, a, b in swaps.VARIANTS:
-        loop = swaps._chunk_loop(q, a, b, cache=False)
-        x, y = np.arange(64.0), np.arange(64.0) + 100
-        loop(x, y)
+    x, y = np.arange(64.0), np.arange(64.0) + 100
+    loops = [(v, low_chunks.swap_loop(*v, cache=False), (x, y)) for v in low_chunks.SWAP_VARIANTS]
+    loops += [
+        (v, low_chunks.phase_loop(*v, cache=False), (x, 0.5, 0.25))
+        for v in low_chunks.PHASE_VARIANTS
+    ]
+    for variant, loop, arguments in loops:
+        loop(*arguments)
         (assembly,) = loop.inspect_asm().values()
-        assert "ymm" in assembly, f"the swap chunk of variant {(q, a, b)} is scalar code"
+        assert "ymm" in assembly, f"the chunk loop {variant} compiled to scalar code"
