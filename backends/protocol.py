@@ -137,6 +137,10 @@ class BlockLayout:
     above, are grouped into :class:`~genqsim.plan.MonomialRun` s (series of at least
     ``2**min_series_qubits`` amplitudes moved whole; the backend is a
     :class:`MonomialRunner`); ``None``: not grouped."""
+    merged_diagonal_qubits: int = 0
+    """Where fusion is on, consecutive diagonal calls that act on at most this many qubits
+    together become one diagonal call (:func:`~genqsim.plan.diagonals.merge_diagonals`):
+    one pass over the amplitudes they change in place of one per call; 0: never."""
 
 
 class BlockRunner(Protocol):

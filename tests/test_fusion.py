@@ -171,3 +171,82 @@ def test_block_runs_are_formed_for_low_qubit_runs():
     # a state that is not at least four blocks long is not blocked
     small = build_plan(gq.Circuit(4).h(0).h(1), gq.get_number_system("complex128"), False, 3)
     assert all(not isinstance(item, BlockRun) for item in small)
+
+
+@st.composite
+def diagonal_calls(draw, n: int = 6):
+    """2 to 6 diagonal calls on random qubits of ``n``: 1 to 3 targets with random phases,
+    0 to 2 controls of either value."""
+    from genqsim.plan.calls import DiagonalCall
+
+    calls = []
+    for _ in range(draw(st.integers(2, 6))):
+        k = draw(st.integers(1, 3))
+        c = draw(st.integers(0, min(2, n - k)))
+        qubits = draw(st.permutations(range(n)))[: k + c]
+        values = tuple(draw(st.integers(0, 1)) for _ in range(c))
+        angles = draw(st.lists(st.floats(-np.pi, np.pi), min_size=1 << k, max_size=1 << k))
+        phases = np.exp(1j * np.array(angles))
+        calls.append(DiagonalCall(phases, tuple(qubits[:k]), tuple(qubits[k:]), values))
+    return calls
+
+
+@settings(max_examples=60, deadline=None)
+@given(diagonal_calls(), st.integers(0, 2**31))
+def test_merged_diagonal_equals_its_calls_in_turn(calls, seed):
+    """One merged diagonal call, on the union of the calls' qubits, equals the calls applied
+    one by one (the generic routine, controls of either value included)."""
+    from genqsim.plan.diagonals import merged_diagonal
+
+    generic = gq.get_backend("numpy")
+    state = random_state(6, np.random.default_rng(seed))
+    want = state.copy()
+    for call in calls:
+        call.run(generic, want)
+    merged = merged_diagonal(calls)
+    assert merged.targets == tuple(sorted({q for c in calls for q in c.targets + c.controls}))
+    merged.run(generic, state)
+    np.testing.assert_allclose(state, want, atol=1e-12, rtol=0)
+
+
+def test_merge_diagonals_stops_at_the_qubit_limit_and_at_other_calls():
+    """Greedy stretches: a call that would take the union past the limit starts a new
+    stretch, any other call ends one, and a stretch of one call stays as it was."""
+    from genqsim.plan.calls import DiagonalCall, MatrixCall
+    from genqsim.plan.diagonals import merge_diagonals
+
+    def z(*qubits: int) -> DiagonalCall:
+        return DiagonalCall(np.array([1, -1] * (1 << (len(qubits) - 1))), qubits)
+
+    h = MatrixCall(np.array([[1, 1], [1, -1]]) / np.sqrt(2), (0,))
+    calls = [z(0), z(1), z(2), z(3), h, z(4), z(1), h]
+    merged = merge_diagonals(calls, 3)
+    assert [type(c).__name__ for c in merged] == [
+        "DiagonalCall", "DiagonalCall", "MatrixCall", "DiagonalCall", "MatrixCall"
+    ]  # fmt: skip
+    assert merged[0].targets == (0, 1, 2) and merged[1] is calls[3]
+    assert merged[3].targets == (1, 4)
+
+
+def test_default_numba_plan_merges_a_qft_ladder():
+    """The Numba backend's default plan merges a QFT's controlled phases onto one qubit into
+    fewer diagonal calls, and the state still equals the gate-by-gate generic run."""
+    from genqsim.plan import build_plan, plan_for_backend
+
+    pytest.importorskip("numba")
+    n = 12
+    circuit = gq.library.qft(n)
+    backend = gq.get_backend("numba")
+    numbers = gq.get_number_system("complex128")
+
+    def diagonals(items) -> int:
+        flat = [c for item in items for c in getattr(item, "calls", [item])]
+        return sum(type(c).__name__ == "DiagonalCall" for c in flat)
+
+    merged_plan = plan_for_backend(circuit, numbers, backend, fuse=True)
+    unmerged = build_plan(circuit, numbers, fuse=True)
+    assert diagonals(merged_plan) < diagonals(unmerged) // 2
+    psi0 = random_state(n, np.random.default_rng(3))
+    fast = gq.simulate(circuit, backend="numba", initial=psi0, fuse=True)
+    plain = gq.simulate(circuit, backend="numpy", initial=psi0, fuse=False)
+    np.testing.assert_allclose(fast.amplitudes, plain.amplitudes, atol=1e-12, rtol=0)

@@ -35,6 +35,7 @@ from .calls import (
     PlanItem,
     ResetCall,
 )
+from .diagonals import merge_diagonals
 from .grouping import group_block_runs, group_monomial_runs, group_tile_runs
 
 if TYPE_CHECKING:
@@ -167,6 +168,8 @@ def build_plan(
     calls: list[PlanItem] = [
         c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None
     ]
+    if width >= 2 and layout is not None and layout.merged_diagonal_qubits:
+        calls = merge_diagonals(calls, layout.merged_diagonal_qubits)
     return group_calls(calls, circuit.n_qubits, layout, block_qubits)
 
 
