@@ -122,11 +122,10 @@ def _layout(
     """``(fixed positions, control bits, row offsets)`` of an operation."""
     fixed = np.array(sorted(targets + controls), dtype=np.int64)
     value = sum(1 << c for c, v in zip(controls, control_values) if v)
-    offsets = np.zeros(1 << len(targets), dtype=np.int64)
-    for r in range(offsets.size):
-        for pos, t in enumerate(targets):
-            if r >> pos & 1:
-                offsets[r] |= 1 << t
+    rows = np.arange(1 << len(targets), dtype=np.int64)
+    offsets = np.zeros(rows.size, dtype=np.int64)
+    for pos, t in enumerate(targets):  # whole arrays: merged diagonals have 2**14 rows
+        offsets |= ((rows >> pos) & 1) << t
     for arr in (fixed, offsets):
         arr.flags.writeable = False
     return fixed, value, offsets
