@@ -12,30 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-from .calls import DiagonalCall, PlanItem
+from .calls import DiagonalCall, PlanItem, monomial_map
 
 
 def merged_diagonal(calls: Sequence[DiagonalCall]) -> DiagonalCall:
     """One diagonal call equal to ``calls`` applied in turn: on the union of their targets
     and controls (ascending, bit ``p`` of an entry's index for qubit ``p`` of that list),
-    each entry the product of the calls' factors there (one where a call's controls do
-    not hold)."""
+    each entry the product of the calls' factors there, as :func:`monomial_map` gives it
+    for the calls renamed onto qubits ``0 .. k - 1``."""
     qubits = sorted({q for call in calls for q in call.targets + call.controls})
     position = {q: p for p, q in enumerate(qubits)}
-    index = np.arange(1 << len(qubits))
-    entries = np.ones(index.size, dtype=np.result_type(*(call.diagonal for call in calls)))
-    for call in calls:
-        holds = np.ones(index.size, dtype=bool)
-        for control, value in zip(call.controls, call.control_values):
-            holds &= (index >> position[control] & 1) == value
-        target_pattern = np.zeros(index.size, dtype=np.int64)
-        for p, target in enumerate(call.targets):
-            target_pattern |= (index >> position[target] & 1) << p
-        factors = np.asarray(call.diagonal)[target_pattern]
-        entries[holds] *= factors[holds]
-    return DiagonalCall(entries, tuple(qubits))
+    _, phases = monomial_map([call.renamed(position) for call in calls], 0, len(qubits))
+    return DiagonalCall(phases, tuple(qubits))
 
 
 def merge_diagonals(calls: Sequence[PlanItem], max_qubits: int) -> list[PlanItem]:
