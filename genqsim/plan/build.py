@@ -168,9 +168,9 @@ def build_plan(
     calls: list[PlanItem] = [
         c for c in (call_for(op, numbers) for op in circuit.operations) if c is not None
     ]
-    merge = layout is not None and layout.merged_diagonal_qubits and numbers.dtype.kind == "c"
-    if width >= 2 and merge:  # complex numbers: the merged factors are complex128
-        calls = merge_diagonals(calls, layout.merged_diagonal_qubits)
+    if width >= 2 and layout is not None and numbers.dtype.kind == "c":  # factors: complex128
+        if layout.merged_diagonal_qubits:
+            calls = merge_diagonals(calls, layout.merged_diagonal_qubits)
     return group_calls(calls, circuit.n_qubits, layout, block_qubits)
 
 
