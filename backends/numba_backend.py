@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any, cast
@@ -62,8 +61,21 @@ def _entries(values: Any, dtype: np.dtype) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=dtype)
 
 
-BLOCK_BYTES = 1 << 19
-"""Bytes of amplitudes per cache block (half of a 1 MiB per-core L2)."""
+BLOCK_BYTES = 1 << 20
+"""Bytes of amplitudes per contiguous cache block: 1 MiB, twice a core's L2 on the reference
+EPYC. Gates inside a block are bound by arithmetic, not by where the block lives: Walsh 26,
+one thread, a block of 16 H in 352 ms against 15 in 353 at 512 KiB, and its plan 719 ->
+648 ms (two threads 351 -> 326), the gathered pass after the blocks having one gate fewer;
+random 20-22, QFT 20-24 within the spread. Blocks of 2 and 4 MiB made random 22 20-25 %
+slower (a split row's scratch doubles the bytes in cache)."""
+
+BLOCKED_MIN_BYTES = 1 << 21
+"""States of at least 2 MiB (17 qubits at complex128) run their gates in contiguous blocks;
+random 17 unblocked took 51 against 29 ms, one thread."""
+
+TILE_BYTES = 1 << 18
+"""Bytes of amplitudes per gathered tile of :meth:`NumbaBackend.tile_layout` (density
+matrices, adjoint sweeps): 256 KiB."""
 
 HERMITIAN_TOLERANCE = 1024
 """A density matrix goes into real Pauli coordinates when the imaginary parts they would
@@ -102,6 +114,16 @@ at most 8 to 12 qubits, 0.98 s on 14; random 22 and GHZ 26 the same within the s
 SERIES_PIECE = 512
 """Amplitudes of a series a step of a monomial run moves at a time (8 KiB at complex128:
 the piece read one step is written the next, from L1)."""
+
+GATHERED_TILE_BYTES = 1 << 21
+"""The default plan's gathered tiles hold 2 MiB of amplitudes (17 qubits at complex128): the
+:data:`GATHERED_LOW_QUBITS` and up to eleven others, so the gates on the eleven qubits of a
+26-qubit state above its cache blocks take one gathered pass instead of two (8 and 3 gates
+in tiles of 256 KiB). A tile that size lives in L3, not L2, but a gather costs more than the
+arithmetic it leaves there: Walsh 26, one thread, the plan's items best of 8 interleaved,
+801 -> 691 ms; two threads 426 -> 370 ms; complex64 (18 qubits a tile) 517 -> 407 ms. QFT
+20-24 and random 18-22 moved less than the spread (``benchmarks/split_row_bench.py
+--plan``)."""
 
 GATHERED_MIN_WORK = 3.0
 """The default plan's ``min_gathered_work``: a run on high qubits is gathered where its
@@ -294,9 +316,19 @@ def _encode_run(
     return arrays, max_dim
 
 
+def _qubits_of(nbytes: int, dtype: np.dtype) -> int:
+    """Qubits of ``nbytes`` (a power of two) of ``dtype`` amplitudes."""
+    return nbytes.bit_length() - np.dtype(dtype).itemsize.bit_length()
+
+
 def _block_bits(dtype: np.dtype) -> int:
     """Qubits of a cache block of :data:`BLOCK_BYTES` of ``dtype`` amplitudes."""
-    return BLOCK_BYTES.bit_length() - 1 - (np.dtype(dtype).itemsize.bit_length() - 1)
+    return _qubits_of(BLOCK_BYTES, dtype)
+
+
+def _blocked_min_qubits(dtype: np.dtype) -> int:
+    """Qubits of the smallest state that runs in blocks (:data:`BLOCKED_MIN_BYTES`)."""
+    return _qubits_of(BLOCKED_MIN_BYTES, dtype)
 
 
 @lru_cache(maxsize=1024)
@@ -506,22 +538,29 @@ class NumbaBackend(
 
     # -- cache-blocked runs ---------------------------------------------------------------------
     def block_layout(self, dtype: np.dtype) -> BlockLayout:
-        """Contiguous cache blocks of 512 KiB of amplitudes (half a core's L2), on states of
-        at least four blocks; the gates they leave out, on high qubits, then go into tiles
-        gathered as :meth:`tile_layout`'s in longer series (:data:`GATHERED_LOW_QUBITS`),
-        where a run pays for its gather (:data:`GATHERED_MIN_WORK`); consecutive diagonals
-        merged first (:data:`MERGED_DIAGONAL_QUBITS`)."""
+        """Contiguous cache blocks of :data:`BLOCK_BYTES`, on states of at least
+        :data:`BLOCKED_MIN_BYTES`; the gates they leave out, on high qubits, then go into
+        gathered tiles of :data:`GATHERED_TILE_BYTES` read in series of
+        :data:`GATHERED_LOW_QUBITS`, where a run pays for its gather
+        (:data:`GATHERED_MIN_WORK`); consecutive diagonals merged first
+        (:data:`MERGED_DIAGONAL_QUBITS`)."""
         bits = _block_bits(dtype)
-        gathered = replace(self.tile_layout(dtype), low_qubits=GATHERED_LOW_QUBITS,
-                           min_gathered_work=GATHERED_MIN_WORK)  # fmt: skip
-        return BlockLayout(tile_qubits=bits, low_qubits=bits, min_state_qubits=bits + 2,
+        tile = _qubits_of(GATHERED_TILE_BYTES, dtype)
+        gathered = BlockLayout(
+            tile_qubits=tile,
+            low_qubits=GATHERED_LOW_QUBITS,
+            min_state_qubits=tile + 1,
+            min_gathered_work=GATHERED_MIN_WORK,
+        )
+        return BlockLayout(tile_qubits=bits, low_qubits=bits,
+                           min_state_qubits=_blocked_min_qubits(dtype),
                            gathered=gathered, min_series_qubits=SERIES_MIN_QUBITS,
                            merged_diagonal_qubits=MERGED_DIAGONAL_QUBITS)  # fmt: skip
 
     def tile_layout(self, dtype: np.dtype) -> BlockLayout:
-        """Gathered tiles of 256 KiB: series of 16 consecutive amplitudes (the lowest four
-        qubits) times any ten other qubits, on states of at least two tiles' worth more."""
-        bits = _block_bits(dtype) - 1  # half a cache block
+        """Gathered tiles of :data:`TILE_BYTES`: series of 16 consecutive amplitudes (the
+        lowest four qubits) times any ten other qubits, on states of at least two tiles."""
+        bits = _qubits_of(TILE_BYTES, dtype)
         return BlockLayout(tile_qubits=bits, low_qubits=TILE_LOW_QUBITS, min_state_qubits=bits + 1)
 
     @staticmethod
