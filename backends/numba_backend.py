@@ -555,7 +555,8 @@ class NumbaBackend(
         return BlockLayout(tile_qubits=bits, low_qubits=bits,
                            min_state_qubits=_blocked_min_qubits(dtype),
                            gathered=gathered, min_series_qubits=SERIES_MIN_QUBITS,
-                           merged_diagonal_qubits=MERGED_DIAGONAL_QUBITS)  # fmt: skip
+                           merged_diagonal_qubits=MERGED_DIAGONAL_QUBITS,
+                           merged_diagonal_bands=(K.PATTERN_MAX_BITS, bits))  # fmt: skip
 
     def tile_layout(self, dtype: np.dtype) -> BlockLayout:
         """Gathered tiles of :data:`TILE_BYTES`: series of 16 consecutive amplitudes (the

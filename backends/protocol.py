@@ -141,6 +141,11 @@ class BlockLayout:
     """Where fusion is on, consecutive diagonal calls that act on at most this many qubits
     together become one diagonal call (:func:`~genqsim.plan.diagonals.merge_diagonals`):
     one pass over the amplitudes they change in place of one per call; 0: never."""
+    merged_diagonal_bands: tuple[int, ...] = ()
+    """Qubit boundaries (ascending) that part a stretch of diagonal calls before it is
+    merged, by each call's highest qubit (:func:`~genqsim.plan.diagonals.merge_diagonals`).
+    Where diagonals merge, layers of complex one-qubit gates are also split into real gates
+    between diagonal ones (:func:`~genqsim.plan.layers.split_unitary_layers`)."""
 
 
 class BlockRunner(Protocol):

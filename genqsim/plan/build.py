@@ -37,6 +37,7 @@ from .calls import (
 )
 from .diagonals import merge_diagonals
 from .grouping import group_block_runs, group_monomial_runs, group_tile_runs
+from .layers import split_unitary_layers
 
 if TYPE_CHECKING:
     from ..backends.protocol import Backend, BlockLayout
@@ -170,7 +171,9 @@ def build_plan(
     ]
     if width >= 2 and layout is not None and numbers.dtype.kind == "c":  # factors: complex128
         if layout.merged_diagonal_qubits:
-            calls = merge_diagonals(calls, layout.merged_diagonal_qubits)
+            calls = split_unitary_layers(calls)
+            calls = merge_diagonals(calls, layout.merged_diagonal_qubits,
+                                    layout.merged_diagonal_bands)  # fmt: skip
     return group_calls(calls, circuit.n_qubits, layout, block_qubits)
 
 

@@ -26,29 +26,51 @@ def merged_diagonal(calls: Sequence[DiagonalCall]) -> DiagonalCall:
     return DiagonalCall(phases, tuple(qubits))
 
 
-def merge_diagonals(calls: Sequence[PlanItem], max_qubits: int) -> list[PlanItem]:
-    """``calls`` with each maximal stretch of consecutive diagonal calls on at most
-    ``max_qubits`` qubits together (taken greedily, in order) replaced by its
-    :func:`merged_diagonal`; a stretch of one call, and every other item, is kept as it
-    is."""
+def merge_diagonals(
+    calls: Sequence[PlanItem], max_qubits: int, bands: Sequence[int] = ()
+) -> list[PlanItem]:
+    """``calls`` with each maximal stretch of consecutive diagonal calls merged: the stretch
+    is first parted by the band of each call's highest qubit (``bands``: ascending qubit
+    boundaries; diagonal calls commute, so the parts may run in any order, lowest band
+    first), then each part's calls are taken greedily, in order, into groups on at most
+    ``max_qubits`` qubits, each group replaced by its :func:`merged_diagonal`; a group of
+    one call, and every other item, is kept as it is. Bands keep a merged diagonal inside
+    what one kind of a backend's row code runs well (a repeating pattern of low qubits, long
+    series, a gathered tile)."""
     out: list[PlanItem] = []
     stretch: list[DiagonalCall] = []
-    qubits: set[int] = set()
 
     def close() -> None:
-        out.extend(stretch if len(stretch) < 2 else [merged_diagonal(stretch)])
+        parts: dict[int, list[DiagonalCall]] = {}
+        for call in stretch:
+            top = max(call.targets + call.controls)
+            parts.setdefault(sum(top >= b for b in bands), []).append(call)
+        for band in sorted(parts):
+            out.extend(_merged_greedily(parts[band], max_qubits))
         stretch.clear()
-        qubits.clear()
 
     for call in calls:
-        if not isinstance(call, DiagonalCall):
-            close()
-            out.append(call)
+        if isinstance(call, DiagonalCall):
+            stretch.append(call)
             continue
+        close()
+        out.append(call)
+    close()
+    return out
+
+
+def _merged_greedily(calls: list[DiagonalCall], max_qubits: int) -> list[PlanItem]:
+    """``calls`` taken in order into groups on at most ``max_qubits`` qubits, each group of
+    two or more replaced by its :func:`merged_diagonal`."""
+    out: list[PlanItem] = []
+    group: list[DiagonalCall] = []
+    qubits: set[int] = set()
+    for call in calls:
         own = set(call.targets + call.controls)
         if len(qubits | own) > max_qubits:
-            close()
-        stretch.append(call)
+            out.extend(group if len(group) < 2 else [merged_diagonal(group)])
+            group, qubits = [], set()
+        group.append(call)
         qubits.update(own)
-    close()
+    out.extend(group if len(group) < 2 else [merged_diagonal(group)])
     return out
