@@ -1407,6 +1407,63 @@ def _mix22_series(s00, s01, s10, s11, a0, a1, a2, a3, b0, b1, b2, b3):
         s11[k] = b2 * y01 + b3 * y11
 
 
+QUADS_MAX_RUN = 128
+"""Two real one-qubit gates whose lower pairs lie at most 64 amplitudes apart (series of at
+most 128 floats) sweep a row in one loop over every quad of series (:func:`_mix22_quads`)
+instead of a call per quad: in a 1 MiB row, one thread, ns per amplitude and gate for the
+qubits of bits 16 and 32 0.47-0.61 -> 0.21, 32 and 64 0.25, 64 and 128 0.28 (``high`` a
+constant, the two qubits adjacent), 0.28-0.35 for a higher second qubit."""
+
+
+@_inline
+def _mix22_quads(f, run, high, a0, a1, a2, a3, b0, b1, b2, b3):
+    """:func:`_mix22_series` on every quad of series of ``run`` floats of the floats ``f``
+    of a complex row: the lower pairs ``run`` floats apart, the higher ``high`` (``run`` a
+    constant where inlined, so the inner loop is unrolled and packed; ``high`` too where
+    it is ``2 * run``)."""
+    for o in range(f.size // (4 * run)):
+        i = np.int64(o) * run
+        i = ((i // run) * 2 * run) | (i & (run - 1))  # a zero at the lower bit, then the higher
+        i = ((i // high) * 2 * high) | (i & (high - 1))
+        s00 = f[i : i + run]
+        s01 = f[i + run : i + 2 * run]
+        s10 = f[i + high : i + high + run]
+        s11 = f[i + high + run : i + high + 2 * run]
+        for k in range(run):
+            x00 = s00[k]
+            x01 = s01[k]
+            x10 = s10[k]
+            x11 = s11[k]
+            y00 = a0 * x00 + a1 * x01
+            y01 = a2 * x00 + a3 * x01
+            y10 = a0 * x10 + a1 * x11
+            y11 = a2 * x10 + a3 * x11
+            s00[k] = b0 * y00 + b1 * y10
+            s10[k] = b2 * y00 + b3 * y10
+            s01[k] = b0 * y01 + b1 * y11
+            s11[k] = b2 * y01 + b3 * y11
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _mix22_short(f, run, high, a0, a1, a2, a3, b0, b1, b2, b3):
+    """:func:`_mix22_quads` with ``run`` (32, 64 or 128 floats) a constant in each branch,
+    and ``high`` too where it is ``2 * run``."""
+    if run == 32:
+        if high == 64:
+            _mix22_quads(f, 32, 64, a0, a1, a2, a3, b0, b1, b2, b3)
+        else:
+            _mix22_quads(f, 32, high, a0, a1, a2, a3, b0, b1, b2, b3)
+    elif run == 64:
+        if high == 128:
+            _mix22_quads(f, 64, 128, a0, a1, a2, a3, b0, b1, b2, b3)
+        else:
+            _mix22_quads(f, 64, high, a0, a1, a2, a3, b0, b1, b2, b3)
+    elif high == 256:
+        _mix22_quads(f, 128, 256, a0, a1, a2, a3, b0, b1, b2, b3)
+    else:
+        _mix22_quads(f, 128, high, a0, a1, a2, a3, b0, b1, b2, b3)
+
+
 @_inline
 def _pairable_bit(g, kinds, fixed_ptr, index_ptr, index):
     """The bit of call ``g``'s target where it is an uncontrolled one-qubit dense gate (one
@@ -1431,6 +1488,10 @@ def _two_1q(row, bit_a, ma, bit_b, mb):
     elo = _reals4(mlo)
     ehi = _reals4(mhi)
     f = reals_view(row)
+    if real and 2 * lo <= QUADS_MAX_RUN:
+        _mix22_short(f, 2 * lo, 2 * hi, elo[0], elo[2], elo[4], elo[6], ehi[0], ehi[2], ehi[4],
+                     ehi[6])  # fmt: skip
+        return
     run = min(lo, np.int64(1) << MAX_RUN_BITS)
     for o in range(row.size // (4 * run)):
         i = np.int64(o) * run
