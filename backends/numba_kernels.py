@@ -1383,16 +1383,11 @@ PAIR_MIN_BIT = 16
 of it (series of at least 16 amplitudes, 32 floats, per call)."""
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
-def _mix22_series(s00, s01, s10, s11, a0, a1, a2, a3, b0, b1, b2, b3):
-    """Two 2x2 matrices on four series: ``(a0, a1; a2, a3)`` mixes ``(s00, s01)`` and
-    ``(s10, s11)``, ``(b0, b1; b2, b3)`` mixes ``(s00, s10)`` and ``(s01, s11)`` (gates on
-    two qubits commute, so the order is free); each element is read and written once for
-    both gates. Real matrices run on a complex state's floats, lane by lane; complex ones on
-    its amplitudes, in complex arithmetic (0.72-0.78 ns per amplitude and gate against 1.0 one
-    gate at a time, four series of 8192 amplitudes in L2, one thread; written out on the
-    floats the complex pair took 1.4-1.6)."""
-    for k in range(s00.size):
+@_inline
+def _mix22_lanes(s00, s01, s10, s11, count, a0, a1, a2, a3, b0, b1, b2, b3):
+    """The first ``count`` elements of :func:`_mix22_series` (``count`` a constant where
+    inlined: the loop unrolled and packed whole)."""
+    for k in range(count):
         x00 = s00[k]
         x01 = s01[k]
         x10 = s10[k]
@@ -1405,6 +1400,18 @@ def _mix22_series(s00, s01, s10, s11, a0, a1, a2, a3, b0, b1, b2, b3):
         s10[k] = b2 * y00 + b3 * y10
         s01[k] = b0 * y01 + b1 * y11
         s11[k] = b2 * y01 + b3 * y11
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+def _mix22_series(s00, s01, s10, s11, a0, a1, a2, a3, b0, b1, b2, b3):
+    """Two 2x2 matrices on four series: ``(a0, a1; a2, a3)`` mixes ``(s00, s01)`` and
+    ``(s10, s11)``, ``(b0, b1; b2, b3)`` mixes ``(s00, s10)`` and ``(s01, s11)`` (gates on
+    two qubits commute, so the order is free); each element is read and written once for
+    both gates. Real matrices run on a complex state's floats, lane by lane; complex ones on
+    its amplitudes, in complex arithmetic (0.72-0.78 ns per amplitude and gate against 1.0 one
+    gate at a time, four series of 8192 amplitudes in L2, one thread; written out on the
+    floats the complex pair took 1.4-1.6)."""
+    _mix22_lanes(s00, s01, s10, s11, s00.size, a0, a1, a2, a3, b0, b1, b2, b3)
 
 
 QUADS_MAX_RUN = 128
@@ -1429,19 +1436,7 @@ def _mix22_quads(f, run, high, a0, a1, a2, a3, b0, b1, b2, b3):
         s01 = f[i + run : i + 2 * run]
         s10 = f[i + high : i + high + run]
         s11 = f[i + high + run : i + high + 2 * run]
-        for k in range(run):
-            x00 = s00[k]
-            x01 = s01[k]
-            x10 = s10[k]
-            x11 = s11[k]
-            y00 = a0 * x00 + a1 * x01
-            y01 = a2 * x00 + a3 * x01
-            y10 = a0 * x10 + a1 * x11
-            y11 = a2 * x10 + a3 * x11
-            s00[k] = b0 * y00 + b1 * y10
-            s10[k] = b2 * y00 + b3 * y10
-            s01[k] = b0 * y01 + b1 * y11
-            s11[k] = b2 * y01 + b3 * y11
+        _mix22_lanes(s00, s01, s10, s11, run, a0, a1, a2, a3, b0, b1, b2, b3)
 
 
 @nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
