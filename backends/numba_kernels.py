@@ -1380,7 +1380,8 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
 
 PAIR_MIN_BIT = 16
 """Two one-qubit gates are applied in one sweep of a row where both act on qubit 4 or above
-of it (series of at least 16 amplitudes, 32 floats, per call)."""
+of it (series of at least 16 amplitudes, 32 floats, per call), or, both real, on one of the
+pairs of lower qubits of :data:`~backends.numba_low_chunks.REAL_PAIRS`."""
 
 
 @_inline
@@ -1462,12 +1463,35 @@ def _mix22_short(f, run, high, a0, a1, a2, a3, b0, b1, b2, b3):
 @_inline
 def _pairable_bit(g, kinds, fixed_ptr, index_ptr, index):
     """The bit of call ``g``'s target where it is an uncontrolled one-qubit dense gate (one
-    fixed position: its target, no control) on a qubit whose bit is at least
-    :data:`PAIR_MIN_BIT`, else 0."""
+    fixed position: its target, no control), else 0."""
     if kinds[g] != KIND_DENSE or fixed_ptr[g + 1] - fixed_ptr[g] != 1:
         return np.int64(0)
-    bit = index[index_ptr[g] + 1]
-    return bit if bit >= PAIR_MIN_BIT else np.int64(0)
+    return index[index_ptr[g] + 1]
+
+
+@_inline
+def _low_pair_variant(bit_a, ma, bit_b, mb):
+    """The :data:`~backends.numba_low_chunks.REAL_PAIRS` variant of two real gates on the
+    bits ``bit_a``, ``bit_b`` (either order), or -1 where they are not such a pair."""
+    if not (_all_real(_reals4(ma)) and _all_real(_reals4(mb))):
+        return -1
+    lo, hi = min(bit_a, bit_b), max(bit_a, bit_b)
+    for v in range(len(low_chunks.REAL_PAIRS)):
+        if lo == low_chunks.REAL_PAIRS[v][0] and hi == low_chunks.REAL_PAIRS[v][1]:
+            return v
+    return -1
+
+
+@_inline
+def _pairs_in_one_sweep(bit_a, ma, bit_b, mb):
+    """Whether two uncontrolled one-qubit gates on the bits ``bit_a != bit_b`` share a sweep:
+    both at least :data:`PAIR_MIN_BIT`, or two real gates on a pair of the lowest qubits
+    that :mod:`backends.numba_low_chunks` runs together."""
+    if not bit_a or not bit_b or bit_a == bit_b:
+        return False
+    if bit_a >= PAIR_MIN_BIT and bit_b >= PAIR_MIN_BIT:
+        return True
+    return _low_pair_variant(bit_a, ma, bit_b, mb) >= 0
 
 
 @_inline
@@ -1483,6 +1507,10 @@ def _two_1q(row, bit_a, ma, bit_b, mb):
     elo = _reals4(mlo)
     ehi = _reals4(mhi)
     f = reals_view(row)
+    if lo < PAIR_MIN_BIT:  # a pair of the lowest qubits, real (_pairs_in_one_sweep)
+        low_chunks.real_pairs(f, elo[0], elo[2], elo[4], elo[6], ehi[0], ehi[2], ehi[4],
+                              ehi[6], _low_pair_variant(lo, mlo, hi, mhi))  # fmt: skip
+        return
     if real and 2 * lo <= QUADS_MAX_RUN:
         _mix22_short(f, 2 * lo, 2 * hi, elo[0], elo[2], elo[4], elo[6], ehi[0], ehi[2], ehi[4],
                      ehi[6])  # fmt: skip
@@ -1680,9 +1708,9 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
         if not _is_real(row) and g + 1 < kinds.size:
             bit_a = _pairable_bit(g, kinds, fixed_ptr, index_ptr, index)
             bit_b = _pairable_bit(g + 1, kinds, fixed_ptr, index_ptr, index)
-            if bit_a and bit_b and bit_a != bit_b:
-                ma = data[data_ptr[g] : data_ptr[g] + 4]
-                mb = data[data_ptr[g + 1] : data_ptr[g + 1] + 4]
+            ma = data[data_ptr[g] : data_ptr[g] + 4]
+            mb = data[data_ptr[g + 1] : data_ptr[g + 1] + 4]
+            if _pairs_in_one_sweep(bit_a, ma, bit_b, mb):
                 _two_1q(row, bit_a, ma, bit_b, mb)
                 g += 2
                 continue

@@ -384,20 +384,35 @@ GATE_SPECS = st.tuples(
 )
 
 
+LOW_PAIR_SPECS = st.tuples(
+    st.sampled_from(["h", "ry", "ry", "u", "cz"]),
+    st.integers(0, 4),
+    st.integers(0, 4),
+    st.floats(-3.2, 3.2),
+)
+"""H, RY, U and CZ on qubits 0 to 4: real pairs on the lowest qubits among complex gates."""
+
+
+@pytest.mark.parametrize(
+    ("sizes", "specs"), [((8, 13), GATE_SPECS), ((4, 9), LOW_PAIR_SPECS)], ids=["any", "low"]
+)
 @settings(max_examples=40, deadline=None)
 @given(
-    st.integers(8, 13),
-    st.lists(GATE_SPECS, min_size=2, max_size=24),
+    st.data(),
     st.sampled_from(["complex128", "complex64"]),
     st.sampled_from(["whole", "blocks", "tiles"]),
     st.integers(0, 2**31),
 )
-def test_one_qubit_gates_in_pairs_match_generic(n, gates, dtype, grouping, seed):
+def test_one_qubit_gates_in_pairs_match_generic(sizes, specs, data, dtype, grouping, seed):
     """Consecutive uncontrolled one-qubit gates on different qubits (layers of H, RY, RX, U;
     targets at qubit 4 and above of a block: runs of 16 amplitudes or more, and above qubit
     10 runs cut at 1024) are applied two per sweep of a block or gathered tile, in either
     order of their qubits, real pairs on the floats and the others in complex arithmetic;
-    controlled neighbours run alone. Against the generic routine."""
+    so are real ones (H, RY) on qubits 0 and 1 or 2 and 3 (``numba_low_chunks.REAL_PAIRS``,
+    the ``low`` cases: gates on qubits 0 to 4 only); controlled neighbours, complex gates
+    and other pairs of low qubits run alone. Against the generic routine."""
+    n = data.draw(st.integers(*sizes), label="n")
+    gates = data.draw(st.lists(specs, min_size=2, max_size=24), label="gates")
     circuit = gq.Circuit(n)
     for name, q, r, angle in gates:
         q, r = q % n, r % n
@@ -607,7 +622,8 @@ def test_exchanges_and_phases_on_low_qubits_match_index_arithmetic(n, gates, dty
 
 
 def test_low_chunks_are_packed():
-    """The straight exchange and phase chunks compile to packed (256-bit) code on x86-64."""
+    """The straight exchange and phase chunks, and the loops of real pairs on the lowest
+    qubits, compile to packed (256-bit) code on x86-64."""
     import platform
 
     from genqsim.backends import numba_low_chunks as low_chunks
@@ -619,6 +635,10 @@ def test_low_chunks_are_packed():
     loops += [
         (v, low_chunks.phase_loop(*v, cache=False), (x, 0.5, 0.25))
         for v in low_chunks.PHASE_VARIANTS
+    ]
+    loops += [
+        (pair, low_chunks.real_pair_loop(*pair, cache=False), (x, *(0.6, -0.8, 0.8, 0.6) * 2))
+        for pair in low_chunks.REAL_PAIRS
     ]
     for variant, loop, arguments in loops:
         loop(*arguments)
