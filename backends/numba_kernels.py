@@ -169,9 +169,11 @@ def _reals_view_compiled(array):
 # that the two series of a pair do not overlap. It proves it when the distance between them
 # is the loop's own trip count (a whole group: pairs ``(i, i + bit)``, ``i`` over ``bit``
 # consecutive amplitudes), or when they arrive as two arrays (a call that is not inlined).
-# Complex arithmetic on complex arrays is faster only in three places, all measured: two
-# gates per sweep (:func:`_mix22_series`), the unrolled groups of qubits 1 and 2
-# (:func:`_mix2c_groups`) and repeating patterns of complex factors (:func:`_times_pattern`).
+# Complex arithmetic on complex arrays is faster only in two places, both measured: two
+# gates per sweep (:func:`_mix22_series`) and the unrolled groups of qubits 1 and 2
+# (:func:`_mix2c_groups`). Products by one complex factor or a repeating pattern of them are
+# written out on the floats in straight chunks, which the SLP vectoriser packs
+# (:mod:`backends.numba_low_chunks`).
 
 PAIRS_ADJACENT = 0  # the target is qubit 0: a pair is four consecutive floats
 PAIRS_GROUP = 1  # the target is the lowest fixed bit: whole groups of 2 * bit amplitudes
@@ -179,7 +181,9 @@ PAIRS_SERIES = 2  # series of ``run`` amplitudes ``bit`` apart, two arrays per c
 PAIRS_SHORT = 3  # series too short to pay for a call: complex pairs one by one
 
 SERIES_MIN = 16
-"""Series shorter than this (a control below the target) run as plain complex pairs."""
+"""Series shorter than this (a control below the target) run as plain complex pairs; longer
+ones are whole chunks of :mod:`backends.numba_low_chunks` (:func:`_scale_series`)."""
+assert SERIES_MIN % low_chunks.CHUNK == 0
 
 
 @_inline
@@ -777,15 +781,9 @@ factors (at most ``2**10``) over the whole state, when its series are short."""
 @_inline
 def _scale_series(f, a, count, dr, di):
     """The ``count`` complex numbers starting at float ``a`` of ``f`` times ``dr + i di``
-    (vectorised: one array, consecutive floats)."""
-    first = np.uint64(a)
-    one = np.uint64(1)
-    for j in range(count):
-        u = first + np.uint64(2 * j)
-        xr = f[u]
-        xi = f[u + one]
-        f[u] = dr * xr - di * xi
-        f[u + one] = dr * xi + di * xr
+    (``count`` a multiple of :data:`~backends.numba_low_chunks.CHUNK`: every caller's
+    series holds at least :data:`SERIES_MIN` amplitudes, a power of two), in packed chunks."""
+    low_chunks.scale_chunks(f[a : a + 2 * count], dr, di)
 
 
 @_inline
@@ -818,15 +816,28 @@ def _pattern_as_floats(pattern):
 @nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _times_pattern(x, pattern):
     """``x`` (a whole number of patterns long) times the repeating ``pattern``, element by
-    element: a state's floats by a real pattern of floats (:func:`_pattern_as_floats`), or
-    its amplitudes by complex factors. Not inlined, like :func:`_mix2_series`, so the loop
-    vectorises; in a 14-qubit row, one thread: 0.44 ns per amplitude lane by lane, 1.0 in
-    complex arithmetic, 1.6 with the complex product written out on the floats."""
+    element: a state's floats by a real pattern of floats (:func:`_pattern_as_floats`), lane
+    by lane, or a short row's amplitudes by complex factors. Not inlined, like
+    :func:`_mix2_series`, so the loop vectorises (0.44 ns per amplitude lane by lane in a
+    14-qubit row, one thread)."""
     size = pattern.size
     for c in range(x.size // size):
         segment = x[c * size : (c + 1) * size]
         for j in range(size):
             segment[j] *= pattern[j]
+
+
+@_inline
+def _times_complex_pattern(x, pattern):
+    """The complex ``x`` (a whole number of patterns long) times the repeating complex
+    ``pattern``: in packed chunks (:data:`~backends.numba_low_chunks.pattern_chunks`, 0.47-0.59
+    ns per amplitude in a 1 MiB row, one thread, against 1.06-1.14 in complex arithmetic)
+    where the pattern holds whole chunks, else amplitude by amplitude (a state or row of
+    fewer than 16 amplitudes)."""
+    if pattern.size >= low_chunks.CHUNK:
+        low_chunks.pattern_chunks(reals_view(x), reals_view(pattern))
+    else:
+        _times_pattern(x, pattern)
 
 
 @_inline
@@ -870,7 +881,7 @@ def apply_diagonal(state, diag, offsets, fixed, fixed_value):
                 if real:
                     _times_pattern(reals_view(segment), reals_view(pattern))
                 else:
-                    _times_pattern(segment, pattern)
+                    _times_complex_pattern(segment, pattern)
             return
         if run >= SERIES_MIN:
             for o in prange(n_iter // run):
@@ -1274,7 +1285,7 @@ def _diagonal_on_row(row, diag, offsets, fixed, fixed_value, buf):
             if _pattern_as_floats(pattern):
                 _times_pattern(f, reals_view(pattern))
             else:
-                _times_pattern(row, pattern)
+                _times_complex_pattern(row, pattern)
             return
         if run >= SERIES_MIN:
             for o in range((row.size >> fixed.size) // run):

@@ -1,6 +1,8 @@
 """Exchanges (X, CX, SWAP and their controlled forms) and single phases (T, S, Z, P, CZ, CP)
 with one fixed qubit among the four lowest, in straight chunks of 16 amplitudes on the
-interleaved floats of a complex state.
+interleaved floats of a complex state; and, in the same chunks, complex products the loop
+vectoriser leaves scalar: a series times one factor, and a series times a repeating pattern
+of factors (diagonal gates).
 
 Where a gate's lowest fixed qubit is 0 to 3, the amplitudes it moves or scales come in runs
 of 1 to 8 (X on qubit 2: four amplitudes, then four of its partners); a loop over such
@@ -76,22 +78,31 @@ def _swap_loop_source(qubit: int, a: int, b: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _phase_loop_source(qubit: int, a: int) -> str:
-    """Python source of ``phase_chunks_<variant>(x, pr, pi)``: the amplitudes of side ``a``
-    times ``pr + i pi``."""
-    amplitudes = _side(qubit, a)
+def _product_loop_source(name: str, amplitudes: list[int], factors: str) -> str:
+    """Python source of ``name(x, ...)``: the ``amplitudes`` of every chunk of the
+    interleaved floats ``x`` times a complex factor: ``pr + i pi`` for ``factors ==
+    "scalar"`` (arguments ``x, pr, pi``), or, for ``"pattern"`` (arguments ``x, p``), the
+    factor at the same place of the repeating pattern ``p`` (interleaved floats too, a power
+    of two of them, at least a chunk's), every load before every store so that the pattern's
+    loads need not wait on the state's stores."""
+    scalar = factors == "scalar"
     size = CHUNK * FLOATS
-    lines = [
-        f"def phase_chunks_{2 * qubit + a}(x, pr, pi):",
-        f"    for c in range(x.size // {size}):",
-        f"        o = c * {size}",
-    ]
+    lines = [f"def {name}(x, pr, pi):" if scalar else f"def {name}(x, p):"]
+    if not scalar:
+        lines.append("    mask = p.size - 1")
+    lines += [f"    for c in range(x.size // {size}):", f"        o = c * {size}"]
+    if not scalar:
+        lines.append("        q = o & mask")
     for j in amplitudes:
-        lines += [f"        r{j} = x[o + {FLOATS * j}]", f"        i{j} = x[o + {FLOATS * j + 1}]"]
+        re, im = FLOATS * j, FLOATS * j + 1
+        lines += [f"        r{j} = x[o + {re}]", f"        i{j} = x[o + {im}]"]
+        if not scalar:
+            lines += [f"        a{j} = p[q + {re}]", f"        b{j} = p[q + {im}]"]
     for j in amplitudes:
+        a, b = ("pr", "pi") if scalar else (f"a{j}", f"b{j}")
         lines += [
-            f"        x[o + {FLOATS * j}] = pr * r{j} - pi * i{j}",
-            f"        x[o + {FLOATS * j + 1}] = pr * i{j} + pi * r{j}",
+            f"        x[o + {FLOATS * j}] = {a} * r{j} - {b} * i{j}",
+            f"        x[o + {FLOATS * j + 1}] = {a} * i{j} + {b} * r{j}",
         ]
     return "\n".join(lines) + "\n"
 
@@ -112,8 +123,18 @@ def swap_loop(qubit: int, a: int, b: int, cache: bool = True) -> Any:
 
 
 def phase_loop(qubit: int, a: int, cache: bool = True) -> Any:
-    """The compiled phase loop of one variant."""
-    return _compiled(_phase_loop_source(qubit, a), f"phase_chunks_{2 * qubit + a}", cache)
+    """The compiled phase loop of one variant: side ``a`` of qubit ``qubit`` times
+    ``pr + i pi``."""
+    name = f"phase_chunks_{2 * qubit + a}"
+    return _compiled(_product_loop_source(name, _side(qubit, a), "scalar"), name, cache)
+
+
+def product_loop(factors: str, cache: bool = True) -> Any:
+    """The compiled loop that multiplies every amplitude of a series of whole chunks by one
+    factor (``"scalar"``: ``scale_chunks(x, pr, pi)``) or by a repeating pattern
+    (``"pattern"``: ``pattern_chunks(x, p)``)."""
+    name = {"scalar": "scale_chunks", "pattern": "pattern_chunks"}[factors]
+    return _compiled(_product_loop_source(name, list(range(CHUNK)), factors), name, cache)
 
 
 REAL_PAIRS = ((1, 2), (4, 8))
@@ -181,6 +202,17 @@ phase_chunks = _dispatcher(
 )
 """``phase_chunks(x, pr, pi, variant)``: one side of every chunk of a series of
 interleaved floats times ``pr + i pi``."""
+
+scale_chunks = product_loop("scalar")
+"""``scale_chunks(x, pr, pi)``: a series of interleaved floats, whole chunks long, times
+``pr + i pi`` (a diagonal's factor on a long series, a phase on a high qubit): in a 1 MiB
+row, one thread, 0.31-0.45 ns per amplitude against 0.85-0.88 for the loop over amplitudes,
+which the loop vectoriser leaves scalar."""
+
+pattern_chunks = product_loop("pattern")
+"""``pattern_chunks(x, p)``: a series of interleaved floats times the repeating complex
+pattern ``p`` (a diagonal on the lowest qubits): 0.47-0.59 ns per amplitude against
+1.06-1.14 for the loop in complex arithmetic."""
 
 real_pairs = _dispatcher(
     "real_pairs",

@@ -621,9 +621,29 @@ def test_exchanges_and_phases_on_low_qubits_match_index_arithmetic(n, gates, dty
     np.testing.assert_allclose(state, want, rtol=0, atol=1e-12 if dtype == "complex128" else 2e-6)
 
 
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_product_chunks_match_numpy(dtype):
+    """A series times one complex factor, and times a repeating pattern of factors, in
+    straight chunks, against NumPy's complex products."""
+    from genqsim.backends import numba_low_chunks as low_chunks
+
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(512) + 1j * rng.standard_normal(512)).astype(dtype)
+    pattern = np.exp(1j * rng.uniform(0, 2 * np.pi, 64)).astype(dtype)
+    floats = np.float64 if dtype == "complex128" else np.float32
+    pr, pi = floats(0.6), floats(-0.8)
+    scaled = x.copy()
+    low_chunks.scale_chunks(scaled.view(floats), pr, pi)
+    patterned = x.copy()
+    low_chunks.pattern_chunks(patterned.view(floats), pattern.view(floats))
+    tol = 1e-14 if dtype == "complex128" else 2e-6
+    np.testing.assert_allclose(scaled, x * complex(pr, pi), rtol=0, atol=tol * 8)
+    np.testing.assert_allclose(patterned, x * np.tile(pattern, 8), rtol=0, atol=tol * 8)
+
+
 def test_low_chunks_are_packed():
-    """The straight exchange and phase chunks, and the loops of real pairs on the lowest
-    qubits, compile to packed (256-bit) code on x86-64."""
+    """The straight exchange, phase and product chunks, and the loops of real pairs on the
+    lowest qubits, compile to packed (256-bit) code on x86-64."""
     import platform
 
     from genqsim.backends import numba_low_chunks as low_chunks
@@ -639,6 +659,10 @@ def test_low_chunks_are_packed():
     loops += [
         (pair, low_chunks.real_pair_loop(*pair, cache=False), (x, *(0.6, -0.8, 0.8, 0.6) * 2))
         for pair in low_chunks.REAL_PAIRS
+    ]
+    loops += [
+        ("scalar", low_chunks.product_loop("scalar", cache=False), (x, 0.6, 0.8)),
+        ("pattern", low_chunks.product_loop("pattern", cache=False), (x, np.arange(32.0))),
     ]
     for variant, loop, arguments in loops:
         loop(*arguments)
