@@ -78,31 +78,31 @@ def _swap_loop_source(qubit: int, a: int, b: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _product_loop_source(name: str, amplitudes: list[int], factors: str) -> str:
+def _product_loop_source(name: str, amplitudes: list[int], pattern: bool) -> str:
     """Python source of ``name(x, ...)``: the ``amplitudes`` of every chunk of the
-    interleaved floats ``x`` times a complex factor: ``pr + i pi`` for ``factors ==
-    "scalar"`` (arguments ``x, pr, pi``), or, for ``"pattern"`` (arguments ``x, p``), the
-    factor at the same place of the repeating pattern ``p`` (interleaved floats too, a power
-    of two of them, at least a chunk's), every load before every store so that the pattern's
-    loads need not wait on the state's stores."""
-    scalar = factors == "scalar"
+    interleaved floats ``x`` times a complex factor: ``pr + i pi`` (arguments ``x, pr, pi``),
+    or, with ``pattern`` (arguments ``x, p``), the factor at the same place of the repeating
+    pattern ``p`` (interleaved floats too, a power of two of them, at least a chunk's), every
+    load before every store so that the pattern's loads need not wait on the state's
+    stores."""
     size = CHUNK * FLOATS
-    lines = [f"def {name}(x, pr, pi):" if scalar else f"def {name}(x, p):"]
-    if not scalar:
-        lines.append("    mask = p.size - 1")
+    lines = (
+        [f"def {name}(x, p):", "    mask = p.size - 1"] if pattern else [f"def {name}(x, pr, pi):"]
+    )
     lines += [f"    for c in range(x.size // {size}):", f"        o = c * {size}"]
-    if not scalar:
+    if pattern:
         lines.append("        q = o & mask")
     for j in amplitudes:
         re, im = FLOATS * j, FLOATS * j + 1
         lines += [f"        r{j} = x[o + {re}]", f"        i{j} = x[o + {im}]"]
-        if not scalar:
+        if pattern:
             lines += [f"        a{j} = p[q + {re}]", f"        b{j} = p[q + {im}]"]
     for j in amplitudes:
-        a, b = ("pr", "pi") if scalar else (f"a{j}", f"b{j}")
+        re, im = FLOATS * j, FLOATS * j + 1
+        a, b = (f"a{j}", f"b{j}") if pattern else ("pr", "pi")
         lines += [
-            f"        x[o + {FLOATS * j}] = {a} * r{j} - {b} * i{j}",
-            f"        x[o + {FLOATS * j + 1}] = {a} * i{j} + {b} * r{j}",
+            f"        x[o + {re}] = {a} * r{j} - {b} * i{j}",
+            f"        x[o + {im}] = {a} * i{j} + {b} * r{j}",
         ]
     return "\n".join(lines) + "\n"
 
@@ -126,15 +126,15 @@ def phase_loop(qubit: int, a: int, cache: bool = True) -> Any:
     """The compiled phase loop of one variant: side ``a`` of qubit ``qubit`` times
     ``pr + i pi``."""
     name = f"phase_chunks_{2 * qubit + a}"
-    return _compiled(_product_loop_source(name, _side(qubit, a), "scalar"), name, cache)
+    return _compiled(_product_loop_source(name, _side(qubit, a), False), name, cache)
 
 
-def product_loop(factors: str, cache: bool = True) -> Any:
+def product_loop(pattern: bool, cache: bool = True) -> Any:
     """The compiled loop that multiplies every amplitude of a series of whole chunks by one
-    factor (``"scalar"``: ``scale_chunks(x, pr, pi)``) or by a repeating pattern
-    (``"pattern"``: ``pattern_chunks(x, p)``)."""
-    name = {"scalar": "scale_chunks", "pattern": "pattern_chunks"}[factors]
-    return _compiled(_product_loop_source(name, list(range(CHUNK)), factors), name, cache)
+    factor (``scale_chunks(x, pr, pi)``) or, with ``pattern``, by a repeating pattern
+    (``pattern_chunks(x, p)``)."""
+    name = "pattern_chunks" if pattern else "scale_chunks"
+    return _compiled(_product_loop_source(name, list(range(CHUNK)), pattern), name, cache)
 
 
 REAL_PAIRS = ((1, 2), (4, 8))
@@ -203,13 +203,13 @@ phase_chunks = _dispatcher(
 """``phase_chunks(x, pr, pi, variant)``: one side of every chunk of a series of
 interleaved floats times ``pr + i pi``."""
 
-scale_chunks = product_loop("scalar")
+scale_chunks = product_loop(pattern=False)
 """``scale_chunks(x, pr, pi)``: a series of interleaved floats, whole chunks long, times
 ``pr + i pi`` (a diagonal's factor on a long series, a phase on a high qubit): in a 1 MiB
 row, one thread, 0.31-0.45 ns per amplitude against 0.85-0.88 for the loop over amplitudes,
 which the loop vectoriser leaves scalar."""
 
-pattern_chunks = product_loop("pattern")
+pattern_chunks = product_loop(pattern=True)
 """``pattern_chunks(x, p)``: a series of interleaved floats times the repeating complex
 pattern ``p`` (a diagonal on the lowest qubits): 0.47-0.59 ns per amplitude against
 1.06-1.14 for the loop in complex arithmetic."""

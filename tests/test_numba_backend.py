@@ -661,8 +661,8 @@ def test_low_chunks_are_packed():
         for pair in low_chunks.REAL_PAIRS
     ]
     loops += [
-        ("scalar", low_chunks.product_loop("scalar", cache=False), (x, 0.6, 0.8)),
-        ("pattern", low_chunks.product_loop("pattern", cache=False), (x, np.arange(32.0))),
+        ("scalar", low_chunks.product_loop(pattern=False, cache=False), (x, 0.6, 0.8)),
+        ("pattern", low_chunks.product_loop(pattern=True, cache=False), (x, np.arange(32.0))),
     ]
     for variant, loop, arguments in loops:
         loop(*arguments)
