@@ -2,6 +2,7 @@
 
     python benchmarks/split_row_bench.py [--qubits 15] [--repeat 5]
     python benchmarks/split_row_bench.py --plan random:22 random:22:complex64 [--threads 1]
+    python benchmarks/split_row_bench.py --diagonals [--repeat 8]
 
 The first form times one one-qubit gate on a split row of ``--qubits`` qubits (real and
 imaginary parts in two arrays, as a block's row is while a stretch of complex gates runs;
@@ -12,7 +13,12 @@ best of ``--repeat`` rounds of 1000 calls on one thread (the row stays in cache)
 ``--plan`` builds the default plan of each ``genqsim bench`` circuit (``name:n[:dtype]``)
 and times each plan item alone, best of ``--repeat``: the sum and the slowest items, to see
 which part of a plan a kernel change moves (whole-circuit ratios against the peers come
-from ``genqsim bench``). Nothing is asserted.
+from ``genqsim bench``).
+
+``--diagonals`` times diagonals inside the 1 MiB blocks of an 18-qubit state, as a block
+run applies them: a pattern on qubits 0-9 or 0-5, series on qubits 10-15 or 9-15, and a
+real rotation for scale, both dtypes, one thread: ns per amplitude, from 16 of the same
+call in one block run less one. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from genqsim.backends import numba_planar as planar
 from genqsim.bench import Case, circuit_of
 from genqsim.plan import plan_for_backend
 from genqsim.plan.build import run_item
+from genqsim.plan.calls import BlockRun, DiagonalCall, MatrixCall
 
 
 def gate_times(qubits: int, repeat: int) -> None:
@@ -82,14 +89,64 @@ def plan_item_times(spec: str, threads: int, repeat: int) -> None:
         print(f"  {seconds * 1e3:8.1f} ms  {type(item).__name__}{size}")
 
 
+def _block_run_seconds(psi: gq.State, calls: list, block: int, repeat: int) -> float:
+    """The best of ``repeat`` runs of ``calls`` as one block run over ``psi``'s blocks of
+    ``block`` qubits, after one untimed (compile or load, encode)."""
+    item = BlockRun(calls, block, tuple(range(block)))
+    run_item(item, psi.backend, psi.amplitudes)
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run_item(item, psi.backend, psi.amplitudes)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def diagonal_times(repeat: int, n: int = 18, block: int = 16, count: int = 16) -> None:
+    """ns per amplitude of diagonals (and of a real rotation) in the blocks of a state."""
+    gq.set_num_threads(1)
+    rng = np.random.default_rng(2)
+
+    def diagonal(qubits: range) -> DiagonalCall:
+        return DiagonalCall(np.exp(1j * rng.uniform(0, 6, 1 << len(qubits))), tuple(qubits))
+
+    def rotation(qubit: int) -> MatrixCall:
+        c, s = np.cos(a := rng.uniform(0, 6)), np.sin(a)
+        return MatrixCall(np.array([[c, -s], [s, c]], dtype=complex), (qubit,))
+
+    cases = [
+        ("diagonal on qubits 0-9 (pattern)", lambda: diagonal(range(10))),
+        ("diagonal on qubits 0-5 (pattern)", lambda: diagonal(range(6))),
+        ("diagonal on qubits 10-15 (series)", lambda: diagonal(range(10, 16))),
+        ("diagonal on qubits 9-15 (series)", lambda: diagonal(range(9, 16))),
+        ("real rotation on qubit 5", lambda: rotation(5)),
+        ("real rotation on qubit 12", lambda: rotation(12)),
+    ]
+    print(f"{n}-qubit state, blocks of {block} qubits, one thread, ns per amplitude and call")
+    print("| call | complex128 | complex64 |")
+    print("|---|---:|---:|")
+    for label, make in cases:
+        cells = []
+        for dtype in ("complex128", "complex64"):
+            psi = gq.zeros(n, numbers=dtype)
+            psi.amplitudes[:] = np.exp(1j * rng.standard_normal(1 << n)) / 2 ** (n / 2)
+            many = _block_run_seconds(psi, [make() for _ in range(count)], block, repeat)
+            one = _block_run_seconds(psi, [make()], block, repeat)
+            cells.append(f"{(many - one) / (count - 1) / (1 << n) * 1e9:.3f}")
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--qubits", type=int, default=15)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--plan", nargs="+", metavar="NAME:N[:DTYPE]")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--diagonals", action="store_true", help="diagonals in blocks")
     args = parser.parse_args()
-    if args.plan:
+    if args.diagonals:
+        diagonal_times(args.repeat)
+    elif args.plan:
         for spec in args.plan:
             plan_item_times(spec, args.threads, args.repeat)
     else:
