@@ -141,17 +141,19 @@ def _free_gib() -> float:
     return cupy.cuda.runtime.memGetInfo()[0] / 2**30
 
 
-def test_second_process_loads_kernels_from_the_disk_cache():
+def test_second_process_loads_kernels_from_the_disk_cache(tmp_path):
     probe = (
         "import time, genqsim as gq;t=time.perf_counter();"
         "psi=gq.zeros(20, numbers='complex64', device='gpu');psi.apply(gq.Circuit(20).h(3));"
         "psi.amplitudes.sum().get();print(time.perf_counter()-t)"
     )
-    first = float(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                                 check=True).stdout)  # fmt: skip
-    second = float(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                                  check=True).stdout)  # fmt: skip
-    assert second < max(1.0, first)
+    seconds = []
+    for _ in range(2):  # from an empty folder: `python -c` puts the working directory first
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        seconds.append(float(done.stdout))
+    assert seconds[1] < max(1.0, seconds[0])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
