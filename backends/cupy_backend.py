@@ -14,7 +14,7 @@ acts on all its rows in one launch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -40,10 +40,24 @@ SOURCES = ("statevector.cu", "iqp.cu")
 MAX_DIM = 8
 MAX_FIXED = 24
 TILE_BITS = 10
-"""Shared-memory tiles of 2**10 amplitudes (16 KiB in complex128) for block runs."""
+"""Shared-memory tiles of 2**10 amplitudes for the IQP transform's low stages."""
+RUN_TILE_BYTES = 32 * 1024
+"""Shared-memory tiles of block runs: 32 KiB, 2**12 amplitudes in complex64 and 2**11 in
+complex128 (more gates a run, so fewer passes over the state)."""
 LOW_BITS = 5
 """Every tile holds the lowest 5 qubits: global accesses come in series of 32 amplitudes."""
 MAX_TILE_BITS = 16
+MAX_TILE_BYTES = 48 * 1024
+"""Dynamic shared memory a block may take without opting in: a larger tile runs call by call."""
+TILE_GROUP_BYTES = 32 * 1024
+"""A block holds up to 2**MAX_GROUP_BITS consecutive tiles at once, up to this many bytes, so
+each operation's set-up is paid once per group (tiles of 10 qubits: 4 in complex64, 2 in
+complex128)."""
+MAX_GROUP_BITS = 3
+TILE_BLOCKS_PER_SM = 16
+"""The tile kernel's grid: this many blocks per multiprocessor, each looping over groups."""
+SPREAD_BITS = 6
+"""Tile bits above the lowest series are placed by two look-up tables of 2**6 entries."""
 THREADS = 256
 MAX_BLOCKS = 65536
 """Grid cap: grid-stride loops cover the rest (seed 002)."""
@@ -65,11 +79,16 @@ def _cupy():
 
 def kernel_source(dtype: np.dtype | str) -> str:
     """The CUDA source compiled for one state dtype: the ``real_t`` typedef, the operation
-    codes of :class:`CallKind`, then the files."""
+    codes of :class:`CallKind`, ``SPREAD_BITS``, the block size and ``MAX_GROUP_BITS``, then
+    the files."""
     real = "float" if np.dtype(dtype) == np.dtype(np.complex64) else "double"
     codes = ", ".join(f"{OP_NAMES[kind]} = {int(kind)}" for kind in CallKind)
     body = "\n".join((CUDA_DIR / name).read_text() for name in SOURCES)
-    return f"typedef {real} real_t;\nenum OpKind {{ {codes} }};\n{body}"
+    return (
+        f"typedef {real} real_t;\nenum OpKind {{ {codes} }};\n#define SPREAD_BITS {SPREAD_BITS}\n"
+        f"#define BLOCK_THREADS {THREADS}\n#define MAX_GROUP_BITS {MAX_GROUP_BITS}\n"
+        f"{body}"
+    )
 
 
 @lru_cache(maxsize=2)
@@ -104,19 +123,57 @@ def op_dtype(real: np.dtype | str) -> np.dtype:
 @lru_cache(maxsize=1)
 def tile_dtype() -> np.dtype:
     """The NumPy layout of the C ``TileQubits`` struct."""
-    return np.dtype(
-        [("q", np.int32, (MAX_TILE_BITS,)), ("n", np.int32), ("state_bits", np.int32),
-         ("contiguous", np.int32)],
-        align=True,
-    )  # fmt: skip
+    return np.dtype([("q", np.int32, (MAX_TILE_BITS,)), ("n", np.int32), ("state_bits", np.int32)],
+                    align=True)  # fmt: skip
 
 
-def tile_record(qubits, state_bits: int, contiguous: bool) -> np.ndarray:
-    """A one-element ``TileQubits`` array (passed to the kernel by value)."""
+def run_tile_bits(dtype: np.dtype | str) -> int:
+    """Qubits of a block run's tile: ``RUN_TILE_BYTES`` of amplitudes of ``dtype``."""
+    return (RUN_TILE_BYTES // np.dtype(dtype).itemsize).bit_length() - 1
+
+
+def _above_series(qubits: Sequence[int]) -> int:
+    """How many of a tile's sorted qubits lie above its lowest series 0, 1, 2, ..."""
+    series = next((i for i, q in enumerate(qubits) if q != i), len(qubits))
+    return len(qubits) - series
+
+
+def tile_fits(qubits: Sequence[int], state_bits: int, itemsize: int) -> bool:
+    """Whether the tile kernel can run a tile on ``qubits`` (sorted) of a state of
+    ``state_bits`` qubits: within the state, in the shared memory a block gets without
+    opting in, and with at most ``2 * SPREAD_BITS`` qubits above its lowest series."""
+    return (
+        len(qubits) <= min(state_bits, MAX_TILE_BITS)
+        and (itemsize << len(qubits)) <= MAX_TILE_BYTES
+        and _above_series(qubits) <= 2 * SPREAD_BITS
+    )
+
+
+def tile_record(qubits: Sequence[int], state_bits: int) -> np.ndarray:
+    """A one-element ``TileQubits`` array (passed to the kernel by value). The kernel places
+    a tile's elements by its lowest series (qubits 0, 1, ... in a row) plus two tables of
+    ``SPREAD_BITS`` bits each, so at most ``2 * SPREAD_BITS`` tile qubits may lie above it."""
+    qubits = sorted(int(q) for q in qubits)
+    above = _above_series(qubits)
+    if len(qubits) > MAX_TILE_BITS or above > 2 * SPREAD_BITS:
+        raise ValueError(
+            f"a tile on qubits {qubits} has {above} qubits above its lowest series; the "
+            f"kernels place at most {2 * SPREAD_BITS} (and {MAX_TILE_BITS} in all)"
+        )
     packed = np.zeros(1, dtype=tile_dtype())
     packed["q"][0, : len(qubits)] = qubits
-    packed["n"], packed["state_bits"], packed["contiguous"] = len(qubits), state_bits, contiguous
+    packed["n"], packed["state_bits"] = len(qubits), state_bits
     return packed
+
+
+def _multiprocessors() -> int:
+    """The current device's multiprocessor count (cached per device)."""
+    return _device_multiprocessors(int(_cupy().cuda.runtime.getDevice()))
+
+
+@cache
+def _device_multiprocessors(device: int) -> int:
+    return int(_cupy().cuda.runtime.getDeviceProperties(device)["multiProcessorCount"])
 
 
 def _launch_size(work: int) -> tuple[tuple[int], tuple[int]]:
@@ -288,8 +345,8 @@ class CupyBackend(
         """Tiles that always hold the lowest LOW_BITS qubits (coalesced series of 32
         amplitudes) plus any others, high ones included, so runs on high qubits are applied
         in shared memory too (MSB scheme)."""
-        return BlockLayout(tile_qubits=TILE_BITS, low_qubits=LOW_BITS,
-                           min_state_qubits=TILE_BITS + 1)  # fmt: skip
+        bits = run_tile_bits(dtype)
+        return BlockLayout(tile_qubits=bits, low_qubits=LOW_BITS, min_state_qubits=bits + 1)
 
     def apply_block_run(self, state, run: BlockRun) -> None:
         dtype = np.dtype(state.dtype)
@@ -305,15 +362,24 @@ class CupyBackend(
             )
         ops = run.encoded[key]
         state_bits = int(state.shape[-1]).bit_length() - 1
-        if ops is None or run.block_qubits > min(state_bits, MAX_TILE_BITS):
+        if ops is None or not tile_fits(run.qubits, state_bits, dtype.itemsize):
             run.run_in_order(self, state)
             return
-        tiles = tile_record(run.qubits, state_bits, run.contiguous)
+        tiles = tile_record(run.qubits, state_bits)
         n_tiles = state.size >> run.block_qubits
-        grid = (max(1, min(MAX_BLOCKS, n_tiles)),)
+        tile_bytes = dtype.itemsize << run.block_qubits
+        group_bits = 0
+        while (
+            group_bits < MAX_GROUP_BITS
+            and tile_bytes << (group_bits + 1) <= TILE_GROUP_BYTES
+            and 1 << (group_bits + 1) <= n_tiles
+        ):
+            group_bits += 1
+        grid = (max(1, min(TILE_BLOCKS_PER_SM * _multiprocessors(), n_tiles >> group_bits)),)
         _kernel(dtype, "apply_tile_run")(
-            grid, (THREADS,), (state, ops, np.int32(len(run.calls)), tiles, np.int64(n_tiles)),
-            shared_mem=(1 << run.block_qubits) * dtype.itemsize,
+            grid, (THREADS,),
+            (state, ops, np.int32(len(run.calls)), tiles, np.int64(n_tiles), np.int32(group_bits)),
+            shared_mem=tile_bytes << group_bits,
         )  # fmt: skip
 
     # -- reductions ----------------------------------------------------------------------------

@@ -54,8 +54,7 @@ int main() {
     std::printf(" %zu", offsetof(OpParams, active));
     std::printf(" %zu", sizeof(TileQubits));
     std::printf(" %zu", offsetof(TileQubits, n));
-    std::printf(" %zu", offsetof(TileQubits, state_bits));
-    std::printf(" %zu\n", offsetof(TileQubits, contiguous));
+    std::printf(" %zu\n", offsetof(TileQubits, state_bits));
     return 0;
 }
 """
@@ -81,5 +80,5 @@ def test_op_struct_layout_matches_the_numpy_record(dtype, tmp_path):
         [record.itemsize]
         + [record.fields[f][1] for f in fields]
         + [tiles.itemsize]
-        + [tiles.fields[f][1] for f in ("n", "state_bits", "contiguous")]
+        + [tiles.fields[f][1] for f in ("n", "state_bits")]
     )

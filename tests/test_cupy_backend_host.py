@@ -5,13 +5,14 @@ the kernels read with the codes of CallKind."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 
 def test_the_cupy_backend_implements_every_capability_it_declares():
     """Constructible (no abstract method left) and its layout and capabilities as documented;
     needs no GPU: CuPy is only imported when a kernel runs."""
     from genqsim.backends import capabilities_of
-    from genqsim.backends.cupy_backend import LOW_BITS, TILE_BITS, CupyBackend
+    from genqsim.backends.cupy_backend import LOW_BITS, CupyBackend
 
     assert not CupyBackend.__abstractmethods__
     assert CupyBackend.device == "gpu"
@@ -20,10 +21,11 @@ def test_the_cupy_backend_implements_every_capability_it_declares():
         "ArrayNamespace", "BlockRunner", "DeviceSampler", "IQPEncoder", "BatchPrimitives",
         "DeviceInfo", "DeviceSelector",
     ]  # fmt: skip
-    layout = backend.block_layout(np.dtype(np.complex64))
-    assert (layout.tile_qubits, layout.low_qubits, layout.min_state_qubits) == (
-        TILE_BITS, LOW_BITS, TILE_BITS + 1
-    )  # fmt: skip
+    for dtype, bits in ((np.complex64, 12), (np.complex128, 11)):  # 32 KiB of shared memory
+        layout = backend.block_layout(np.dtype(dtype))
+        assert (layout.tile_qubits, layout.low_qubits, layout.min_state_qubits) == (
+            bits, LOW_BITS, bits + 1
+        )  # fmt: skip
 
 
 def test_typed_calls_encode_with_their_call_codes():
@@ -45,3 +47,26 @@ def test_typed_calls_encode_with_their_call_codes():
     assert encode_op(wide, np.dtype(np.complex128)) is None  # too wide to travel by value
     codes = "enum OpKind { OP_DENSE = 0, OP_DIAGONAL = 1, OP_PERMUTATION = 2 };"
     assert codes in kernel_source("complex64")  # the CUDA enum comes from CallKind
+
+
+def test_a_tile_with_too_many_qubits_above_its_series_is_refused():
+    """The kernel places at most 2 * SPREAD_BITS tile qubits above the lowest series."""
+    from genqsim.backends.cupy_backend import SPREAD_BITS, tile_record
+
+    assert SPREAD_BITS == 6
+    with pytest.raises(ValueError, match="13 qubits above its lowest series"):
+        tile_record([0, 1, 2, *range(5, 18)], 20)
+    record = tile_record([0, 1, *range(4, 16)], 20)  # 12 above a series of 2: the most
+    assert record["n"][0] == 14 and list(record["q"][0, :3]) == [0, 1, 4]
+
+
+def test_tiles_that_do_not_fit_run_call_by_call():
+    """A tile runs in the kernel only within the state, within the shared memory a block
+    gets without opting in (48 KiB), and with at most 12 qubits above its series."""
+    from genqsim.backends.cupy_backend import tile_fits
+
+    assert tile_fits(range(10), 20, 16)
+    assert not tile_fits(range(10), 9, 16)  # more tile than state
+    assert tile_fits(range(11), 20, 16) and not tile_fits(range(12), 20, 16)  # 32 / 64 KiB
+    assert tile_fits(range(12), 20, 8) and not tile_fits(range(13), 20, 8)
+    assert not tile_fits([0, *range(2, 15)], 20, 1)  # 13 above a series of 1

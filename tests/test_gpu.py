@@ -17,6 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
+from genqsim.numbers import get_number_system
+from genqsim.plan import BlockRun
+from genqsim.plan.build import plan_for_backend
 
 from reference import random_state
 from strategies import random_circuit
@@ -41,9 +44,56 @@ def test_gpu_equals_the_generic_routine_on_random_circuits(circuit, dtype, seed,
     np.testing.assert_allclose(psi.to_numpy(), want, atol=TOL[dtype] * 10)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_circuit(n_min=13, n_max=15), st.sampled_from(DTYPES), st.integers(0, 2**31))
+def test_tile_runs_equal_the_generic_routine_on_random_circuits(circuit, dtype, seed):
+    """States of 13+ qubits, where the plan groups gates into shared-memory tile runs: every
+    gate kind and width (dense up to 3 targets, diagonals, permutations, controls) inside
+    tiles, against the generic routine."""
+    host = random_state(circuit.n_qubits, np.random.default_rng(seed))
+    want = gq.StateVector(host.copy(), backend="numpy").apply(circuit, fuse=False).to_numpy()
+    psi = _gpu_state(host, dtype).apply(circuit)
+    np.testing.assert_allclose(psi.to_numpy(), want, atol=TOL[dtype] * 100)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "qubits",
+    [(0, 1, 2, 3, 4, 9), (0, 2, 4, 5, 7, 9, 11, 13, 14, 16), tuple(range(10))],
+    ids=["series-of-5-and-one-high", "series-of-1-and-nine-high", "contiguous"],
+)
+def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits):
+    """Tiles run directly: a series of 5 and one qubit above it, a series of 1 and nine above
+    it (both of the kernel's look-up tables of element offsets), and the lowest 10 qubits;
+    dense (up to 3 targets, controlled), diagonal and permutation calls on the tile's qubits,
+    against the same calls one by one on the host."""
+    from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
+
+    n, q = 18, qubits
+    rng = np.random.default_rng(len(q))
+
+    def unitary(k: int) -> np.ndarray:
+        return np.linalg.qr(rng.normal(size=(k, k)) + 1j * rng.normal(size=(k, k)))[0]
+
+    calls = [
+        MatrixCall(unitary(2), (q[-1],)),
+        MatrixCall(unitary(8), (q[1], q[-1], q[0]), (q[-2],), (1,)),
+        DiagonalCall(np.exp(1j * rng.uniform(size=4)), (q[-1], q[2])),
+        PermutationCall([1, 0], None, (q[3],), (q[-1],), (0,)),
+        MatrixCall(unitary(4), (q[1], q[5])),
+    ]
+    host = random_state(n, rng).astype(dtype)
+    want = host.copy()
+    for call in calls:
+        call.run(gq.get_backend("numpy"), want)
+    got = cupy.asarray(host)
+    gq.get_backend("cupy").apply_block_run(got, BlockRun(calls, len(q), q))
+    np.testing.assert_allclose(cupy.asnumpy(got), want, atol=TOL[dtype] * 10)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_block_runs_in_shared_memory_equal_gate_by_gate(dtype):
-    n = 14  # tiles of 10 qubits: the lowest 5 plus any 5, high ones included
+    n = 14  # tiles of 12 (complex64) or 11 qubits: the lowest 5 plus any others, high ones too
     circuit = gq.library.random_circuit(n, 6, seed=3)
     for q in range(8):
         circuit.cp(0.1 * q, q, q + 1).ccx(q, q + 1, q + 2)
@@ -51,7 +101,10 @@ def test_block_runs_in_shared_memory_equal_gate_by_gate(dtype):
         circuit.h(q).cp(0.3, q, 13 - (q == 13)).sx(q)
     host = random_state(n, np.random.default_rng(1))
     want = gq.StateVector(host.copy(), backend="numpy").apply(circuit, fuse=False).to_numpy()
-    psi = _gpu_state(host, dtype).apply(circuit)
+    psi = _gpu_state(host, dtype)
+    plan = plan_for_backend(circuit, get_number_system(dtype), psi.backend)
+    assert any(isinstance(item, BlockRun) and not item.contiguous for item in plan)
+    psi.apply(circuit)
     np.testing.assert_allclose(psi.to_numpy(), want, atol=TOL[dtype] * 100)
 
 

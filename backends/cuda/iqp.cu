@@ -72,8 +72,7 @@ extern "C" __global__ void fwt_low_stages(cplx* v, int tile_bits, int state_bits
     for (int i = 0; i < MAX_TILE_BITS; ++i) tq.q[i] = i;
     tq.n = tile_bits;
     tq.state_bits = state_bits;
-    tq.contiguous = 1;
-    for_each_tile(v, tq, n_tiles, [&](cplx* tile, index_t tile_size) {
+    for_each_tile(v, tq, n_tiles, 0, [&](cplx* tile, index_t tile_size) {
         fwt_stages_in_block(tile, tile_size, 0, tile_bits);
     });
 }

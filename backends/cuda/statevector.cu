@@ -55,10 +55,11 @@ struct OpParams {
 };
 
 // i with a zero bit inserted at each sorted position: enumerates one subspace.
-__device__ __forceinline__ index_t deposit_zeros(index_t i, const int* fixed, int n_fixed) {
+template <typename Index>
+__device__ __forceinline__ Index deposit_zeros(Index i, const int* fixed, int n_fixed) {
     for (int f = 0; f < n_fixed; ++f) {
         const int p = fixed[f];
-        const index_t low = i & ((((index_t)1) << p) - 1);
+        const Index low = i & ((((Index)1) << p) - 1);
         i = ((i >> p) << (p + 1)) | low;
     }
     return i;
@@ -68,48 +69,81 @@ __device__ __forceinline__ cplx op_entry(const OpParams& op, int k) {
     return c_make(op.data[2 * k], op.data[2 * k + 1]);
 }
 
-// Apply `op` to the amplitudes amp[base + offsets[r]] (amp may be global or shared memory).
-__device__ __forceinline__ void apply_op_at(cplx* amp, index_t base, const OpParams& op) {
-    cplx a[MAX_DIM];
-    const int dim = op.dim;
-#pragma unroll
-    for (int r = 0; r < MAX_DIM; ++r)
-        if (r < dim) a[r] = amp[base + op.offsets[r]];  // read all before any write
+// Apply `op`, of D = 2**k rows (op.dim == D), to the amplitudes amp[base + offsets[r]] (amp
+// may be global or shared memory). D is a template parameter so every loop is unrolled to
+// exactly the rows the operation has, with no predicated-off work; a diagonal or permutation
+// loads and stores only its active rows (a CZ reads a quarter of the state). Every load comes
+// before any store. With STAGED a dense matrix is read from `staged` (its copy in shared
+// memory, which the compiler re-reads instead of holding 2*D*D reals in registers), else from
+// `op`.
+template <int D, bool STAGED = false>
+__device__ __forceinline__ void apply_op_rows(cplx* amp, index_t base, const OpParams& op,
+                                              const cplx* staged = nullptr) {
+    cplx a[D];
     if (op.kind == OP_DENSE) {
 #pragma unroll
-        for (int r = 0; r < MAX_DIM; ++r) {
-            if (r >= dim) break;
+        for (int r = 0; r < D; ++r) a[r] = amp[base + op.offsets[r]];
+#pragma unroll
+        for (int r = 0; r < D; ++r) {
             cplx s = c_make(0, 0);
 #pragma unroll
-            for (int c = 0; c < MAX_DIM; ++c)
-                if (c < dim) s = c_add(s, c_mul(op_entry(op, r * dim + c), a[c]));
+            for (int c = 0; c < D; ++c)
+                s = c_add(s, c_mul(STAGED ? staged[r * D + c] : op_entry(op, r * D + c), a[c]));
             amp[base + op.offsets[r]] = s;
         }
-    } else if (op.kind == OP_DIAGONAL) {
+        return;
+    }
 #pragma unroll
-        for (int r = 0; r < MAX_DIM; ++r)
-            if (r < dim && (op.active >> r & 1))
-                amp[base + op.offsets[r]] = c_mul(op_entry(op, r), a[r]);
+    for (int r = 0; r < D; ++r)
+        if (op.active >> r & 1) a[r] = amp[base + op.offsets[r]];
+    if (op.kind == OP_DIAGONAL) {
+#pragma unroll
+        for (int r = 0; r < D; ++r)
+            if (op.active >> r & 1) amp[base + op.offsets[r]] = c_mul(op_entry(op, r), a[r]);
     } else {
 #pragma unroll
-        for (int r = 0; r < MAX_DIM; ++r)
-            if (r < dim && (op.active >> r & 1))
+        for (int r = 0; r < D; ++r)
+            if (op.active >> r & 1)
                 amp[base + op.offsets[op.perm[r]]] = c_mul(op_entry(op, r), a[r]);
     }
 }
 
-// One operation on a batch of states, each of `state_size` amplitudes; `n_iter` subspace
-// iterations per state (2**(n - n_fixed)).
-extern "C" __global__ void apply_op(cplx* psi, const OpParams op, index_t n_iter,
-                                    index_t state_size, index_t batch) {
+// CALL(D) for the operation's row count D = dim (the same for every thread, so the switch
+// never diverges).
+#define DISPATCH_DIM(dim, CALL) \
+    switch (dim) {              \
+        case 1: CALL(1); break; \
+        case 2: CALL(2); break; \
+        case 4: CALL(4); break; \
+        default: CALL(8); break; \
+    }
+
+// One operation over a batch of states, each of `state_size` amplitudes; `n_iter` (a power
+// of two, 2**(n - n_fixed)) subspace iterations per state.
+template <int D>
+__device__ __forceinline__ void apply_op_grid(cplx* psi, const OpParams& op, index_t n_iter,
+                                              index_t state_size, index_t batch) {
     const index_t total = n_iter * batch;
+    const int iter_bits = __ffsll(n_iter) - 1;
     for (index_t t = blockIdx.x * (index_t)blockDim.x + threadIdx.x; t < total;
          t += (index_t)blockDim.x * gridDim.x) {
-        const index_t b = t / n_iter;
-        const index_t i = t - b * n_iter;
-        const index_t base = b * state_size + (deposit_zeros(i, op.fixed, op.n_fixed) | op.control_value);
-        apply_op_at(psi, base, op);
+        const index_t b = t >> iter_bits;
+        const index_t i = t & (n_iter - 1);
+        const index_t base =
+            b * state_size + (deposit_zeros(i, op.fixed, op.n_fixed) | op.control_value);
+        apply_op_rows<D>(psi, base, op);
     }
+}
+
+// At most 64 registers a thread (four blocks of BLOCK_THREADS an SM): enough warps in flight
+// to keep the memory busy, where the widest dense case would otherwise take 96-166.
+#define OCCUPANCY __launch_bounds__(BLOCK_THREADS, 4)
+
+extern "C" __global__ void OCCUPANCY apply_op(cplx* psi, const OpParams op, index_t n_iter,
+                                    index_t state_size, index_t batch) {
+#define APPLY_OP_GRID(D) apply_op_grid<D>(psi, op, n_iter, state_size, batch)
+    DISPATCH_DIM(op.dim, APPLY_OP_GRID)
+#undef APPLY_OP_GRID
 }
 
 // A dense k-qubit matrix (any k) from device memory, for operations too wide to pass by value.
@@ -145,48 +179,123 @@ struct TileQubits {
     int q[MAX_TILE_BITS];  // sorted qubit of each tile bit
     int n;                 // tile bits
     int state_bits;        // qubits of one state (the batch stride is 2**state_bits)
-    int contiguous;        // q[i] == i for all i: tile t is amplitudes [t * 2**n, (t+1) * 2**n)
 };
 
-// The global offset (within its tile's base) of tile element j: bit i of j goes to q[i].
-__device__ __forceinline__ index_t tile_offset(index_t j, const TileQubits& tq) {
-    if (tq.contiguous) return j;
-    index_t out = 0;
-    for (int i = 0; i < tq.n; ++i) out |= ((j >> i) & 1) << tq.q[i];
-    return out;
+// SPREAD_BITS (tile bits per look-up table) is prepended by the loader, from
+// genqsim.backends.cupy_backend.SPREAD_BITS, which the host's tile check uses too.
+
+// Where a tile's elements lie, built once per block: element j of a tile is at
+//   base + (j & low_mask) + a[(j >> low) % 2**SPREAD_BITS] + b[j >> (low + SPREAD_BITS)],
+// where the lowest `low` tile bits are qubits 0..low-1 (one series of consecutive amplitudes)
+// and the two tables place the remaining bits (at most 2 * SPREAD_BITS) at their qubits: a
+// table look-up per element instead of a loop over the tile's bits.
+struct TileSpread {
+    int low;
+    int low_mask;
+    index_t a[1 << SPREAD_BITS];
+    index_t b[1 << SPREAD_BITS];
+};
+
+__device__ __forceinline__ void build_spread(TileSpread& sp, const TileQubits& tq) {
+    int low = 0;
+    while (low < tq.n && tq.q[low] == low) ++low;
+    for (int h = threadIdx.x; h < 2 << SPREAD_BITS; h += blockDim.x) {
+        const int part = h >> SPREAD_BITS, bits = h & ((1 << SPREAD_BITS) - 1);
+        index_t offset = 0;
+        for (int i = 0; i < SPREAD_BITS; ++i) {
+            const int tile_bit = low + part * SPREAD_BITS + i;
+            if (bits >> i & 1 && tile_bit < tq.n) offset |= ((index_t)1) << tq.q[tile_bit];
+        }
+        (part ? sp.b : sp.a)[bits] = offset;
+    }
+    if (threadIdx.x == 0) {
+        sp.low = low;
+        sp.low_mask = (1 << low) - 1;
+    }
+    __syncthreads();
 }
 
-// Run `body(tile, tile_size)` on every tile of `v` (a batch of states): the whole block loads
-// the tile into shared memory, `body` works on it, the block stores it back once.
+__device__ __forceinline__ index_t spread_offset(int j, const TileSpread& sp) {
+    const int high = j >> sp.low;
+    return (j & sp.low_mask) + sp.a[high & ((1 << SPREAD_BITS) - 1)] + sp.b[high >> SPREAD_BITS];
+}
+
+// MAX_GROUP_BITS (at most 2**3 tiles a group) is prepended by the loader.
+
+// Run `body(tiles, size)` on every tile of `v` (a batch of states), 2**group_bits tiles at a
+// time: the whole block loads a group of consecutive tiles into shared memory, one after the
+// other, `body` works on them as one buffer of `size` amplitudes, and the block stores them
+// back once. Tile k of a group sits at bits tq.n and up of the buffer index, which no
+// operation of the run touches, so `body` sees one larger tile; each operation's set-up is
+// paid once per group instead of once per tile. A tile has at most 2 * SPREAD_BITS bits above
+// its lowest series (the host checks, see tile_record); 2**group_bits divides n_tiles.
 template <typename Body>
 __device__ __forceinline__ void for_each_tile(cplx* v, const TileQubits& tq, index_t n_tiles,
-                                              Body body) {
-    cplx* tile = reinterpret_cast<cplx*>(shared_bytes);
-    const index_t tile_size = ((index_t)1) << tq.n;
+                                              int group_bits, Body body) {
+    __shared__ TileSpread spread;
+    __shared__ cplx* group_base[1 << MAX_GROUP_BITS];
+    build_spread(spread, tq);
+    cplx* tiles = reinterpret_cast<cplx*>(shared_bytes);
+    const int tile_mask = (1 << tq.n) - 1;
+    const int size = 1 << (tq.n + group_bits);
     const int free_bits = tq.state_bits - tq.n;
-    for (index_t t = blockIdx.x; t < n_tiles; t += gridDim.x) {
-        const index_t sample = t >> free_bits;
-        const index_t within = t & ((((index_t)1) << free_bits) - 1);
-        cplx* base = v + (sample << tq.state_bits) + deposit_zeros(within, tq.q, tq.n);
-        for (index_t j = threadIdx.x; j < tile_size; j += blockDim.x) tile[j] = base[tile_offset(j, tq)];
+    const index_t n_groups = n_tiles >> group_bits;
+    for (index_t g = blockIdx.x; g < n_groups; g += gridDim.x) {
+        if (threadIdx.x < (1 << group_bits)) {
+            const index_t t = (g << group_bits) + threadIdx.x;
+            const index_t sample = t >> free_bits;
+            const index_t within = t & ((((index_t)1) << free_bits) - 1);
+            group_base[threadIdx.x] =
+                v + (sample << tq.state_bits) + deposit_zeros(within, tq.q, tq.n);
+        }
         __syncthreads();
-        body(tile, tile_size);
-        for (index_t j = threadIdx.x; j < tile_size; j += blockDim.x) base[tile_offset(j, tq)] = tile[j];
+        for (int j = threadIdx.x; j < size; j += blockDim.x)
+            tiles[j] = group_base[j >> tq.n][spread_offset(j & tile_mask, spread)];
+        __syncthreads();
+        body(tiles, (index_t)size);
+        for (int j = threadIdx.x; j < size; j += blockDim.x)
+            group_base[j >> tq.n][spread_offset(j & tile_mask, spread)] = tiles[j];
         __syncthreads();
     }
 }
 
+// Copy a dense operation's matrix into shared memory (a no-op for the other kinds).
+__device__ __forceinline__ void stage_matrix(cplx* staged, const OpParams& op) {
+    if (op.kind != OP_DENSE) return;
+    for (int k = threadIdx.x; k < op.dim * op.dim; k += blockDim.x) staged[k] = op_entry(op, k);
+}
+
+// One operation of a tile run, on a tile of `tile_size` amplitudes in shared memory (its
+// qubits numbered by tile bit, so 32-bit indices suffice).
+template <int D>
+__device__ __forceinline__ void apply_op_in_tile(cplx* tile, int tile_size, const OpParams& op,
+                                                 const cplx* matrix) {
+    const int n_iter = tile_size >> op.n_fixed;
+    const int control_value = (int)op.control_value;
+    for (int i = threadIdx.x; i < n_iter; i += blockDim.x)
+        apply_op_rows<D, true>(tile, deposit_zeros(i, op.fixed, op.n_fixed) | control_value, op,
+                               matrix);
+}
+
 // A run of operations, all on the tile's qubits (numbered by tile bit), applied tile by tile
 // in shared memory: every operation with __syncthreads() between them, one global read and
-// write of the state for the whole run.
-extern "C" __global__ void apply_tile_run(cplx* psi, const OpParams* ops, int n_ops,
-                                          const TileQubits tq, index_t n_tiles) {
-    for_each_tile(psi, tq, n_tiles, [&](cplx* tile, index_t tile_size) {
+// write of the state for the whole run. Dense matrices are staged in shared memory, two
+// buffers in turn: operation o+1's is copied while operation o runs, so the barrier after
+// each operation is the only one.
+extern "C" __global__ void OCCUPANCY apply_tile_run(cplx* psi, const OpParams* ops, int n_ops,
+                                                    const TileQubits tq, index_t n_tiles,
+                                                    int group_bits) {
+    __shared__ cplx staged[2][MAX_DIM * MAX_DIM];
+    for_each_tile(psi, tq, n_tiles, group_bits, [&](cplx* tile, index_t tile_size) {
+        if (n_ops > 0) stage_matrix(staged[0], ops[0]);
+        __syncthreads();
         for (int o = 0; o < n_ops; ++o) {
             const OpParams& op = ops[o];
-            const index_t n_iter = tile_size >> op.n_fixed;
-            for (index_t i = threadIdx.x; i < n_iter; i += blockDim.x)
-                apply_op_at(tile, deposit_zeros(i, op.fixed, op.n_fixed) | op.control_value, op);
+            if (o + 1 < n_ops) stage_matrix(staged[(o + 1) & 1], ops[o + 1]);
+            const cplx* matrix = staged[o & 1];
+#define APPLY_IN_TILE(D) apply_op_in_tile<D>(tile, (int)tile_size, op, matrix)
+            DISPATCH_DIM(op.dim, APPLY_IN_TILE)
+#undef APPLY_IN_TILE
             __syncthreads();
         }
     });
