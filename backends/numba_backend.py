@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -326,6 +326,24 @@ def _block_bits(dtype: np.dtype) -> int:
     return _qubits_of(BLOCK_BYTES, dtype)
 
 
+@cache
+def _block_layout(dtype: np.dtype) -> BlockLayout:
+    """:meth:`NumbaBackend.block_layout`, built once per dtype (every ``apply`` asks)."""
+    bits = _block_bits(dtype)
+    tile = _qubits_of(GATHERED_TILE_BYTES, dtype)
+    gathered = BlockLayout(
+        tile_qubits=tile,
+        low_qubits=GATHERED_LOW_QUBITS,
+        min_state_qubits=tile + 1,
+        min_gathered_work=GATHERED_MIN_WORK,
+    )
+    return BlockLayout(tile_qubits=bits, low_qubits=bits,
+                       min_state_qubits=_blocked_min_qubits(dtype),
+                       gathered=gathered, min_series_qubits=SERIES_MIN_QUBITS,
+                       merged_diagonal_qubits=MERGED_DIAGONAL_QUBITS,
+                       merged_diagonal_bands=(K.PATTERN_MAX_BITS, bits))  # fmt: skip
+
+
 def _blocked_min_qubits(dtype: np.dtype) -> int:
     """Qubits of the smallest state that runs in blocks (:data:`BLOCKED_MIN_BYTES`)."""
     return _qubits_of(BLOCKED_MIN_BYTES, dtype)
@@ -544,19 +562,7 @@ class NumbaBackend(
         :data:`GATHERED_LOW_QUBITS`, where a run pays for its gather
         (:data:`GATHERED_MIN_WORK`); consecutive diagonals merged first
         (:data:`MERGED_DIAGONAL_QUBITS`)."""
-        bits = _block_bits(dtype)
-        tile = _qubits_of(GATHERED_TILE_BYTES, dtype)
-        gathered = BlockLayout(
-            tile_qubits=tile,
-            low_qubits=GATHERED_LOW_QUBITS,
-            min_state_qubits=tile + 1,
-            min_gathered_work=GATHERED_MIN_WORK,
-        )
-        return BlockLayout(tile_qubits=bits, low_qubits=bits,
-                           min_state_qubits=_blocked_min_qubits(dtype),
-                           gathered=gathered, min_series_qubits=SERIES_MIN_QUBITS,
-                           merged_diagonal_qubits=MERGED_DIAGONAL_QUBITS,
-                           merged_diagonal_bands=(K.PATTERN_MAX_BITS, bits))  # fmt: skip
+        return _block_layout(np.dtype(dtype))
 
     def tile_layout(self, dtype: np.dtype) -> BlockLayout:
         """Gathered tiles of :data:`TILE_BYTES`: series of 16 consecutive amplitudes (the

@@ -555,8 +555,11 @@ class Circuit:
         """``(circuit without its terminal measurements, [(qubit, clbit), ...])``.
 
         A measurement is terminal when no later operation (other than barriers and further
-        measurements) touches its qubit and no later conditional reads its classical bit.
+        measurements) touches its qubit and no later conditional reads its classical bit. A
+        circuit that measures nothing is returned as it is (every ``apply`` asks).
         """
+        if not any(isinstance(op.gate, Measure) for op in self._ops):
+            return self, []
         busy_after: set[int] = set()
         read_after: set[int] = set()
         keep: list[Operation] = []

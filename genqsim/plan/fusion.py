@@ -129,6 +129,8 @@ def fuse_circuit(
 ) -> Circuit:
     """An equivalent circuit whose operations are fused blocks (each a ``MatrixGate``, named
     ``fused``) or the original operations where a block holds only one."""
+    if len(circuit) < 2:
+        return circuit  # nothing to fuse with
     fused = Circuit(circuit.n_qubits)
     for block in fuse_operations(circuit.operations, max_qubits, max_dense_qubits):
         if len(block) == 1:

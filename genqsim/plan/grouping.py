@@ -59,7 +59,7 @@ def group_tile_runs(
     the first call of a run over gathered tiles (not the lowest qubits only) whose calls would
     move fewer than ``min_gathered_work`` states' worth of amplitudes one by one (see
     :func:`gate_by_gate_work`): the calls after it are grouped again from the next one."""
-    if n_qubits < tile_qubits + 1:
+    if n_qubits < tile_qubits + 1 or len(calls) < 2:  # a lone call stays a plain call
         return list(calls)
     low = frozenset(range(low_qubits))
     out: list[PlanItem] = []
