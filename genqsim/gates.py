@@ -1052,7 +1052,12 @@ def _check_unitary(entries: np.ndarray, atol: float = 1e-8) -> None:
 
 
 def _classify(entries: np.ndarray) -> GateKind:
-    nonzero = np.vectorize(lambda v: not _is_exact_zero(v), otypes=[bool])(entries)
+    """The structure of a matrix from its exact zeros (numbers compared in one array
+    operation; symbolic entries one by one)."""
+    if entries.dtype.kind in "biufc":
+        nonzero = entries != 0
+    else:
+        nonzero = np.vectorize(lambda v: not _is_exact_zero(v), otypes=[bool])(entries)
     if not np.any(nonzero & ~np.eye(entries.shape[0], dtype=bool)):
         return GateKind.DIAGONAL
     if np.all(nonzero.sum(axis=0) == 1) and np.all(nonzero.sum(axis=1) == 1):

@@ -265,3 +265,22 @@ def test_machine_number_gate_arrays_are_built_once(monkeypatch):
     gq.gate("rz", angle).matrix("sympy")
     gq.gate("rz", angle).matrix("sympy")
     assert built[-4:] == [("rz", "sympy")] * 4
+
+
+@pytest.mark.parametrize(
+    ("matrix", "kind"),
+    [
+        (np.diag([1, 1j, -1, np.exp(0.3j)]), "DIAGONAL"),
+        (np.array([[0, 1j], [1, 0]]), "PERMUTATION"),
+        (np.array([[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, -1], [0, 1, 0, 0]]), "PERMUTATION"),
+        (np.array([[1, 1], [1, -1]]) / np.sqrt(2), "DENSE"),
+        (np.array([[1, 0], [1e-300, 1]]), "DENSE"),  # tiny is not zero: only exact zeros count
+    ],
+)
+def test_a_matrix_gate_is_classified_by_its_exact_zeros(matrix, kind):
+    """Numeric matrices (compared with zero in one array operation) and the same entries as
+    Python objects (compared one by one, the symbolic path) get the same structure."""
+    expected = getattr(gq.GateKind, kind)
+    assert gq.MatrixGate(matrix, check_unitary=False).kind is expected
+    as_objects = np.array([[complex(v) for v in row] for row in matrix], dtype=object)
+    assert gq.MatrixGate(as_objects, check_unitary=False).kind is expected
