@@ -4,8 +4,9 @@ are installed, qibojit's cupy platform and cuStateVec (cuquantum). Not a test.
     python benchmarks/gpu_bench.py [--quick] [--repeat 5] [--json out.json]
 
 Cases: single gates (H, X, T, CNOT, U; target 2 and n-2) for n = 24..30 in complex64 and
-complex128; QFT 28 and random 26 (20 layers) as planned (fused gates in shared-memory tile
-runs), without fusion, and one kernel launch per gate; IQP encoding for
+complex128; QFT 28 and random 26 (20 layers) through ``apply`` (planning included), without
+fusion, as a plan built beforehand (GPU time alone), and one kernel launch per gate; IQP
+encoding for
 n = 4, 10, 16, 20, one sample and a batch. Every time is the best of ``--repeat`` runs on an
 existing state, measured with CUDA events (kernel time, no host synchronisation inside).
 """
@@ -61,32 +62,44 @@ GATES = {
 }
 
 
-def _time_on_fresh_state(circuit: gq.Circuit, dtype: str, repeat: int, fuse) -> float:
-    psi = gq.zeros(circuit.n_qubits, numbers=dtype, device="gpu")
-    return gpu_time(lambda: psi.apply(circuit, fuse=fuse), repeat)
+def on_fresh_state(
+    n: int, dtype: str, job: Callable[[gq.StateVector], object], repeat: int
+) -> float:
+    """:func:`gpu_time` of ``job(psi)`` on a new ``n``-qubit state, whose memory goes back to
+    the pool afterwards."""
+
+    def timed() -> float:
+        psi = gq.zeros(n, numbers=dtype, device="gpu")
+        return gpu_time(lambda: job(psi), repeat)
+
+    t = timed()
+    _cupy().get_default_memory_pool().free_all_blocks()  # the state is gone: give it back
+    return t
 
 
 def genqsim_case(circuit: gq.Circuit, dtype: str, repeat: int, fuse) -> float:
-    t = _time_on_fresh_state(circuit, dtype, repeat, fuse)
-    _cupy().get_default_memory_pool().free_all_blocks()  # the state is gone: give it back
-    return t
+    """``psi.apply(circuit)``: the host's planning included."""
+    return on_fresh_state(circuit.n_qubits, dtype, lambda psi: psi.apply(circuit, fuse=fuse),
+                          repeat)  # fmt: skip
 
 
-def launch_per_gate(circuit: gq.Circuit, dtype: str, repeat: int) -> float:
-    """The circuit's gates one kernel launch each, with neither fusion nor shared-memory tile
-    runs: the baseline those are measured against."""
+def plan_case(circuit: gq.Circuit, dtype: str, repeat: int, tiles: bool) -> float:
+    """The circuit's plan, built beforehand, on the GPU alone: as ``apply`` plans it (fused
+    gates in shared-memory tile runs), or with ``tiles=False`` one kernel launch per gate
+    (neither fusion nor tile runs, the baseline those are measured against)."""
     from genqsim.numbers import get_number_system
-    from genqsim.plan.build import build_plan, run_plan
+    from genqsim.plan.build import build_plan, plan_for_backend, run_plan
 
-    plan = build_plan(circuit, get_number_system(dtype), fuse=False)  # no layout: no runs
+    numbers = get_number_system(dtype)
+    if tiles:
+        plan = plan_for_backend(circuit, numbers, gq.get_backend("cupy"))
+    else:
+        plan = build_plan(circuit, numbers, fuse=False)  # no layout: no tile runs
 
-    def on_fresh_state() -> float:
-        psi = gq.zeros(circuit.n_qubits, numbers=dtype, device="gpu")
-        return gpu_time(lambda: run_plan(plan, psi.backend, psi.amplitudes), repeat)
+    def run(psi: gq.StateVector) -> None:
+        run_plan(plan, psi.backend, psi.amplitudes)
 
-    t = on_fresh_state()
-    _cupy().get_default_memory_pool().free_all_blocks()  # the state is gone: give it back
-    return t
+    return on_fresh_state(circuit.n_qubits, dtype, run, repeat)
 
 
 def qibojit_case(circuit: gq.Circuit, dtype: str, repeat: int) -> float | str:
@@ -168,7 +181,10 @@ def main() -> None:
             peer = qibojit_case(circuit, dtype, 1)
             record(f"{label} {dtype}", genqsim_case(circuit, dtype, repeat, None), peer)
             record(f"{label} {dtype}, no fusion", genqsim_case(circuit, dtype, repeat, False))
-            record(f"{label} {dtype}, one launch per gate", launch_per_gate(circuit, dtype, repeat))
+            prebuilt = plan_case(circuit, dtype, repeat, tiles=True)
+            record(f"{label} {dtype}, plan built beforehand", prebuilt)
+            per_gate = plan_case(circuit, dtype, repeat, tiles=False)
+            record(f"{label} {dtype}, one launch per gate", per_gate)
     for n in (4, 10, 16, 20):
         data = np.random.default_rng(n).uniform(-1, 1, size=n + n * (n - 1) // 2)
         batch = np.tile(data, (max(1, 2**22 >> n), 1))
