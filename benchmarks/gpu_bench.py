@@ -4,11 +4,12 @@ are installed, qibojit's cupy platform and cuStateVec (cuquantum). Not a test.
     python benchmarks/gpu_bench.py [--quick] [--repeat 5] [--json out.json]
 
 Cases: single gates (H, X, T, CNOT, U; target 2 and n-2) for n = 24..30 in complex64 and
-complex128; QFT 28 and random 26 (20 layers) through ``apply`` (planning included), without
-fusion, as a plan built beforehand (GPU time alone), and one kernel launch per gate; IQP
-encoding for
-n = 4, 10, 16, 20, one sample and a batch. Every time is the best of ``--repeat`` runs on an
-existing state, measured with CUDA events (kernel time, no host synchronisation inside).
+complex128; QFT 28 and random 26 (20 layers) through ``apply`` (the circuit applied again:
+its plan kept from the first time), through ``apply`` on a circuit never applied before
+(planning included), without fusion, as a plan built beforehand (GPU time alone), and one
+kernel launch per gate; IQP encoding for n = 4, 10, 16, 20, one sample and a batch. Every
+time is the best of ``--repeat`` runs on an existing state, measured with CUDA events (kernel
+time, no host synchronisation inside).
 """
 
 from __future__ import annotations
@@ -78,9 +79,17 @@ def on_fresh_state(
 
 
 def genqsim_case(circuit: gq.Circuit, dtype: str, repeat: int, fuse) -> float:
-    """``psi.apply(circuit)``: the host's planning included."""
+    """``psi.apply(circuit)`` again and again: the plan of the first time is kept on the
+    circuit, so this is the GPU's time plus the host's launches."""
     return on_fresh_state(circuit.n_qubits, dtype, lambda psi: psi.apply(circuit, fuse=fuse),
                           repeat)  # fmt: skip
+
+
+def first_apply_case(circuit: gq.Circuit, dtype: str, repeat: int) -> float:
+    """``psi.apply`` of a circuit never applied before (a copy made beforehand for each
+    run): the host's planning included."""
+    copies = [circuit.copy() for _ in range(repeat + 1)]  # one for gpu_time's warm-up
+    return on_fresh_state(circuit.n_qubits, dtype, lambda psi: psi.apply(copies.pop()), repeat)
 
 
 def plan_case(circuit: gq.Circuit, dtype: str, repeat: int, tiles: bool) -> float:
@@ -180,6 +189,8 @@ def main() -> None:
             repeat = max(1, args.repeat // 2)
             peer = qibojit_case(circuit, dtype, 1)
             record(f"{label} {dtype}", genqsim_case(circuit, dtype, repeat, None), peer)
+            first = first_apply_case(circuit, dtype, repeat)
+            record(f"{label} {dtype}, first apply (planning included)", first, peer)
             record(f"{label} {dtype}, no fusion", genqsim_case(circuit, dtype, repeat, False))
             prebuilt = plan_case(circuit, dtype, repeat, tiles=True)
             record(f"{label} {dtype}, plan built beforehand", prebuilt)

@@ -71,3 +71,42 @@ def test_zero_qubit_state():
     psi = gq.zeros(0)
     assert psi.n_qubits == 0 and psi.amplitudes.tolist() == [1]
     assert psi.sample(3, seed=0) == {"": 3}
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_circuit_applied_again_keeps_its_plan_until_it_grows(backend):
+    from genqsim.plan import kept_plan
+
+    from reference import embed, reference_matrix
+
+    n = 4
+    ops = [("h", (), [0]), ("cx", (), [0, 2]), ("rz", (0.3,), [1]), ("t", (), [3]),
+           ("cx", (), [3, 1]), ("ry", (1.1,), [2])]  # fmt: skip
+    c = gq.Circuit(n)
+    u = np.eye(2**n, dtype=complex)
+    for name, params, qubits in ops:
+        getattr(c, name)(*params, *qubits)
+        base = "x" if name == "cx" else name
+        targets, controls = (qubits[1:], qubits[:1]) if name == "cx" else (qubits, ())
+        u = embed(reference_matrix(base, params), n, targets, controls) @ u
+    v = random_state(n, np.random.default_rng(5))
+    psi = gq.StateVector(v.copy(), backend=backend)
+    psi.apply(c, fuse=True)
+    plan = kept_plan(c, psi.numbers, psi.backend, True)
+    psi.apply(c, fuse=True)  # the kept plan, run again: U U v
+    np.testing.assert_allclose(psi.to_numpy(), u @ u @ v, atol=1e-12)
+    assert kept_plan(c, psi.numbers, psi.backend, True) is plan
+    assert kept_plan(c, psi.numbers, psi.backend, False) is not plan  # another fusion
+    c.h(2)  # the circuit grows: planned anew, with the new gate
+    u = embed(reference_matrix("h"), n, [2]) @ u
+    assert kept_plan(c, psi.numbers, psi.backend, True) is not plan
+    psi = gq.StateVector(v.copy(), backend=backend).apply(c, fuse=True)
+    np.testing.assert_allclose(psi.to_numpy(), u @ v, atol=1e-12)
+
+
+def test_symbolic_numbers_are_planned_anew_each_time():
+    from genqsim.plan import kept_plan
+
+    c = gq.Circuit(2).h(0).cx(0, 1)
+    psi = gq.zeros(2, numbers="sympy")
+    assert kept_plan(c, psi.numbers, psi.backend) is not kept_plan(c, psi.numbers, psi.backend)

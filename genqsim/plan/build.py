@@ -243,6 +243,27 @@ def plan_for_backend(
     return build_plan(circuit, numbers, fuse, layout=layout)
 
 
+def kept_plan(
+    circuit: Circuit,
+    numbers: NumberSystem,
+    backend: Backend,
+    fuse: int | bool | None = None,
+    tiles: bool = False,
+) -> list[PlanItem]:
+    """:func:`plan_for_backend`, kept on ``circuit`` until it grows (for machine numbers):
+    a circuit applied again (a Trotter step, a fixed circuit sampled from many starting
+    states) is not checked, fused and grouped again, and its runs keep their backend
+    encodings (on a GPU, already on the device). Other numbers plan anew each time, since
+    their values may depend on the number system's context."""
+    if numbers.dtype.kind != "c":
+        return plan_for_backend(circuit, numbers, backend, fuse, tiles)
+    key = ("plan", backend, numbers.name, fuse, tiles)
+    plan: list[PlanItem] = circuit.derived(
+        key, lambda: plan_for_backend(circuit, numbers, backend, fuse, tiles)
+    )
+    return plan
+
+
 def run_item(
     item: PlanItem, backend: Backend, state: Any, context: CollapseContext | None = None
 ) -> None:
