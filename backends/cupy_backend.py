@@ -186,10 +186,33 @@ def _as_complex(values: Any, dtype: np.dtype) -> np.ndarray:
     return np.asarray(values, dtype=np.complex128).astype(dtype)
 
 
+ENCODED_MEMO_SIZE = 4096
+"""Gate records :func:`encode_op` remembers (a few hundred bytes each)."""
+
+_encoded: dict[tuple, np.ndarray | None] = {}
+
+
 def encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     """One gate call as a one-element ``OpParams`` array (CuPy passes it to the kernel by
     value, as a struct), or ``None`` when it is too wide to travel by value (more than 3
-    targets or more than 24 involved qubits)."""
+    targets or more than 24 involved qubits). Remembered by content (its data's bytes, qubits
+    and kind): a plan applied again, or a gate applied to many states, launches without
+    building its record anew (about 25 us each). The record is shared: read it, never
+    write it."""
+    values = None if call.data is None else _as_complex(call.data, np.dtype(dtype))
+    perm = tuple(map(int, call.permutation)) if isinstance(call, PermutationCall) else ()
+    key = (int(call.kind), call.targets, call.controls, call.control_values, np.dtype(dtype).str,
+           perm, None if values is None else values.tobytes())  # fmt: skip
+    record = _encoded.get(key, False)
+    if record is False:
+        if len(_encoded) >= ENCODED_MEMO_SIZE:
+            _encoded.clear()
+        record = _encoded[key] = _encode_op(call, np.dtype(dtype))
+    return record  # type: ignore[return-value]
+
+
+def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
+    """:func:`encode_op`, built."""
     targets, controls = call.targets, call.controls
     control_values = call.control_values or (1,) * len(controls)
     k = len(targets)
@@ -220,6 +243,15 @@ def encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     interleaved[0::2], interleaved[1::2] = values.real, values.imag
     record["data"][: interleaved.size] = interleaved
     return packed
+
+
+def tile_kernel_name(calls: Sequence[GateCall]) -> str:
+    """The tile-run kernel for ``calls``: ``apply_tile_run_narrow`` where no dense or
+    permutation call has more than 4 rows (diagonals may have 8: they change one row at a
+    time), which holds fewer amplitudes per thread and does not spill in complex128; else
+    ``apply_tile_run``."""
+    wide = any(len(c.targets) > 2 and not isinstance(c, DiagonalCall) for c in calls)
+    return "apply_tile_run" if wide else "apply_tile_run_narrow"
 
 
 def _dense_of(call: GateCall) -> np.ndarray:
@@ -359,9 +391,10 @@ class CupyBackend(
                 if any(r is None for r in records)
                 else _cupy().asarray(
                     np.concatenate([r for r in records if r is not None]).view(np.uint8)
-                )
+                ),
+                tile_kernel_name(run.local_calls),
             )
-        ops = run.encoded[key]
+        ops, kernel_name = run.encoded[key]
         state_bits = int(state.shape[-1]).bit_length() - 1
         if ops is None or not tile_fits(run.qubits, state_bits, dtype.itemsize):
             run.run_in_order(self, state)
@@ -377,7 +410,7 @@ class CupyBackend(
         ):
             group_bits += 1
         grid = (max(1, min(TILE_BLOCKS_PER_SM * _multiprocessors(), n_tiles >> group_bits)),)
-        _kernel(dtype, "apply_tile_run")(
+        _kernel(dtype, kernel_name)(
             grid, (THREADS,),
             (state, ops, np.int32(len(run.calls)), tiles, np.int64(n_tiles), np.int32(group_bits)),
             shared_mem=tile_bytes << group_bits,

@@ -70,3 +70,46 @@ def test_tiles_that_do_not_fit_run_call_by_call():
     assert tile_fits(range(11), 20, 16) and not tile_fits(range(12), 20, 16)  # 32 / 64 KiB
     assert tile_fits(range(12), 20, 8) and not tile_fits(range(13), 20, 8)
     assert not tile_fits([0, *range(2, 15)], 20, 1)  # 13 above a series of 1
+
+
+def test_a_tile_run_without_wide_dense_or_permutation_calls_takes_the_narrow_kernel():
+    """Only dense and permutation calls of 3 targets hold 8 amplitudes a thread; a run of
+    narrower ones, or with 8-row diagonals, takes the kernel compiled without them."""
+    from genqsim.backends.cupy_backend import tile_kernel_name
+    from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
+
+    h = MatrixCall(np.eye(2), (0,))
+    two = MatrixCall(np.eye(4), (0, 3), (5,), (1,))
+    diagonal8 = DiagonalCall(np.ones(8), (0, 1, 2))
+    dense8 = MatrixCall(np.eye(8), (1, 2, 4))
+    permutation8 = PermutationCall(list(range(8))[::-1], None, (0, 2, 3))
+    assert tile_kernel_name([h, two, diagonal8]) == "apply_tile_run_narrow"
+    assert tile_kernel_name([h, dense8]) == "apply_tile_run"
+    assert tile_kernel_name([permutation8, h]) == "apply_tile_run"
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_remembered_gate_records_equal_fresh_ones_and_tell_calls_apart(dtype):
+    """encode_op remembers records by content: the same call gives the record built anew,
+    and calls that differ in numbers, qubits, controls or permutation get their own."""
+    from genqsim.backends.cupy_backend import _encode_op, encode_op
+    from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
+
+    h = np.array([[1, 1], [1, -1]]) / np.sqrt(2)
+    calls = [
+        MatrixCall(h, (3,)),
+        MatrixCall(-h, (3,)),
+        MatrixCall(h, (4,)),
+        MatrixCall(h, (3,), (1,), (0,)),
+        DiagonalCall(np.array([1, 1j]), (5,), (2,), (1,)),
+        DiagonalCall(np.array([1, -1j]), (5,), (2,), (1,)),
+        PermutationCall([1, 0], None, (4,), (1,)),
+        PermutationCall([1, 0], np.array([1j, -1j]), (4,)),
+        PermutationCall([0, 2, 3, 1], None, (4, 6)),
+        PermutationCall([0, 3, 1, 2], None, (4, 6)),
+    ]
+    records = [encode_op(c, np.dtype(dtype)) for c in calls]
+    for call, record in zip(calls, records):
+        assert encode_op(call, np.dtype(dtype)).tobytes() == record.tobytes()
+        assert _encode_op(call, np.dtype(dtype)).tobytes() == record.tobytes()
+    assert len({r.tobytes() for r in records}) == len(calls)

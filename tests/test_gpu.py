@@ -62,11 +62,15 @@ def test_tile_runs_equal_the_generic_routine_on_random_circuits(circuit, dtype, 
     [(0, 1, 2, 3, 4, 9), (0, 2, 4, 5, 7, 9, 11, 13, 14, 16), tuple(range(10))],
     ids=["series-of-5-and-one-high", "series-of-1-and-nine-high", "contiguous"],
 )
-def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits):
+@pytest.mark.parametrize("kernel", ["apply_tile_run", "apply_tile_run_narrow"])
+def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits, kernel):
     """Tiles run directly: a series of 5 and one qubit above it, a series of 1 and nine above
     it (both of the kernel's look-up tables of element offsets), and the lowest 10 qubits;
     dense (up to 3 targets, controlled), diagonal and permutation calls on the tile's qubits,
-    against the same calls one by one on the host."""
+    against the same calls one by one on the host. With a controlled 3-target dense call the
+    run takes the kernel that holds 8 amplitudes a thread; with an 8-row diagonal there
+    instead, the narrow one."""
+    from genqsim.backends.cupy_backend import tile_kernel_name
     from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
 
     n, q = 18, qubits
@@ -75,13 +79,20 @@ def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits):
     def unitary(k: int) -> np.ndarray:
         return np.linalg.qr(rng.normal(size=(k, k)) + 1j * rng.normal(size=(k, k)))[0]
 
+    wide = (
+        MatrixCall(unitary(8), (q[1], q[-1], q[0]), (q[-2],), (1,))
+        if kernel == "apply_tile_run"
+        else DiagonalCall(np.exp(1j * rng.uniform(size=8)), (q[1], q[-1], q[0]), (q[-2],), (1,))
+    )
     calls = [
         MatrixCall(unitary(2), (q[-1],)),
-        MatrixCall(unitary(8), (q[1], q[-1], q[0]), (q[-2],), (1,)),
+        wide,
         DiagonalCall(np.exp(1j * rng.uniform(size=4)), (q[-1], q[2])),
         PermutationCall([1, 0], None, (q[3],), (q[-1],), (0,)),
         MatrixCall(unitary(4), (q[1], q[5])),
+        PermutationCall([2, 3, 1, 0], np.exp(1j * rng.uniform(size=4)), (q[4], q[0])),
     ]
+    assert tile_kernel_name(calls) == kernel
     host = random_state(n, rng).astype(dtype)
     want = host.copy()
     for call in calls:

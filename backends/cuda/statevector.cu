@@ -72,40 +72,50 @@ __device__ __forceinline__ cplx op_entry(const OpParams& op, int k) {
 // Apply `op`, of D = 2**k rows (op.dim == D), to the amplitudes amp[base + offsets[r]] (amp
 // may be global or shared memory). D is a template parameter so every loop is unrolled to
 // exactly the rows the operation has, with no predicated-off work; a diagonal or permutation
-// loads and stores only its active rows (a CZ reads a quarter of the state). Every load comes
-// before any store. With STAGED a dense matrix is read from `staged` (its copy in shared
+// loads and stores only its active rows (a CZ reads a quarter of the state). A dense matrix or
+// a permutation loads every row before it stores any; a diagonal changes each row on its own,
+// so it holds one amplitude at a time, not D (fewer registers: no spills at D = 8 in complex128
+// under the register cap). With STAGED a dense matrix is read from `staged` (its copy in shared
 // memory, which the compiler re-reads instead of holding 2*D*D reals in registers), else from
-// `op`.
-template <int D, bool STAGED = false>
-__device__ __forceinline__ void apply_op_rows(cplx* amp, index_t base, const OpParams& op,
+// `op`. Index is the type of indices and offsets: 32 bits inside a shared-memory tile (half the
+// registers of the 64-bit offsets), 64 bits over a whole state. HELD is the most rows a dense
+// or permutation operation may have here: D = 8 of them hold 8 amplitudes at once, which
+// spills under the register cap in complex128, so a tile run without any is compiled with
+// HELD = 4 (the host picks the kernel, see tile_kernel_name).
+template <int D, bool STAGED = false, typename Index = index_t, int HELD = MAX_DIM>
+__device__ __forceinline__ void apply_op_rows(cplx* amp, Index base, const OpParams& op,
                                               const cplx* staged = nullptr) {
+    Index at[D];
+#pragma unroll
+    for (int r = 0; r < D; ++r) at[r] = base + (Index)op.offsets[r];
+    if (op.kind == OP_DIAGONAL) {
+#pragma unroll
+        for (int r = 0; r < D; ++r)
+            if (op.active >> r & 1) amp[at[r]] = c_mul(op_entry(op, r), amp[at[r]]);
+        return;
+    }
+    if (D > HELD) return;  // never reached: the host ran this run on the kernel with HELD = D
     cplx a[D];
     if (op.kind == OP_DENSE) {
 #pragma unroll
-        for (int r = 0; r < D; ++r) a[r] = amp[base + op.offsets[r]];
+        for (int r = 0; r < D; ++r) a[r] = amp[at[r]];
 #pragma unroll
         for (int r = 0; r < D; ++r) {
             cplx s = c_make(0, 0);
 #pragma unroll
             for (int c = 0; c < D; ++c)
                 s = c_add(s, c_mul(STAGED ? staged[r * D + c] : op_entry(op, r * D + c), a[c]));
-            amp[base + op.offsets[r]] = s;
+            amp[at[r]] = s;
         }
         return;
     }
 #pragma unroll
     for (int r = 0; r < D; ++r)
-        if (op.active >> r & 1) a[r] = amp[base + op.offsets[r]];
-    if (op.kind == OP_DIAGONAL) {
+        if (op.active >> r & 1) a[r] = amp[at[r]];
 #pragma unroll
-        for (int r = 0; r < D; ++r)
-            if (op.active >> r & 1) amp[base + op.offsets[r]] = c_mul(op_entry(op, r), a[r]);
-    } else {
-#pragma unroll
-        for (int r = 0; r < D; ++r)
-            if (op.active >> r & 1)
-                amp[base + op.offsets[op.perm[r]]] = c_mul(op_entry(op, r), a[r]);
-    }
+    for (int r = 0; r < D; ++r)
+        if (op.active >> r & 1)
+            amp[base + (Index)op.offsets[op.perm[r]]] = c_mul(op_entry(op, r), a[r]);
 }
 
 // CALL(D) for the operation's row count D = dim (the same for every thread, so the switch
@@ -267,24 +277,24 @@ __device__ __forceinline__ void stage_matrix(cplx* staged, const OpParams& op) {
 
 // One operation of a tile run, on a tile of `tile_size` amplitudes in shared memory (its
 // qubits numbered by tile bit, so 32-bit indices suffice).
-template <int D>
+template <int D, int HELD>
 __device__ __forceinline__ void apply_op_in_tile(cplx* tile, int tile_size, const OpParams& op,
                                                  const cplx* matrix) {
     const int n_iter = tile_size >> op.n_fixed;
     const int control_value = (int)op.control_value;
     for (int i = threadIdx.x; i < n_iter; i += blockDim.x)
-        apply_op_rows<D, true>(tile, deposit_zeros(i, op.fixed, op.n_fixed) | control_value, op,
-                               matrix);
+        apply_op_rows<D, true, int, HELD>(
+            tile, deposit_zeros(i, op.fixed, op.n_fixed) | control_value, op, matrix);
 }
 
 // A run of operations, all on the tile's qubits (numbered by tile bit), applied tile by tile
 // in shared memory: every operation with __syncthreads() between them, one global read and
 // write of the state for the whole run. Dense matrices are staged in shared memory, two
 // buffers in turn: operation o+1's is copied while operation o runs, so the barrier after
-// each operation is the only one.
-extern "C" __global__ void OCCUPANCY apply_tile_run(cplx* psi, const OpParams* ops, int n_ops,
-                                                    const TileQubits tq, index_t n_tiles,
-                                                    int group_bits) {
+// each operation is the only one. Dense and permutation operations have at most HELD rows.
+template <int HELD>
+__device__ __forceinline__ void tile_run(cplx* psi, const OpParams* ops, int n_ops,
+                                         const TileQubits& tq, index_t n_tiles, int group_bits) {
     __shared__ cplx staged[2][MAX_DIM * MAX_DIM];
     for_each_tile(psi, tq, n_tiles, group_bits, [&](cplx* tile, index_t tile_size) {
         if (n_ops > 0) stage_matrix(staged[0], ops[0]);
@@ -293,12 +303,27 @@ extern "C" __global__ void OCCUPANCY apply_tile_run(cplx* psi, const OpParams* o
             const OpParams& op = ops[o];
             if (o + 1 < n_ops) stage_matrix(staged[(o + 1) & 1], ops[o + 1]);
             const cplx* matrix = staged[o & 1];
-#define APPLY_IN_TILE(D) apply_op_in_tile<D>(tile, (int)tile_size, op, matrix)
+#define APPLY_IN_TILE(D) apply_op_in_tile<D, HELD>(tile, (int)tile_size, op, matrix)
             DISPATCH_DIM(op.dim, APPLY_IN_TILE)
 #undef APPLY_IN_TILE
             __syncthreads();
         }
     });
+}
+
+// Any tile run.
+extern "C" __global__ void OCCUPANCY apply_tile_run(cplx* psi, const OpParams* ops, int n_ops,
+                                                    const TileQubits tq, index_t n_tiles,
+                                                    int group_bits) {
+    tile_run<MAX_DIM>(psi, ops, n_ops, tq, n_tiles, group_bits);
+}
+
+// A tile run whose dense and permutation operations have at most 4 rows (diagonals any):
+// no operation holds 8 amplitudes, so nothing spills in complex128.
+extern "C" __global__ void OCCUPANCY apply_tile_run_narrow(cplx* psi, const OpParams* ops,
+                                                           int n_ops, const TileQubits tq,
+                                                           index_t n_tiles, int group_bits) {
+    tile_run<4>(psi, ops, n_ops, tq, n_tiles, group_bits);
 }
 
 // Partial sums of <bra| X^x Z^z |ket> (without the i**n_y factor) over the indices whose
