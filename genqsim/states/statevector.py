@@ -156,7 +156,9 @@ class StateVector(SavedAndShown):
 
         The whole circuit is checked and turned into primitive calls before the first amplitude
         changes: a circuit with unbound parameters (for non-symbolic numbers), non-finite
-        values or the wrong qubit count is rejected with the state untouched.
+        values or the wrong qubit count is rejected with the state untouched. For machine
+        numbers that plan is kept on the circuit until the circuit grows, so applying the same
+        circuit again (a Trotter step, one circuit on many states) skips the planning.
         """
         circuit = as_circuit(circuit, self.n_qubits)
         if circuit.n_qubits != self.n_qubits:
