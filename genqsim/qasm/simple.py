@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..circuit import new_operation
 from ..errors import GenqsimError
-from ..gates import NamedGate
+from ..gates import Measure, NamedGate
 from .lexer import Lexer, Token
 
 if TYPE_CHECKING:
@@ -276,6 +276,10 @@ class SimpleStatements:
         q, qi, c, ci = m.group("q", "qi", "c", "ci")
         if not (_fits(parser.qregs, q, qi) and _fits(parser.cregs, c, ci)):
             return False
+        if qi is not None and ci is not None:  # one qubit, one bit: the operation itself
+            qubit, clbit = parser.qregs[q][0] + int(qi), parser.cregs[c][0] + int(ci)
+            self.record(new_operation(Measure(clbit), (qubit,)))
+            return True
         tok = Token("id", "measure", line_no, m.start("measure") + 1)
         qubit = (q, None if qi is None else int(qi), tok)
         clbit = (c, None if ci is None else int(ci), tok)
