@@ -67,9 +67,10 @@ def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits, kern
     """Tiles run directly: a series of 5 and one qubit above it, a series of 1 and nine above
     it (both of the kernel's look-up tables of element offsets), and the lowest 10 qubits;
     dense (up to 3 targets, controlled), diagonal and permutation calls on the tile's qubits,
-    against the same calls one by one on the host. With a controlled 3-target dense call the
-    run takes the kernel that holds 8 amplitudes a thread; with an 8-row diagonal there
-    instead, the narrow one."""
+    against the same calls one by one on the host (up to 4 targets and controls, whose subspace
+    the kernel finds with bit masks, and 5 or 6, with its loop). With a controlled 3-target
+    dense call the run takes the kernel that holds 8 amplitudes a thread; with an 8-row
+    diagonal there instead, the narrow one."""
     from genqsim.backends.cupy_backend import tile_kernel_name
     from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
 
@@ -91,6 +92,9 @@ def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits, kern
         PermutationCall([1, 0], None, (q[3],), (q[-1],), (0,)),
         MatrixCall(unitary(4), (q[1], q[5])),
         PermutationCall([2, 3, 1, 0], np.exp(1j * rng.uniform(size=4)), (q[4], q[0])),
+        # five fixed bits and more: the kernel's loop over them instead of its masks
+        PermutationCall([1, 0], None, (q[2],), (q[0], q[3], q[4], q[-1]), (1, 0, 1, 1)),
+        DiagonalCall(np.exp(1j * rng.uniform(size=8)), (q[3], q[1], q[-1]), (q[0], q[2]), (1, 0)),
     ]
     assert tile_kernel_name(calls) == kernel
     host = random_state(n, rng).astype(dtype)

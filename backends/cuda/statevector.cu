@@ -69,53 +69,72 @@ __device__ __forceinline__ cplx op_entry(const OpParams& op, int k) {
     return c_make(op.data[2 * k], op.data[2 * k + 1]);
 }
 
-// Apply `op`, of D = 2**k rows (op.dim == D), to the amplitudes amp[base + offsets[r]] (amp
+// What one thread needs of an operation of D rows, read once per operation (not per
+// amplitude: re-reading the fields from memory for every amplitude cost more instructions and
+// stalls than the arithmetic): its kind, active rows, and each row's offset and, for a
+// permutation, the offset its amplitude moves to. Index is the type of indices and offsets:
+// 32 bits inside a shared-memory tile (half the registers), 64 bits over a whole state.
+template <int D, typename Index>
+struct OpRows {
+    int kind;
+    int active;     // bit r set: row r is touched (diagonal / permutation)
+    Index at[D];    // offset of row r
+    Index to[D];    // permutation: offset of row perm[r]
+};
+
+template <int D, typename Index>
+__device__ __forceinline__ OpRows<D, Index> op_rows(const OpParams& op) {
+    OpRows<D, Index> rows;
+    rows.kind = op.kind;
+    rows.active = op.active;
+#pragma unroll
+    for (int r = 0; r < D; ++r) {
+        rows.at[r] = (Index)op.offsets[r];
+        rows.to[r] = op.kind == OP_PERMUTATION ? (Index)op.offsets[op.perm[r]] : rows.at[r];
+    }
+    return rows;
+}
+
+// Apply an operation of D = 2**k rows (op.dim == D) to the amplitudes amp[base + at[r]] (amp
 // may be global or shared memory). D is a template parameter so every loop is unrolled to
 // exactly the rows the operation has, with no predicated-off work; a diagonal or permutation
 // loads and stores only its active rows (a CZ reads a quarter of the state). A dense matrix or
 // a permutation loads every row before it stores any; a diagonal changes each row on its own,
 // so it holds one amplitude at a time, not D (fewer registers: no spills at D = 8 in complex128
-// under the register cap). With STAGED a dense matrix is read from `staged` (its copy in shared
-// memory, which the compiler re-reads instead of holding 2*D*D reals in registers), else from
-// `op`. Index is the type of indices and offsets: 32 bits inside a shared-memory tile (half the
-// registers of the 64-bit offsets), 64 bits over a whole state. HELD is the most rows a dense
-// or permutation operation may have here: D = 8 of them hold 8 amplitudes at once, which
+// under the register cap). `entry(k)` gives the operation's k-th number: matrix entry r*D+c,
+// or the diagonal / phase of row r (from shared memory inside tiles). HELD is the most rows a
+// dense or permutation operation may have here: D = 8 of them hold 8 amplitudes at once, which
 // spills under the register cap in complex128, so a tile run without any is compiled with
 // HELD = 4 (the host picks the kernel, see tile_kernel_name).
-template <int D, bool STAGED = false, typename Index = index_t, int HELD = MAX_DIM>
-__device__ __forceinline__ void apply_op_rows(cplx* amp, Index base, const OpParams& op,
-                                              const cplx* staged = nullptr) {
-    Index at[D];
-#pragma unroll
-    for (int r = 0; r < D; ++r) at[r] = base + (Index)op.offsets[r];
+template <int D, int HELD = MAX_DIM, typename Index, typename Entry>
+__device__ __forceinline__ void apply_op_rows(cplx* amp, Index base, const OpRows<D, Index>& op,
+                                              Entry entry) {
     if (op.kind == OP_DIAGONAL) {
 #pragma unroll
         for (int r = 0; r < D; ++r)
-            if (op.active >> r & 1) amp[at[r]] = c_mul(op_entry(op, r), amp[at[r]]);
+            if (op.active >> r & 1) amp[base + op.at[r]] = c_mul(entry(r), amp[base + op.at[r]]);
         return;
     }
     if (D > HELD) return;  // never reached: the host ran this run on the kernel with HELD = D
     cplx a[D];
     if (op.kind == OP_DENSE) {
 #pragma unroll
-        for (int r = 0; r < D; ++r) a[r] = amp[at[r]];
+        for (int r = 0; r < D; ++r) a[r] = amp[base + op.at[r]];
 #pragma unroll
         for (int r = 0; r < D; ++r) {
             cplx s = c_make(0, 0);
 #pragma unroll
-            for (int c = 0; c < D; ++c)
-                s = c_add(s, c_mul(STAGED ? staged[r * D + c] : op_entry(op, r * D + c), a[c]));
-            amp[at[r]] = s;
+            for (int c = 0; c < D; ++c) s = c_add(s, c_mul(entry(r * D + c), a[c]));
+            amp[base + op.at[r]] = s;
         }
         return;
     }
 #pragma unroll
     for (int r = 0; r < D; ++r)
-        if (op.active >> r & 1) a[r] = amp[at[r]];
+        if (op.active >> r & 1) a[r] = amp[base + op.at[r]];
 #pragma unroll
     for (int r = 0; r < D; ++r)
-        if (op.active >> r & 1)
-            amp[base + (Index)op.offsets[op.perm[r]]] = c_mul(op_entry(op, r), a[r]);
+        if (op.active >> r & 1) amp[base + op.to[r]] = c_mul(entry(r), a[r]);
 }
 
 // CALL(D) for the operation's row count D = dim (the same for every thread, so the switch
@@ -135,13 +154,14 @@ __device__ __forceinline__ void apply_op_grid(cplx* psi, const OpParams& op, ind
                                               index_t state_size, index_t batch) {
     const index_t total = n_iter * batch;
     const int iter_bits = __ffsll(n_iter) - 1;
+    const OpRows<D, index_t> rows = op_rows<D, index_t>(op);
     for (index_t t = blockIdx.x * (index_t)blockDim.x + threadIdx.x; t < total;
          t += (index_t)blockDim.x * gridDim.x) {
         const index_t b = t >> iter_bits;
         const index_t i = t & (n_iter - 1);
         const index_t base =
             b * state_size + (deposit_zeros(i, op.fixed, op.n_fixed) | op.control_value);
-        apply_op_rows<D>(psi, base, op);
+        apply_op_rows<D>(psi, base, rows, [&](int k) { return op_entry(op, k); });
     }
 }
 
@@ -269,41 +289,85 @@ __device__ __forceinline__ void for_each_tile(cplx* v, const TileQubits& tq, ind
     }
 }
 
-// Copy a dense operation's matrix into shared memory (a no-op for the other kinds).
-__device__ __forceinline__ void stage_matrix(cplx* staged, const OpParams& op) {
-    if (op.kind != OP_DENSE) return;
-    for (int k = threadIdx.x; k < op.dim * op.dim; k += blockDim.x) staged[k] = op_entry(op, k);
+// Copy an operation's numbers into shared memory: a dense matrix's D*D entries, or the D
+// entries of a diagonal or of a permutation's phases.
+__device__ __forceinline__ void stage_entries(cplx* staged, const OpParams& op) {
+    const int count = op.kind == OP_DENSE ? op.dim * op.dim : op.dim;
+    for (int k = threadIdx.x; k < count; k += blockDim.x) staged[k] = op_entry(op, k);
+}
+
+// Where iteration i of a tile operation starts, for operations with at most MASKED_FIXED
+// sorted fixed bits p_0 < p_1 < ...: the sum over k of (i << k) & mask[k], where mask[k] holds
+// the tile bits between p_{k-1} and p_k (the bits of i that k fixed bits push up). The masks
+// are built once per operation; a loop over the fixed bits per amplitude is left to wider
+// controls.
+#define MASKED_FIXED 4
+struct TileSubspace {
+    unsigned mask[MASKED_FIXED + 1];
+};
+
+__device__ __forceinline__ TileSubspace tile_subspace(const OpParams& op) {
+    TileSubspace s;
+    unsigned below = 0;  // the bits up to and including the last fixed bit so far
+#pragma unroll
+    for (int k = 0; k <= MASKED_FIXED; ++k) {
+        if (k < op.n_fixed) {
+            const unsigned fixed_bit = 1u << op.fixed[k];
+            s.mask[k] = (fixed_bit - 1) & ~below;
+            below = (fixed_bit << 1) - 1;
+        } else {
+            s.mask[k] = k == op.n_fixed ? ~below : 0u;
+        }
+    }
+    return s;
+}
+
+__device__ __forceinline__ int deposit_masked(int i, const TileSubspace& s) {
+    unsigned out = 0;
+#pragma unroll
+    for (int k = 0; k <= MASKED_FIXED; ++k) out |= ((unsigned)i << k) & s.mask[k];
+    return (int)out;
 }
 
 // One operation of a tile run, on a tile of `tile_size` amplitudes in shared memory (its
-// qubits numbered by tile bit, so 32-bit indices suffice).
+// qubits numbered by tile bit, so 32-bit indices suffice); its numbers are in `staged`.
 template <int D, int HELD>
 __device__ __forceinline__ void apply_op_in_tile(cplx* tile, int tile_size, const OpParams& op,
-                                                 const cplx* matrix) {
-    const int n_iter = tile_size >> op.n_fixed;
+                                                 const cplx* staged) {
+    const int n_fixed = op.n_fixed;
+    const int n_iter = tile_size >> n_fixed;
     const int control_value = (int)op.control_value;
-    for (int i = threadIdx.x; i < n_iter; i += blockDim.x)
-        apply_op_rows<D, true, int, HELD>(
-            tile, deposit_zeros(i, op.fixed, op.n_fixed) | control_value, op, matrix);
+    const OpRows<D, int> rows = op_rows<D, int>(op);
+    const auto entry = [staged](int k) { return staged[k]; };
+    if (n_fixed <= MASKED_FIXED) {
+        const TileSubspace subspace = tile_subspace(op);
+        for (int i = threadIdx.x; i < n_iter; i += blockDim.x)
+            apply_op_rows<D, HELD>(tile, deposit_masked(i, subspace) | control_value, rows, entry);
+    } else {
+        for (int i = threadIdx.x; i < n_iter; i += blockDim.x)
+            apply_op_rows<D, HELD>(tile, deposit_zeros(i, op.fixed, n_fixed) | control_value,
+                                   rows, entry);
+    }
 }
 
 // A run of operations, all on the tile's qubits (numbered by tile bit), applied tile by tile
 // in shared memory: every operation with __syncthreads() between them, one global read and
-// write of the state for the whole run. Dense matrices are staged in shared memory, two
-// buffers in turn: operation o+1's is copied while operation o runs, so the barrier after
-// each operation is the only one. Dense and permutation operations have at most HELD rows.
+// write of the state for the whole run. Each operation's numbers are staged in shared memory,
+// two buffers in turn: operation o+1's are copied while operation o runs, so the barrier
+// after each operation is the only one. Dense and permutation operations have at most HELD
+// rows.
 template <int HELD>
 __device__ __forceinline__ void tile_run(cplx* psi, const OpParams* ops, int n_ops,
                                          const TileQubits& tq, index_t n_tiles, int group_bits) {
     __shared__ cplx staged[2][MAX_DIM * MAX_DIM];
     for_each_tile(psi, tq, n_tiles, group_bits, [&](cplx* tile, index_t tile_size) {
-        if (n_ops > 0) stage_matrix(staged[0], ops[0]);
+        if (n_ops > 0) stage_entries(staged[0], ops[0]);
         __syncthreads();
         for (int o = 0; o < n_ops; ++o) {
             const OpParams& op = ops[o];
-            if (o + 1 < n_ops) stage_matrix(staged[(o + 1) & 1], ops[o + 1]);
-            const cplx* matrix = staged[o & 1];
-#define APPLY_IN_TILE(D) apply_op_in_tile<D, HELD>(tile, (int)tile_size, op, matrix)
+            if (o + 1 < n_ops) stage_entries(staged[(o + 1) & 1], ops[o + 1]);
+            const cplx* entries = staged[o & 1];
+#define APPLY_IN_TILE(D) apply_op_in_tile<D, HELD>(tile, (int)tile_size, op, entries)
             DISPATCH_DIM(op.dim, APPLY_IN_TILE)
 #undef APPLY_IN_TILE
             __syncthreads();
