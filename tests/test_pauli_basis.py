@@ -165,3 +165,19 @@ def test_real_states_refuse_complex_matrices_and_other_backends_pauli_runs():
     ns = gq.get_number_system("complex128")
     with pytest.raises(ArgumentValueError, match="cannot run Pauli coordinates"):
         PauliRun(gq.Circuit(2), 1, ns, gq.get_backend("numpy"))
+
+
+@settings(max_examples=20, deadline=None)
+@given(noisy_circuits(), st.sampled_from([True, False]))
+def test_a_noisy_circuit_applied_again_keeps_its_run_until_it_grows(circuit, pauli_basis):
+    """The doubled circuit, its Pauli-coordinate run and its plan are kept on the circuit:
+    applied twice (the second time from what was kept), the state equals the dense Kraus
+    construction of the circuit twice over; once the circuit grows it is compiled anew."""
+    rho = DensityMatrix.zeros(circuit.n_qubits, options=RunOptions(pauli_basis=pauli_basis))
+    rho.apply(circuit)
+    kept = rho._doubled_run(circuit, None)
+    rho.apply(circuit)
+    assert rho._doubled_run(circuit, None) is kept
+    np.testing.assert_allclose(rho.to_numpy(), _dense_reference(circuit + circuit), atol=1e-12)
+    circuit.h(0)
+    assert rho._doubled_run(circuit, None) is not kept

@@ -49,7 +49,7 @@ from ..plan import (
     MeasureCall,
     PlanItem,
     check_bound,
-    plan_for_backend,
+    kept_plan,
     run_item,
 )
 from ..progress import bar_for
@@ -238,10 +238,7 @@ class DensityMatrix(SavedAndShown):
         progress = self.options.progress if progress is None else progress
         check_bound(circuit, self.numbers)
         with self.numbers.context():
-            doubled = doubled_circuit(circuit, self.numbers, fuse)
-            in_pauli_basis = pauli_run(
-                doubled, self.n_qubits, self.numbers, self.backend, self.options.pauli_basis
-            )
+            doubled, in_pauli_basis = self._doubled_run(circuit, fuse)
         records = list(self._members)
         if in_pauli_basis is not None:
             records = self._run_in_pauli_basis(in_pauli_basis, bool(progress))
@@ -250,7 +247,7 @@ class DensityMatrix(SavedAndShown):
         with self.numbers.context():
             # every gate touches a row qubit, in the high half of vec(rho): tiles over any
             # qubits hold runs of them where blocks of the lowest qubits would hold none
-            plan = plan_for_backend(doubled, self.numbers, self.backend, fuse=False, tiles=True)
+            plan = kept_plan(doubled, self.numbers, self.backend, fuse=False, tiles=True)
         label = f"density matrix, {self.n_qubits} qubits"
         bar = bar_for(bool(progress), len(plan), len(plan) * 4**self.n_qubits, label)
         with self.numbers.context(), self._threads():
@@ -261,6 +258,25 @@ class DensityMatrix(SavedAndShown):
         if bar is not None:
             bar.close()
         return self
+
+    def _doubled_run(
+        self, circuit: Circuit, fuse: int | bool | None
+    ) -> tuple[Circuit, PauliRun | None]:
+        """The circuit on ``vec(rho)`` and its run in Pauli coordinates (``None`` where it
+        stays in the computational basis), kept on ``circuit`` until it grows for machine
+        numbers (with their plan, see :func:`~genqsim.plan.kept_plan`): a circuit applied
+        again, a Trotter step say, is not doubled, fused and compiled again."""
+
+        def build() -> tuple[Circuit, PauliRun | None]:
+            doubled = doubled_circuit(circuit, self.numbers, fuse)
+            mode = self.options.pauli_basis
+            return doubled, pauli_run(doubled, self.n_qubits, self.numbers, self.backend, mode)
+
+        if self.numbers.dtype.kind != "c":
+            return build()
+        key = ("density run", self.backend, self.numbers.name, fuse, self.options.pauli_basis)
+        kept: tuple[Circuit, PauliRun | None] = circuit.derived(key, build)
+        return kept
 
     def _run_in_pauli_basis(self, run: PauliRun, progress: bool) -> list[Record]:
         """A linear run (gates, channels, resets) on every member in Pauli coordinates;
