@@ -383,7 +383,8 @@ class CupyBackend(
 
     def apply_block_run(self, state, run: BlockRun) -> None:
         dtype = np.dtype(state.dtype)
-        key = ("cupy", dtype.name)
+        # per device: a kept plan's run may be applied to states on another GPU later
+        key = ("cupy", dtype.name, _cupy().cuda.runtime.getDevice())
         if key not in run.encoded:
             records = [encode_op(c, dtype) for c in run.local_calls]
             run.encoded[key] = (
