@@ -277,8 +277,8 @@ class SimpleStatements:
         if not (_fits(parser.qregs, q, qi) and _fits(parser.cregs, c, ci)):
             return False
         if qi is not None and ci is not None:  # one qubit, one bit: the operation itself
-            qubit, clbit = parser.qregs[q][0] + int(qi), parser.cregs[c][0] + int(ci)
-            self.record(new_operation(Measure(clbit), (qubit,)))
+            measured, bit = parser.qregs[q][0] + int(qi), parser.cregs[c][0] + int(ci)
+            self.record(new_operation(Measure(bit), (measured,)))
             return True
         tok = Token("id", "measure", line_no, m.start("measure") + 1)
         qubit = (q, None if qi is None else int(qi), tok)
