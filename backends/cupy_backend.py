@@ -139,14 +139,20 @@ def _above_series(qubits: Sequence[int]) -> int:
     return len(qubits) - series
 
 
+def _placeable(qubits: Sequence[int]) -> bool:
+    """Whether the kernels can place a tile on ``qubits`` (sorted): at most
+    ``MAX_TILE_BITS`` of them, at most ``2 * SPREAD_BITS`` above its lowest series."""
+    return len(qubits) <= MAX_TILE_BITS and _above_series(qubits) <= 2 * SPREAD_BITS
+
+
 def tile_fits(qubits: Sequence[int], state_bits: int, itemsize: int) -> bool:
     """Whether the tile kernel can run a tile on ``qubits`` (sorted) of a state of
-    ``state_bits`` qubits: within the state, in the shared memory a block gets without
-    opting in, and with at most ``2 * SPREAD_BITS`` qubits above its lowest series."""
+    ``state_bits`` qubits: placeable, within the state, and in the shared memory a block gets
+    without opting in."""
     return (
-        len(qubits) <= min(state_bits, MAX_TILE_BITS)
+        _placeable(qubits)
+        and len(qubits) <= state_bits
         and (itemsize << len(qubits)) <= MAX_TILE_BYTES
-        and _above_series(qubits) <= 2 * SPREAD_BITS
     )
 
 
@@ -155,11 +161,10 @@ def tile_record(qubits: Sequence[int], state_bits: int) -> np.ndarray:
     a tile's elements by its lowest series (qubits 0, 1, ... in a row) plus two tables of
     ``SPREAD_BITS`` bits each, so at most ``2 * SPREAD_BITS`` tile qubits may lie above it."""
     qubits = sorted(int(q) for q in qubits)
-    above = _above_series(qubits)
-    if len(qubits) > MAX_TILE_BITS or above > 2 * SPREAD_BITS:
+    if not _placeable(qubits):
         raise ValueError(
-            f"a tile on qubits {qubits} has {above} qubits above its lowest series; the "
-            f"kernels place at most {2 * SPREAD_BITS} (and {MAX_TILE_BITS} in all)"
+            f"a tile on qubits {qubits} has {_above_series(qubits)} qubits above its lowest "
+            f"series; the kernels place at most {2 * SPREAD_BITS} (and {MAX_TILE_BITS} in all)"
         )
     packed = np.zeros(1, dtype=tile_dtype())
     packed["q"][0, : len(qubits)] = qubits
@@ -167,13 +172,9 @@ def tile_record(qubits: Sequence[int], state_bits: int) -> np.ndarray:
     return packed
 
 
-def _multiprocessors() -> int:
-    """The current device's multiprocessor count (cached per device)."""
-    return _device_multiprocessors(int(_cupy().cuda.runtime.getDevice()))
-
-
 @cache
-def _device_multiprocessors(device: int) -> int:
+def _multiprocessors(device: int) -> int:
+    """Device ``device``'s multiprocessor count (asked once per device)."""
     return int(_cupy().cuda.runtime.getDeviceProperties(device)["multiProcessorCount"])
 
 
@@ -227,16 +228,15 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
         record["offsets"][r] = sum(1 << t for pos, t in enumerate(targets) if r >> pos & 1)
     record["fixed"][: len(fixed)] = fixed
     record["n_fixed"], record["dim"], record["kind"] = len(fixed), dim, int(call.kind)
+    data = call.data
+    values = np.ones(dim, dtype=dtype) if data is None else _as_complex(data, dtype).reshape(-1)
     if isinstance(call, MatrixCall):
-        values = _as_complex(call.matrix, dtype).reshape(-1)
         record["active"] = (1 << dim) - 1
     elif isinstance(call, DiagonalCall):
-        values = _as_complex(call.diagonal, dtype).reshape(-1)
         record["active"] = sum(1 << r for r in range(dim) if values[r] != 1)
     else:
         assert isinstance(call, PermutationCall)
-        perm, phases = call.permutation, call.phases
-        values = np.ones(dim, dtype=dtype) if phases is None else _as_complex(phases, dtype)
+        perm = call.permutation
         record["perm"][:dim] = [int(p) for p in perm]
         record["active"] = sum(1 << r for r in range(dim) if int(perm[r]) != r or values[r] != 1)
     interleaved = np.empty(2 * values.size, dtype=_REAL[np.dtype(dtype)])
@@ -383,8 +383,8 @@ class CupyBackend(
 
     def apply_block_run(self, state, run: BlockRun) -> None:
         dtype = np.dtype(state.dtype)
-        # per device: a kept plan's run may be applied to states on another GPU later
-        key = ("cupy", dtype.name, _cupy().cuda.runtime.getDevice())
+        device = int(_cupy().cuda.runtime.getDevice())
+        key = ("cupy", dtype.name, device)  # a kept plan's run may later meet another GPU
         if key not in run.encoded:
             records = [encode_op(c, dtype) for c in run.local_calls]
             run.encoded[key] = (
@@ -410,7 +410,7 @@ class CupyBackend(
             and 1 << (group_bits + 1) <= n_tiles
         ):
             group_bits += 1
-        grid = (max(1, min(TILE_BLOCKS_PER_SM * _multiprocessors(), n_tiles >> group_bits)),)
+        grid = (max(1, min(TILE_BLOCKS_PER_SM * _multiprocessors(device), n_tiles >> group_bits)),)
         _kernel(dtype, kernel_name)(
             grid, (THREADS,),
             (state, ops, np.int32(len(run.calls)), tiles, np.int64(n_tiles), np.int32(group_bits)),

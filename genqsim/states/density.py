@@ -236,7 +236,6 @@ class DensityMatrix(SavedAndShown):
             )
         fuse = self.options.fuse if fuse is None else fuse
         progress = self.options.progress if progress is None else progress
-        check_bound(circuit, self.numbers)
         with self.numbers.context():
             doubled, in_pauli_basis = self._doubled_run(circuit, fuse)
         records = list(self._members)
@@ -265,9 +264,10 @@ class DensityMatrix(SavedAndShown):
         """The circuit on ``vec(rho)`` and its run in Pauli coordinates (``None`` where it
         stays in the computational basis), kept on ``circuit`` until it grows for machine
         numbers (with their plan, see :func:`~genqsim.plan.kept_plan`): a circuit applied
-        again, a Trotter step say, is not doubled, fused and compiled again."""
+        again, a Trotter step say, is not checked, doubled, fused and compiled again."""
 
         def build() -> tuple[Circuit, PauliRun | None]:
+            check_bound(circuit, self.numbers)  # a kept run was checked when it was built
             doubled = doubled_circuit(circuit, self.numbers, fuse)
             mode = self.options.pauli_basis
             return doubled, pauli_run(doubled, self.n_qubits, self.numbers, self.backend, mode)
