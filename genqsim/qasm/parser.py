@@ -17,7 +17,6 @@ import contextlib
 import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -215,18 +214,20 @@ def _value(node: Node, env: dict[str, Any] | None, exact: bool) -> Any:
         return _evaluate(node, env, exact)
 
 
-@dataclass(eq=False)
 class GateDef:
-    name: str
-    params: list[str]
-    qargs: list[str]
-    body: list[tuple]  # ("call", name token, [node], [qarg names]) | ("barrier", ...)
-    expansions: dict[tuple, tuple[Operation, ...]] = field(default_factory=dict)
-    """Its operations on its own qubits per exactness and parameter values (see
-    :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""
+    """A gate definition: its parameter and qubit argument names and its body, read once;
+    its expansions are built on its calls."""
 
-    def __post_init__(self) -> None:
-        self.positions = {a: i for i, a in enumerate(self.qargs)}
+    __slots__ = ("body", "expansions", "name", "params", "positions", "qargs")
+
+    def __init__(self, name: str, params: list[str], qargs: list[str], body: list[tuple]) -> None:
+        self.name, self.params, self.qargs = name, params, qargs
+        self.body = body
+        """("call", name token, [node], [qarg names]) | ("barrier", [qarg names], token)"""
+        self.expansions: dict[tuple, tuple[Operation, ...]] = {}
+        """Its operations on its own qubits per exactness and parameter values (see
+        :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""
+        self.positions = {a: i for i, a in enumerate(qargs)}
         """Each qubit argument's position, the qubit it stands for in an expansion."""
 
 
@@ -689,9 +690,7 @@ class Parser:
         """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
         in argument order), expanded once per parameter values and remembered: a file calls
         its gates many times with the same few values."""
-        # keyed with the types: 1 == 1.0 as keys, but one is exact and the other a float
-        types = tuple(map(type, params))
-        key: tuple | None = (self.exact, types, *params)
+        key: tuple | None = expansion_key(self.exact, params)
         try:
             done = g.expansions.get(key)  # type: ignore[arg-type]
         except TypeError:  # an unhashable value: expand without remembering
@@ -699,7 +698,7 @@ class Parser:
         if done is not None:
             return done
         env = dict(zip(g.params, params))
-        env_key = None if key is None else tuple(zip(g.params, types, params))
+        env_key = None if key is None else tuple(zip(g.params, key[1], params))
         exact, where = self.exact, g.positions
         ops: list[Operation] = []
         for item in g.body:
@@ -722,6 +721,13 @@ class Parser:
         if key is not None:
             g.expansions[key] = done
         return done
+
+
+def expansion_key(exact: bool, params: Sequence[Any]) -> tuple:
+    """The key of a gate definition's expansion with ``params`` (see
+    :meth:`Parser.expansion`): the values with their types, since ``1 == 1.0`` as keys but
+    one is exact and the other a float."""
+    return (exact, tuple(map(type, params)), *params)
 
 
 def renamed(ops: Iterable[Operation], qubits: Sequence[int]) -> list[Operation]:

@@ -16,13 +16,13 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..circuit import new_operation
+from ..circuit import Operation, new_operation
 from ..errors import GenqsimError
 from ..gates import Measure, NamedGate
 from .lexer import Lexer, Token
 
 if TYPE_CHECKING:
-    from .parser import Parser
+    from .parser import GateDef, Parser
 
 KEYWORDS = frozenset(
     ("OPENQASM", "include", "qreg", "creg", "gate", "opaque", "if", "measure", "reset",
@@ -35,20 +35,13 @@ _ARG = rf"{_WORD}(?:[ \t]*\[[ \t]*[0-9]+[ \t]*\])?"
 _END = r"[ \t]*;[ \t]*(?://[^\n]*)?\n?"
 """A statement's ``;``, and what follows it on its line up to the next statement."""
 
-_CALL = re.compile(
-    rf"""
-    [ \t]*(?P<name>{_WORD})\b[ \t]*
-    (?:\((?P<params>[^()\n;{{}}]*(?:\([^()\n;{{}}]*\)[^()\n;{{}}]*)*)\)[ \t]*)?
-    (?P<args>{_ARG}(?:[ \t]*,[ \t]*{_ARG})*){_END}
-    """,
-    re.X,
-)
-"""A gate call on qubits or whole registers."""
-
-_OTHER = re.compile(
+_STATEMENT = re.compile(
     rf"""
     [ \t]*(?:
-    (?:(?P<kind>qreg|creg)[ \t]+(?P<reg>{_WORD})[ \t]*\[[ \t]*(?P<size>[0-9]+)[ \t]*\]
+    (?!(?:qreg|creg|measure|include)\b)(?P<name>{_WORD})\b[ \t]*
+    (?:\((?P<params>[^()\n;{{}}]*(?:\([^()\n;{{}}]*\)[^()\n;{{}}]*)*)\)[ \t]*)?
+    (?P<args>{_ARG}(?:[ \t]*,[ \t]*{_ARG})*){_END}
+    |(?:(?P<kind>qreg|creg)[ \t]+(?P<reg>{_WORD})[ \t]*\[[ \t]*(?P<size>[0-9]+)[ \t]*\]
     |(?P<measure>measure)[ \t]+(?P<q>{_WORD})(?:[ \t]*\[[ \t]*(?P<qi>[0-9]+)[ \t]*\])?
     [ \t]*->[ \t]*(?P<c>{_WORD})(?:[ \t]*\[[ \t]*(?P<ci>[0-9]+)[ \t]*\])?
     |include[ \t]*"qelib1\.inc"
@@ -58,8 +51,10 @@ _OTHER = re.compile(
     """,
     re.X,
 )
-"""A register declaration, a measurement of a qubit or a whole register, the include of the
-built-in ``qelib1.inc``, or the blank or commented rest of a line."""
+"""One simple statement: a gate call on qubits or whole registers (groups 1-3: ``name``,
+``params``, ``args``), or else a register declaration, a measurement of a qubit or a whole
+register, the include of the built-in ``qelib1.inc``, or the blank or commented rest of a
+line."""
 
 _GATE = re.compile(
     rf"""
@@ -109,6 +104,14 @@ _NUMERIC = "0123456789.eE+-, \t"
 """The characters of a parameter list of plain numbers (``float`` then checks each)."""
 
 _FAILED = object()
+_new_tuple = tuple.__new__
+
+
+def _token(text: str, line: int, column: int) -> Token:
+    """``Token("id", text, line, column)`` at half the cost of its constructor."""
+    return _new_tuple(Token, ("id", text, line, column))
+
+
 _BROADCAST = object()
 
 
@@ -153,29 +156,32 @@ class SimpleStatements:
         self.library, self.builtin = p.LIBRARY, p.BUILTIN
         self._expression, self._tree = p.expression_value, p.expression_tree
         self._gate_def, self._not_in_bodies = p.GateDef, p.NOT_IN_GATE_BODIES
+        self._expansion_key = p.expansion_key
         self._values: dict[str | None, Any] = {None: []}
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
         self._qubits: dict[str, tuple[int, ...]] = {}
+        self._renamed = p.renamed
+        self._expansions: dict[tuple[str, str | None], tuple[GateDef, int, tuple[Operation, ...]]]
+        self._expansions = {}
+        """A defined gate's operations on its own qubits per parameter text, with the
+        definition they come from (a later definition of the name replaces it) and its
+        qubit count: a call with the same parameter text is only renamed."""
 
     def read(self, lexer: Lexer, start: int, many: bool = True) -> bool:
         """Take a simple statement from column ``start`` (0-based) of the lexer's line on and,
         with ``many``, those that follow it over the next lines while they are simple; on
         taking any, point the parser at the token after them and return ``True``."""
         pos, taken, text = start, False, lexer.text
-        match, take = _CALL.match, self._take_call
+        match, take_call, take_other = _STATEMENT.match, self._take_call, self._take_other
         while True:
             m = match(text, pos)
-            if m is not None and take(m, lexer.line_no):
+            if m is not None and (take_call if m.start(1) >= 0 else take_other)(m, lexer.line_no):
                 end = m.end()
-            else:
-                m = _OTHER.match(text, pos)
-                if m is not None and self._take_other(m, lexer.line_no):
-                    end = m.end()
-                else:  # a gate definition (over lines: the lexer is then on its last)
-                    end = self._take_gate(lexer, pos) if many else -1
-                    if end < 0:
-                        break
-                    text = lexer.text
+            else:  # a gate definition (over lines: the lexer is then on its last)
+                end = self._take_gate(lexer, pos) if many else -1
+                if end < 0:
+                    break
+                text = lexer.text
             taken, pos = True, end
             if not many:
                 break
@@ -190,7 +196,7 @@ class SimpleStatements:
 
     def _take_call(self, m: re.Match[str], line_no: int) -> bool:
         """Record the gate call ``m`` if it is fully recognised and valid."""
-        name, params, args = m.groups()
+        name, params, args = m.group(1, 2, 3)
         if name in KEYWORDS:
             return self._take_barrier_or_reset(m, line_no)
         qubits = self._qubits.get(args) or self._indexed(args)
@@ -209,27 +215,39 @@ class SimpleStatements:
             return True
         if name in self.library:
             return False
-        if name not in self.builtin and name not in self.parser.gates:
+        gates = self.parser.gates
+        expanded = self._expansions.get((name, params))
+        if expanded is not None and expanded[0] is gates.get(name):
+            if len(qubits) != expanded[1]:
+                return False
+            self.record(self._renamed(expanded[2], qubits))
+            return True
+        defined = name not in self.builtin
+        if defined and name not in gates:
             return False
         values = self._parameter_values(params)
         if values is None:
             return False
-        tok = Token("id", name, line_no, m.start("name") + 1)
+        tok = _token(name, line_no, m.start("name") + 1)
         try:  # a decomposed qelib1 gate or a defined gate, expanded now
             ops = self.parser.call_operations(tok, values, qubits, 0)
         except (GenqsimError, ArithmeticError, ValueError):
             return False  # the parser reads the call again and reports its error in turn
         self.record(ops)
+        if defined:  # its expansion, remembered by the definition as it was checked
+            g = gates[name]
+            expansion = self.parser.expansion(tok, g, values, 0)
+            self._expansions[(name, params)] = (g, len(qubits), expansion)
         return True
 
     def _take_broadcast(self, m: re.Match[str], line_no: int) -> bool:
         """Record the call ``m`` on whole registers (and qubits) as the parser would: its
         qubit tuples are formed, and checked, as the circuit is built."""
-        name, params, args = m.groups()
+        name, params, args = m.group(1, 2, 3)
         values = self._parameter_values(params)
         if values is None:
             return False
-        tok = Token("id", name, line_no, m.start("name") + 1)
+        tok = _token(name, line_no, m.start("name") + 1)
         arguments = [(reg, int(i) if i else None, tok) for reg, i in _ARGUMENT.findall(args)]
         known = self._gates.get((name, params))
         if known is None and name in self.library:
@@ -248,7 +266,7 @@ class SimpleStatements:
 
     def _take_barrier_or_reset(self, m: re.Match[str], line_no: int) -> bool:
         """Record the barrier or reset ``m`` (other keywords are not gate calls) if valid."""
-        name, params, args = m.groups()
+        name, params, args = m.group(1, 2, 3)
         arguments = _ARGUMENT.findall(args)
         if name not in ("barrier", "reset") or params is not None:
             return False
@@ -256,7 +274,7 @@ class SimpleStatements:
             return False
         if not all(_fits(self.parser.qregs, reg, i or None) for reg, i in arguments):
             return False
-        tok = Token("id", name, line_no, m.start("name") + 1)
+        tok = _token(name, line_no, m.start("name") + 1)
         qubits = [(reg, int(i) if i else None, tok) for reg, i in arguments]
         self.record(("barrier", qubits, tok) if name == "barrier" else ("reset", qubits[0], tok))
         return True
@@ -280,7 +298,7 @@ class SimpleStatements:
             measured, bit = parser.qregs[q][0] + int(qi), parser.cregs[c][0] + int(ci)
             self.record(new_operation(Measure(bit), (measured,)))
             return True
-        tok = Token("id", "measure", line_no, m.start("measure") + 1)
+        tok = _token("measure", line_no, m.start("measure") + 1)
         qubit = (q, None if qi is None else int(qi), tok)
         clbit = (c, None if ci is None else int(ci), tok)
         self.record(("measure", qubit, clbit, tok))
@@ -294,11 +312,11 @@ class SimpleStatements:
             return -1
         first, first_pos = (lexer.line_no, lexer.text), lexer.pos
         read: list[tuple[int, str]] = []  # the lines read on, to give back if not taken
-        chunk = _LINE_COMMENT.sub(_blank, lexer.text)
+        chunk = _uncommented(lexer.text)
         closed = chunk.find("}", start) >= 0
         while not closed and len(read) < GATE_LINES_MAX and lexer.next_line():
             read.append((lexer.line_no, lexer.text))
-            line = _LINE_COMMENT.sub(_blank, lexer.text)
+            line = _uncommented(lexer.text)
             chunk += line
             closed = "}" in line
         m = _GATE.match(chunk, start)
@@ -319,28 +337,54 @@ class SimpleStatements:
         if name in self.builtin:
             return False
         body: list[tuple] = []
+        # a gate without parameters whose body calls library gates: its one expansion, now
+        expansion: list[Operation] | None = None if params else []
         pos, offset = 0, m.start("body")
         while (s := _BODY_STATEMENT.match(body_text, pos)) is not None:
-            call, args = s["name"], _IDENTIFIER.findall(s["args"])
+            call, call_params = s["name"], s["params"]
+            args = _IDENTIFIER.findall(s["args"])
             if call in self._not_in_bodies or not known.issuperset(args):
                 return False
             where = offset + s.start("name")
             line = line_no + chunk.count("\n", 0, where)
-            tok = Token("id", call, line, where - chunk.rfind("\n", 0, where))
+            tok = _token(call, line, where - chunk.rfind("\n", 0, where))
             if call == "barrier":
-                if s["params"] is not None:
+                if call_params is not None:
                     return False
                 body.append(("barrier", args, tok))
+                expansion = None
             else:
-                exprs = self._expressions(s["params"], params)
+                exprs = self._expressions(call_params, params)
                 if exprs is None:
                     return False
                 body.append(("call", tok, exprs, args))
+                if expansion is not None:
+                    expansion = self._expanded(expansion, call, call_params, args, qargs)
             pos = s.end()
         if body_text[pos:].strip():
             return False
-        self.parser.gates[name] = self._gate_def(name, params, qargs, body)
+        self.parser.gates[name] = g = self._gate_def(name, params, qargs, body)
+        if expansion is not None:
+            g.expansions[self._expansion_key(self.parser.exact, [])] = tuple(expansion)
         return True
+
+    def _expanded(
+        self, ops: list[Operation], name: str, params: str | None, args: list[str], qargs: list
+    ) -> list[Operation] | None:
+        """``ops`` with the library gate call ``name(params) args`` in a gate body appended
+        on the positions of ``args`` among ``qargs``, or ``None`` where it is not a valid
+        library gate call (the parser's expansion then reports it at the gate's first call)."""
+        known = self._gates.get((name, params))
+        if known is None and name in self.library:
+            known = self._library_gate(name, params)
+        if known is None:
+            return None
+        gate, n_qubits, n = known
+        qubits = tuple([qargs.index(a) for a in args])
+        if len(qubits) != n_qubits or len(set(qubits)) != n_qubits:
+            return None
+        ops.append(new_operation(gate, qubits[n:], qubits[:n], (1,) * n))
+        return ops
 
     def _expressions(self, text: str | None, names: list[str]) -> list[Any] | None:
         """The expression trees of a gate body's parameter list, or ``None`` where one is
@@ -422,6 +466,11 @@ class SimpleStatements:
 def _fits(table: dict[str, tuple[int, int]], name: str, index: str | None) -> bool:
     """Whether register ``name`` is declared and ``index`` (if any) lies within it."""
     return name in table and (index is None or int(index) < table[name][1])
+
+
+def _uncommented(line: str) -> str:
+    """``line`` with its line comment, if any, blanked out (its columns kept)."""
+    return line if "//" not in line else _LINE_COMMENT.sub(_blank, line)
 
 
 def _blank(m: re.Match[str]) -> str:
