@@ -202,6 +202,11 @@ class Circuit:
         self._note_clbits(op.gate)
         self._ops.append(op)
 
+    def _push_checked(self, op: Operation) -> None:
+        """Append an operation checked in full against this circuit: its qubits, its
+        controls, and any classical bit it writes already within ``n_clbits``."""
+        self._ops.append(op)
+
     def _push_gates(self, ops: Iterable[Operation]) -> None:
         """Append gates (unitary, or barriers) whose qubits are already checked against this
         circuit and whose controls are allowed: they write no classical bit, so nothing is

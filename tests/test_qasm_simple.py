@@ -21,7 +21,7 @@ from genqsim.qasm.parser import Parser
 from genqsim.qasm.simple import product_value
 
 
-def token_parser_only(text: str, exact: bool) -> gq.Circuit:
+def token_parser_only(text: str | list[str], exact: bool) -> gq.Circuit:
     return Parser(text, exact=exact, simple_statements=False).parse()
 
 
@@ -60,11 +60,23 @@ def outcome(read: Any, text: str, exact: bool) -> Any:
         return type(exc).__name__, str(exc)
 
 
+def lines_of(text: str) -> list[str]:
+    """``text`` cut after each newline, as a file read as text gives it line by line."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
 def simple_and_token_agree(text: str) -> None:
+    """The simple reader over the whole text and over lines given one at a time, and the
+    token parser alone over both, read ``text`` alike."""
     for exact in (True, False):
-        fast = outcome(lambda t, e: gq.qasm.loads(t, exact=e), text, exact)
         slow = outcome(token_parser_only, text, exact)
+        fast = outcome(lambda t, e: gq.qasm.loads(t, exact=e), text, exact)
         assert fast == slow, text
+        by_line = outcome(lambda t, e: gq.qasm.loads(lines_of(t), exact=e), text, exact)
+        assert by_line == slow, text
+        slow_by_line = outcome(lambda t, e: token_parser_only(lines_of(t), e), text, exact)
+        assert slow_by_line == slow, text
 
 
 # -- random programs ------------------------------------------------------------------------------

@@ -59,20 +59,40 @@ _TOKEN = re.compile(
 class Lexer:
     """Tokens of lines read one at a time, with the current line and position open to the
     parser: it may take a whole simple statement off :attr:`text` at once and go on with
-    :meth:`token` from the position it sets (:attr:`pos`)."""
+    :meth:`token` from the position it sets (:attr:`pos`).
 
-    def __init__(self, lines: Iterable[str], source: str | None = None) -> None:
+    Given the whole text as one string, the lexer cuts each line off it as it comes to it,
+    and keeps the text open as :attr:`whole` (with :attr:`line_start`, where :attr:`text`
+    begins in it): the simple-statement reader then reads on across lines in one string and
+    moves the lexer to where it stopped (:meth:`seek`)."""
+
+    def __init__(self, lines: str | Iterable[str], source: str | None = None) -> None:
         self.source = source
-        numbered = enumerate(lines, 1)
-        # only a file read as text can fail to decode, and say so at its line
-        self._lines: Iterator[tuple[int, str]] = (
-            numbered if isinstance(lines, (list, tuple)) else _decoded(numbered, source)
-        )
+        self.whole: str | None = None
+        self._lines: Iterator[tuple[int, str]] = iter(())
+        if isinstance(lines, str):
+            self.whole = lines
+        else:
+            numbered = enumerate(lines, 1)
+            # only a file read as text can fail to decode, and say so at its line
+            is_sequence = isinstance(lines, (list, tuple))
+            self._lines = numbered if is_sequence else _decoded(numbered, source)
         self.line_no, self.text, self.pos = 0, "", 0
+        self.line_start = 0  # with the whole text: the offset of ``text`` in it
         self._given_back: list[tuple[int, str]] = []  # lines to read again, the next last
 
     def next_line(self) -> bool:
         """Move to the start of the next line; ``False`` (staying put) at the end."""
+        whole = self.whole
+        if whole is not None:
+            start = self.line_start + len(self.text)
+            if start >= len(whole):
+                self.pos = len(self.text)
+                return False
+            end = whole.find("\n", start) + 1 or len(whole)
+            self.line_no += 1
+            self.line_start, self.text, self.pos = start, whole[start:end], 0
+            return True
         if self._given_back:
             line: tuple[int, str] | None = self._given_back.pop()
         else:
@@ -83,9 +103,19 @@ class Lexer:
         (self.line_no, self.text), self.pos = line, 0
         return True
 
+    def seek(self, offset: int) -> None:
+        """With the whole text: move to ``offset`` in it, at or after the current line."""
+        whole = self.whole
+        assert whole is not None and offset >= self.line_start
+        self.line_no += whole.count("\n", self.line_start, offset)
+        start = whole.rfind("\n", 0, offset) + 1
+        end = whole.find("\n", offset) + 1 or len(whole)
+        self.line_start, self.text, self.pos = start, whole[start:end], offset - start
+
     def rewind(self, line: tuple[int, str], pos: int, read_since: list[tuple[int, str]]) -> None:
-        """Go back to ``pos`` on ``line`` (a line number and its text), to read the lines
-        ``read_since`` (numbered, in order) again after it."""
+        """Line by line: go back to ``pos`` on ``line`` (a line number and its text), to read
+        the lines ``read_since`` (numbered, in order) again after it."""
+        assert self.whole is None
         self._given_back.extend(reversed(read_since))
         (self.line_no, self.text), self.pos = line, pos
 
@@ -140,9 +170,3 @@ def _decoded(numbered: Iterator[tuple[int, str]], source: str | None) -> Iterato
             f"not an OpenQASM text file: byte {exc.start} of a chunk is not UTF-8",
             line_no + 1, 1, source,
         ) from None  # fmt: skip
-
-
-def split_lines(text: str) -> list[str]:
-    """``text`` cut after each newline (only ``\\n`` ends a line, as in a file read as text)."""
-    lines = text.split("\n")
-    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])

@@ -25,7 +25,7 @@ from ..errors import ArgumentTypeError
 from ..gates import Barrier, Measure, NamedGate, QasmName, qasm_names
 from ..lazysympy import is_sympy
 from ..numbers import python_number
-from .lexer import Lexer, QasmError, Token, split_lines
+from .lexer import Lexer, QasmError, Token
 from .simple import SimpleStatements
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
@@ -250,8 +250,7 @@ class Parser:
         define_qelib: bool = True,
         simple_statements: bool = True,
     ) -> None:
-        lines = split_lines(text) if isinstance(text, str) else text
-        self.lexer = Lexer(lines, source)
+        self.lexer = Lexer(text, source)
         self.tok: Token = self.lexer.token()
         self.source = source
         self.base_dir = base_dir
@@ -305,8 +304,10 @@ class Parser:
         n_qubits = sum(size for _, size in self.qregs.values())
         n_clbits = sum(size for _, size in self.cregs.values())
         circuit = Circuit(n_qubits, n_clbits=n_clbits)
-        push, push_gates = circuit._push, circuit._push_gates
-        for stmt in self.statements:  # the common cases without a call to emit
+        # the common cases without a call to emit: a library gate or a measurement into a
+        # declared bit (an Operation), or a gate call's expansion (a list), all checked
+        push, push_gates = circuit._push_checked, circuit._push_gates
+        for stmt in self.statements:
             if stmt.__class__ is Operation:
                 push(stmt)  # type: ignore[arg-type]
             elif stmt.__class__ is list:

@@ -70,12 +70,12 @@ _GATE = re.compile(
 _BODY_STATEMENT = re.compile(
     rf"""
     \s*(?P<name>{_WORD})\b\s*
-    (?:\((?P<params>[^(){{}};]*(?:\([^(){{}};]*\)[^(){{}};]*)*)\)\s*)?
+    (?:(?P<params>\([^(){{}};]*(?:\([^(){{}};]*\)[^(){{}};]*)*\))\s*)?
     (?P<args>{_WORD}(?:\s*,\s*{_WORD})*)\s*;
     """,
     re.X,
 )
-"""A gate call or barrier in a gate body."""
+"""A gate call or barrier in a gate body (its parameter list with its parentheses)."""
 
 _GATE_WORD = re.compile(r"[ \t]*gate\b")
 _LINE_COMMENT = re.compile(r"//[^\n]*")
@@ -160,6 +160,9 @@ class SimpleStatements:
         self._values: dict[str | None, Any] = {None: []}
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
         self._qubits: dict[str, tuple[int, ...]] = {}
+        self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
+        """The qubit tuples of a call's arguments naming whole registers, once formed and
+        checked."""
         self._renamed = p.renamed
         self._expansions: dict[tuple[str, str | None], tuple[GateDef, int, tuple[Operation, ...]]]
         self._expansions = {}
@@ -171,17 +174,43 @@ class SimpleStatements:
         """Take a simple statement from column ``start`` (0-based) of the lexer's line on and,
         with ``many``, those that follow it over the next lines while they are simple; on
         taking any, point the parser at the token after them and return ``True``."""
+        whole = lexer.whole
+        if whole is None:
+            return self._read_lines(lexer, start, many)
+        pos, taken, size = lexer.line_start + start, False, len(whole)
+        self._at(whole, lexer.line_no, lexer.line_start)
+        match, take_call, take_other = _STATEMENT.match, self._take_call, self._take_other
+        while True:  # across lines: a statement's match takes its line's end
+            m = match(whole, pos)
+            if m is not None and (take_call if m.start(1) >= 0 else take_other)(m):
+                end = m.end()
+            else:
+                end = self._take_gate_in(whole, pos) if many else -1
+                if end < 0:
+                    break
+            taken, pos = True, end
+            if not many or pos == size:
+                break
+        if taken:
+            lexer.seek(pos)
+            self.parser.tok = lexer.token()
+        return taken
+
+    def _read_lines(self, lexer: Lexer, start: int, many: bool) -> bool:
+        """:meth:`read` for lines read one at a time (a file)."""
         pos, taken, text = start, False, lexer.text
+        self._at(text, lexer.line_no, 0)
         match, take_call, take_other = _STATEMENT.match, self._take_call, self._take_other
         while True:
             m = match(text, pos)
-            if m is not None and (take_call if m.start(1) >= 0 else take_other)(m, lexer.line_no):
+            if m is not None and (take_call if m.start(1) >= 0 else take_other)(m):
                 end = m.end()
             else:  # a gate definition (over lines: the lexer is then on its last)
                 end = self._take_gate(lexer, pos) if many else -1
                 if end < 0:
                     break
                 text = lexer.text
+                self._at(text, lexer.line_no, 0)
             taken, pos = True, end
             if not many:
                 break
@@ -189,21 +218,43 @@ class SimpleStatements:
                 if not lexer.next_line():
                     break
                 text, pos = lexer.text, 0
+                self._at(text, lexer.line_no, 0)
         if taken:
             lexer.pos = pos
             self.parser.tok = lexer.token()
         return taken
 
-    def _take_call(self, m: re.Match[str], line_no: int) -> bool:
+    def _at(self, text: str, line_no: int, line_start: int) -> None:
+        """Read ``text`` from here on, whose line ``line_no`` begins at ``line_start``."""
+        self._text, self._line, self._counted = text, line_no, line_start
+
+    def _token_at(self, name: str, offset: int) -> Token:
+        """The token ``name`` at ``offset`` in the text being read, with its line and
+        column."""
+        line = self._line_of(offset)
+        return _token(name, line, offset - self._text.rfind("\n", 0, offset))
+
+    def _line_of(self, offset: int) -> int:
+        """The line of ``offset`` in the text being read (lines counted on from the last
+        place asked, as statements are read in order)."""
+        text, counted = self._text, self._counted
+        if offset >= counted:
+            self._line += text.count("\n", counted, offset)
+        else:
+            self._line -= text.count("\n", offset, counted)
+        self._counted = offset
+        return self._line
+
+    def _take_call(self, m: re.Match[str]) -> bool:
         """Record the gate call ``m`` if it is fully recognised and valid."""
         name, params, args = m.group(1, 2, 3)
         if name in KEYWORDS:
-            return self._take_barrier_or_reset(m, line_no)
+            return self._take_barrier_or_reset(m)
         qubits = self._qubits.get(args) or self._indexed(args)
         if qubits is None:
             return False
         if qubits is _BROADCAST:
-            return self._take_broadcast(m, line_no)
+            return self._take_broadcast(m)
         known = self._gates.get((name, params))
         if known is None and name in self.library:
             known = self._library_gate(name, params)
@@ -228,7 +279,7 @@ class SimpleStatements:
         values = self._parameter_values(params)
         if values is None:
             return False
-        tok = _token(name, line_no, m.start("name") + 1)
+        tok = self._token_at(name, m.start("name"))
         try:  # a decomposed qelib1 gate or a defined gate, expanded now
             ops = self.parser.call_operations(tok, values, qubits, 0)
         except (GenqsimError, ArithmeticError, ValueError):
@@ -240,31 +291,34 @@ class SimpleStatements:
             self._expansions[(name, params)] = (g, len(qubits), expansion)
         return True
 
-    def _take_broadcast(self, m: re.Match[str], line_no: int) -> bool:
+    def _take_broadcast(self, m: re.Match[str]) -> bool:
         """Record the call ``m`` on whole registers (and qubits) as the parser would: its
         qubit tuples are formed, and checked, as the circuit is built."""
         name, params, args = m.group(1, 2, 3)
-        values = self._parameter_values(params)
-        if values is None:
-            return False
-        tok = _token(name, line_no, m.start("name") + 1)
-        arguments = [(reg, int(i) if i else None, tok) for reg, i in _ARGUMENT.findall(args)]
         known = self._gates.get((name, params))
         if known is None and name in self.library:
             known = self._library_gate(name, params)
-        try:  # expanded now, as the parser does
-            if known is None or len(arguments) != known[1]:
-                self.record(self.parser.gate_call(tok, values, arguments))
-                return True
-            gate, _, n = known  # a library gate: one operation per qubit tuple
-            calls = self.parser.broadcast(arguments, tok)
-        except (GenqsimError, ArithmeticError, ValueError):
-            return False  # the parser reads the call again and reports its error in turn
+        calls = self._broadcasts.get(args)
+        if calls is None or known is None or len(calls[0]) != known[1]:
+            values = self._parameter_values(params)
+            if values is None:
+                return False
+            tok = self._token_at(name, m.start("name"))
+            arguments = [(reg, int(i) if i else None, tok) for reg, i in _ARGUMENT.findall(args)]
+            try:  # expanded now, as the parser does
+                if known is None or len(arguments) != known[1]:
+                    self.record(self.parser.gate_call(tok, values, arguments))
+                    return True
+                calls = [tuple(qs) for qs in self.parser.broadcast(arguments, tok)]
+            except (GenqsimError, ArithmeticError, ValueError):
+                return False  # the parser reads the call again and reports its error in turn
+            self._broadcasts[args] = calls
+        gate, _, n = known  # a library gate: one operation per qubit tuple
         controls = (1,) * n
-        self.record([new_operation(gate, tuple(qs[n:]), tuple(qs[:n]), controls) for qs in calls])
+        self.record([new_operation(gate, qs[n:], qs[:n], controls) for qs in calls])
         return True
 
-    def _take_barrier_or_reset(self, m: re.Match[str], line_no: int) -> bool:
+    def _take_barrier_or_reset(self, m: re.Match[str]) -> bool:
         """Record the barrier or reset ``m`` (other keywords are not gate calls) if valid."""
         name, params, args = m.group(1, 2, 3)
         arguments = _ARGUMENT.findall(args)
@@ -274,12 +328,12 @@ class SimpleStatements:
             return False
         if not all(_fits(self.parser.qregs, reg, i or None) for reg, i in arguments):
             return False
-        tok = _token(name, line_no, m.start("name") + 1)
+        tok = self._token_at(name, m.start("name"))
         qubits = [(reg, int(i) if i else None, tok) for reg, i in arguments]
         self.record(("barrier", qubits, tok) if name == "barrier" else ("reset", qubits[0], tok))
         return True
 
-    def _take_other(self, m: re.Match[str], line_no: int) -> bool:
+    def _take_other(self, m: re.Match[str]) -> bool:
         """Declare the register, record the measurement, or pass over the include or blank
         rest of a line ``m``, if it is valid."""
         parser = self.parser
@@ -298,7 +352,7 @@ class SimpleStatements:
             measured, bit = parser.qregs[q][0] + int(qi), parser.cregs[c][0] + int(ci)
             self.record(new_operation(Measure(bit), (measured,)))
             return True
-        tok = _token("measure", line_no, m.start("measure") + 1)
+        tok = self._token_at("measure", m.start("measure"))
         qubit = (q, None if qi is None else int(qi), tok)
         clbit = (c, None if ci is None else int(ci), tok)
         self.record(("measure", qubit, clbit, tok))
@@ -320,48 +374,61 @@ class SimpleStatements:
             chunk += line
             closed = "}" in line
         m = _GATE.match(chunk, start)
-        if m is None or "/*" in chunk or not self._define(m, chunk, first[0]):
+        self._at(chunk, first[0], 0)
+        if m is None or "/*" in chunk or not self._define(m):
             lexer.rewind(first, first_pos, read)
             return -1
         return m.end() - (len(chunk) - len(lexer.text))
 
-    def _define(self, m: re.Match[str], chunk: str, line_no: int) -> bool:
-        """Define the gate ``m`` matched in ``chunk`` (whose first line is ``line_no``) if
-        every check of the parser's own reading holds."""
-        name, params_text, qargs_text, body_text = m.group("name", "params", "qargs", "body")
+    def _take_gate_in(self, text: str, start: int) -> int:
+        """Define the gate whose definition begins at ``start`` of the whole ``text``, if it
+        is valid and has no comments; return the position after it, or -1."""
+        if _GATE_WORD.match(text, start) is None:
+            return -1
+        m = _GATE.match(text, start)
+        if m is None or not self._define(m):
+            return -1
+        return m.end()
+
+    def _define(self, m: re.Match[str]) -> bool:
+        """Define the gate ``m`` (matched in the text being read, its comments blanked out
+        or none) if every check of the parser's own reading holds; a gate without
+        parameters whose body calls library gates is expanded now."""
+        text, body_end = m.string, m.end("body")
+        if text.find("//", m.start(), body_end) >= 0 or text.find("/*", m.start(), body_end) >= 0:
+            return False
+        name, params_text, qargs_text = m.group("name", "params", "qargs")
         params = [] if params_text is None else _words(params_text)
         qargs = _IDENTIFIER.findall(qargs_text)  # the pattern matched identifiers and commas
         known = set(qargs)
-        if params is None or len(known) != len(qargs):
-            return False
-        if name in self.builtin:
+        if params is None or len(known) != len(qargs) or name in self.builtin:
             return False
         body: list[tuple] = []
-        # a gate without parameters whose body calls library gates: its one expansion, now
+        # parameterless, its one expansion on its own qubits: library gates alone
         expansion: list[Operation] | None = None if params else []
-        pos, offset = 0, m.start("body")
-        while (s := _BODY_STATEMENT.match(body_text, pos)) is not None:
-            call, call_params = s["name"], s["params"]
-            args = _IDENTIFIER.findall(s["args"])
+        positions = {a: i for i, a in enumerate(qargs)}
+        pos, match = m.start("body"), _BODY_STATEMENT.match
+        while (s := match(text, pos, body_end)) is not None:
+            call, parens, args_text = s.group("name", "params", "args")
+            args = _IDENTIFIER.findall(args_text)
             if call in self._not_in_bodies or not known.issuperset(args):
                 return False
-            where = offset + s.start("name")
-            line = line_no + chunk.count("\n", 0, where)
-            tok = _token(call, line, where - chunk.rfind("\n", 0, where))
+            tok = self._token_at(call, s.start("name"))
             if call == "barrier":
-                if call_params is not None:
+                if parens is not None:
                     return False
                 body.append(("barrier", args, tok))
                 expansion = None
             else:
+                call_params = None if parens is None else parens[1:-1]
                 exprs = self._expressions(call_params, params)
                 if exprs is None:
                     return False
                 body.append(("call", tok, exprs, args))
                 if expansion is not None:
-                    expansion = self._expanded(expansion, call, call_params, args, qargs)
+                    expansion = self._expanded(expansion, call, call_params, args, positions)
             pos = s.end()
-        if body_text[pos:].strip():
+        if text[pos:body_end].strip():
             return False
         self.parser.gates[name] = g = self._gate_def(name, params, qargs, body)
         if expansion is not None:
@@ -369,18 +436,23 @@ class SimpleStatements:
         return True
 
     def _expanded(
-        self, ops: list[Operation], name: str, params: str | None, args: list[str], qargs: list
+        self,
+        ops: list[Operation],
+        name: str,
+        params: str | None,
+        args: list[str],
+        positions: dict[str, int],
     ) -> list[Operation] | None:
         """``ops`` with the library gate call ``name(params) args`` in a gate body appended
-        on the positions of ``args`` among ``qargs``, or ``None`` where it is not a valid
-        library gate call (the parser's expansion then reports it at the gate's first call)."""
+        on the positions of ``args``, or ``None`` where it is not a valid library gate call
+        (the parser's expansion then reports it at the gate's first call)."""
         known = self._gates.get((name, params))
         if known is None and name in self.library:
             known = self._library_gate(name, params)
         if known is None:
             return None
         gate, n_qubits, n = known
-        qubits = tuple([qargs.index(a) for a in args])
+        qubits = tuple(map(positions.__getitem__, args))
         if len(qubits) != n_qubits or len(set(qubits)) != n_qubits:
             return None
         ops.append(new_operation(gate, qubits[n:], qubits[:n], (1,) * n))
@@ -456,6 +528,7 @@ class SimpleStatements:
             else:
                 qubits.append(qregs[reg][0] + int(index))
         if whole:
+            self._qubits[args] = _BROADCAST
             return _BROADCAST
         if len(set(qubits)) != len(qubits):
             return None
