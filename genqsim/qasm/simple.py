@@ -159,7 +159,9 @@ class SimpleStatements:
         self._expansion_key = p.expansion_key
         self._values: dict[str | None, Any] = {None: []}
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
-        self._qubits: dict[str, tuple[int, ...]] = {}
+        self._qubits: dict[str, Any] = {}  # an argument list's qubits, or _BROADCAST
+        self._arguments: dict[str, Any] = {}
+        """The qubit (or ``_BROADCAST``) of each argument text met, once checked."""
         self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
         """The qubit tuples of a call's arguments naming whole registers, once formed and
         checked."""
@@ -517,22 +519,42 @@ class SimpleStatements:
         """The qubits of ``reg[i], ...``, remembered; ``None`` where a register is unknown, an
         index out of range or a qubit repeated, ``_BROADCAST`` where a whole register is
         given."""
-        qregs = self.parser.qregs
         qubits = []
         whole = False
-        for reg, index in _ARGUMENT.findall(args):
-            if reg not in qregs or (index != "" and int(index) >= qregs[reg][1]):
-                return None
-            if index == "":
+        known = self._arguments
+        for argument in args.split(","):  # each matched the statement's argument pattern
+            qubit = known.get(argument)
+            if qubit is None:
+                qubit = self._argument(argument)
+                if qubit is None:
+                    return None
+            if qubit is _BROADCAST:
                 whole = True
             else:
-                qubits.append(qregs[reg][0] + int(index))
+                qubits.append(qubit)
         if whole:
             self._qubits[args] = _BROADCAST
             return _BROADCAST
         if len(set(qubits)) != len(qubits):
             return None
         self._qubits[args] = out = tuple(qubits)
+        return out
+
+    def _argument(self, text: str) -> Any:
+        """The qubit of one argument ``reg[i]``, or ``_BROADCAST`` for a whole register,
+        remembered; ``None`` where the register is unknown or the index out of range."""
+        reg, index = _ARGUMENT.search(text).groups()  # type: ignore[union-attr]
+        qregs = self.parser.qregs
+        if reg not in qregs:
+            return None
+        offset, size = qregs[reg]
+        if index is None:
+            out: Any = _BROADCAST
+        elif int(index) < size:
+            out = offset + int(index)
+        else:
+            return None
+        self._arguments[text] = out
         return out
 
 
