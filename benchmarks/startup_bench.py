@@ -2,7 +2,8 @@
 
 * ``genqsim run ghz:2`` and ``import genqsim`` in fresh processes (best of 5);
 * OpenQASM 2 parse time: ``gq.qasm.loads`` (exact, and ``exact=False``) against
-  ``qiskit.qasm2.loads``; and load + simulate against
+  ``qiskit.qasm2.loads`` (the three run in turn, 10th percentile of 20 runs per
+  ``--repeats``); and load + simulate against
   ``Statevector(QuantumCircuit.from_qasm_str(...))``, on generated circuits below 14 qubits
   (a Cirq-style layered circuit with decimal angles, an exact QFT, a random U + CZ circuit)
   and on every ``*.qasm`` file under ``--dir`` (e.g. a QASMBench checkout's ``small/``);
@@ -16,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import statistics
 import subprocess
@@ -36,6 +38,21 @@ def best(repeats: int, fn: Callable[..., object], *args: object, **kwargs: objec
         fn(*args, **kwargs)
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def interleaved(samples: int, calls: list[Callable[[], object]]) -> list[float]:
+    """The 10th percentile of ``samples`` timed runs of each of ``calls``, run in turn (one of
+    each, then again), after one untimed run each: parse times of a few to a few hundred
+    microseconds, where one slow moment of the machine would otherwise favour one side."""
+    for call in calls:
+        call()
+    times: list[list[float]] = [[] for _ in calls]
+    for _ in range(samples):
+        for call, taken in zip(calls, times):
+            t0 = time.perf_counter()
+            call()
+            taken.append(time.perf_counter() - t0)
+    return [sorted(taken)[samples // 10] for taken in times]
 
 
 def fresh_process(code: list[str], repeats: int) -> float:
@@ -133,6 +150,10 @@ def qiskit_load_and_simulate(text: str) -> object:
     return Statevector(QuantumCircuit.from_qasm_str(text).remove_final_measurements(False))
 
 
+PARSE_SAMPLES_PER_REPEAT = 20
+"""Parse times are the 10th percentile of this many interleaved runs per ``--repeats``."""
+
+
 def qasm_table(directory: Path | None, repeats: int) -> None:
     import qiskit.qasm2
     from qiskit import QuantumCircuit
@@ -154,9 +175,14 @@ def qasm_table(directory: Path | None, repeats: int) -> None:
             continue
         qc.remove_final_measurements()
         unitary = not circuit.split_terminal_measurements()[0].has_non_unitary
-        exact = best(repeats, gq.qasm.loads, text)
-        floats = best(repeats, gq.qasm.loads, text, exact=False)
-        theirs = best(repeats, qiskit.qasm2.loads, text, custom_instructions=legacy)
+        exact, floats, theirs = interleaved(
+            PARSE_SAMPLES_PER_REPEAT * repeats,
+            [
+                functools.partial(gq.qasm.loads, text),
+                functools.partial(gq.qasm.loads, text, exact=False),
+                functools.partial(qiskit.qasm2.loads, text, custom_instructions=legacy),
+            ],
+        )
         cell = "n/a (mid-circuit measurement)"
         ratio_total = ""
         if unitary:
