@@ -100,12 +100,14 @@ CALLS = {
     "u": (3, 1), "u3": (3, 1), "u1": (1, 1), "U": (3, 1), "cx": (0, 2), "CX": (0, 2),
     "cz": (0, 2), "crz": (1, 2), "cu": (4, 2), "ccx": (0, 3), "swap": (0, 2),
     "u2": (2, 1), "cu3": (3, 2), "dcx": (0, 2), "rccx": (0, 3),
-    "mine": (2, 2), "flip": (0, 1), "twice": (0, 2),
+    "mine": (2, 2), "flip": (0, 1), "twice": (0, 2), "consts": (0, 2), "fixed": (0, 3),
 }  # fmt: skip
 PRELUDE = """OPENQASM 2.0;
 include "qelib1.inc";
 gate mine(a, b) x, y { rz(a/2) x; cx x, y; ry(-b*pi) y; u2(a, 0.5) x; }
 gate twice a, b { h b; cx a, a; }
+gate consts a, b { u1(pi/4) a; rz(0.5) b; cx b, a; u(1e-3, -pi/2, 2*pi) a; ccx a, b, b; }
+gate fixed a, b, c { u1(-pi/4) c; crz(0.25) a, b; ccx a, b, c; rx(1/3) b; }
 """
 
 

@@ -104,15 +104,13 @@ _NUMERIC = "0123456789.eE+-, \t"
 """The characters of a parameter list of plain numbers (``float`` then checks each)."""
 
 _FAILED = object()
+_BROADCAST = object()
 _new_tuple = tuple.__new__
 
 
 def _token(text: str, line: int, column: int) -> Token:
     """``Token("id", text, line, column)`` at half the cost of its constructor."""
     return _new_tuple(Token, ("id", text, line, column))
-
-
-_BROADCAST = object()
 
 
 def product_value(text: str, exact: bool) -> float | None:
@@ -231,21 +229,15 @@ class SimpleStatements:
         self._text, self._line, self._counted = text, line_no, line_start
 
     def _token_at(self, name: str, offset: int) -> Token:
-        """The token ``name`` at ``offset`` in the text being read, with its line and
-        column."""
-        line = self._line_of(offset)
-        return _token(name, line, offset - self._text.rfind("\n", 0, offset))
-
-    def _line_of(self, offset: int) -> int:
-        """The line of ``offset`` in the text being read (lines counted on from the last
-        place asked, as statements are read in order)."""
+        """The token ``name`` at ``offset`` in the text being read, with its line (counted
+        on from the last token's, as statements are read in order) and column."""
         text, counted = self._text, self._counted
         if offset >= counted:
             self._line += text.count("\n", counted, offset)
         else:
             self._line -= text.count("\n", offset, counted)
         self._counted = offset
-        return self._line
+        return _token(name, self._line, offset - text.rfind("\n", 0, offset))
 
     def _take_call(self, m: re.Match[str]) -> bool:
         """Record the gate call ``m`` if it is fully recognised and valid."""
