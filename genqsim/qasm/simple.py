@@ -38,7 +38,7 @@ _END = r"[ \t]*;[ \t]*(?://[^\n]*)?\n?"
 _STATEMENT = re.compile(
     rf"""
     [ \t]*(?:
-    (?!(?:qreg|creg|measure|include)\b)(?P<name>{_WORD})\b[ \t]*
+    (?!(?:qreg|creg|measure|include|gate|if|opaque|OPENQASM)\b)(?P<name>{_WORD})\b[ \t]*
     (?:\((?P<params>[^()\n;{{}}]*(?:\([^()\n;{{}}]*\)[^()\n;{{}}]*)*)\)[ \t]*)?
     (?P<args>{_ARG}(?:[ \t]*,[ \t]*{_ARG})*){_END}
     |(?:(?P<kind>qreg|creg)[ \t]+(?P<reg>{_WORD})[ \t]*\[[ \t]*(?P<size>[0-9]+)[ \t]*\]
@@ -52,9 +52,13 @@ _STATEMENT = re.compile(
     re.X,
 )
 """One simple statement: a gate call on qubits or whole registers (groups 1-3: ``name``,
-``params``, ``args``), or else a register declaration, a measurement of a qubit or a whole
+``params``, ``args``; the keywords other than ``barrier`` and ``reset`` refused at once), or
+else a register declaration, a measurement of a qubit or a whole
 register, the include of the built-in ``qelib1.inc``, or the blank or commented rest of a
 line."""
+
+_SIZE = _STATEMENT.groupindex["size"]
+_MEASURED = tuple(_STATEMENT.groupindex[name] for name in ("q", "qi", "c", "ci"))
 
 _GATE = re.compile(
     rf"""
@@ -160,6 +164,8 @@ class SimpleStatements:
         self._qubits: dict[str, Any] = {}  # an argument list's qubits, or _BROADCAST
         self._arguments: dict[str, Any] = {}
         """The qubit (or ``_BROADCAST``) of each argument text met, once checked."""
+        self._body_args: dict[str, list[str]] = {}
+        """The argument names of each argument text met in gate bodies."""
         self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
         """The qubit tuples of a call's arguments naming whole registers, once formed and
         checked."""
@@ -330,22 +336,26 @@ class SimpleStatements:
     def _take_other(self, m: re.Match[str]) -> bool:
         """Declare the register, record the measurement, or pass over the include or blank
         rest of a line ``m``, if it is valid."""
+        last = m.lastindex  # no group (include, blank), a register's size, a measured bit
+        if last is None:
+            return True
         parser = self.parser
-        reg, kind = m["reg"], m["kind"]
-        if reg is not None:
-            if reg in parser.qregs or reg in parser.cregs or int(m["size"]) < 1:
+        qregs, cregs = parser.qregs, parser.cregs
+        if last == _SIZE:
+            kind, reg, size = m.group("kind", "reg", "size")
+            if reg in qregs or reg in cregs or int(size) < 1:
                 return False
-            parser.declare(kind, reg, int(m["size"]))
+            parser.declare(kind, reg, int(size))
             return True
-        if m["measure"] is None:  # include "qelib1.inc" (built in), or nothing
-            return True
-        q, qi, c, ci = m.group("q", "qi", "c", "ci")
-        if not (_fits(parser.qregs, q, qi) and _fits(parser.cregs, c, ci)):
-            return False
+        q, qi, c, ci = m.group(*_MEASURED)
         if qi is not None and ci is not None:  # one qubit, one bit: the operation itself
-            measured, bit = parser.qregs[q][0] + int(qi), parser.cregs[c][0] + int(ci)
-            self.record(new_operation(Measure(bit), (measured,)))
+            qreg, creg = qregs.get(q), cregs.get(c)
+            if qreg is None or creg is None or int(qi) >= qreg[1] or int(ci) >= creg[1]:
+                return False
+            self.record(new_operation(Measure(creg[0] + int(ci)), (qreg[0] + int(qi),)))
             return True
+        if not (_fits(qregs, q, qi) and _fits(cregs, c, ci)):
+            return False
         tok = self._token_at("measure", m.start("measure"))
         qubit = (q, None if qi is None else int(qi), tok)
         clbit = (c, None if ci is None else int(ci), tok)
@@ -401,10 +411,12 @@ class SimpleStatements:
         # parameterless, its one expansion on its own qubits: library gates alone
         expansion: list[Operation] | None = None if params else []
         positions = {a: i for i, a in enumerate(qargs)}
-        pos, match = m.start("body"), _BODY_STATEMENT.match
+        pos, match, body_args = m.start("body"), _BODY_STATEMENT.match, self._body_args
         while (s := match(text, pos, body_end)) is not None:
             call, parens, args_text = s.group("name", "params", "args")
-            args = _IDENTIFIER.findall(args_text)
+            args = body_args.get(args_text)
+            if args is None:  # a list shared by the statements that name the same arguments
+                args = body_args[args_text] = _IDENTIFIER.findall(args_text)
             if call in self._not_in_bodies or not known.issuperset(args):
                 return False
             tok = self._token_at(call, s.start("name"))
