@@ -606,18 +606,20 @@ class Parser:
             ops += self.call_operations(name, params, qubits, 0)
         return ops
 
-    def broadcast(self, args: list, tok: Token) -> list[list[int]]:
+    def broadcast(self, args: list, tok: Token) -> list[tuple[int, ...]]:
         """Qubit tuples of a call: full registers iterate together (all of one size)."""
         expanded = [self.qubits_of(a) for a in args]
+        if len(expanded) == 1:  # one argument: no sizes to agree, no qubit twice in a call
+            return [(q,) for q in expanded[0]]
         sizes = {len(e) for e, a in zip(expanded, args) if a[1] is None}
         if len(sizes) > 1:
             raise self.error("registers of different sizes cannot be broadcast together", tok)
         count = sizes.pop() if sizes else 1
-        calls = [[e[i] if a[1] is None else e[0] for e, a in zip(expanded, args)]
+        calls = [tuple([e[i] if a[1] is None else e[0] for e, a in zip(expanded, args)])
                  for i in range(count)]  # fmt: skip
         for qs in calls:
             if len(set(qs)) != len(qs):
-                raise self.error(f"a qubit is used twice in one gate call: {qs}", tok)
+                raise self.error(f"a qubit is used twice in one gate call: {list(qs)}", tok)
         return calls
 
     def emit(self, circuit: Circuit, stmt: tuple | Operation | list[Operation]) -> None:
@@ -654,8 +656,8 @@ class Parser:
                 circuit._push(Operation(Measure(c), (q,)))
         else:  # a call read before any definition of its gate: the file's last one
             _, name, params, args = stmt
-            for qubits in self.broadcast(args, name):
-                circuit._push_gates(self.call_operations(name, params, qubits, 0))
+            for call_qubits in self.broadcast(args, name):
+                circuit._push_gates(self.call_operations(name, params, call_qubits, 0))
 
     def call_operations(
         self, name: Token, params: list, qubits: Sequence[int], depth: int

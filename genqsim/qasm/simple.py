@@ -309,7 +309,7 @@ class SimpleStatements:
                 if known is None or len(arguments) != known[1]:
                     self.record(self.parser.gate_call(tok, values, arguments))
                     return True
-                calls = [tuple(qs) for qs in self.parser.broadcast(arguments, tok)]
+                calls = self.parser.broadcast(arguments, tok)
             except (GenqsimError, ArithmeticError, ValueError):
                 return False  # the parser reads the call again and reports its error in turn
             self._broadcasts[args] = calls
