@@ -2,8 +2,8 @@
 
 * ``genqsim run ghz:2`` and ``import genqsim`` in fresh processes (best of 5);
 * OpenQASM 2 parse time: ``gq.qasm.loads`` (exact, and ``exact=False``) against
-  ``qiskit.qasm2.loads`` (the three run in turn, 10th percentile of 20 runs per
-  ``--repeats``); and load + simulate against
+  ``qiskit.qasm2.loads`` (run in turn, Qiskit between each two of ours; 10th percentile of
+  20 runs per ``--repeats``); and load + simulate against
   ``Statevector(QuantumCircuit.from_qasm_str(...))``, on generated circuits below 14 qubits
   (a Cirq-style layered circuit with decimal angles, an exact QFT, a random U + CZ circuit)
   and on every ``*.qasm`` file under ``--dir`` (e.g. a QASMBench checkout's ``small/``);
@@ -40,19 +40,21 @@ def best(repeats: int, fn: Callable[..., object], *args: object, **kwargs: objec
     return min(times)
 
 
-def interleaved(samples: int, calls: list[Callable[[], object]]) -> list[float]:
-    """The 10th percentile of ``samples`` timed runs of each of ``calls``, run in turn (one of
-    each, then again), after one untimed run each: parse times of a few to a few hundred
-    microseconds, where one slow moment of the machine would otherwise favour one side."""
+def interleaved(samples: int, calls: list[Callable[[], object]]) -> dict[object, float]:
+    """The 10th percentile of the timed runs of each of ``calls``, run in turn (one of each,
+    then again) ``samples`` times after one untimed run each, keyed by call: parse times of
+    a few to a few hundred microseconds, where one slow moment of the machine would
+    otherwise favour one side. A call listed twice (a peer between two of ours, so neither
+    of ours runs right after the other on warm caches) has its runs pooled."""
     for call in calls:
         call()
-    times: list[list[float]] = [[] for _ in calls]
+    times: dict[object, list[float]] = {call: [] for call in calls}
     for _ in range(samples):
-        for call, taken in zip(calls, times):
+        for call in calls:
             t0 = time.perf_counter()
             call()
-            taken.append(time.perf_counter() - t0)
-    return [sorted(taken)[samples // 10] for taken in times]
+            times[call].append(time.perf_counter() - t0)
+    return {call: sorted(taken)[len(taken) // 10] for call, taken in times.items()}
 
 
 def fresh_process(code: list[str], repeats: int) -> float:
@@ -175,14 +177,13 @@ def qasm_table(directory: Path | None, repeats: int) -> None:
             continue
         qc.remove_final_measurements()
         unitary = not circuit.split_terminal_measurements()[0].has_non_unitary
-        exact, floats, theirs = interleaved(
-            PARSE_SAMPLES_PER_REPEAT * repeats,
-            [
-                functools.partial(gq.qasm.loads, text),
-                functools.partial(gq.qasm.loads, text, exact=False),
-                functools.partial(qiskit.qasm2.loads, text, custom_instructions=legacy),
-            ],
+        ours_exact = functools.partial(gq.qasm.loads, text)
+        ours_float = functools.partial(gq.qasm.loads, text, exact=False)
+        peer = functools.partial(qiskit.qasm2.loads, text, custom_instructions=legacy)
+        parse = interleaved(
+            PARSE_SAMPLES_PER_REPEAT * repeats, [ours_exact, peer, ours_float, peer]
         )
+        exact, floats, theirs = parse[ours_exact], parse[ours_float], parse[peer]
         cell = "n/a (mid-circuit measurement)"
         ratio_total = ""
         if unitary:
