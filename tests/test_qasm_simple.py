@@ -299,3 +299,35 @@ def test_products_left_to_the_expression_parser(text):
         assert product_value(text, exact=False) == float(sympy.sympify(text))
     else:
         assert product_value(text, exact=False) is None
+
+
+def test_the_garbage_collector_is_paused_while_parsing_a_long_text_and_left_as_found():
+    import gc
+
+    from genqsim.qasm.parser import COLLECTOR_PAUSE_MIN_CHARS
+
+    short = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\nh q[0];\nfoo q[1];\n'
+    long = short.replace("h q[0];", "h q[0];\n" * (COLLECTOR_PAUSE_MIN_CHARS // 8))
+    gq.qasm.loads(short.replace("foo", "x"))  # qelib1's definitions read before the spy
+    seen: list[bool] = []
+    real = Parser.statement
+
+    def spy(self: Parser, many: bool = True) -> None:
+        seen.append(gc.isenabled())
+        real(self, many)
+
+    try:
+        Parser.statement = spy  # type: ignore[method-assign]
+        assert gc.isenabled()
+        with pytest.raises(QasmError, match="unknown gate 'foo'"):
+            gq.qasm.loads(long)
+        assert seen and not any(seen) and gc.isenabled()  # paused, then back on an error
+        seen.clear()
+        gq.qasm.loads(short.replace("foo", "x"))
+        assert seen and all(seen)  # a short text: not paused
+        gc.disable()
+        gq.qasm.loads(long.replace("foo", "x"))
+        assert not gc.isenabled()  # a collector switched off stays off
+    finally:
+        gc.enable()
+        Parser.statement = real  # type: ignore[method-assign]
