@@ -53,9 +53,8 @@ _STATEMENT = re.compile(
 )
 """One simple statement: a gate call on qubits or whole registers (groups 1-3: ``name``,
 ``params``, ``args``; the keywords other than ``barrier`` and ``reset`` refused at once), or
-else a register declaration, a measurement of a qubit or a whole
-register, the include of the built-in ``qelib1.inc``, or the blank or commented rest of a
-line."""
+else a register declaration, a measurement of a qubit or a whole register, the include of
+the built-in ``qelib1.inc``, or the blank or commented rest of a line."""
 
 _SIZE = _STATEMENT.groupindex["size"]
 _MEASURED = tuple(_STATEMENT.groupindex[name] for name in ("q", "qi", "c", "ci"))
