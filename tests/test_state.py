@@ -75,7 +75,7 @@ def test_zero_qubit_state():
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_a_circuit_applied_again_keeps_its_plan_until_it_grows(backend):
-    from genqsim.plan import kept_plan
+    from genqsim.plan import plan_for_backend
 
     from reference import embed, reference_matrix
 
@@ -92,21 +92,24 @@ def test_a_circuit_applied_again_keeps_its_plan_until_it_grows(backend):
     v = random_state(n, np.random.default_rng(5))
     psi = gq.StateVector(v.copy(), backend=backend)
     psi.apply(c, fuse=True)
-    plan = kept_plan(c, psi.numbers, psi.backend, True)
+    plan = plan_for_backend(c, psi.numbers, psi.backend, True, keep=True)
     psi.apply(c, fuse=True)  # the kept plan, run again: U U v
     np.testing.assert_allclose(psi.to_numpy(), u @ u @ v, atol=1e-12)
-    assert kept_plan(c, psi.numbers, psi.backend, True) is plan
-    assert kept_plan(c, psi.numbers, psi.backend, False) is not plan  # another fusion
+    assert plan_for_backend(c, psi.numbers, psi.backend, True, keep=True) is plan
+    assert (
+        plan_for_backend(c, psi.numbers, psi.backend, False, keep=True) is not plan
+    )  # another fusion
     c.h(2)  # the circuit grows: planned anew, with the new gate
     u = embed(reference_matrix("h"), n, [2]) @ u
-    assert kept_plan(c, psi.numbers, psi.backend, True) is not plan
+    assert plan_for_backend(c, psi.numbers, psi.backend, True, keep=True) is not plan
     psi = gq.StateVector(v.copy(), backend=backend).apply(c, fuse=True)
     np.testing.assert_allclose(psi.to_numpy(), u @ v, atol=1e-12)
 
 
 def test_symbolic_numbers_are_planned_anew_each_time():
-    from genqsim.plan import kept_plan
+    from genqsim.plan import plan_for_backend
 
     c = gq.Circuit(2).h(0).cx(0, 1)
     psi = gq.zeros(2, numbers="sympy")
-    assert kept_plan(c, psi.numbers, psi.backend) is not kept_plan(c, psi.numbers, psi.backend)
+    kept = [plan_for_backend(c, psi.numbers, psi.backend, keep=True) for _ in range(2)]
+    assert kept[0] is not kept[1]

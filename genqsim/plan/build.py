@@ -8,8 +8,8 @@ system, never on the state's values, so they can be built once and replayed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -41,6 +41,8 @@ from .layers import split_unitary_layers
 
 if TYPE_CHECKING:
     from ..backends.protocol import Backend, BlockLayout
+
+T = TypeVar("T")
 
 
 def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
@@ -235,33 +237,32 @@ def plan_for_backend(
     backend: Backend,
     fuse: int | bool | None = None,
     tiles: bool = False,
+    keep: bool = False,
 ) -> list[PlanItem]:
     """:func:`build_plan` with the blocks the backend runs (its
     :class:`~genqsim.backends.BlockRunner` block layout, or its tile layout with ``tiles``),
-    or none."""
-    layout = block_layout_of(backend, numbers.dtype, tiles)
-    return build_plan(circuit, numbers, fuse, layout=layout)
+    or none. With ``keep``, the plan is kept on ``circuit`` until it grows (see
+    :func:`kept_on`): a circuit applied again (a Trotter step, a fixed circuit sampled from
+    many starting states) is not checked, fused and grouped again, and its runs keep their
+    backend encodings (on a GPU, already on the device)."""
+
+    def build() -> list[PlanItem]:
+        layout = block_layout_of(backend, numbers.dtype, tiles)
+        return build_plan(circuit, numbers, fuse, layout=layout)
+
+    if not keep:
+        return build()
+    return kept_on(circuit, numbers, ("plan", backend, numbers.name, fuse, tiles), build)
 
 
-def kept_plan(
-    circuit: Circuit,
-    numbers: NumberSystem,
-    backend: Backend,
-    fuse: int | bool | None = None,
-    tiles: bool = False,
-) -> list[PlanItem]:
-    """:func:`plan_for_backend`, kept on ``circuit`` until it grows (for machine numbers):
-    a circuit applied again (a Trotter step, a fixed circuit sampled from many starting
-    states) is not checked, fused and grouped again, and its runs keep their backend
-    encodings (on a GPU, already on the device). Other numbers plan anew each time, since
-    their values may depend on the number system's context."""
+def kept_on(circuit: Circuit, numbers: NumberSystem, key: tuple, build: Callable[[], T]) -> T:
+    """``build()``, kept on ``circuit`` under ``key`` until the circuit grows, for machine
+    numbers; other numbers build anew each time, since their values may depend on the number
+    system's context."""
     if numbers.dtype.kind != "c":
-        return plan_for_backend(circuit, numbers, backend, fuse, tiles)
-    key = ("plan", backend, numbers.name, fuse, tiles)
-    plan: list[PlanItem] = circuit.derived(
-        key, lambda: plan_for_backend(circuit, numbers, backend, fuse, tiles)
-    )
-    return plan
+        return build()
+    kept: T = circuit.derived(key, build)
+    return kept
 
 
 def run_item(

@@ -49,7 +49,8 @@ from ..plan import (
     MeasureCall,
     PlanItem,
     check_bound,
-    kept_plan,
+    kept_on,
+    plan_for_backend,
     run_item,
 )
 from ..progress import bar_for
@@ -246,7 +247,9 @@ class DensityMatrix(SavedAndShown):
         with self.numbers.context():
             # every gate touches a row qubit, in the high half of vec(rho): tiles over any
             # qubits hold runs of them where blocks of the lowest qubits would hold none
-            plan = kept_plan(doubled, self.numbers, self.backend, fuse=False, tiles=True)
+            plan = plan_for_backend(
+                doubled, self.numbers, self.backend, fuse=False, tiles=True, keep=True
+            )
         label = f"density matrix, {self.n_qubits} qubits"
         bar = bar_for(bool(progress), len(plan), len(plan) * 4**self.n_qubits, label)
         with self.numbers.context(), self._threads():
@@ -263,7 +266,7 @@ class DensityMatrix(SavedAndShown):
     ) -> tuple[Circuit, PauliRun | None]:
         """The circuit on ``vec(rho)`` and its run in Pauli coordinates (``None`` where it
         stays in the computational basis), kept on ``circuit`` until it grows for machine
-        numbers (with their plan, see :func:`~genqsim.plan.kept_plan`): a circuit applied
+        numbers (with their plan, see :func:`~genqsim.plan.kept_on`): a circuit applied
         again, a Trotter step say, is not checked, doubled, fused and compiled again."""
 
         def build() -> tuple[Circuit, PauliRun | None]:
@@ -272,11 +275,8 @@ class DensityMatrix(SavedAndShown):
             mode = self.options.pauli_basis
             return doubled, pauli_run(doubled, self.n_qubits, self.numbers, self.backend, mode)
 
-        if self.numbers.dtype.kind != "c":
-            return build()
         key = ("density run", self.backend, self.numbers.name, fuse, self.options.pauli_basis)
-        kept: tuple[Circuit, PauliRun | None] = circuit.derived(key, build)
-        return kept
+        return kept_on(circuit, self.numbers, key, build)
 
     def _run_in_pauli_basis(self, run: PauliRun, progress: bool) -> list[Record]:
         """A linear run (gates, channels, resets) on every member in Pauli coordinates;

@@ -42,7 +42,7 @@ from ..plan import (
     MeasureCall,
     ResetCall,
     check_bound,
-    kept_plan,
+    plan_for_backend,
     run_plan,
 )
 from ..progress import bar_for
@@ -168,7 +168,7 @@ class StateVector(SavedAndShown):
         fuse = self.options.fuse if fuse is None else fuse
         progress = self.options.progress if progress is None else progress
         with self.numbers.context():
-            plan = kept_plan(circuit, self.numbers, self.backend, fuse)
+            plan = plan_for_backend(circuit, self.numbers, self.backend, fuse, keep=True)
         context = StateVectorContext(self, sampling.rng(seed)) if circuit.has_non_unitary else None
         bar = bar_for(bool(progress), len(plan), len(plan) * len(self), f"{self.n_qubits} qubits")
         with self.numbers.context(), self._threads():
