@@ -221,15 +221,23 @@ class GateDef:
 
     __slots__ = ("body", "expansions", "name", "params", "positions", "qargs")
 
-    def __init__(self, name: str, params: list[str], qargs: list[str], body: list[tuple]) -> None:
+    def __init__(
+        self,
+        name: str,
+        params: list[str],
+        qargs: list[str],
+        body: list[tuple],
+        positions: dict[str, int] | None = None,
+    ) -> None:
         self.name, self.params, self.qargs = name, params, qargs
         self.body = body
         """("call", name token, [node], [qarg names]) | ("barrier", [qarg names], token)"""
         self.expansions: dict[tuple, tuple[Operation, ...]] = {}
         """Its operations on its own qubits per exactness and parameter values (see
         :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""
-        self.positions = {a: i for i, a in enumerate(qargs)}
-        """Each qubit argument's position, the qubit it stands for in an expansion."""
+        self.positions = positions or {a: i for i, a in enumerate(qargs)}
+        """Each qubit argument's position, the qubit it stands for in an expansion (given
+        where the reader has it already)."""
 
 
 @functools.cache

@@ -106,6 +106,10 @@ _REALS = re.compile(rf"[ \t]*-?(?:{_REAL})[ \t]*(?:,[ \t]*-?(?:{_REAL})[ \t]*)*"
 _NUMERIC = "0123456789.eE+-, \t"
 """The characters of a parameter list of plain numbers (``float`` then checks each)."""
 
+_PARAMETERLESS: dict[str, tuple[NamedGate, int, int]] = {}
+"""The library gates without parameters (``h``, ``cx``, ...) with their qubit and control
+counts, built once per process: a gate is an immutable value, the same in every circuit."""
+
 _FAILED = object()
 _BROADCAST = object()
 _new_tuple = tuple.__new__
@@ -272,22 +276,25 @@ class SimpleStatements:
                 return False
             self.record(self._renamed(expanded[2], qubits))
             return True
-        defined = name not in self.builtin
-        if defined and name not in gates:
+        g = gates.get(name)
+        if g is None and name not in self.builtin:
             return False
         values = self._parameter_values(params)
         if values is None:
             return False
         tok = self._token_at(name, m.start("name"))
-        try:  # a decomposed qelib1 gate or a defined gate, expanded now
-            ops = self.parser.call_operations(tok, values, qubits, 0)
+        try:
+            if g is None:  # a decomposed qelib1 gate
+                self.record(self.parser.call_operations(tok, values, qubits, 0))
+                return True
+            # a defined gate on distinct qubits: the counts are all call_operations checks
+            if len(values) != len(g.params) or len(qubits) != len(g.qargs):
+                return False
+            expansion = self.parser.expansion(tok, g, values, 0)
         except (GenqsimError, ArithmeticError, ValueError):
             return False  # the parser reads the call again and reports its error in turn
-        self.record(ops)
-        if defined:  # its expansion, remembered by the definition as it was checked
-            g = gates[name]
-            expansion = self.parser.expansion(tok, g, values, 0)
-            self._expansions[(name, params)] = (g, len(qubits), expansion)
+        self.record(self._renamed(expansion, qubits))
+        self._expansions[(name, params)] = (g, len(qubits), expansion)
         return True
 
     def _take_broadcast(self, m: re.Match[str]) -> bool:
@@ -395,50 +402,96 @@ class SimpleStatements:
 
     def _define(self, m: re.Match[str]) -> bool:
         """Define the gate ``m`` (matched in the text being read, its comments blanked out
-        or none) if every check of the parser's own reading holds; a gate without
-        parameters whose body calls library gates is expanded now."""
+        or none) if every check of the parser's own reading holds. A gate whose body calls
+        library gates without parameters (as the adder's ``majority``) is kept as its one
+        expansion, the same exact or in floats; any other body is read into its statements
+        (their tokens kept for errors at a call), and expanded now where it has no
+        parameters and calls library gates alone."""
         text, body_end = m.string, m.end("body")
         if text.find("//", m.start(), body_end) >= 0 or text.find("/*", m.start(), body_end) >= 0:
             return False
         name, params_text, qargs_text = m.group("name", "params", "qargs")
         params = [] if params_text is None else _words(params_text)
         qargs = _IDENTIFIER.findall(qargs_text)  # the pattern matched identifiers and commas
-        known = set(qargs)
-        if params is None or len(known) != len(qargs) or name in self.builtin:
+        positions = {a: i for i, a in enumerate(qargs)}
+        if params is None or len(positions) != len(qargs) or name in self.builtin:
             return False
+        body_start = m.start("body")
+        expansion = None if params else self._fixed_expansion(text, body_start, body_end, positions)
+        if expansion is not None:
+            g = self._gate_def(name, params, qargs, [], positions)
+            g.expansions[self._expansion_key(True, [])] = expansion
+            g.expansions[self._expansion_key(False, [])] = expansion
+        else:
+            body = self._body(text, body_start, body_end, params, positions)
+            if body is None:
+                return False
+            g = self._gate_def(name, params, qargs, body[0], positions)
+            if body[1] is not None:
+                g.expansions[self._expansion_key(self.parser.exact, [])] = tuple(body[1])
+        self.parser.gates[name] = g
+        return True
+
+    def _fixed_expansion(
+        self, text: str, pos: int, end: int, positions: dict[str, int]
+    ) -> tuple[Operation, ...] | None:
+        """The operations of a gate body from ``pos`` to ``end`` of ``text`` on the gate's
+        own qubits where every statement is a valid library gate call without parameters,
+        else ``None``: then nothing in it depends on the values or their exactness, and the
+        definition needs no statements of its own."""
+        ops: list[Operation] | None = []
+        match, body_args = _BODY_STATEMENT.match, self._body_args
+        while ops is not None and (s := match(text, pos, end)) is not None:
+            call, parens, args_text = s.group("name", "params", "args")
+            if parens is not None or call not in self.library:
+                return None
+            args = body_args.get(args_text)
+            if args is None:
+                args = body_args[args_text] = _IDENTIFIER.findall(args_text)
+            if not positions.keys() >= set(args):
+                return None
+            ops = self._expanded(ops, call, None, args, positions)
+            pos = s.end()
+        if ops is None or text[pos:end].strip():
+            return None
+        return tuple(ops)
+
+    def _body(
+        self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
+    ) -> tuple[list[tuple], list[Operation] | None] | None:
+        """The statements of a gate body from ``pos`` to ``end`` of ``text`` as the parser
+        reads them, and, for a gate without parameters whose body calls library gates
+        alone, its expansion; ``None`` where a statement is not valid (the parser then
+        reports it)."""
         body: list[tuple] = []
         # parameterless, its one expansion on its own qubits: library gates alone
         expansion: list[Operation] | None = None if params else []
-        positions = {a: i for i, a in enumerate(qargs)}
-        pos, match, body_args = m.start("body"), _BODY_STATEMENT.match, self._body_args
-        while (s := match(text, pos, body_end)) is not None:
+        match, body_args = _BODY_STATEMENT.match, self._body_args
+        while (s := match(text, pos, end)) is not None:
             call, parens, args_text = s.group("name", "params", "args")
             args = body_args.get(args_text)
             if args is None:  # a list shared by the statements that name the same arguments
                 args = body_args[args_text] = _IDENTIFIER.findall(args_text)
-            if call in self._not_in_bodies or not known.issuperset(args):
-                return False
+            if call in self._not_in_bodies or not positions.keys() >= set(args):
+                return None
             tok = self._token_at(call, s.start("name"))
             if call == "barrier":
                 if parens is not None:
-                    return False
+                    return None
                 body.append(("barrier", args, tok))
                 expansion = None
             else:
                 call_params = None if parens is None else parens[1:-1]
                 exprs = self._expressions(call_params, params)
                 if exprs is None:
-                    return False
+                    return None
                 body.append(("call", tok, exprs, args))
                 if expansion is not None:
                     expansion = self._expanded(expansion, call, call_params, args, positions)
             pos = s.end()
-        if text[pos:body_end].strip():
-            return False
-        self.parser.gates[name] = g = self._gate_def(name, params, qargs, body)
-        if expansion is not None:
-            g.expansions[self._expansion_key(self.parser.exact, [])] = tuple(expansion)
-        return True
+        if text[pos:end].strip():
+            return None
+        return body, expansion
 
     def _expanded(
         self,
@@ -480,12 +533,17 @@ class SimpleStatements:
         """The library gate that ``name(params)`` calls, with its qubit and control counts,
         remembered; ``None`` where a parameter is not valid or their count is wrong (the
         parser then reports it)."""
-        library = self.library[name]
-        values = [] if params is None else self._evaluate(params)
-        if values is _FAILED or len(values) != library.n_params:
-            return None
-        gate = NamedGate.checked(library.gate, tuple(values))  # values checked as read
-        self._gates[(name, params)] = known = (gate, library.n_qubits, library.n_controls)
+        known = _PARAMETERLESS.get(name) if params is None else None
+        if known is None:
+            library = self.library[name]
+            values = [] if params is None else self._evaluate(params)
+            if values is _FAILED or len(values) != library.n_params:
+                return None
+            gate = NamedGate.checked(library.gate, tuple(values))  # values checked as read
+            known = (gate, library.n_qubits, library.n_controls)
+            if params is None:
+                _PARAMETERLESS[name] = known
+        self._gates[(name, params)] = known
         return known
 
     def _parameter_values(self, params: str | None) -> list[Any] | None:
