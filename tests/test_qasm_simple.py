@@ -93,7 +93,7 @@ ANGLES = st.one_of(
     st.sampled_from([*OTHER_FORMS.split(), "", "pi 2", "0.5.1"]),
     st.floats(-10, 10, allow_nan=False).map(repr),
 )
-SPACE = st.sampled_from(["", " ", "  ", "\t"])
+SPACE = st.sampled_from(["", " ", "  ", "\t", "\n", " \n\t"])  # a statement may span lines
 # name: (parameters, qubits); library gates, decompositions and the program's own gates
 CALLS = {
     "h": (0, 1), "x": (0, 1), "t": (0, 1), "rx": (1, 1), "rz": (1, 1), "p": (1, 1),
@@ -165,9 +165,13 @@ def program(draw: st.DrawFn) -> str:
         if kind == 0:
             reg, size = draw(st.sampled_from(registers))
             where = draw(st.sampled_from(["", f"[{size - 1}]", f"[{size}]"]))
-            lines.append(f"measure {reg}{where} -> c{draw(st.sampled_from(['', '[1]', '[2]']))};")
+            sp = draw(st.sampled_from([" ", "\n", " \n  "]))
+            clbit = draw(st.sampled_from(["", "[1]", "[2]"]))
+            lines.append(f"measure{sp}{reg}{where}{draw(SPACE)}->{draw(SPACE)}c{clbit};")
         elif kind == 4:
-            lines.append(f"qreg extra{draw(st.integers(0, 1))}[{draw(st.integers(0, 2))}];")
+            sp = draw(st.sampled_from([" ", "\n", " \n  "]))
+            name, size = draw(st.integers(0, 1)), draw(st.integers(0, 2))
+            lines.append(f"qreg{sp}extra{name}{draw(SPACE)}[{size}]{draw(SPACE)};")
         elif kind == 5:
             lines.append(draw(st.sampled_from(["creg c[1];", "creg d[1];", "reset r0[0];"])))
         elif kind == 1:

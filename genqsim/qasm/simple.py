@@ -5,9 +5,10 @@ Generated OpenQASM (Qiskit, Cirq and QASMBench files) is almost all statements o
 off the current line, remembers its parameter texts and qubit lists (a file repeats the same
 few), and records a ready :class:`~genqsim.circuit.Operation` for a library gate; likewise
 measurements, registers, barriers, resets and gate definitions. Anything it does not fully
-recognise and check (nested expressions, block comments, a statement over several lines,
-unknown names, bad indices, a repeated qubit) is left to the token parser, which reads it,
-or reports its error at its line and column, exactly as it would have without this reader.
+recognise and check (nested expressions, block comments, a statement over several lines of
+a file read line by line, unknown names, bad indices, a repeated qubit) is left to the token
+parser, which reads it, or reports its error at its line and column, exactly as it would have
+without this reader.
 """
 
 from __future__ import annotations
@@ -31,20 +32,20 @@ KEYWORDS = frozenset(
 """Words that begin statements other than gate calls."""
 
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*"
-_ARG = rf"{_WORD}(?:[ \t]*\[[ \t]*[0-9]+[ \t]*\])?"
-_END = r"[ \t]*;[ \t]*(?://[^\n]*)?\n?"
+_ARG = rf"{_WORD}(?:\s*\[\s*[0-9]+\s*\])?"
+_END = r"\s*;[ \t]*(?://[^\n]*)?\n?"
 """A statement's ``;``, and what follows it on its line up to the next statement."""
 
 _STATEMENT = re.compile(
     rf"""
     [ \t]*(?:
-    (?!(?:qreg|creg|measure|include|gate|if|opaque|OPENQASM)\b)(?P<name>{_WORD})\b[ \t]*
-    (?:\((?P<params>[^()\n;{{}}]*(?:\([^()\n;{{}}]*\)[^()\n;{{}}]*)*)\)[ \t]*)?
-    (?P<args>{_ARG}(?:[ \t]*,[ \t]*{_ARG})*){_END}
-    |(?:(?P<kind>qreg|creg)[ \t]+(?P<reg>{_WORD})[ \t]*\[[ \t]*(?P<size>[0-9]+)[ \t]*\]
-    |(?P<measure>measure)[ \t]+(?P<q>{_WORD})(?:[ \t]*\[[ \t]*(?P<qi>[0-9]+)[ \t]*\])?
-    [ \t]*->[ \t]*(?P<c>{_WORD})(?:[ \t]*\[[ \t]*(?P<ci>[0-9]+)[ \t]*\])?
-    |include[ \t]*"qelib1\.inc"
+    (?!(?:qreg|creg|measure|include|gate|if|opaque|OPENQASM)\b)(?P<name>{_WORD})\b\s*
+    (?:\((?P<params>[^()\n;{{}}]*(?:\([^()\n;{{}}]*\)[^()\n;{{}}]*)*)\)\s*)?
+    (?P<args>{_ARG}(?:\s*,\s*{_ARG})*){_END}
+    |(?:(?P<kind>qreg|creg)\s+(?P<reg>{_WORD})\s*\[\s*(?P<size>[0-9]+)\s*\]
+    |(?P<measure>measure)\s+(?P<q>{_WORD})(?:\s*\[\s*(?P<qi>[0-9]+)\s*\])?
+    \s*->\s*(?P<c>{_WORD})(?:\s*\[\s*(?P<ci>[0-9]+)\s*\])?
+    |include\s*"qelib1\.inc"
     ){_END}
     |(?://[^\n]*)?\n
     )
@@ -86,7 +87,7 @@ _LINE_COMMENT = re.compile(r"//[^\n]*")
 GATE_LINES_MAX = 256
 """Lines a gate definition may span for the simple reader (longer ones go to the parser)."""
 
-_ARGUMENT = re.compile(rf"({_WORD})(?:[ \t]*\[[ \t]*([0-9]+)[ \t]*\])?")
+_ARGUMENT = re.compile(rf"({_WORD})(?:\s*\[\s*([0-9]+)\s*\])?")
 """A register and its index (empty for the whole register)."""
 
 _REAL = r"(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+"
