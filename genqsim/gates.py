@@ -678,6 +678,10 @@ MACHINE_MEMO_SIZE = 4096
 _MACHINE_MEMO: dict[tuple, Any] = {}
 
 
+_PARAMETERLESS: dict[str, NamedGate] = {}
+"""The library gates without parameters, by name, as :meth:`NamedGate.checked` builds them."""
+
+
 class NamedGate(Gate):
     """A gate from the library table (``h``, ``rz``, ``iswap``, ...)."""
 
@@ -699,7 +703,14 @@ class NamedGate(Gate):
     def checked(cls, name: str, params: tuple[Any, ...]) -> NamedGate:
         """The library gate ``name`` (lower case) with ``params`` known to be valid (their
         count right, each a finite Python number or a SymPy expression), built without checking
-        again: for readers that check as they read, such as the OpenQASM parser."""
+        again: for readers that check as they read, such as the OpenQASM parser. A gate
+        without parameters is built once per process (a gate is an immutable value)."""
+        if not params and cls is NamedGate:
+            gate = _PARAMETERLESS.get(name)
+            if gate is None:
+                gate = _PARAMETERLESS[name] = cls.__new__(cls)
+                gate._fill(GATE_SPECS[name], ())
+            return gate
         gate = cls.__new__(cls)
         gate._fill(GATE_SPECS[name], params)
         return gate

@@ -284,3 +284,19 @@ def test_a_matrix_gate_is_classified_by_its_exact_zeros(matrix, kind):
     assert gq.MatrixGate(matrix, check_unitary=False).kind is expected
     as_objects = np.array([[complex(v) for v in row] for row in matrix], dtype=object)
     assert gq.MatrixGate(as_objects, check_unitary=False).kind is expected
+
+
+@pytest.mark.parametrize("name", [name for name, n_params in GATE_CASES if n_params == 0])
+def test_checked_gates_without_parameters_are_built_once_and_match_the_textbook(name):
+    """``NamedGate.checked`` (the OpenQASM reader's constructor) keeps one gate per name
+    when there are no parameters: it must be the gate the checked constructor builds."""
+    first = gq.gates.NamedGate.checked(name, ())
+    assert gq.gates.NamedGate.checked(name, ()) is first
+    assert first == gq.gates.NamedGate(name)
+    np.testing.assert_allclose(first.matrix(), reference_matrix(name, ()), atol=1e-12)
+
+
+def test_checked_gates_with_parameters_are_built_per_call():
+    a, b = (gq.gates.NamedGate.checked("rz", (0.5,)) for _ in range(2))
+    assert a is not b and a == b
+    np.testing.assert_allclose(a.matrix(), reference_matrix("rz", (0.5,)), atol=1e-12)

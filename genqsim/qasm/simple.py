@@ -107,10 +107,6 @@ _REALS = re.compile(rf"[ \t]*-?(?:{_REAL})[ \t]*(?:,[ \t]*-?(?:{_REAL})[ \t]*)*"
 _NUMERIC = "0123456789.eE+-, \t"
 """The characters of a parameter list of plain numbers (``float`` then checks each)."""
 
-_PARAMETERLESS: dict[str, tuple[NamedGate, int, int]] = {}
-"""The library gates without parameters (``h``, ``cx``, ...) with their qubit and control
-counts, built once per process: a gate is an immutable value, the same in every circuit."""
-
 _FAILED = object()
 _BROADCAST = object()
 _new_tuple = tuple.__new__
@@ -534,17 +530,12 @@ class SimpleStatements:
         """The library gate that ``name(params)`` calls, with its qubit and control counts,
         remembered; ``None`` where a parameter is not valid or their count is wrong (the
         parser then reports it)."""
-        known = _PARAMETERLESS.get(name) if params is None else None
-        if known is None:
-            library = self.library[name]
-            values = [] if params is None else self._evaluate(params)
-            if values is _FAILED or len(values) != library.n_params:
-                return None
-            gate = NamedGate.checked(library.gate, tuple(values))  # values checked as read
-            known = (gate, library.n_qubits, library.n_controls)
-            if params is None:
-                _PARAMETERLESS[name] = known
-        self._gates[(name, params)] = known
+        library = self.library[name]
+        values = [] if params is None else self._evaluate(params)
+        if values is _FAILED or len(values) != library.n_params:
+            return None
+        gate = NamedGate.checked(library.gate, tuple(values))  # values checked as read
+        self._gates[(name, params)] = known = (gate, library.n_qubits, library.n_controls)
         return known
 
     def _parameter_values(self, params: str | None) -> list[Any] | None:
