@@ -335,3 +335,15 @@ def test_the_garbage_collector_is_paused_while_parsing_a_long_text_and_left_as_f
     finally:
         gc.enable()
         Parser.statement = real  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["OPENQASM 2.0;", "OPENQASM 2;", "OPENQASM\t2.0 ;", "OPENQASM 2.1;", "OPENQASM\n2.0\n;",
+     "  OPENQASM 2.0; // a note", "OPENQASM 2.0;/* a\nb */", "OPENQASM 2.0; OPENQASM 2.0;",
+     "OPENQASM 2.0", "OPENQASM 2.0e;", "OPENQASM 3.0;", "OPENQASM pi;", "OPENQASM 2.0 2;"],
+)  # fmt: skip
+def test_headers_read_as_the_token_parser_reads_them(header):
+    """The usual header is matched whole; any other form, valid or not, goes token by
+    token, and either way the program reads (or fails, at the same place) alike."""
+    simple_and_token_agree(f'{header}\ninclude "qelib1.inc";\nqreg q[2];\nh q[0];\n')

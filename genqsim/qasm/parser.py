@@ -17,6 +17,7 @@ import contextlib
 import functools
 import gc
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -311,7 +312,14 @@ class Parser:
     def _parse(self) -> Circuit:
         if self.tok.kind == "eof":
             raise self.error("empty program: no OPENQASM header and no statements")
-        if self.tok.text == "OPENQASM":
+        tok, lexer = self.tok, self.lexer
+        header = None
+        if self.simple is not None and tok.kind == "id":
+            header = _PLAIN_HEADER.match(lexer.text, tok.column - 1)
+        if header is not None:  # "OPENQASM 2.0;": its three tokens in one match
+            lexer.pos = header.end()
+            self.tok = lexer.token()
+        elif tok.text == "OPENQASM":
             self.advance()
             version = self.advance()
             if version.kind not in ("real", "int") or not version.text.startswith("2"):
@@ -774,6 +782,10 @@ def renamed(ops: Iterable[Operation], qubits: Sequence[int]) -> list[Operation]:
             controls = tuple([qubits[q] for q in controls])
         out.append(new_operation(gate, targets, controls, op.control_values))
     return out
+
+
+_PLAIN_HEADER = re.compile(r"OPENQASM[ \t]+2\.0[ \t]*;")
+"""The usual header, on its line (any other form is read token by token)."""
 
 
 def _push_barrier(circuit: Circuit, qubits: list[int]) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..circuit import Operation, new_operation
 from ..errors import GenqsimError
-from ..gates import Measure, NamedGate
+from ..gates import Barrier, Measure, NamedGate
 from .lexer import Lexer, Token
 
 if TYPE_CHECKING:
@@ -329,11 +329,19 @@ class SimpleStatements:
             return False
         if name == "reset" and len(arguments) != 1:
             return False
-        if not all(_fits(self.parser.qregs, reg, i or None) for reg, i in arguments):
+        qregs = self.parser.qregs
+        if not all(_fits(qregs, reg, i or None) for reg, i in arguments):
             return False
+        if name == "barrier":  # its distinct qubits, sorted, as the parser emits it
+            qubits: set[int] = set()
+            for reg, i in arguments:
+                offset, size = qregs[reg]
+                qubits.update((offset + int(i),) if i else range(offset, offset + size))
+            self.record(new_operation(Barrier(len(qubits)), tuple(sorted(qubits))))
+            return True
         tok = self._token_at(name, m.start("name"))
-        qubits = [(reg, int(i) if i else None, tok) for reg, i in arguments]
-        self.record(("barrier", qubits, tok) if name == "barrier" else ("reset", qubits[0], tok))
+        reg, i = arguments[0]
+        self.record(("reset", (reg, int(i) if i else None, tok), tok))
         return True
 
     def _take_other(self, m: re.Match[str]) -> bool:
