@@ -220,7 +220,7 @@ class GateDef:
     """A gate definition: its parameter and qubit argument names and its body, read once;
     its expansions are built on its calls."""
 
-    __slots__ = ("body", "expansions", "name", "params", "positions", "qargs")
+    __slots__ = ("body", "expansions", "fixed", "name", "params", "positions", "qargs")
 
     def __init__(
         self,
@@ -233,6 +233,9 @@ class GateDef:
         self.name, self.params, self.qargs = name, params, qargs
         self.body = body
         """("call", name token, [node], [qarg names]) | ("barrier", [qarg names], token)"""
+        self.fixed: tuple[Operation, ...] | None = None
+        """Its one expansion, whatever its parameter values, where the reader has built it
+        (a body of library gates with constant parameters, in the reader's exactness)."""
         self.expansions: dict[tuple, tuple[Operation, ...]] = {}
         """Its operations on its own qubits per exactness and parameter values (see
         :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""
@@ -243,8 +246,10 @@ class GateDef:
 
 @functools.cache
 def _qelib_gates() -> dict[str, GateDef]:
-    """The qelib1 gates defined by decomposition, parsed once per process."""
-    sub = Parser(QELIB_DEFINITIONS, "qelib1.inc", define_qelib=False)
+    """The qelib1 gates defined by decomposition, parsed once per process, by the token
+    parser: their bodies serve parsers of either exactness (the simple reader keeps a gate
+    as its expansion in the exactness of the parser that reads it)."""
+    sub = Parser(QELIB_DEFINITIONS, "qelib1.inc", define_qelib=False, simple_statements=False)
     while sub.tok.kind != "eof":
         sub.statement()
     return sub.gates
@@ -722,6 +727,8 @@ class Parser:
         """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
         in argument order), expanded once per parameter values and remembered: a file calls
         its gates many times with the same few values."""
+        if g.fixed is not None:
+            return g.fixed
         key: tuple | None = expansion_key(self.exact, params)
         try:
             done = g.expansions.get(key)  # type: ignore[arg-type]
@@ -765,7 +772,10 @@ def expansion_key(exact: bool, params: Sequence[Any]) -> tuple:
 def renamed(ops: Iterable[Operation], qubits: Sequence[int]) -> list[Operation]:
     """``ops`` (a gate's expansion on its own qubits 0, 1, ...) with each qubit ``q`` renamed
     ``qubits[q]``: distinct, checked qubits, so nothing is checked again; a barrier keeps its
-    qubits sorted."""
+    qubits sorted. On the gate's own qubits in order (a call on ``q[0], q[1], ...``, as
+    exported gates are often called), the operations themselves (they are immutable)."""
+    if tuple(qubits) == tuple(range(len(qubits))):
+        return list(ops)
     out = []
     for op in ops:
         gate, targets, controls = op.gate, op.targets, op.controls

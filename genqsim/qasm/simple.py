@@ -158,7 +158,6 @@ class SimpleStatements:
         self.library, self.builtin = p.LIBRARY, p.BUILTIN
         self._expression, self._tree = p.expression_value, p.expression_tree
         self._gate_def, self._not_in_bodies = p.GateDef, p.NOT_IN_GATE_BODIES
-        self._expansion_key = p.expansion_key
         self._values: dict[str | None, Any] = {None: []}
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
         self._qubits: dict[str, Any] = {}  # an argument list's qubits, or _BROADCAST
@@ -408,10 +407,10 @@ class SimpleStatements:
     def _define(self, m: re.Match[str]) -> bool:
         """Define the gate ``m`` (matched in the text being read, its comments blanked out
         or none) if every check of the parser's own reading holds. A gate whose body calls
-        library gates without parameters (as the adder's ``majority``) is kept as its one
-        expansion, the same exact or in floats; any other body is read into its statements
-        (their tokens kept for errors at a call), and expanded now where it has no
-        parameters and calls library gates alone."""
+        library gates (and barriers) validly with constant parameters, as most gates
+        exported by other tools, is kept as its one expansion (:attr:`GateDef.fixed`; the
+        parser that reads it expands it in its own exactness alone). Any other body is read
+        into its statements, their tokens kept for the errors its calls report."""
         text, body_end = m.string, m.end("body")
         if text.find("//", m.start(), body_end) >= 0 or text.find("/*", m.start(), body_end) >= 0:
             return False
@@ -422,55 +421,65 @@ class SimpleStatements:
         if params is None or len(positions) != len(qargs) or name in self.builtin:
             return False
         body_start = m.start("body")
-        expansion = None if params else self._fixed_expansion(text, body_start, body_end, positions)
-        if expansion is not None:
+        fixed = self._fixed_expansion(text, body_start, body_end, params, positions)
+        if fixed is not None:
             g = self._gate_def(name, params, qargs, [], positions)
-            g.expansions[self._expansion_key(True, [])] = expansion
-            g.expansions[self._expansion_key(False, [])] = expansion
+            g.fixed = fixed
         else:
             body = self._body(text, body_start, body_end, params, positions)
             if body is None:
                 return False
-            g = self._gate_def(name, params, qargs, body[0], positions)
-            if body[1] is not None:
-                g.expansions[self._expansion_key(self.parser.exact, [])] = tuple(body[1])
+            g = self._gate_def(name, params, qargs, body, positions)
         self.parser.gates[name] = g
         return True
 
     def _fixed_expansion(
-        self, text: str, pos: int, end: int, positions: dict[str, int]
+        self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
     ) -> tuple[Operation, ...] | None:
-        """The operations of a gate body from ``pos`` to ``end`` of ``text`` on the gate's
-        own qubits where every statement is a valid library gate call without parameters,
-        else ``None``: then nothing in it depends on the values or their exactness, and the
-        definition needs no statements of its own."""
-        ops: list[Operation] | None = []
-        match, body_args = _BODY_STATEMENT.match, self._body_args
-        while ops is not None and (s := match(text, pos, end)) is not None:
+        """The operations, on the gate's own qubits, of a gate body from ``pos`` to ``end``
+        of ``text`` in which every statement is a barrier or a valid library gate call with
+        constant parameters (none of the gate's ``params``); else ``None``."""
+        ops: list[Operation] = []
+        if params and not set(params).isdisjoint(_IDENTIFIER.findall(text, pos, end)):
+            return None  # the body uses a parameter (or names an argument like one)
+        match, body_args, gates = _BODY_STATEMENT.match, self._body_args, self._gates
+        while (s := match(text, pos, end)) is not None:
             call, parens, args_text = s.group("name", "params", "args")
-            if parens is not None or call not in self.library:
-                return None
             args = body_args.get(args_text)
             if args is None:
                 args = body_args[args_text] = _IDENTIFIER.findall(args_text)
-            if not positions.keys() >= set(args):
+            try:
+                qubits = tuple(map(positions.__getitem__, args))
+            except KeyError:  # not an argument of the gate
                 return None
-            ops = self._expanded(ops, call, None, args, positions)
+            if call == "barrier":  # its distinct qubits, sorted, as the parser expands it
+                if parens is not None:
+                    return None
+                distinct = sorted(set(qubits))
+                ops.append(new_operation(Barrier(len(distinct)), tuple(distinct)))
+                pos = s.end()
+                continue
+            values = None if parens is None else parens[1:-1]
+            known = gates.get((call, values))
+            if known is None and call in self.library:
+                known = self._library_gate(call, values)
+            if known is None:
+                return None
+            gate, n_qubits, n = known
+            if len(qubits) != n_qubits or len(set(qubits)) != n_qubits:
+                return None
+            ops.append(new_operation(gate, qubits[n:], qubits[:n], (1,) * n))
             pos = s.end()
-        if ops is None or text[pos:end].strip():
+        if text[pos:end].strip():
             return None
         return tuple(ops)
 
     def _body(
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
-    ) -> tuple[list[tuple], list[Operation] | None] | None:
+    ) -> list[tuple] | None:
         """The statements of a gate body from ``pos`` to ``end`` of ``text`` as the parser
-        reads them, and, for a gate without parameters whose body calls library gates
-        alone, its expansion; ``None`` where a statement is not valid (the parser then
-        reports it)."""
+        reads them; ``None`` where a statement is not valid (the parser then reports it)."""
         body: list[tuple] = []
-        # parameterless, its one expansion on its own qubits: library gates alone
-        expansion: list[Operation] | None = None if params else []
         match, body_args = _BODY_STATEMENT.match, self._body_args
         while (s := match(text, pos, end)) is not None:
             call, parens, args_text = s.group("name", "params", "args")
@@ -484,42 +493,15 @@ class SimpleStatements:
                 if parens is not None:
                     return None
                 body.append(("barrier", args, tok))
-                expansion = None
             else:
-                call_params = None if parens is None else parens[1:-1]
-                exprs = self._expressions(call_params, params)
+                exprs = self._expressions(None if parens is None else parens[1:-1], params)
                 if exprs is None:
                     return None
                 body.append(("call", tok, exprs, args))
-                if expansion is not None:
-                    expansion = self._expanded(expansion, call, call_params, args, positions)
             pos = s.end()
         if text[pos:end].strip():
             return None
-        return body, expansion
-
-    def _expanded(
-        self,
-        ops: list[Operation],
-        name: str,
-        params: str | None,
-        args: list[str],
-        positions: dict[str, int],
-    ) -> list[Operation] | None:
-        """``ops`` with the library gate call ``name(params) args`` in a gate body appended
-        on the positions of ``args``, or ``None`` where it is not a valid library gate call
-        (the parser's expansion then reports it at the gate's first call)."""
-        known = self._gates.get((name, params))
-        if known is None and name in self.library:
-            known = self._library_gate(name, params)
-        if known is None:
-            return None
-        gate, n_qubits, n = known
-        qubits = tuple(map(positions.__getitem__, args))
-        if len(qubits) != n_qubits or len(set(qubits)) != n_qubits:
-            return None
-        ops.append(new_operation(gate, qubits[n:], qubits[:n], (1,) * n))
-        return ops
+        return body
 
     def _expressions(self, text: str | None, names: list[str]) -> list[Any] | None:
         """The expression trees of a gate body's parameter list, or ``None`` where one is
