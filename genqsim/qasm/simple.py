@@ -439,40 +439,52 @@ class SimpleStatements:
         """The operations, on the gate's own qubits, of a gate body from ``pos`` to ``end``
         of ``text`` in which every statement is a barrier or a valid library gate call with
         constant parameters (none of the gate's ``params``); else ``None``."""
-        ops: list[Operation] = []
         if params and not set(params).isdisjoint(_IDENTIFIER.findall(text, pos, end)):
             return None  # the body uses a parameter (or names an argument like one)
-        match, body_args, gates = _BODY_STATEMENT.match, self._body_args, self._gates
+        ops: list[Operation] = []
+        made: dict[tuple[str, str | None, str], Operation] = {}  # statements met in this body
+        match = _BODY_STATEMENT.match
         while (s := match(text, pos, end)) is not None:
-            call, parens, args_text = s.group("name", "params", "args")
-            args = body_args.get(args_text)
-            if args is None:
-                args = body_args[args_text] = _IDENTIFIER.findall(args_text)
-            try:
-                qubits = tuple(map(positions.__getitem__, args))
-            except KeyError:  # not an argument of the gate
-                return None
-            if call == "barrier":  # its distinct qubits, sorted, as the parser expands it
-                if parens is not None:
+            statement = s.group(1, 2, 3)  # name, parameters with parentheses, arguments
+            op = made.get(statement)
+            if op is None:
+                op = made[statement] = self._fixed_operation(*statement, positions)
+                if op is None:
                     return None
-                distinct = sorted(set(qubits))
-                ops.append(new_operation(Barrier(len(distinct)), tuple(distinct)))
-                pos = s.end()
-                continue
-            values = None if parens is None else parens[1:-1]
-            known = gates.get((call, values))
-            if known is None and call in self.library:
-                known = self._library_gate(call, values)
-            if known is None:
-                return None
-            gate, n_qubits, n = known
-            if len(qubits) != n_qubits or len(set(qubits)) != n_qubits:
-                return None
-            ops.append(new_operation(gate, qubits[n:], qubits[:n], (1,) * n))
+            ops.append(op)
             pos = s.end()
         if text[pos:end].strip():
             return None
         return tuple(ops)
+
+    def _fixed_operation(
+        self, call: str, parens: str | None, args_text: str, positions: dict[str, int]
+    ) -> Operation | None:
+        """The operation of the gate body statement ``call(parens) args_text`` on the
+        gate's own ``positions``: a barrier, or a valid library gate call with constant
+        parameters; else ``None``."""
+        args = self._body_args.get(args_text)
+        if args is None:
+            args = self._body_args[args_text] = _IDENTIFIER.findall(args_text)
+        try:
+            qubits = tuple(map(positions.__getitem__, args))
+        except KeyError:  # not an argument of the gate
+            return None
+        if call == "barrier":  # its distinct qubits, sorted, as the parser expands it
+            if parens is not None:
+                return None
+            distinct = sorted(set(qubits))
+            return new_operation(Barrier(len(distinct)), tuple(distinct))
+        values = None if parens is None else parens[1:-1]
+        known = self._gates.get((call, values))
+        if known is None and call in self.library:
+            known = self._library_gate(call, values)
+        if known is None:
+            return None
+        gate, n_qubits, n = known
+        if len(qubits) != n_qubits or len(set(qubits)) != n_qubits:
+            return None
+        return new_operation(gate, qubits[n:], qubits[:n], (1,) * n)
 
     def _body(
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
