@@ -127,6 +127,36 @@ measure cout[0] -> ans[4];
 a broadcast and measurements, as hand-written files have them."""
 
 
+def qiskit_exports() -> list[tuple[str, str]]:
+    """Circuits as ``qiskit.qasm2.dumps`` writes them: each of its library gates becomes a
+    gate definition whose body calls qelib1 gates with constant parameters (how many
+    QASMBench files were made)."""
+    from qiskit import QuantumCircuit, qasm2
+    from qiskit.circuit.library import QFTGate, efficient_su2, grover_operator, quantum_volume
+
+    qft = QuantumCircuit(8)
+    qft.append(QFTGate(8), range(8))
+    oracle = QuantumCircuit(5)
+    oracle.h(4)
+    oracle.mcx([0, 1, 2, 3], 4)
+    oracle.h(4)
+    grover = QuantumCircuit(5)
+    grover.h(range(5))
+    grover.append(grover_operator(oracle).to_gate(), range(5))
+    grover.measure_all()
+    ansatz = efficient_su2(6, reps=2)
+    ansatz = ansatz.assign_parameters([0.1 * i for i in range(ansatz.num_parameters)])
+    bound = QuantumCircuit(6)
+    bound.append(ansatz.to_gate(), range(6))
+    circuits = [
+        ("qft 8", qft),
+        ("grover 5 (mcx)", grover),
+        ("quantum volume 6", quantum_volume(6, seed=1)),
+        ("bound ansatz 6", bound),
+    ]
+    return [(f"Qiskit export: {name}", qasm2.dumps(c)) for name, c in circuits]
+
+
 def cases(directory: Path | None) -> list[tuple[str, str]]:
     out = [
         ("adder n=10 (gate definitions)", ADDER),
@@ -134,6 +164,7 @@ def cases(directory: Path | None) -> list[tuple[str, str]]:
         ("layered n=13", layered(13, 6)),
         ("qft n=12 (exact pi/2^k)", gq.qasm.dumps(gq.library.qft(12))),
         ("random n=10 depth 20 (float u)", gq.qasm.dumps(gq.library.random_circuit(10, 20, 1))),
+        *qiskit_exports(),
     ]
     if directory is not None:
         for path in sorted(directory.rglob("*.qasm")):

@@ -390,3 +390,25 @@ def test_qiskit_exports_read_alike_and_match_its_statevector(name):
     ours = gq.simulate(gq.qasm.loads(text, exact=False)).amplitudes
     expected = Statevector(QuantumCircuit.from_qasm_str(text)).data
     np.testing.assert_allclose(ours, expected, atol=1e-10)
+
+
+def test_a_gate_body_calls_the_definitions_in_force_where_the_gate_is_defined():
+    """A later definition of a gate that a body calls changes later calls of that gate,
+    not the body (a gate defined after the body is looked up when the body is expanded)."""
+    text = """OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[2];
+gate inner a { h a; }
+gate outer a, b { inner b; u2(0, pi) a; later a; }
+gate inner a { x a; }
+gate later a { s a; }
+outer q[0], q[1];
+inner q[0];
+gate later a { t a; }
+outer q[1], q[0];
+"""
+    for simple in (True, False):
+        c = Parser(text, simple_statements=simple).parse()
+        got = [(op.gate.name, op.targets[0]) for op in c.operations]
+        assert got == [("h", 1), ("u", 0), ("s", 0), ("x", 0), ("h", 0), ("u", 1), ("s", 1)]
+    simple_and_token_agree(text)

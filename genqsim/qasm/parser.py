@@ -232,7 +232,10 @@ class GateDef:
     ) -> None:
         self.name, self.params, self.qargs = name, params, qargs
         self.body = body
-        """("call", name token, [node], [qarg names]) | ("barrier", [qarg names], token)"""
+        """("call", name token, [node], [qarg names], callee) | ("barrier", [qarg names],
+        token); ``callee``: the definition of a defined gate in force where this gate is
+        defined (a later definition of that name does not change this gate), or ``None``
+        (a built-in gate, or one defined later: looked up when this gate is expanded)."""
         self.fixed: tuple[Operation, ...] | None = None
         """Its one expansion, whatever its parameter values, where the reader has built it
         (a body of library gates with constant parameters, in the reader's exactness)."""
@@ -504,7 +507,7 @@ class Parser:
                         raise self.error(f"{a.text!r} is not an argument of gate {name.text!r}", a)
                 args = [a.text for a in arg_tokens]
                 body.append(("barrier", args, tok) if tok.text == "barrier" else
-                            ("call", tok, exprs, args))  # fmt: skip
+                            ("call", tok, exprs, args, self.gates.get(tok.text)))  # fmt: skip
         except QasmError as exc:
             if "is not closed with '}'" in exc.message:
                 raise
@@ -694,16 +697,22 @@ class Parser:
                 circuit._push_gates(self.call_operations(name, params, call_qubits, 0))
 
     def call_operations(
-        self, name: Token, params: list, qubits: Sequence[int], depth: int
+        self,
+        name: Token,
+        params: list,
+        qubits: Sequence[int],
+        depth: int,
+        defined: GateDef | None = None,
     ) -> list[Operation]:
         """The operations of the gate call ``name(params) qubits`` (qubits valid, each
-        checked against its register): a library gate, or a defined gate's expansion."""
+        checked against its register): a library gate, or a defined gate's expansion (that
+        of ``defined`` where given, else of the definition in force now)."""
         if depth > 64:
             raise self.error("gate definitions nest too deeply (recursive gate?)", name)
+        g = defined or self.gates.get(name.text)
         if name.text in BUILTIN:
             n_params, n_qubits, apply = BUILTIN[name.text]
-        elif name.text in self.gates:
-            g = self.gates[name.text]
+        elif g is not None:
             n_params, n_qubits, apply = len(g.params), len(g.qargs), None
         else:
             raise self.error(f"unknown gate {name.text!r}", name)
@@ -718,6 +727,7 @@ class Parser:
         if len(set(qubits)) != len(qubits):  # in a gate body: "cx a, a;"
             raise self.error(f"gate {name.text!r} is given one qubit twice", name)
         if apply is None:
+            assert g is not None
             return renamed(self.expansion(name, g, params, depth), qubits)
         out: list[Operation] = []
         apply(out, params, qubits, self.exact)
@@ -746,7 +756,7 @@ class Parser:
                 qubits = sorted({where[a] for a in item[1]})
                 ops.append(Operation(Barrier(len(qubits)), tuple(qubits)))
                 continue
-            _, tok, exprs, args = item
+            _, tok, exprs, args, callee = item
             try:
                 if env_key is None:
                     values = [_value(e, env, exact) for e in exprs]
@@ -755,7 +765,8 @@ class Parser:
             except ZeroDivisionError:
                 message = f"division by zero in the body of gate {name.text!r}"
                 raise self.error(message, tok) from None
-            ops += self.call_operations(tok, values, [where[a] for a in args], depth + 1)
+            qubits = [where[a] for a in args]
+            ops += self.call_operations(tok, values, qubits, depth + 1, callee)
         done = tuple(ops)
         if key is not None:
             g.expansions[key] = done

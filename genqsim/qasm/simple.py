@@ -437,32 +437,34 @@ class SimpleStatements:
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
     ) -> tuple[Operation, ...] | None:
         """The operations, on the gate's own qubits, of a gate body from ``pos`` to ``end``
-        of ``text`` in which every statement is a barrier or a valid library gate call with
-        constant parameters (none of the gate's ``params``); else ``None``."""
+        of ``text`` in which every statement is a barrier or a valid gate call with constant
+        parameters (none of the gate's ``params``; see :meth:`_fixed_operations`); else
+        ``None``."""
         if params and not set(params).isdisjoint(_IDENTIFIER.findall(text, pos, end)):
             return None  # the body uses a parameter (or names an argument like one)
         ops: list[Operation] = []
-        made: dict[tuple[str, str | None, str], Operation] = {}  # statements met in this body
+        made: dict[tuple[str, str | None, str], tuple[Operation, ...] | None] = {}
         match = _BODY_STATEMENT.match
         while (s := match(text, pos, end)) is not None:
             statement = s.group(1, 2, 3)  # name, parameters with parentheses, arguments
-            op = made.get(statement)
-            if op is None:
-                op = made[statement] = self._fixed_operation(*statement, positions)
-                if op is None:
+            done = made.get(statement)
+            if done is None:
+                done = made[statement] = self._fixed_operations(*statement, positions)
+                if done is None:
                     return None
-            ops.append(op)
+            ops += done
             pos = s.end()
         if text[pos:end].strip():
             return None
         return tuple(ops)
 
-    def _fixed_operation(
+    def _fixed_operations(
         self, call: str, parens: str | None, args_text: str, positions: dict[str, int]
-    ) -> Operation | None:
-        """The operation of the gate body statement ``call(parens) args_text`` on the
-        gate's own ``positions``: a barrier, or a valid library gate call with constant
-        parameters; else ``None``."""
+    ) -> tuple[Operation, ...] | None:
+        """The operations of the gate body statement ``call(parens) args_text`` on the
+        gate's own ``positions``: a barrier, or a valid call with constant parameters of a
+        library gate, a decomposed qelib1 gate or a gate defined before whose expansion is
+        kept (:attr:`GateDef.fixed`); else ``None``."""
         args = self._body_args.get(args_text)
         if args is None:
             args = self._body_args[args_text] = _IDENTIFIER.findall(args_text)
@@ -474,17 +476,36 @@ class SimpleStatements:
             if parens is not None:
                 return None
             distinct = sorted(set(qubits))
-            return new_operation(Barrier(len(distinct)), tuple(distinct))
-        values = None if parens is None else parens[1:-1]
-        known = self._gates.get((call, values))
+            return (new_operation(Barrier(len(distinct)), tuple(distinct)),)
+        text = None if parens is None else parens[1:-1]
+        known = self._gates.get((call, text))
         if known is None and call in self.library:
-            known = self._library_gate(call, values)
-        if known is None:
+            known = self._library_gate(call, text)
+            if known is None:
+                return None
+        if known is not None:
+            gate, n_qubits, n = known
+            if len(qubits) != n_qubits or len(set(qubits)) != n_qubits:
+                return None
+            return (new_operation(gate, qubits[n:], qubits[:n], (1,) * n),)
+        defined = self.parser.gates.get(call)
+        if defined is None and call not in self.builtin:
+            return None  # not defined before this gate
+        if defined is not None and defined.fixed is None:
             return None
-        gate, n_qubits, n = known
-        if len(qubits) != n_qubits or len(set(qubits)) != n_qubits:
+        values = self._parameter_values(text)
+        if values is None or len(set(qubits)) != len(qubits):
             return None
-        return new_operation(gate, qubits[n:], qubits[:n], (1,) * n)
+        if defined is None:  # a decomposed qelib1 gate
+            n_params, n_qubits, apply = self.builtin[call]
+            if len(values) != n_params or len(qubits) != n_qubits:
+                return None
+            out: list[Operation] = []
+            apply(out, values, qubits, self.parser.exact)
+            return tuple(out)
+        if len(values) != len(defined.params) or len(qubits) != len(defined.qargs):
+            return None
+        return tuple(self._renamed(defined.fixed, qubits))  # type: ignore[arg-type]
 
     def _body(
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
@@ -509,7 +530,7 @@ class SimpleStatements:
                 exprs = self._expressions(None if parens is None else parens[1:-1], params)
                 if exprs is None:
                     return None
-                body.append(("call", tok, exprs, args))
+                body.append(("call", tok, exprs, args, self.parser.gates.get(call)))
             pos = s.end()
         if text[pos:end].strip():
             return None
