@@ -237,8 +237,8 @@ class GateDef:
         defined (a later definition of that name does not change this gate), or ``None``
         (a built-in gate, or one defined later: looked up when this gate is expanded)."""
         self.fixed: tuple[Operation, ...] | None = None
-        """Its one expansion, whatever its parameter values, where the reader has built it
-        (a body of library gates with constant parameters, in the reader's exactness)."""
+        """Its one expansion, whatever its parameter values, where the simple reader has
+        built it (a body of calls with constant parameters, in the reader's exactness)."""
         self.expansions: dict[tuple, tuple[Operation, ...]] = {}
         """Its operations on its own qubits per exactness and parameter values (see
         :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""

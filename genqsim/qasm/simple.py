@@ -406,11 +406,12 @@ class SimpleStatements:
 
     def _define(self, m: re.Match[str]) -> bool:
         """Define the gate ``m`` (matched in the text being read, its comments blanked out
-        or none) if every check of the parser's own reading holds. A gate whose body calls
-        library gates (and barriers) validly with constant parameters, as most gates
-        exported by other tools, is kept as its one expansion (:attr:`GateDef.fixed`; the
-        parser that reads it expands it in its own exactness alone). Any other body is read
-        into its statements, their tokens kept for the errors its calls report."""
+        or none) if every check of the parser's own reading holds. A gate whose body makes
+        valid calls with constant parameters alone (see :meth:`_fixed_operations`), as the
+        gates other tools export, is kept as its one expansion (:attr:`GateDef.fixed`, in
+        the exactness of the parser that reads it, the only one to expand it). Any other
+        body is read into its statements, their tokens kept for the errors its calls
+        report."""
         text, body_end = m.string, m.end("body")
         if text.find("//", m.start(), body_end) >= 0 or text.find("/*", m.start(), body_end) >= 0:
             return False
