@@ -444,13 +444,14 @@ class SimpleStatements:
         if params and not set(params).isdisjoint(_IDENTIFIER.findall(text, pos, end)):
             return None  # the body uses a parameter (or names an argument like one)
         ops: list[Operation] = []
-        made: dict[tuple[str, str | None, str], tuple[Operation, ...] | None] = {}
+        made: dict[tuple[Any, ...], tuple[Operation, ...] | None] = {}  # by statement
         match = _BODY_STATEMENT.match
         while (s := match(text, pos, end)) is not None:
             statement = s.group(1, 2, 3)  # name, parameters with parentheses, arguments
             done = made.get(statement)
             if done is None:
-                done = made[statement] = self._fixed_operations(*statement, positions)
+                call, parens, args_text = statement
+                done = made[statement] = self._fixed_operations(call, parens, args_text, positions)
                 if done is None:
                     return None
             ops += done
