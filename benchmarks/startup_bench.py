@@ -5,7 +5,8 @@
   ``qiskit.qasm2.loads`` (run in turn, Qiskit between each two of ours; 10th percentile of
   20 runs per ``--repeats``); and load + simulate against
   ``Statevector(QuantumCircuit.from_qasm_str(...))``, on generated circuits below 14 qubits
-  (a Cirq-style layered circuit with decimal angles, an exact QFT, a random U + CZ circuit)
+  (a Cirq-style layered circuit with decimal angles, an exact QFT, a random U + CZ circuit,
+  four Qiskit library circuits as ``qiskit.qasm2.dumps`` writes them, with gate definitions)
   and on every ``*.qasm`` file under ``--dir`` (e.g. a QASMBench checkout's ``small/``);
 * the two size thresholds: the NumPy against the Numba backend per gate on small states
   (``COMPILED_MIN_STATE_QUBITS``), and default fusion against gate by gate
