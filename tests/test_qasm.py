@@ -258,11 +258,32 @@ def test_a_malformed_stream_fails_at_its_first_error_without_reading_on():
     assert info.value.line == 3 and read <= 2
 
 
-def test_a_file_that_is_not_utf8_names_the_problem(tmp_path):
+def test_a_file_that_is_not_utf8_names_the_problem(tmp_path, monkeypatch):
     path = tmp_path / "bad.qasm"
     path.write_bytes(b"OPENQASM 2.0;\nqreg q[1];\n// \xff\xfe\nx q[0];\n")
+    with pytest.raises(QasmError, match="byte 28 is not UTF-8") as info:
+        gq.qasm.load(path)  # read whole: the line of the byte is known
+    assert (info.value.line, info.value.source) == (3, str(path))
+    monkeypatch.setattr(gq.qasm, "WHOLE_FILE_MAX_BYTES", 0)  # read line by line
     with pytest.raises(QasmError, match="not UTF-8"):
         gq.qasm.load(path)
+
+
+def outcome_of_load(path: Path) -> object:
+    """The operations ``load`` reads from ``path``, or the error it raises (message)."""
+    try:
+        return list(gq.qasm.load(path).operations)
+    except QasmError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("path", VALID + MALFORMED, ids=lambda p: p.stem)
+def test_a_file_read_whole_reads_as_one_read_line_by_line(path, monkeypatch):
+    """Files up to ``WHOLE_FILE_MAX_BYTES`` are parsed as one text (statements read across
+    lines), larger ones streamed: the circuit, or the error and its place, is the same."""
+    whole = outcome_of_load(path)
+    monkeypatch.setattr(gq.qasm, "WHOLE_FILE_MAX_BYTES", 0)
+    assert outcome_of_load(path) == whole
 
 
 @pytest.mark.parametrize("simple", [True, False])

@@ -5,9 +5,9 @@ Registers map to one qubit order in declaration order (the first ``qreg`` holds 
 exact SymPy expressions where the text is exact (``pi/2`` stays exact), Python floats where it
 holds a decimal number (``pi*0.35``), and Python floats throughout with ``exact=False``, which
 never imports SymPy. Expressions are parsed once into small trees and their values remembered,
-so a file that repeats an angle evaluates it once. Every error names its line and column; the
-source is read line by line, so a malformed file fails at its first error without being read
-to the end.
+so a file that repeats an angle evaluates it once. Every error names its line and column;
+lines given one at a time (a large file) are read as they are parsed, so a malformed source
+fails at its first error without being read to the end.
 """
 
 from __future__ import annotations
