@@ -8,6 +8,8 @@
   (a Cirq-style layered circuit with decimal angles, an exact QFT, a random U + CZ circuit,
   four Qiskit library circuits as ``qiskit.qasm2.dumps`` writes them, with gate definitions)
   and on every ``*.qasm`` file under ``--dir`` (e.g. a QASMBench checkout's ``small/``);
+* with ``--load-files``, only reading each ``--dir`` file from disk (``gq.qasm.load``
+  against ``qiskit.qasm2.load``);
 * the two size thresholds: the NumPy against the Numba backend per gate on small states
   (``COMPILED_MIN_STATE_QUBITS``), and default fusion against gate by gate
   (``DEFAULT_FUSION_MIN_QUBITS``).
@@ -240,6 +242,33 @@ def qasm_table(directory: Path | None, repeats: int) -> None:
               f"{sum(r <= 1 for r in ratios_total)} of {len(ratios_total)}")  # fmt: skip
 
 
+def file_table(directory: Path, repeats: int) -> None:
+    """Reading each ``*.qasm`` file under ``directory`` from disk: ``gq.qasm.load`` (floats)
+    against ``qiskit.qasm2.load`` (timed in turn, as the parse columns)."""
+    import qiskit.qasm2
+
+    legacy = qiskit.qasm2.LEGACY_CUSTOM_INSTRUCTIONS
+    print("\n| file | load from disk: genqsim / Qiskit | ratio |\n|---|---|---:|")
+    ratios = []
+    for path in sorted(directory.rglob("*.qasm")):
+        ours = functools.partial(gq.qasm.load, path, exact=False)
+        peer = functools.partial(qiskit.qasm2.load, str(path), custom_instructions=legacy)
+        try:
+            ours(), peer()
+        except Exception as exc:  # a file one of the two cannot read is listed, not timed
+            print(f"| {path.relative_to(directory)} | skipped: {type(exc).__name__} | |")
+            continue
+        times = interleaved(PARSE_SAMPLES_PER_REPEAT * repeats, [ours, peer, peer])
+        ratios.append(times[ours] / times[peer])
+        print(f"| {path.relative_to(directory)} | {times[ours] * 1e6:.1f} / "
+              f"{times[peer] * 1e6:.1f} us | {ratios[-1]:.2f} |")  # fmt: skip
+    if ratios:
+        print(
+            f"\nmedian load ratio genqsim / Qiskit: {statistics.median(ratios):.2f}; "
+            f"files at or below Qiskit: {sum(r <= 1 for r in ratios)} of {len(ratios)}"
+        )
+
+
 def thresholds(repeats: int) -> None:
     print("\n| n | gates | numpy backend | numba backend | numpy / numba |")
     print("|---:|---:|---:|---:|---:|")
@@ -266,7 +295,15 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="also time every *.qasm here")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--qasm-only", action="store_true", help="the OpenQASM table alone")
+    parser.add_argument(
+        "--load-files", action="store_true", help="only time reading the --dir files from disk"
+    )
     args = parser.parse_args()
+    if args.load_files:
+        if args.dir is None:
+            parser.error("--load-files needs --dir")
+        file_table(args.dir, args.repeats)
+        return
     if args.qasm_only:
         qasm_table(args.dir, args.repeats)
         return
