@@ -117,7 +117,8 @@ def test_command_line_refuses_empty_and_binary_files(tmp_path):
     binary = tmp_path / "data.qasm"
     binary.write_bytes(b"\x00\xff\xfe binary")
     out = cli("run", str(binary))
-    assert out.returncode == 2 and f"{str(binary)!r} is not an OpenQASM text file" in out.stderr
+    assert out.returncode == 2  # the file, the line and the byte named
+    assert f"{binary}: line 1, column 1: not an OpenQASM text file: byte 1 is" in out.stderr
 
 
 def test_an_unclosed_gate_body_is_named_where_the_error_surfaces():
