@@ -677,9 +677,8 @@ class Parser:
             for op in inner.operations:  # a broadcast call: one conditional per operation
                 circuit.if_(clbits, value, op)
             return
-        if kind == "barrier":
-            qubits = sorted({q for a in stmt[1] for q in self.qubits_of(a)})
-            _push_barrier(circuit, qubits)  # distinct, each checked against its register
+        if kind == "barrier":  # its qubits each checked against its register
+            circuit._push(barrier_operation(q for a in stmt[1] for q in self.qubits_of(a)))
         elif kind == "reset":
             for q in self.qubits_of(stmt[1]):
                 circuit.reset(q)
@@ -752,9 +751,7 @@ class Parser:
         ops: list[Operation] = []
         for item in g.body:
             if item[0] == "barrier":
-                # a repeated argument counts once, as in a barrier outside gate bodies
-                qubits = sorted({where[a] for a in item[1]})
-                ops.append(Operation(Barrier(len(qubits)), tuple(qubits)))
+                ops.append(barrier_operation(where[a] for a in item[1]))
                 continue
             _, tok, exprs, args, callee = item
             try:
@@ -809,10 +806,11 @@ _PLAIN_HEADER = re.compile(r"OPENQASM[ \t]+2\.0[ \t]*;")
 """The usual header, on its line (any other form is read token by token)."""
 
 
-def _push_barrier(circuit: Circuit, qubits: list[int]) -> None:
-    """Append a barrier on ``qubits``: sorted, distinct and valid for ``circuit`` (the caller
-    has checked them; ``Circuit.barrier`` would check them again)."""
-    circuit._push(Operation(Barrier(len(qubits)), tuple(qubits)))
+def barrier_operation(qubits: Iterable[int]) -> Operation:
+    """A barrier on ``qubits`` (valid ones), as OpenQASM's are read here and by Qiskit: each
+    qubit once, in order, in a gate body as outside one."""
+    distinct = sorted(set(qubits))
+    return new_operation(Barrier(len(distinct)), tuple(distinct))
 
 
 @functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..circuit import Operation, new_operation
 from ..errors import GenqsimError
-from ..gates import Barrier, Measure, NamedGate
+from ..gates import Measure, NamedGate
 from .lexer import Lexer, Token
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ class SimpleStatements:
         self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
         """The qubit tuples of a call's arguments naming whole registers, once formed and
         checked."""
-        self._renamed = p.renamed
+        self._renamed, self._barrier = p.renamed, p.barrier_operation
         self._expansions: dict[tuple[str, str | None], tuple[GateDef, int, tuple[Operation, ...]]]
         self._expansions = {}
         """A defined gate's operations on its own qubits per parameter text, with the
@@ -331,12 +331,12 @@ class SimpleStatements:
         qregs = self.parser.qregs
         if not all(_fits(qregs, reg, i or None) for reg, i in arguments):
             return False
-        if name == "barrier":  # its distinct qubits, sorted, as the parser emits it
-            qubits: set[int] = set()
+        if name == "barrier":  # as the parser emits it
+            qubits: list[int] = []
             for reg, i in arguments:
                 offset, size = qregs[reg]
-                qubits.update((offset + int(i),) if i else range(offset, offset + size))
-            self.record(new_operation(Barrier(len(qubits)), tuple(sorted(qubits))))
+                qubits.extend((offset + int(i),) if i else range(offset, offset + size))
+            self.record(self._barrier(qubits))
             return True
         tok = self._token_at(name, m.start("name"))
         reg, i = arguments[0]
@@ -474,11 +474,8 @@ class SimpleStatements:
             qubits = tuple(map(positions.__getitem__, args))
         except KeyError:  # not an argument of the gate
             return None
-        if call == "barrier":  # its distinct qubits, sorted, as the parser expands it
-            if parens is not None:
-                return None
-            distinct = sorted(set(qubits))
-            return (new_operation(Barrier(len(distinct)), tuple(distinct)),)
+        if call == "barrier":  # as the parser expands it
+            return None if parens is not None else (self._barrier(qubits),)
         text = None if parens is None else parens[1:-1]
         known = self._gates.get((call, text))
         if known is None and call in self.library:
@@ -496,18 +493,13 @@ class SimpleStatements:
         if defined is not None and defined.fixed is None:
             return None
         values = self._parameter_values(text)
-        if values is None or len(set(qubits)) != len(qubits):
+        if values is None:
             return None
-        if defined is None:  # a decomposed qelib1 gate
-            n_params, n_qubits, apply = self.builtin[call]
-            if len(values) != n_params or len(qubits) != n_qubits:
-                return None
-            out: list[Operation] = []
-            apply(out, values, qubits, self.parser.exact)
-            return tuple(out)
-        if len(values) != len(defined.params) or len(qubits) != len(defined.qargs):
-            return None
-        return tuple(self._renamed(defined.fixed, qubits))  # type: ignore[arg-type]
+        try:  # a decomposed qelib1 gate, or the kept expansion, on its checked qubits
+            ops = self.parser.call_operations(_token(call, 0, 0), values, qubits, 0, defined)
+        except (GenqsimError, ArithmeticError, ValueError):
+            return None  # the body is read into its statements, reported at a call
+        return tuple(ops)
 
     def _body(
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
