@@ -12,6 +12,7 @@ from . import channels, gates, library, qasm
 from .backends import available_backends, get_backend, register_backend, select_backend
 from .batch import apply_batch
 from .circuit import Circuit, Operation, parameters
+from .distributed.options import MPIOptions
 from .errorbound import ErrorBound, error_bound
 from .errors import (
     ArgumentTypeError,
@@ -44,11 +45,14 @@ from .errors import (
     UnknownGateError,
     UnknownMethodError,
     UnknownNumberSystemError,
+    UnknownOptionError,
     UnknownParameterError,
 )
 from .gates import Gate, GateKind, MatrixGate, PauliRotation, gate
 from .gradients import gradient, hessian, jacobian
 from .library import iqp_encode
+from .methods import BUILT_IN as BUILT_IN_METHODS
+from .mps.options import MPSOptions
 from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.dual import Dual, DualNumbers
 from .observables import Hermitian, SparseObservable
@@ -56,17 +60,21 @@ from .pauli import PauliSum
 from .propagation import Propagation, propagate
 from .states import (
     DensityMatrix,
+    DensityOptions,
     Estimate,
     HasAmplitudes,
     HasOverlap,
     IntervalState,
+    MethodSpec,
     RunOptions,
     State,
     StateVector,
     TangentState,
+    TrajectoryOptions,
     TrajectoryState,
     available_methods,
     basis,
+    choose_method,
     counts,
     enclose,
     expectation,
@@ -125,6 +133,7 @@ def get_num_threads() -> int:
 
 
 __all__ = [
+    "BUILT_IN_METHODS",
     "ArgumentTypeError",
     "ArgumentValueError",
     "ChannelParameterError",
@@ -133,6 +142,7 @@ __all__ = [
     "ControlTargetOverlapError",
     "ControlValueError",
     "DensityMatrix",
+    "DensityOptions",
     "Dual",
     "DualNumbers",
     "DuplicateQubitError",
@@ -146,8 +156,11 @@ __all__ = [
     "Hermitian",
     "IntervalState",
     "InvalidProbabilityError",
+    "MPIOptions",
+    "MPSOptions",
     "MatrixGate",
     "MatrixShapeError",
+    "MethodSpec",
     "NoiseModelError",
     "NonFiniteError",
     "NotNumericError",
@@ -173,12 +186,14 @@ __all__ = [
     "StateVector",
     "TangentState",
     "ThreadCountError",
+    "TrajectoryOptions",
     "TrajectoryState",
     "UnboundParameterError",
     "UnknownBackendError",
     "UnknownGateError",
     "UnknownMethodError",
     "UnknownNumberSystemError",
+    "UnknownOptionError",
     "UnknownParameterError",
     "apply_batch",
     "available_backends",
@@ -186,6 +201,7 @@ __all__ = [
     "available_number_systems",
     "basis",
     "channels",
+    "choose_method",
     "counts",
     "enclose",
     "error_bound",

@@ -8,9 +8,11 @@ traceback), 1 internal error.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
+import typing
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,14 +20,26 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import __version__, qasm
-from .backends import available_backends, unavailable_backends
+from .backends import available_backends, capability, unavailable_backends
 from .circuit import Circuit
-from .errors import CircuitSourceError, GenqsimError
+from .errors import CircuitSourceError, GenqsimError, UnknownOptionError
 from .library import BUILTINS
 from .memory import available_memory, format_bytes
-from .numbers import available_number_systems, get_number_system
+from .methods import DENSITY_MATRIX_MAX_QUBITS
+from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.uncertain import is_uncertain_value
-from .states import StateVector, TrajectoryState, counts, simulate
+from .states import (
+    AUTO,
+    StateVector,
+    TrajectoryState,
+    available_methods,
+    choose_method,
+    counts,
+    method_spec,
+    simulate,
+)
+from .states.base import StateBase
+from .states.options import method_fields
 from .states.sampling import counted_register
 from .symbolic import _is_trig, simplify, to_sympy
 
@@ -153,11 +167,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         model = NoiseModel.from_spec(args.noise)
         run_circuit = model.apply(run_circuit)
-    method = args.method or _default_method(run_circuit)
-    if args.threads is not None:
-        from . import set_num_threads
-
-        set_num_threads(args.threads)
+    method, options = _method_and_options(args, run_circuit, numbers)
     psi = simulate(
         run_circuit,
         numbers=numbers,
@@ -165,36 +175,28 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         initial=args.initial,
         progress=not args.quiet,
         method=method,
-        trajectories=args.trajectories,
         seed=args.seed,
-        **_mps_options(args),
+        threads=args.threads,
+        **options,
     )
     n = psi.n_qubits
     pure = isinstance(psi, StateVector)
-    mps = method == "mps"  # genqsim.mps is imported only when it runs
     result: dict[str, Any] = {
         "circuit": args.source,
         "n_qubits": n,
         "numbers": numbers.name,
-        "method": method,
-        "backend": "numpy (LAPACK)" if mps else psi.backend.name,
+        "method": psi.method,
+        "backend": psi.backend_name if isinstance(psi, StateBase) else type(psi).__name__,
         "parameters": [str(p) for p in circuit.parameters],
         "bound": {k: str(v) for k, v in given.items()},
     }
     if args.noise:
         result["noise"] = list(args.noise)
-    if isinstance(psi, TrajectoryState):
-        result["trajectories"] = psi.trajectories
-    if method == "mpi":
-        result["ranks"] = psi.size
-    if mps:
-        result["mps"] = {
-            "max_bond": psi.max_bond_dimension,
-            "truncation_error": psi.truncation_error,
-            "conserve": args.conserve,
-            "entropy_middle": psi.entanglement_entropy(n // 2) if n > 1 else 0.0,
-        }
-    if mps and n > MPS_PROBABILITY_MAX_QUBITS:  # 2**n probabilities: sample with --shots
+    built_in = isinstance(psi, StateBase)
+    if built_in:
+        result.update(psi.summary())
+    limit = psi.dense_limit if built_in else None
+    if limit is not None and n > limit:  # 2**n probabilities: sample with --shots
         probs = np.zeros(0)
     else:
         probs = psi.probabilities()
@@ -210,7 +212,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             numeric = None
         else:
             numeric = np.array([_real_number(e) for e in evaluated])
-    elif mps and probs.size == 0:
+    elif probs.size == 0:
         numeric = None
     elif numbers.dtype.kind == "c":
         numeric = np.asarray(probs, dtype=np.float64)
@@ -290,8 +292,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             to_sample = model.apply(to_sample)
         tally = counts(
             to_sample, args.shots, args.seed, readout=model, initial=args.initial,
-            method=method if method in ("density_matrix", "mpi", "mps") else "statevector",
-            **_mps_options(args),
+            method=psi.method, threads=args.threads, **options,
         )  # fmt: skip
         frequent = sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[: args.top]
         result["counts"] = dict(frequent)
@@ -359,28 +360,65 @@ def _complex_text(z: complex) -> str:
     return f"{round(z.real, 6) + 0.0:+.6f}{round(z.imag, 6) + 0.0:+.6f}j"
 
 
-DENSITY_MATRIX_MAX_QUBITS = 12
-MPS_PROBABILITY_MAX_QUBITS = 20
-"""Above this many qubits ``--method mps`` lists no probabilities (``2**n`` of them): sample
-with ``--shots``."""
-"""Noisy circuits up to this size run as density matrices by default, larger ones as
-trajectories."""
+def _method_and_options(
+    args: argparse.Namespace, circuit: Circuit, numbers: NumberSystem
+) -> tuple[str, dict[str, Any]]:
+    """The method to run (``--method``, or the registry's choice for the circuit) and the
+    method flags given, refusing a flag the method does not have."""
+    flags = {name: value for name, value in vars(args).items()
+             if name in _option_flags() and value is not None}  # fmt: skip
+    method = args.method or AUTO
+    if method == AUTO:
+        try:
+            method = choose_method(circuit, numbers, flags)
+        except UnknownOptionError:
+            method = choose_method(circuit, numbers)  # the flag is refused just below
+    has = set(method_spec(method).option_names())
+    for name in flags:
+        if name not in has:
+            owners = " or ".join(f"--method {m}" for m in _option_flags()[name])
+            raise UsageError(f"--{name.replace('_', '-')} applies to {owners}")
+    return method, flags
 
 
-def _mps_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The matrix-product-state settings, for ``--method mps`` only."""
-    if args.method != "mps":
-        for flag, value in (("--max-bond", args.max_bond), ("--conserve", args.conserve)):
-            if value is not None:
-                raise UsageError(f"{flag} applies to --method mps")
-        return {}
-    return {"max_bond": args.max_bond, "cutoff": args.cutoff, "conserve": args.conserve}
+def _option_flags() -> dict[str, list[str]]:
+    """Every method option that is not shared, and the methods that have it."""
+    owners: dict[str, list[str]] = {}
+    for name in available_methods():
+        for f in method_fields(method_spec(name).options):
+            owners.setdefault(f.name, []).append(name)
+    return owners
 
 
-def _default_method(circuit: Circuit) -> str:
-    if circuit.has_noise:
-        return "density_matrix" if circuit.n_qubits <= DENSITY_MATRIX_MAX_QUBITS else "trajectories"
-    return "statevector"
+def add_method_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per method option (``--max-bond``), built from the options' declarations,
+    so a registered method gets its flags without an edit here."""
+    seen: dict[str, tuple[type, dataclasses.Field[Any]]] = {}
+    for name in available_methods():
+        options = method_spec(name).options
+        for f in method_fields(options):
+            seen.setdefault(f.name, (options, f))
+    for name, (options, f) in seen.items():
+        owners = ", ".join(_option_flags()[name])
+        kind = _flag_type(options, name)
+        extra: dict[str, Any] = (
+            {"action": argparse.BooleanOptionalAction} if kind is bool else {"type": kind}
+        )
+        if f.metadata.get("choices"):
+            extra["choices"] = f.metadata["choices"]
+        parser.add_argument(
+            f"--{name.replace('_', '-')}",
+            default=None,
+            help=f"{f.metadata.get('help', '')} (--method {owners}; default: {f.default})",
+            **extra,
+        )
+
+
+def _flag_type(options: type, name: str) -> type:
+    """The command-line type of an option: its annotation without ``None``."""
+    hint = typing.get_type_hints(options)[name]
+    kinds = [k for k in typing.get_args(hint) if k is not type(None)] or [hint]
+    return kinds[0] if kinds[0] in (bool, int, float) else str
 
 
 def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
@@ -508,7 +546,7 @@ def info() -> str:
 def _gpu_status() -> str:
     """What the GPU backends see, or why none is usable (the registry knows; the command
     line names no backend)."""
-    from .backends import DeviceInfo, capability, get_backend
+    from .backends import DeviceInfo, get_backend
 
     seen = []
     for name in available_backends():
@@ -549,39 +587,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--initial", default=None, help="initial basis state as a bitstring")
     p.add_argument(
         "--method",
-        choices=("statevector", "density_matrix", "trajectories", "mpi", "mps"),
+        choices=(AUTO, *available_methods()),
         default=None,
-        help="kind of state (default: statevector; with --noise, density_matrix up to "
-        f"{DENSITY_MATRIX_MAX_QUBITS} qubits, trajectories above; mpi: spread over the ranks "
-        "of mpiexec -n R, printed once; mps: a matrix-product state)",
+        help="kind of state (default: auto, the registry's choice: noise runs as a density "
+        f"matrix up to {DENSITY_MATRIX_MAX_QUBITS} qubits, as trajectories above; several "
+        "MPI ranks as mpi; otherwise statevector); "
+        + "; ".join(f"{n}: {method_spec(n).summary}" for n in available_methods()),
     )
-    p.add_argument(
-        "--max-bond", type=int, default=None, help="largest bond dimension (--method mps)"
-    )
-    p.add_argument(
-        "--cutoff",
-        type=float,
-        default=0.0,
-        help="largest discarded weight per truncation (--method mps)",
-    )
-    p.add_argument(
-        "--conserve",
-        choices=("N", "Sz"),
-        default=None,
-        help="U(1) charge every gate must keep (--method mps)",
-    )
+    add_method_flags(p)
     p.add_argument(
         "--noise",
         action="append",
         metavar="SPEC",
         help="noise after every gate: depolarizing:P, amplitude_damping:G, phase_damping:L, "
         "thermal_relaxation:T1,T2,TIME, readout:P (repeatable), or a JSON/YAML noise model file",
-    )
-    p.add_argument(
-        "--trajectories",
-        type=int,
-        default=1000,
-        help="trajectories averaged (--method trajectories)",
     )
     p.add_argument("--observable", default=None, help='Pauli sum, e.g. "Z0 Z1 + 0.5*X2"')
     p.add_argument("--shots", type=int, default=0, help="sample this many measurements")
@@ -639,7 +658,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.threads is not None and args.threads < 1:
             raise UsageError("--threads must be >= 1")
         result = run(args)
-        if args.method == "mpi" and _mpi_rank() != 0:
+        if "ranks" in result and _mpi_rank() != 0:
             return EXIT_OK  # every rank computed; rank 0 reports
         if args.plot:
             write_plot(result, args.plot)

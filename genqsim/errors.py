@@ -138,3 +138,7 @@ class SlowFallbackWarning(UserWarning):
 class ChargeViolationError(GenqsimError, ValueError):
     """A gate or state that does not conserve the charge a matrix-product state keeps
     (``conserve="N"`` or ``"Sz"``)."""
+
+
+class UnknownOptionError(GenqsimError, TypeError):
+    """An option the chosen simulation method does not have (the message lists its options)."""

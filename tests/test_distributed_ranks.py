@@ -54,7 +54,8 @@ def circuits_with_collapse(draw):
 
 
 def single_process(circuit: gq.Circuit, seed: int, numbers: str = "complex128") -> np.ndarray:
-    return gq.simulate(circuit, numbers=numbers, seed=seed).to_numpy()
+    """One process's state vector (noise drawn as one trajectory), the reference of a rank's."""
+    return gq.simulate(circuit, numbers=numbers, seed=seed, method="statevector").to_numpy()
 
 
 @SAME_ON_EVERY_RANK
@@ -208,7 +209,7 @@ def test_bytes_sent_match_each_class_minimum():
     assert sent(gq.Circuit(n).h(top), state) == slice_bytes // 2
     assert state.layout.is_local(top)
     fixed = state.copy()
-    fixed.options = gq.states.RunOptions(remap=False, exchange_chunk=16)
+    fixed.options = gq.MPIOptions(remap=False, exchange_chunk=16)
     top = fixed.layout.rank_qubits()[0]
     local = [q for q in range(n) if fixed.layout.is_local(q)]
     controlled_h = gq.Circuit(n).append(gq.gate("h"), top, local[:2], [1, 0])

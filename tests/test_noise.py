@@ -332,7 +332,7 @@ def test_density_matrix_tools_against_closed_forms():
     rho = gq.DensityMatrix.from_statevector(bell)
     assert rho.purity() == pytest.approx(1.0)
     assert rho.entropy() == pytest.approx(0.0, abs=1e-12)
-    half = rho.reduced([1])
+    half = rho.reduced_density_matrix([1])
     np.testing.assert_allclose(half.to_numpy(), np.eye(2) / 2, atol=1e-15)
     assert half.entropy() == pytest.approx(1.0)
     assert half.purity() == pytest.approx(0.5)
@@ -345,8 +345,8 @@ def test_density_matrix_tools_against_closed_forms():
     assert a.fidelity(b) == pytest.approx((np.sqrt(0.14) + np.sqrt(0.24)) ** 2)
     # a 3-qubit reduction keeps qubit order: qubits [2, 0] of |q2 q1 q0> = |1 0 1>
     basis = gq.simulate(gq.Circuit(3), method="density_matrix", initial="101")
-    assert basis.reduced([2, 0]).probabilities().tolist() == [0, 0, 0, 1]
-    assert basis.reduced([1, 0]).probabilities().tolist() == [0, 0, 1, 0]
+    assert basis.reduced_density_matrix([2, 0]).probabilities().tolist() == [0, 0, 0, 1]
+    assert basis.reduced_density_matrix([1, 0]).probabilities().tolist() == [0, 0, 1, 0]
 
 
 def test_density_matrix_measure_and_sample():
@@ -392,7 +392,10 @@ def test_trajectory_averages_within_five_standard_errors():
 def test_symbolic_noise_on_a_state_vector_is_refused_clearly():
     p = gq.parameters("p")[0]
     with pytest.raises(gq.NotNumericError, match="density_matrix"):
-        gq.simulate(gq.Circuit(1).depolarizing(p, 0), numbers="sympy")
+        gq.simulate(gq.Circuit(1).depolarizing(p, 0), numbers="sympy", method="statevector")
+    auto = gq.simulate(gq.Circuit(1).depolarizing(p, 0), numbers="sympy")  # exact channels
+    assert auto.method == "density_matrix"
+    assert gq.simplify(auto.probabilities()[1] - 2 * p / 3) == 0
 
 
 # -- classically controlled operations ------------------------------------------------------------

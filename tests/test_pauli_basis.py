@@ -14,7 +14,7 @@ import genqsim as gq
 from genqsim import channels
 from genqsim.circuit import Operation
 from genqsim.errors import ArgumentValueError, NumberTypeError
-from genqsim.states import DensityMatrix, RunOptions
+from genqsim.states import DensityMatrix, DensityOptions
 from genqsim.states.doubling import SuperoperatorGate, doubled_circuit
 from genqsim.states.pauli_basis import PauliRun, pauli_run, transfer_matrix
 
@@ -81,8 +81,8 @@ def test_a_non_hermitian_operator_stays_in_the_computational_basis():
     m[0, 3] = 1
     assert gq.get_backend("numba").to_pauli_coordinates(m.reshape(-1).copy(), 4) is None
     c = gq.Circuit(4).h(0).cx(0, 1).depolarizing(0.1, 1).amplitude_damping(0.2, 3)
-    forced = DensityMatrix(m, options=RunOptions(pauli_basis=True)).apply(c).to_numpy()
-    plain = DensityMatrix(m, options=RunOptions(pauli_basis=False)).apply(c).to_numpy()
+    forced = DensityMatrix(m, options=DensityOptions(pauli_basis=True)).apply(c).to_numpy()
+    plain = DensityMatrix(m, options=DensityOptions(pauli_basis=False)).apply(c).to_numpy()
     np.testing.assert_allclose(forced, plain, atol=1e-15)
 
 
@@ -161,7 +161,7 @@ def test_real_states_refuse_complex_matrices_and_other_backends_pauli_runs():
         gq.get_backend("numba").apply_matrix(state, np.diag([1, 1j]), (0,))
     assert not state.any()
     with pytest.raises(ArgumentValueError, match="pauli_basis"):
-        RunOptions(pauli_basis="yes")  # type: ignore[arg-type]
+        DensityOptions(pauli_basis="yes")  # type: ignore[arg-type]
     ns = gq.get_number_system("complex128")
     with pytest.raises(ArgumentValueError, match="cannot run Pauli coordinates"):
         PauliRun(gq.Circuit(2), 1, ns, gq.get_backend("numpy"))
@@ -173,7 +173,7 @@ def test_a_noisy_circuit_applied_again_keeps_its_run_until_it_grows(circuit, pau
     """The doubled circuit, its Pauli-coordinate run and its plan are kept on the circuit:
     applied twice (the second time from what was kept), the state equals the dense Kraus
     construction of the circuit twice over; once the circuit grows it is compiled anew."""
-    rho = DensityMatrix.zeros(circuit.n_qubits, options=RunOptions(pauli_basis=pauli_basis))
+    rho = DensityMatrix.zeros(circuit.n_qubits, options=DensityOptions(pauli_basis=pauli_basis))
     rho.apply(circuit)
     kept = rho._doubled_run(circuit, None)
     rho.apply(circuit)

@@ -38,6 +38,12 @@ KINDS = {
         lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), device="gpu", **kw),
         marks=[pytest.mark.gpu, pytest.mark.skipif(not _has_cupy(), reason="needs a GPU")],
     ),
+    "density_matrix": lambda c, **kw: gq.simulate(
+        c.bind({THETA: VALUE}), method="density_matrix", **kw
+    ),
+    "trajectories": lambda c, **kw: gq.simulate(
+        c.bind({THETA: VALUE}), method="trajectories", trajectories=3, seed=7, **kw
+    ),
     "interval": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), method="interval", **kw),
     "mpi": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), method="mpi", **kw),
     "mps": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), method="mps", **kw),
@@ -226,6 +232,12 @@ def test_tangent_results_are_exact_derivatives():
 
     fd_p = (p0(VALUE + h) - p0(VALUE - h)) / (2 * h)
     np.testing.assert_allclose([p.partials[0] for p in probs], fd_p, atol=1e-7)
+
+
+def test_every_registered_method_is_in_the_conformance_suite():
+    """A method registered without a line in KINDS fails here, so none goes untested."""
+    covered = {name.split("-")[0] for name in KINDS}
+    assert set(gq.available_methods()) <= covered, set(gq.available_methods()) - covered
 
 
 def test_methods_are_listed_and_unknown_ones_refused():

@@ -49,7 +49,7 @@ from ..errors import (
 from ..memory import check_state_fits
 from ..numbers import Number, NumberSystem, get_number_system
 from ..optional import require
-from ..pauli import PauliSum, pauli_masks
+from ..pauli import PauliSum
 from ..plan import (
     DiagonalCall,
     PlanItem,
@@ -59,17 +59,14 @@ from ..plan import (
 from ..plan.fusion import fuse_circuit
 from ..progress import bar_for
 from ..states import sampling
+from ..states.base import StateBase, check_qubit_count
 from ..states.options import RunOptions, run_threads
-from ..states.protocol import Seed, as_circuit
-from ..states.statevector import (
-    StateVector,
-    kept_first,
-    pauli_sum_value,
-    pure_state_entropy,
-)
+from ..states.protocol import Seed
+from ..states.statevector import StateVector, kept_first, pure_state_entropy
 from ..validation import as_qubit_tuple, check_n_qubits
 from .exchange import DEFAULT_CHUNK, CommunicationStats, Exchanger, subspace
 from .layout import QubitLayout, initial_layout
+from .options import MPIOptions
 from .runner import PlanRun
 from .schedule import Swap, schedule
 
@@ -95,7 +92,7 @@ def _rank_bits(size: int) -> int:
     return size.bit_length() - 1
 
 
-class DistributedStateVector:
+class DistributedStateVector(StateBase):
     """A pure state of ``n_qubits`` qubits spread over the ranks of ``comm`` (see the module
     docs). ``local_amplitudes`` is this rank's slice, in the current :attr:`layout`'s order."""
 
@@ -125,7 +122,7 @@ class DistributedStateVector:
             )
         self.n_qubits = n
         self.numbers: NumberSystem = ns
-        self.options = RunOptions() if options is None else options
+        self.options = MPIOptions.of(options)
         self.local_qubits = n - k
         self.backend: Backend = backend_for(ns, device, backend)
         self._share_node()
@@ -266,11 +263,7 @@ class DistributedStateVector:
         """Apply ``circuit`` in place (collective) and return ``self``. The whole circuit is
         validated and planned before any amplitude changes. ``seed`` drives mid-circuit
         measurements and channel branches (drawn on rank 0)."""
-        circuit = as_circuit(circuit, self.n_qubits)
-        if circuit.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
-            )
+        circuit = self.check_circuit(circuit)
         with self.numbers.context():
             plan = self._plan(circuit)
         self._check_widths(plan)
@@ -431,12 +424,12 @@ class DistributedStateVector:
 
     def expectation(self, observable: str | PauliSum) -> Number:
         """``<psi|H|psi>`` for a Pauli sum; a term with X or Y on rank qubits first brings those
-        qubits onto local positions (a change of layout, not of the state)."""
-        obs = PauliSum.for_state(observable, self.n_qubits)
-        for _, pauli in obs.terms:  # validated whole before any exchange
-            pauli_masks(pauli)
-        with self.numbers.context():
-            return pauli_sum_value(obs, self.numbers, self._pauli_value)
+        qubits onto local positions (a change of layout, not of the state). Collective."""
+        return super().expectation(observable)
+
+    def summary(self) -> dict[str, Any]:
+        """What the command line reports beside the results."""
+        return {"ranks": self.size}
 
     def _pauli_value(self, x_mask: int, z_mask: int) -> complex:
         """``<psi| X^x Z^z |psi>`` (logical masks)."""
@@ -549,10 +542,9 @@ def run_mpi(request: SimulationRequest) -> DistributedStateVector:
     """``method="mpi"``: the state spread over ``MPI.COMM_WORLD``'s ranks."""
     numbers = request.numbers or get_number_system("complex128")
     initial = request.initial
-    if isinstance(initial, StateVector) and initial.n_qubits != request.circuit.n_qubits:
-        raise QubitCountMismatchError(
-            f"initial state has {initial.n_qubits} qubits, circuit has {request.circuit.n_qubits}"
-        )
+    if isinstance(initial, StateVector):
+        n = request.circuit.n_qubits
+        check_qubit_count("initial state", initial.n_qubits, n, "the circuit")
     state = DistributedStateVector(
         request.circuit.n_qubits, numbers, None, request.backend, request.device,
         request.options, initial,

@@ -29,8 +29,8 @@ from ..errors import (
     StateTooLargeError,
 )
 from ..kernels import marginalize
-from ..numbers import Number, NumberSystem, get_number_system
-from ..pauli import PAULI_MATRICES, PauliSum, pauli_masks
+from ..numbers import NumberSystem, get_number_system
+from ..pauli import PAULI_MATRICES
 from ..plan import (
     ChannelCall,
     ConditionalCall,
@@ -43,8 +43,9 @@ from ..plan import (
 )
 from ..progress import bar_for
 from ..states import sampling
-from ..states.protocol import Seed, as_circuit
-from ..states.statevector import StateVector, pauli_sum_value
+from ..states.base import StateBase, check_qubit_count, check_same_size
+from ..states.protocol import Seed
+from ..states.statevector import StateVector
 from ..validation import as_qubit_tuple
 from . import readout
 from .charges import charge_groups, gate_blocks, site_charges
@@ -56,6 +57,9 @@ if TYPE_CHECKING:
 
 DENSE_LIMIT = 26
 """Most qubits :meth:`MPSState.to_numpy` and full distributions expand to (1 GiB)."""
+
+SUMMARY_DENSE_LIMIT = 20
+"""Most qubits whose full distribution a report lists (``2**20`` rows); sample above."""
 
 _PAULI = {
     "X": PAULI_MATRICES["X"],
@@ -142,7 +146,7 @@ def _widened(matrix: np.ndarray, qubits: tuple[int, ...], union: tuple[int, ...]
     return reordered(full, tuple(qubits) + tuple(extra), union)
 
 
-class MPSState:
+class MPSState(StateBase):
     """A pure state of ``n_qubits`` qubits as a matrix-product state (see the module docs).
 
     ``conserve``: ``None``, ``"N"`` (the number of qubits in ``|1>``) or ``"Sz"``; a gate that
@@ -274,11 +278,7 @@ class MPSState:
 
     def apply(self, circuit: Circuit | Operation, seed: Seed = None) -> MPSState:
         """Run a circuit (or one operation) in place; validated whole before any change."""
-        circuit = as_circuit(circuit, self.n_qubits)
-        if circuit.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"circuit has {circuit.n_qubits} qubits, state has {self.n_qubits}"
-            )
+        circuit = self.check_circuit(circuit)
         check_bound(circuit, self._numbers)
         circuit, _ = circuit.split_terminal_measurements()  # those only feed sampling
         prepared = []  # every gate checked for charge before any change
@@ -424,12 +424,25 @@ class MPSState:
             self._project(outcome)
         return "".join(str(outcome[q]) for q in reversed(qs))
 
-    def expectation(self, observable: str | PauliSum) -> Number:
-        """``<psi|H|psi>`` for a Pauli sum, each term by transfer matrices over its support."""
-        obs = PauliSum.for_state(observable, self.n_qubits)
-        for _, pauli in obs.terms:
-            pauli_masks(pauli)
-        return pauli_sum_value(obs, self._numbers, self._pauli_value)
+    dense_limit = SUMMARY_DENSE_LIMIT
+    """Above this many qubits the command line lists no probabilities (sample instead)."""
+
+    @property
+    def backend_name(self) -> str:
+        """What runs the blocks: LAPACK through NumPy on the CPU, the GPU backend's arrays."""
+        return "numpy (LAPACK)" if self.device == "cpu" else "gpu"
+
+    def summary(self) -> dict[str, Any]:
+        """What the command line reports beside the results."""
+        n = self.n_qubits
+        return {
+            "mps": {
+                "max_bond": self.max_bond_dimension,
+                "truncation_error": self.truncation_error,
+                "conserve": self.conserve,
+                "entropy_middle": self.entanglement_entropy(n // 2) if n > 1 else 0.0,
+            }
+        }
 
     def _pauli_value(self, x_mask: int, z_mask: int) -> complex:
         operators = {}
@@ -513,10 +526,7 @@ class MPSState:
         """``<self|other>`` by one left-to-right contraction of the two networks."""
         if not isinstance(other, MPSState):
             raise ArgumentTypeError(f"expected an MPSState, got {type(other).__name__}")
-        if other.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"states have {self.n_qubits} and {other.n_qubits} qubits"
-            )
+        check_same_size(self, other)
         env = np.ones((1, 1), dtype=complex)
         for j in range(self.n_qubits):
             a, b = self._host().dense_site(j), other._host().dense_site(j)
@@ -589,7 +599,6 @@ def run_mps(request: SimulationRequest) -> MPSState:
         state = MPSState.basis(bits, ns, truncation, options.conserve, device)
     else:
         state = MPSState.from_vector(initial, ns, truncation, options.conserve, device)
-    if state.n_qubits != n:
-        raise QubitCountMismatchError(f"initial state has {state.n_qubits} qubits, circuit has {n}")
+    check_qubit_count("initial state", state.n_qubits, n, "the circuit")
     state.progress = options.progress
     return state.apply(request.circuit, seed=request.seed)

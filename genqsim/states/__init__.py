@@ -1,81 +1,77 @@
 """Kinds of state behind one protocol, chosen by ``gq.simulate(circuit, method=...)``.
 
 * :mod:`.protocol`: the :class:`State` protocol (required and optional members).
-* :mod:`.registry`: the methods (``"statevector"``, ``"interval"``, ``"tangent"``, and
-  plugins through the ``genqsim.states`` entry-point group) and :func:`simulate`.
+* :mod:`.base`: :class:`~genqsim.states.base.StateBase`, what every built-in kind shares
+  (circuit checks, Pauli sums, sampling, measuring, saving, displays).
+* :mod:`.registry`: :class:`MethodSpec`, :func:`register_method`, ``method="auto"``
+  (:func:`choose_method`) and :func:`simulate`; the built-in methods are registered by
+  :mod:`genqsim.methods`, plugins through the ``genqsim.states`` entry-point group.
 * :mod:`.statevector`, :mod:`.interval`, :mod:`.tangent`, :mod:`.density`: the built-in
   kinds (:mod:`.doubling` turns circuits into the ``vec(rho)`` circuits density matrices
   run).
 * :mod:`.sampling`: seeds, bitstrings and counts, shared by every kind.
-* :mod:`.options`: the run options a state carries.
+* :mod:`.options`: the run options a state carries, and :func:`~.options.option` for a
+  method's own.
 """
 
 from __future__ import annotations
 
-from .density import DensityMatrix, run_density_matrix
-from .interval import IntervalState, enclose, run_interval
+from .density import DensityMatrix, DensityOptions
+from .interval import IntervalState, enclose
 from .options import RunOptions
 from .protocol import HasAmplitudes, HasOverlap, Seed, State
 from .registry import (
+    AUTO,
     DEFAULT_METHOD,
     ENTRY_POINT_GROUP,
     Method,
+    MethodSpec,
     SimulationRequest,
     available_methods,
+    choose_method,
     expectation,
     get_method,
+    method_spec,
     register_method,
     simulate,
 )
 from .sampling import counts, memory
-from .statevector import StateVector, basis, initial_state, run_statevector, zeros
-from .storage import load_state, save_state
-from .tangent import TangentState, run_tangent
-from .trajectories import Estimate, TrajectoryRunner, TrajectoryState, run_trajectories
+from .saving import save_state
+from .statevector import StateVector, basis, initial_state, zeros
+from .storage import load_state
+from .tangent import TangentState
+from .trajectories import (
+    Estimate,
+    TrajectoryOptions,
+    TrajectoryRunner,
+    TrajectoryState,
+)
 from .unitary import unitary
 
-
-def _run_mpi(request: SimulationRequest) -> State:
-    """``method="mpi"``: imported on first use (it brings in mpi4py, which starts MPI)."""
-    from ..distributed import run_mpi
-
-    return run_mpi(request)
-
-
-def _run_mps(request: SimulationRequest) -> State:
-    """``method="mps"``: a matrix-product state (:mod:`genqsim.mps`, imported on first use)."""
-    from ..mps import run_mps
-
-    return run_mps(request)
-
-
-register_method("statevector", run_statevector)
-register_method("interval", run_interval)
-register_method("tangent", run_tangent)
-register_method("density_matrix", run_density_matrix)
-register_method("trajectories", run_trajectories)
-register_method("mpi", _run_mpi)
-register_method("mps", _run_mps)
-
 __all__ = [
+    "AUTO",
     "DEFAULT_METHOD",
     "ENTRY_POINT_GROUP",
     "DensityMatrix",
+    "DensityOptions",
     "Estimate",
     "HasAmplitudes",
     "HasOverlap",
     "IntervalState",
     "Method",
+    "MethodSpec",
     "RunOptions",
     "Seed",
     "SimulationRequest",
     "State",
     "StateVector",
     "TangentState",
+    "TrajectoryOptions",
     "TrajectoryRunner",
     "TrajectoryState",
     "available_methods",
     "basis",
+    "choose_method",
     "counts",
     "enclose",
     "expectation",
@@ -83,6 +79,7 @@ __all__ = [
     "initial_state",
     "load_state",
     "memory",
+    "method_spec",
     "register_method",
     "save_state",
     "simulate",

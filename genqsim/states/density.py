@@ -20,7 +20,9 @@ import contextlib
 import importlib
 import math
 import numbers as _abc
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,7 +34,6 @@ from ..errors import (
     ArgumentValueError,
     MatrixShapeError,
     NumberTypeError,
-    QubitCountMismatchError,
     StateTooLargeError,
 )
 from ..kernels import marginalize, pauli_signs
@@ -41,7 +42,6 @@ from ..observables import (
     Hermitian,
     SparseObservable,
     matrix_expectation_value,
-    observable_for_state,
 )
 from ..pauli import PauliSum
 from ..plan import (
@@ -56,12 +56,13 @@ from ..plan import (
 from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits
 from . import sampling
-from .display import SavedAndShown
+from .base import StateBase, check_qubit_count, check_same_size
+from .display import density_matrix_html, density_matrix_latex
 from .doubling import doubled_circuit
-from .options import RunOptions, run_threads
+from .options import RunOptions, option, run_threads
 from .pauli_basis import PauliRun, pauli_run
-from .protocol import Seed, as_circuit
-from .statevector import StateVector, basis, kept_first, pauli_sum_value
+from .protocol import Seed
+from .statevector import StateVector, basis, kept_first
 
 if TYPE_CHECKING:
     from .registry import SimulationRequest
@@ -71,7 +72,24 @@ Record = tuple[tuple[int, int], ...]
 mid-circuit measurement)."""
 
 
-class DensityMatrix(SavedAndShown):
+@dataclass(frozen=True)
+class DensityOptions(RunOptions):
+    """``pauli_basis``: whether a density matrix runs its gates and channels on real Pauli
+    coordinates (:mod:`genqsim.states.pauli_basis`; ``None``: where it pays, ``True``:
+    wherever it can, ``False``: never)."""
+
+    pauli_basis: bool | None = option(
+        None, "run gates and channels on real Pauli coordinates (default: where it pays)"
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        p = self.pauli_basis
+        if p is not None and not isinstance(p, bool):
+            raise ArgumentValueError(f"pauli_basis must be None or a bool, got {p!r}")
+
+
+class DensityMatrix(StateBase):
     """A mixed state of ``n_qubits`` qubits; qubit 0 is the least-significant index bit.
 
     Build one with ``gq.simulate(circuit, method="density_matrix")``,
@@ -106,7 +124,7 @@ class DensityMatrix(SavedAndShown):
         self.n_qubits = n_qubits
         self.numbers: NumberSystem = numbers
         self.backend = backend
-        self.options = RunOptions() if options is None else options
+        self.options = DensityOptions.of(options)
         self._members = members
 
     @classmethod
@@ -230,11 +248,7 @@ class DensityMatrix(SavedAndShown):
         ensemble by outcome and conditionals act on the members whose bits match (``seed`` is
         accepted for the protocol's sake: nothing here is random). Terminal measurements are
         left to :meth:`sample`. The whole circuit is checked before anything changes."""
-        circuit = as_circuit(circuit, self.n_qubits)
-        if circuit.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
-            )
+        circuit = self.check_circuit(circuit)
         fuse = self.options.fuse if fuse is None else fuse
         progress = self.options.progress if progress is None else progress
         with self.numbers.context():
@@ -399,9 +413,9 @@ class DensityMatrix(SavedAndShown):
                 ) from exc
         return m.astype(np.complex128)
 
-    def reduced(self, qubits: Sequence[int]) -> DensityMatrix:
+    def reduced_density_matrix(self, qubits: int | Sequence[int]) -> DensityMatrix:
         """The reduced density matrix of ``qubits`` (the others traced out); its qubit ``i``
-        is ``qubits[i]``."""
+        is ``qubits[i]``. The same name on every kind of state that gives one."""
         qs = as_qubit_tuple(qubits, self.n_qubits)
         if not qs:
             raise ArgumentValueError("keep at least one qubit")
@@ -421,29 +435,43 @@ class DensityMatrix(SavedAndShown):
         vec = self.backend.asarray(reduced.reshape(-1), self.numbers)
         return DensityMatrix._make(k, {(): vec}, self.numbers, self.backend, self.options)
 
-    partial_trace = reduced
+    partial_trace = reduced_density_matrix
+
+    def reduced(self, qubits: Sequence[int]) -> DensityMatrix:
+        """Deprecated name of :meth:`reduced_density_matrix` (the name every kind uses)."""
+        warnings.warn(
+            "DensityMatrix.reduced is deprecated: use reduced_density_matrix (the name every "
+            "kind of state uses)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.reduced_density_matrix(qubits)
+
+    def entanglement_entropy(self, qubits: int | Sequence[int], base: float = 2) -> float:
+        """The von Neumann entropy of ``qubits``' reduced state (in bits by default). For a
+        mixed state this counts classical mixing too; :meth:`entropy` is the whole state's."""
+        return self.reduced_density_matrix(qubits).entropy(base)
 
     def expectation(self, observable: str | PauliSum | Hermitian | SparseObservable) -> Number:
         """``Tr(rho H)`` for a Pauli sum (term by term without building ``H``), a
         :class:`~genqsim.Hermitian` matrix on some qubits (against their reduced state) or a
         sparse matrix over all of them (the entries of ``rho`` at its nonzeros)."""
-        obs = observable_for_state(observable, self.n_qubits)
+        return super().expectation(observable)
+
+    def _matrix_expectation(self, obs: Hermitian | SparseObservable) -> Number:
         if isinstance(obs, Hermitian):
-            rho = self.reduced(obs.qubits).to_numpy()
+            rho = self.reduced_density_matrix(obs.qubits).to_numpy()
             with self.numbers.context():
                 value = np.sum(rho.T * self.numbers.array(obs.matrix))
             return matrix_expectation_value(value, obs, self.numbers)
-        if isinstance(obs, SparseObservable):
-            rho = self.to_numpy()
-            coo = obs.matrix.tocoo()
-            with self.numbers.context():
-                entries = rho[coo.col, coo.row]
-                value = np.sum(entries * self.numbers.array(coo.data.astype(complex)))
-            return matrix_expectation_value(value, obs, self.numbers)
+        rho = self.to_numpy()
+        coo = obs.matrix.tocoo()
         with self.numbers.context():
-            return pauli_sum_value(obs, self.numbers, self._trace_pauli)
+            entries = rho[coo.col, coo.row]
+            value = np.sum(entries * self.numbers.array(coo.data.astype(complex)))
+        return matrix_expectation_value(value, obs, self.numbers)
 
-    def _trace_pauli(self, x_mask: int, z_mask: int) -> Number:
+    def _pauli_value(self, x_mask: int, z_mask: int) -> Number:
         """``Tr(rho X^x Z^z) = sum_i sign(i) rho[i, i ^ x]``."""
         n = self.n_qubits
         i = np.arange(1 << n, dtype=np.int64)
@@ -464,10 +492,7 @@ class DensityMatrix(SavedAndShown):
         """``<psi|rho|psi>`` with a pure state, or Uhlmann's ``(Tr sqrt(sqrt(rho) sigma
         sqrt(rho)))**2`` with another density matrix (machine numbers)."""
         if isinstance(other, StateVector):
-            if other.n_qubits != self.n_qubits:
-                raise QubitCountMismatchError(
-                    f"states have {self.n_qubits} and {other.n_qubits} qubits"
-                )
+            check_same_size(self, other)
             psi = other.to_numpy()
             size = 1 << self.n_qubits
             m = self.backend.to_numpy(self.vector).reshape(size, size)
@@ -479,52 +504,40 @@ class DensityMatrix(SavedAndShown):
             raise ArgumentTypeError(
                 f"fidelity() takes a StateVector or a DensityMatrix, got {type(other).__name__}"
             )
-        if other.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"states have {self.n_qubits} and {other.n_qubits} qubits"
-            )
+        check_same_size(self, other)
         root = _psd_sqrt(_hermitian(self._numeric_matrix()))
         inner = root @ _hermitian(other._numeric_matrix()) @ root
         w = np.clip(np.linalg.eigvalsh(_hermitian(inner)), 0.0, None)
         return float(np.sqrt(w).sum() ** 2)
 
     # -- sampling and measurement --------------------------------------------------------------
-    def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
-        p = self.probabilities(qubits)
-        if not isinstance(p, np.ndarray):
-            p = self.backend.to_numpy(p)
-        return sampling.host_distribution(p, lambda v: self.numbers.to_complex(v).real)
+    def _to_host(self, values: Any) -> np.ndarray:
+        return self.backend.to_numpy(values)
 
-    def sample(
-        self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
-    ) -> dict[str, int]:
-        """Counts of ``shots`` measurements in the computational basis (bit of the highest
-        qubit leftmost), drawn from the diagonal; the state is not changed."""
-        return sampling.sample_distribution(
-            self._numeric_distribution, self.n_qubits, shots, seed, qubits
-        )
-
-    def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
-        """Measure ``qubits`` (all when omitted): draw an outcome, project rho on it and
-        renormalise; returns the outcome as a bitstring (``qubits[0]`` rightmost)."""
-        qs = (
-            tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
-        )
-        p = self._numeric_distribution(qs)
-        outcome = sampling.draw_outcome(p, seed)
-        exact = self.probabilities(qs)[outcome]
+    def _collapse(self, qubits: tuple[int, ...], outcome: int) -> None:
+        """Project rho onto ``outcome`` of ``qubits`` and renormalise."""
+        exact = self.probabilities(qubits)[outcome]
         ns = self.numbers
         if ns.symbolic:
             exact = ns.simplify(exact)
-        k = len(qs)
+        k = len(qubits)
         diagonal = [ns.zero] * (1 << (2 * k))
         diagonal[outcome | (outcome << k)] = ns.one  # |o><o| on columns and rows
-        targets = qs + tuple(q + self.n_qubits for q in qs)
+        targets = qubits + tuple(q + self.n_qubits for q in qubits)
         with ns.context(), self._threads():
             for vec in self._members.values():
                 self.backend.apply_diagonal(vec, ns.array(diagonal), targets)
         self._scale(ns.one / exact)
-        return sampling.bitstring(outcome, k)
+
+    def stored(self) -> tuple[str, dict[Any, Any]]:
+        """What :func:`genqsim.save_state` writes: the kind and its members."""
+        return "density_matrix", self._members
+
+    def _html(self) -> str | None:
+        return density_matrix_html(self)
+
+    def _latex(self) -> str | None:
+        return density_matrix_latex(self)
 
     def record_distribution(
         self, terminal: Sequence[tuple[int, int]], n_clbits: int
@@ -616,10 +629,7 @@ def initial_density(
         return DensityMatrix.zeros(n_qubits, numbers, backend, device, options)
     if isinstance(initial, DensityMatrix):
         rho = initial.copy()
-        if rho.n_qubits != n_qubits:
-            raise QubitCountMismatchError(
-                f"initial state has {rho.n_qubits} qubits, circuit has {n_qubits}"
-            )
+        check_qubit_count("initial state", rho.n_qubits, n_qubits, "the circuit")
         if rho.numbers is not numbers:
             rho = DensityMatrix(rho.to_numpy(), numbers, backend, options)
         return rho
@@ -641,16 +651,10 @@ def initial_density(
         arr = np.asarray(initial, dtype=object if numbers.dtype == object else None)
         if arr.ndim == 2:
             rho = DensityMatrix(arr, numbers, backend, options)
-            if rho.n_qubits != n_qubits:
-                raise QubitCountMismatchError(
-                    f"initial state has {rho.n_qubits} qubits, circuit has {n_qubits}"
-                )
+            check_qubit_count("initial state", rho.n_qubits, n_qubits, "the circuit")
             return rho
         psi = StateVector(arr, numbers, "numpy")
-    if psi.n_qubits != n_qubits:
-        raise QubitCountMismatchError(
-            f"initial state has {psi.n_qubits} qubits, circuit has {n_qubits}"
-        )
+    check_qubit_count("initial state", psi.n_qubits, n_qubits, "the circuit")
     if psi.numbers is not numbers:
         psi = StateVector(psi.to_numpy(), numbers, "numpy")
     rho = DensityMatrix.from_statevector(psi)
@@ -660,7 +664,7 @@ def initial_density(
             n_qubits, {(): chosen.asarray(rho.backend.to_numpy(rho.vector), numbers)},
             numbers, chosen,
         )  # fmt: skip
-    rho.options = RunOptions() if options is None else options
+    rho.options = DensityOptions.of(options)
     return rho
 
 

@@ -7,7 +7,6 @@ skipped, so each state offers the one that suits its numbers.
 
 from __future__ import annotations
 
-import os
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -22,33 +21,6 @@ DISPLAY_ROWS = 16
 
 LATEX_MAX_QUBITS = 6
 """Symbolic states up to this size are written out in LaTeX; larger ones show their repr."""
-
-
-class SavedAndShown:
-    """What the state kinds that hold their numbers share: ``save`` to a file and the
-    Jupyter displays (each display returns ``None`` where the other one suits the numbers)."""
-
-    def save(self, path: str | os.PathLike[str], metadata: dict[str, Any] | None = None) -> None:
-        """Write the state and what it is to ``path`` (:func:`genqsim.save_state`)."""
-        from .storage import save_state
-
-        save_state(self, path, metadata)  # type: ignore[arg-type]
-
-    def _repr_html_(self) -> str | None:
-        """Jupyter: a table of the most likely basis states (machine numbers)."""
-        from .density import DensityMatrix
-
-        if isinstance(self, DensityMatrix):
-            return density_matrix_html(self)
-        return state_vector_html(self)  # type: ignore[arg-type]
-
-    def _repr_latex_(self) -> str | None:
-        """Jupyter: the state written out in LaTeX (symbolic numbers, small states)."""
-        from .density import DensityMatrix
-
-        if isinstance(self, DensityMatrix):
-            return density_matrix_latex(self)
-        return state_vector_latex(self)  # type: ignore[arg-type]
 
 
 def _ket(index: int, n: int) -> str:

@@ -34,7 +34,6 @@ from ..errors import (
     InvalidProbabilityError,
     NotUnitaryError,
     NumberTypeError,
-    QubitCountMismatchError,
     QubitIndexError,
 )
 from ..gates import NON_UNITARY
@@ -45,7 +44,8 @@ from ..pauli import PauliSum, pauli_masks
 from ..plan import GateCall, PermutationCall, call_for, check_bound, run_restricted
 from ..validation import as_qubit_tuple
 from . import sampling
-from .protocol import Seed, as_circuit
+from .base import StateBase
+from .protocol import Seed
 
 if TYPE_CHECKING:
     from .registry import SimulationRequest
@@ -108,7 +108,7 @@ def _split_balls(values: np.ndarray, balls: Any) -> tuple[np.ndarray, np.ndarray
     return mid, rad
 
 
-class IntervalState:
+class IntervalState(StateBase):
     """A rigorous enclosure of a pure state: midpoint array and radius array (see module)."""
 
     clbits: dict[int, int]
@@ -147,11 +147,7 @@ class IntervalState:
     def apply(self, circuit: Circuit | Operation) -> IntervalState:
         """Apply ``circuit`` (or one operation) in place, gate by gate, keeping the enclosure;
         returns ``self``."""
-        circuit = as_circuit(circuit, self.n_qubits)
-        if circuit.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
-            )
+        circuit = self.check_circuit(circuit)
         check_bound(circuit, self._balls)
         calls: list[_EnclosedCall] = []
         with self._balls.context():

@@ -1,46 +1,45 @@
-"""Run options: the settings that travel with a state through its runs."""
+"""Run options: the settings that travel with a state through its runs.
+
+:class:`RunOptions` holds what every kind of state shares (threads, fusion, progress). A
+method with settings of its own declares them in a subclass, one :func:`option` per field
+with its help text (``MPSOptions(max_bond, cutoff, conserve)``, ``DensityOptions(
+pauli_basis)``, ...). ``gq.simulate(circuit, method=name, **options)`` builds the method's
+class from the keywords, so its ``__post_init__`` validates them, and the command line makes
+one flag per field from the same declaration (:func:`method_fields`).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..backends import ThreadScoped, capability
 from ..errors import ArgumentValueError, ThreadCountError
 
+OptionsT = TypeVar("OptionsT", bound="RunOptions")
+
+
+def option(default: Any, help: str, *, choices: tuple[Any, ...] | None = None) -> Any:
+    """A field of a method's options: its default, a one-line help text (shown by
+    ``--help`` and the docs) and, where the values are a short list, the ``choices``."""
+    return dataclasses.field(default=default, metadata={"help": help, "choices": choices})
+
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How a state runs circuits.
+    """How a state runs circuits, for every kind of state.
 
     ``threads``: CPU threads for large states on a threaded backend, entered once around each
     run (``None``: the calling thread's setting, see :func:`genqsim.set_num_threads`).
     ``fuse``: width of fused gate blocks (``None``: the default for the numbers; ``False``:
     gate by gate). ``progress``: draw a progress bar on standard error for long runs.
-    ``trajectories``: how many quantum trajectories ``method="trajectories"`` averages.
-    ``pauli_basis``: whether a density matrix runs its gates and channels on real Pauli
-    coordinates (:mod:`genqsim.states.pauli_basis`; ``None``: where it pays, ``True``:
-    wherever it can, ``False``: never).
-    ``exchange_chunk``: amplitudes per MPI message of a distributed state (a power of two;
-    ``None``: :data:`genqsim.distributed.DEFAULT_CHUNK`). ``remap``: whether a distributed
-    state moves qubits between local and rank positions as the circuit needs them (``False``
-    keeps one layout and exchanges for every gate on a rank qubit).
-    ``max_bond``, ``cutoff`` and ``conserve``: a matrix-product state's bond limit, largest
-    discarded weight per truncation, and conserved charge (``None``, ``"N"`` or ``"Sz"``;
-    :mod:`genqsim.mps`).
     """
 
-    threads: int | None = None
-    fuse: int | bool | None = None
-    progress: bool = False
-    trajectories: int = 1000
-    pauli_basis: bool | None = None
-    exchange_chunk: int | None = None
-    remap: bool = True
-    max_bond: int | None = None
-    cutoff: float = 0.0
-    conserve: str | None = None
+    threads: int | None = option(None, "CPU threads for compiled kernels")
+    fuse: int | bool | None = option(None, "width of fused gate blocks (False: gate by gate)")
+    progress: bool = option(False, "a progress bar on standard error for long runs")
 
     def __post_init__(self) -> None:
         t = self.threads
@@ -49,19 +48,35 @@ class RunOptions:
         f = self.fuse
         if f is not None and not isinstance(f, bool) and (not isinstance(f, int) or f < 0):
             raise ArgumentValueError(f"fuse must be None, a bool or a non-negative int, got {f!r}")
-        p = self.pauli_basis
-        if p is not None and not isinstance(p, bool):
-            raise ArgumentValueError(f"pauli_basis must be None or a bool, got {p!r}")
-        c = self.exchange_chunk
-        if c is not None and (
-            isinstance(c, bool) or not isinstance(c, int) or c < 1 or c & (c - 1)
-        ):
-            raise ArgumentValueError(f"exchange_chunk must be a power of two, got {c!r}")
-        if not isinstance(self.remap, bool):
-            raise ArgumentValueError(f"remap must be a bool, got {self.remap!r}")
-        n = self.trajectories
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ArgumentValueError(f"trajectories must be a positive integer, got {n!r}")
+        if not isinstance(self.progress, bool):
+            raise ArgumentValueError(f"progress must be a bool, got {self.progress!r}")
+
+    @classmethod
+    def of(cls: type[OptionsT], options: RunOptions | None) -> OptionsT:
+        """``options`` as this class: itself when it is one already, else the shared settings
+        it holds with this class's defaults for the rest (a state handing its options to a
+        state of another kind, as a reduced density matrix of a state vector)."""
+        if isinstance(options, cls):
+            return options
+        if options is None:
+            return cls()
+        shared = {f.name: getattr(options, f.name) for f in dataclasses.fields(RunOptions)}
+        return cls(**shared)
+
+
+def method_fields(options: type[RunOptions]) -> list[dataclasses.Field[Any]]:
+    """The fields a method's options add to the shared ones, in declaration order."""
+    shared = {f.name for f in dataclasses.fields(RunOptions)}
+    return [f for f in dataclasses.fields(options) if f.name not in shared]
+
+
+def positive_int(name: str, value: Any, *, none_ok: bool = False) -> None:
+    """Refuse ``value`` unless it is a positive integer (or ``None`` where allowed)."""
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        allowed = "a positive integer or None" if none_ok else "a positive integer"
+        raise ArgumentValueError(f"{name} must be {allowed}, got {value!r}")
 
 
 def run_threads(backend: Any, options: RunOptions) -> contextlib.AbstractContextManager[None]:

@@ -1,10 +1,12 @@
 """The State protocol: what every kind of state offers, whatever it stores.
 
-A state kind (a dense state vector, an interval enclosure, a tangent state, and later a
-density matrix, an MPI-distributed vector or a matrix-product state) is one module that
-implements this protocol and one registration (:func:`genqsim.states.register_method`, or
-the ``genqsim.states`` entry-point group). Results come in the state's number system:
-floats for machine numbers, expressions for SymPy, balls for interval states, dual numbers
+A state kind (a dense state vector, a density matrix, trajectories, an interval enclosure,
+a tangent state, an MPI-distributed vector, a matrix-product state, or a plugin's) is one
+module that implements this protocol and one registration
+(:func:`genqsim.states.register_method` with a :class:`~genqsim.states.MethodSpec`, or the
+``genqsim.states`` entry-point group). The built-in kinds share their implementation through
+:class:`~genqsim.states.base.StateBase`. Results come in the state's number system: floats
+for machine numbers, expressions for SymPy, balls for interval states, dual numbers
 for tangent states.
 
 Required (every state kind):
@@ -37,7 +39,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import ArgumentTypeError
 from ..numbers import Number, NumberSystem
 
 if TYPE_CHECKING:
@@ -46,19 +47,6 @@ if TYPE_CHECKING:
 
 Seed = int | np.random.Generator | None
 """A seed for sampling and collapse: an integer, a generator (shared across calls), or None."""
-
-
-def as_circuit(item: Any, n_qubits: int) -> Circuit:
-    """What ``State.apply`` takes: a circuit, or one operation (run as a circuit of one)."""
-    from ..circuit import Circuit, Operation
-
-    if isinstance(item, Operation):
-        return Circuit(n_qubits, [item])
-    if not isinstance(item, Circuit):
-        raise ArgumentTypeError(
-            f"apply() takes a Circuit, got {type(item).__name__} (or pass one Operation)"
-        )
-    return item
 
 
 @runtime_checkable
@@ -99,9 +87,29 @@ class HasAmplitudes(Protocol):
 
 
 @runtime_checkable
+class HasRecordDistribution(Protocol):
+    """Mixed states that keep every branch of mid-circuit measurements: the exact
+    distribution of the classical record (``{"01": p, ...}``, bit ``n_clbits-1`` leftmost),
+    with terminal measurements ``[(qubit, clbit), ...]`` added."""
+
+    def record_distribution(
+        self, terminal: Sequence[tuple[int, int]], n_clbits: int
+    ) -> dict[str, float]: ...
+
+
+@runtime_checkable
 class HasOverlap(Protocol):
     """States with an overlap: ``<self|other>`` and ``|<self|other>|**2``."""
 
     def inner(self, other: Any) -> Number: ...
 
     def fidelity(self, other: Any) -> Number: ...
+
+
+@runtime_checkable
+class Storable(Protocol):
+    """States :func:`genqsim.save_state` can write: ``stored()`` gives the kind's name and
+    its members (``{classical record: array}``; one member ``{(): array}`` for a pure
+    state), or ``None`` where this state cannot be saved."""
+
+    def stored(self) -> tuple[str, dict[Any, Any]] | None: ...

@@ -16,6 +16,8 @@ entry-point group (``name = "package.module:function"``), or in-process with
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import importlib
 import warnings
 from collections.abc import Callable, Mapping
@@ -25,7 +27,13 @@ from typing import Any
 
 from ..backends import Backend, backend_for
 from ..circuit import Circuit
-from ..errors import ArgumentTypeError, ArgumentValueError, NumberTypeError, UnknownMethodError
+from ..errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    NumberTypeError,
+    UnknownMethodError,
+    UnknownOptionError,
+)
 from ..numbers import Number, NumberSystem, get_number_system
 from ..pauli import PauliSum
 from ..plan import check_bound
@@ -33,14 +41,20 @@ from .options import RunOptions
 from .protocol import Seed, State
 
 ENTRY_POINT_GROUP = "genqsim.states"
-DEFAULT_METHOD = "statevector"
+AUTO = "auto"
+DEFAULT_METHOD = AUTO
+"""``simulate``'s default: the registry picks a method for the circuit (:func:`choose_method`)."""
+
+FALLBACK_METHOD = "statevector"
+"""What ``method="auto"`` runs when no method with an automatic rule claims the circuit."""
 
 
 @dataclass(frozen=True)
 class SimulationRequest:
     """Everything ``simulate`` was asked for, resolved once: the circuit, the number system
     (``None`` when the caller left it to the method), where to run, the initial state, the
-    seed for mid-circuit collapses and the run options."""
+    seed for mid-circuit collapses and the method's options (an instance of its
+    :attr:`MethodSpec.options` class)."""
 
     circuit: Circuit
     numbers: NumberSystem | None
@@ -54,16 +68,100 @@ class SimulationRequest:
 Method = Callable[[SimulationRequest], State]
 """A simulation method: builds the initial state and runs the circuit on it."""
 
-_METHODS: dict[str, Method] = {}
+AutoRule = Callable[[Circuit, "NumberSystem | None"], bool]
+"""Whether ``method="auto"`` should run a circuit (in these numbers) with a method."""
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One simulation method: its name, how it runs, its options and when ``"auto"``
+    picks it.
+
+    ``options``: the dataclass of the method's settings, a :class:`RunOptions` subclass
+    whose extra fields are made with :func:`~genqsim.states.options.option` (help text
+    included: the command line makes its flags from them). ``auto``: the rule
+    ``method="auto"`` asks (``None``: never chosen automatically); where several rules
+    claim a circuit the highest ``priority`` wins. ``summary``: one line for ``--help``.
+    ``ensemble``: the state keeps every branch of mid-circuit measurements (a mixed state,
+    :class:`~genqsim.states.protocol.HasRecordDistribution`), so :func:`~genqsim.counts`
+    draws all shots from one run instead of one run per shot.
+    """
+
+    name: str
+    run: Method
+    options: type[RunOptions] = RunOptions
+    summary: str = ""
+    auto: AutoRule | None = None
+    priority: int = 0
+    ensemble: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or self.name == AUTO:
+            raise ArgumentValueError(
+                f"a method name is a non-empty string other than {AUTO!r}, got {self.name!r}"
+            )
+        if not callable(self.run):
+            raise ArgumentTypeError(f"method {self.name!r}: run must be callable")
+        if not (isinstance(self.options, type) and issubclass(self.options, RunOptions)):
+            raise ArgumentTypeError(
+                f"method {self.name!r}: options must be a RunOptions subclass, got {self.options!r}"
+            )
+
+    def option_names(self) -> list[str]:
+        """The names of every option the method takes (shared ones included)."""
+        return [f.name for f in dataclasses.fields(self.options)]
+
+    def make_options(self, given: Mapping[str, Any]) -> RunOptions:
+        """The method's options from keywords, refusing any it does not have with the list
+        of those it has (and the methods that have the refused ones)."""
+        names = set(self.option_names())
+        unknown = sorted(set(given) - names)
+        if unknown:
+            owners = {
+                k: [m.name for m in _specs().values() if k in m.option_names()] for k in unknown
+            }
+            where = "; ".join(
+                f"{k} is an option of method {', '.join(repr(o) for o in v)}"
+                for k, v in owners.items()
+                if v
+            )
+            raise UnknownOptionError(
+                f"method {self.name!r} has no option {', '.join(repr(k) for k in unknown)}; "
+                f"its options: {', '.join(self.option_names())}" + (f" ({where})" if where else "")
+            )
+        return self.options(**given)
+
+
+_METHODS: dict[str, MethodSpec] = {}
 _entry_points_loaded = False
 
 
-def register_method(name: str, method: Method) -> None:
+def register_method(
+    name: str | MethodSpec,
+    method: Method | None = None,
+    *,
+    options: type[RunOptions] = RunOptions,
+    summary: str = "",
+    auto: AutoRule | None = None,
+    priority: int = 0,
+    ensemble: bool = False,
+) -> MethodSpec:
     """Make ``gq.simulate(circuit, method=name)`` run ``method`` (replacing any earlier one
-    of that name)."""
-    if not isinstance(name, str) or not name:
-        raise ArgumentValueError(f"a method name is a non-empty string, got {name!r}")
-    _METHODS[name] = method
+    of that name): either a :class:`MethodSpec`, or a name and a run function with the
+    spec's other fields as keywords. Returns the spec."""
+    if isinstance(name, MethodSpec):
+        spec = name
+    else:
+        if method is None:
+            raise ArgumentTypeError("register_method(name, method): the run function is missing")
+        spec = MethodSpec(name, method, options, summary, auto, priority, ensemble)
+    _METHODS[spec.name] = spec
+    return spec
+
+
+def _as_spec(name: str, loaded: Any) -> MethodSpec:
+    """An entry point's object: a :class:`MethodSpec`, or a plain run function."""
+    return loaded if isinstance(loaded, MethodSpec) else MethodSpec(name, loaded)
 
 
 def _load_entry_points(rescan: bool = False) -> None:
@@ -79,29 +177,70 @@ def _load_entry_points(rescan: bool = False) -> None:
         if ep.name in _METHODS:
             continue
         try:
-            _METHODS[ep.name] = ep.load()
+            _METHODS[ep.name] = _as_spec(ep.name, ep.load())
         except Exception as exc:  # a broken third-party plugin must not break genqsim
             warnings.warn(
                 f"genqsim state entry point {ep.name!r} failed to load: {exc}", stacklevel=3
             )
 
 
-def available_methods() -> list[str]:
-    """Names accepted by ``simulate(method=...)``."""
+def _specs() -> dict[str, MethodSpec]:
     _load_entry_points()
-    return sorted(_METHODS)
+    return _METHODS
 
 
-def get_method(name: str) -> Method:
+def available_methods() -> list[str]:
+    """Names accepted by ``simulate(method=...)`` (besides ``"auto"``)."""
+    return sorted(_specs())
+
+
+def method_spec(name: str) -> MethodSpec:
     """The method registered as ``name``."""
     _load_entry_points()
     if name not in _METHODS:
         _load_entry_points(rescan=True)
     if name not in _METHODS:
         raise UnknownMethodError(
-            f"unknown method {name!r}; available: {', '.join(available_methods())}"
+            f"unknown method {name!r}; available: {AUTO}, {', '.join(available_methods())}"
         )
     return _METHODS[name]
+
+
+def get_method(name: str) -> Method:
+    """The run function of the method registered as ``name``."""
+    return method_spec(name).run
+
+
+def choose_method(
+    circuit: Circuit, numbers: NumberSystem | None = None, options: Mapping[str, Any] = {}
+) -> str:
+    """What ``method="auto"`` runs: of the methods whose automatic rule claims the circuit
+    (noise: a density matrix up to a size, trajectories above; several MPI ranks: ``"mpi"``)
+    and ``"statevector"`` last, the first by priority that has every option in ``options``
+    (``trajectories=500`` on a small noisy circuit picks trajectories). Options no candidate
+    has are refused by the first candidate, with the methods that have them."""
+    specs = _specs()
+    candidates = sorted(
+        (s for s in specs.values() if _claims(s, circuit, numbers)), key=lambda s: -s.priority
+    )
+    candidates.append(specs[FALLBACK_METHOD])
+    for spec in candidates:
+        if set(options) <= set(spec.option_names()):
+            return spec.name
+    candidates[0].make_options(options)  # raises, naming the methods that have them
+    raise AssertionError("unreachable: make_options accepted options it lacks")
+
+
+def _method_of_options(options: RunOptions | None) -> str | None:
+    """The one method whose options class ``options`` is (``None`` for the shared class)."""
+    if options is None or type(options) is RunOptions:
+        return None
+    owners = [s.name for s in _specs().values() if s.options is type(options)]
+    return owners[0] if len(owners) == 1 else None
+
+
+def _claims(spec: MethodSpec, circuit: Circuit, numbers: NumberSystem | None) -> bool:
+    return spec.auto is not None and bool(spec.auto(circuit, numbers))
 
 
 def cpu_backend(request: SimulationRequest, method: str) -> Backend:
@@ -127,51 +266,51 @@ def simulate(
     *,
     method: str = DEFAULT_METHOD,
     threads: int | None = None,
-    trajectories: int = 1000,
-    pauli_basis: bool | None = None,
-    exchange_chunk: int | None = None,
-    remap: bool = True,
-    max_bond: int | None = None,
-    cutoff: float = 0.0,
-    conserve: str | None = None,
+    options: RunOptions | None = None,
+    **method_options: Any,
 ) -> Any:
-    """Run ``circuit`` and return the final state.
+    """Run ``circuit`` and return the final state; ``state.method`` names the method that ran.
 
-    ``method`` picks the kind of state (:func:`available_methods`): ``"statevector"`` (the
-    default), ``"density_matrix"`` (mixed states, noise channels exactly),
-    ``"trajectories"`` (noisy circuits averaged over ``trajectories`` state-vector runs),
-    ``"interval"``, ``"tangent"``, ``"mpi"`` (a state vector spread over the ranks of an
-    ``mpiexec`` run, :mod:`genqsim.distributed`), ``"mps"`` (a matrix-product state with bond
-    limit ``max_bond``, discarded-weight ``cutoff`` and, with ``conserve``, a U(1) charge,
-    :mod:`genqsim.mps`), or one a plugin registered. ``numbers``: the
-    number system (default ``complex128`` for state vectors); ``initial``: ``|0...0>`` by
-    default, or a bitstring, a basis index, an array or a state (copied); ``device="gpu"``
-    runs on a GPU backend; ``backend`` names one; ``fuse``, ``progress`` and ``threads`` are
-    the run options the state keeps (:class:`~genqsim.states.RunOptions`), as is
-    ``pauli_basis`` (density matrices on real Pauli coordinates: ``None`` where it pays),
-    ``exchange_chunk`` and ``remap`` (``method="mpi"``: amplitudes per message, and whether
-    qubits move between local and rank positions); ``seed`` seeds mid-circuit measurements.
+    ``method`` picks the kind of state (:func:`available_methods`): ``"auto"`` (the
+    default: :func:`choose_method` decides from the circuit, numbers and options),
+    ``"statevector"``, ``"density_matrix"``, ``"trajectories"``, ``"interval"``,
+    ``"tangent"``, ``"mpi"``, ``"mps"``, or one a plugin registered. Settings of one method
+    are keywords (``method="mps", max_bond=64``) or its options object (``options=
+    gq.MPSOptions(max_bond=64)``); one the method lacks is an
+    :class:`~genqsim.errors.UnknownOptionError` that lists those it has.
+
+    Shared by every method: ``numbers`` (the number system; default ``complex128`` for state
+    vectors); ``initial`` (``|0...0>`` by default, or a bitstring, a basis index, an array or
+    a state, copied); ``device="gpu"`` (a GPU backend) or ``backend`` (one by name);
+    ``seed`` (mid-circuit measurements); ``fuse``, ``progress`` and ``threads`` (the run
+    options the state keeps, :class:`~genqsim.states.RunOptions`).
     """
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")
-    run = get_method(method)
     ns = None if numbers is None else get_number_system(numbers)  # resolved once, here
+    given = {"threads": threads, "fuse": fuse, "progress": progress, **method_options}
+    if options is not None:
+        if not isinstance(options, RunOptions):
+            raise ArgumentTypeError(
+                f"options= takes a RunOptions (a method's options class), "
+                f"got {type(options).__name__}"
+            )
+        if method_options:
+            raise ArgumentValueError(
+                "give a method's settings either as keywords or as options=, not both"
+            )
+        given = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+    if method == AUTO:
+        method = _method_of_options(options) or choose_method(circuit, ns, given)
+    spec = method_spec(method)
+    run_options = spec.make_options(given)
     if ns is not None:
         check_bound(circuit, ns)  # the common mistake, caught before allocating
-    options = RunOptions(
-        threads=threads,
-        fuse=fuse,
-        progress=progress,
-        trajectories=trajectories,
-        pauli_basis=pauli_basis,
-        exchange_chunk=exchange_chunk,
-        remap=remap,
-        max_bond=max_bond,
-        cutoff=cutoff,
-        conserve=conserve,
-    )
-    request = SimulationRequest(circuit, ns, backend, device, initial, seed, options)
-    return run(request)
+    request = SimulationRequest(circuit, ns, backend, device, initial, seed, run_options)
+    state = spec.run(request)
+    with contextlib.suppress(AttributeError):  # a plugin's state may refuse new attributes
+        state.method = spec.name
+    return state
 
 
 def expectation(
@@ -183,9 +322,11 @@ def expectation(
     values: Mapping[Any, Any] | None = None,
     *,
     method: str = DEFAULT_METHOD,
+    **method_options: Any,
 ) -> Number:
-    """``<psi|observable|psi>`` for ``psi = circuit |initial>``, optionally binding ``values``."""
+    """``<psi|observable|psi>`` for ``psi = circuit |initial>``, optionally binding ``values``;
+    ``method`` and its options as in :func:`simulate`."""
     if values:
         circuit = circuit.bind(values)
-    state = simulate(circuit, numbers, backend, initial, method=method)
+    state = simulate(circuit, numbers, backend, initial, method=method, **method_options)
     return state.expectation(observable)

@@ -7,6 +7,7 @@ Bitstrings put the highest qubit (or classical bit) leftmost, as Qiskit prints t
 
 from __future__ import annotations
 
+import inspect
 import numbers as _abc
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -108,14 +109,16 @@ def counts(
     """Measurement counts of ``shots`` runs of ``circuit``: over the classical bits when the
     circuit measures (bit ``n_clbits-1`` leftmost), else over every qubit.
 
-    With ``method="density_matrix"`` the exact distribution of the classical bits is computed
-    once (mid-circuit measurements and conditionals included) and the shots drawn from it.
-    Otherwise circuits with mid-circuit measurements, resets, noise channels or conditionals
-    run once per shot (one trajectory each, the plan built once); others are simulated once
+    With a method whose state keeps every measurement branch (``method="density_matrix"``, and
+    what ``method="auto"``, the default, picks for small noisy circuits) the exact
+    distribution of the classical bits is computed once (mid-circuit measurements and
+    conditionals included) and the shots drawn from it. Otherwise circuits with mid-circuit
+    measurements, resets, noise channels or conditionals run once per shot (one trajectory
+    each, the plan built once); others are simulated once
     and sampled. ``readout``: a :class:`~genqsim.noise.NoiseModel` or its ``readout``, whose
     confusion matrices change the reported bits. ``simulate_options`` go to
     :func:`genqsim.simulate` (``method``, ``numbers``, ``initial``, ...)."""
-    from .registry import simulate
+    from .registry import AUTO, choose_method, method_spec, simulate
 
     shots = check_shots(shots)
     readout, errors = _readout_errors(readout, circuit)
@@ -123,12 +126,18 @@ def counts(
     generator = rng(seed)
     measured = [q for q, _ in terminal]
     on_clbits = counted_register(circuit) == "classical bits"
-    if simulate_options.get("method") == "density_matrix":
-        rho = simulate(rest, **simulate_options)
+    method = simulate_options.get("method", AUTO)
+    if method == AUTO:
+        shared = inspect.signature(simulate).parameters  # the rest are a method's options
+        own = {k: v for k, v in simulate_options.items() if k not in shared}
+        method = choose_method(rest, None, own)
+    simulate_options = {**simulate_options, "method": method}
+    if method_spec(method).ensemble:
+        mixed = simulate(rest, **simulate_options)
         if on_clbits:
-            distribution = rho.record_distribution(terminal, circuit.n_clbits)
+            distribution = mixed.record_distribution(terminal, circuit.n_clbits)
         else:
-            p = rho._numeric_distribution(None)
+            p = mixed._numeric_distribution(None)
             distribution = {bitstring(i, circuit.n_qubits): float(v) for i, v in enumerate(p)}
         if errors:
             distribution = readout.apply_to_distribution(distribution, errors)
@@ -205,7 +214,7 @@ def _per_shot(
     from .statevector import initial_state, run_statevector
     from .trajectories import TrajectoryRunner, run_trajectories
 
-    method = simulate_options.get("method", "statevector")
+    method = simulate_options["method"]
     if get_method(method) not in (run_statevector, run_trajectories):
         raise ArgumentValueError(
             f"per-shot counts run state vectors; method={method!r} cannot run this circuit "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers as _abc
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,10 +33,9 @@ from ..observables import (
     Hermitian,
     SparseObservable,
     matrix_expectation_value,
-    observable_for_state,
     sparse_quadratic_form,
 )
-from ..pauli import PauliSum, pauli_masks
+from ..pauli import PauliSum
 from ..plan import (
     ChannelCall,
     MeasureCall,
@@ -48,15 +47,14 @@ from ..plan import (
 from ..progress import bar_for
 from ..validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import sampling
-from .display import SavedAndShown
+from .base import StateBase, check_qubit_count, check_same_size
+from .display import state_vector_html, state_vector_latex
 from .options import RunOptions, run_threads
-from .protocol import Seed, as_circuit
+from .protocol import Seed
 
 if TYPE_CHECKING:
     from .density import DensityMatrix
     from .registry import SimulationRequest
-
-_PHASE_OF_Y_COUNT = (1, 1j, -1, -1j)
 
 
 def _n_qubits_of_length(length: int) -> int:
@@ -65,7 +63,7 @@ def _n_qubits_of_length(length: int) -> int:
     return length.bit_length() - 1
 
 
-class StateVector(SavedAndShown):
+class StateVector(StateBase):
     """A pure state of ``n_qubits`` qubits; qubit 0 is the least-significant index bit.
 
     ``StateVector(array)`` wraps an existing array without copying when its dtype matches the
@@ -160,11 +158,7 @@ class StateVector(SavedAndShown):
         numbers that plan is kept on the circuit until the circuit grows, so applying the same
         circuit again (a Trotter step, one circuit on many states) skips the planning.
         """
-        circuit = as_circuit(circuit, self.n_qubits)
-        if circuit.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
-            )
+        circuit = self.check_circuit(circuit)
         fuse = self.options.fuse if fuse is None else fuse
         progress = self.options.progress if progress is None else progress
         with self.numbers.context():
@@ -271,30 +265,29 @@ class StateVector(SavedAndShown):
         Numeric states return a float (complex if a coefficient is complex); symbolic states
         an expression. Coefficients may be symbols when the numbers are symbolic.
         """
-        obs = observable_for_state(observable, self.n_qubits)
+        return super().expectation(observable)
+
+    def _matrix_expectation(self, obs: Hermitian | SparseObservable) -> Number:
         if isinstance(obs, Hermitian):  # one application of the matrix to a copy
             image = self.copy().apply_matrix(obs.matrix, obs.qubits)
             return matrix_expectation_value(self.inner(image), obs, self.numbers)
-        if isinstance(obs, SparseObservable):
-            psi = self.to_numpy()
-            with self.numbers.context():
-                value = sparse_quadratic_form(obs, psi, psi, self.numbers)
-            return matrix_expectation_value(value, obs, self.numbers)
-        with self.numbers.context(), self._threads():
-            return self._expectation(obs)
+        psi = self.to_numpy()
+        with self.numbers.context():
+            value = sparse_quadratic_form(obs, psi, psi, self.numbers)
+        return matrix_expectation_value(value, obs, self.numbers)
 
-    def _expectation(self, obs: PauliSum) -> Number:
-        def raw(x_mask: int, z_mask: int) -> Number:
-            return self.backend.expectation_pauli(self._amplitudes, x_mask, z_mask, self.numbers)
+    def _reduction(self) -> contextlib.AbstractContextManager[Any]:
+        stack = contextlib.ExitStack()
+        stack.enter_context(self.numbers.context())
+        stack.enter_context(self._threads())
+        return stack
 
-        return pauli_sum_value(obs, self.numbers, raw)
+    def _pauli_value(self, x_mask: int, z_mask: int) -> Number:
+        return self.backend.expectation_pauli(self._amplitudes, x_mask, z_mask, self.numbers)
 
     # -- sampling and measurement --------------------------------------------------------------
-    def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
-        p = self.probabilities(qubits)
-        if not isinstance(p, np.ndarray):  # a device array: the distribution comes to the host
-            p = self.backend.to_numpy(p)
-        return sampling.host_distribution(p, lambda v: self.numbers.to_complex(v).real)
+    def _to_host(self, values: Any) -> np.ndarray:
+        return self.backend.to_numpy(values)
 
     def sample(
         self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
@@ -307,42 +300,40 @@ class StateVector(SavedAndShown):
         """
         on_device = capability(self.backend, DeviceSampler)
         if on_device is None or isinstance(seed, np.random.Generator):
-            return sampling.sample_distribution(
-                self._numeric_distribution, self.n_qubits, shots, seed, qubits
-            )
+            return super().sample(shots, seed, qubits)
         shots = sampling.check_shots(shots)
         qs = None if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
         sampling.check_normalised(float(self.norm_squared()))  # one number to the host
         drawn = on_device.sample_counts(self._amplitudes, qs, shots, seed)
         return sampling.keyed_counts(drawn, self.n_qubits if qs is None else len(qs))
 
-    def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
-        """Measure ``qubits`` (all when omitted), collapse the state onto the outcome
-        (renormalised) and return the outcome as a bitstring (``qubits[0]`` rightmost)."""
-        qs = (
-            tuple(range(self.n_qubits)) if qubits is None else as_qubit_tuple(qubits, self.n_qubits)
-        )
-        p = self._numeric_distribution(qs)
-        outcome = sampling.draw_outcome(p, seed)
-        exact = self.probabilities(qs)[outcome]
+    def _collapse(self, qubits: tuple[int, ...], outcome: int) -> None:
+        """Keep the amplitudes that read ``outcome`` on ``qubits``, scaled by ``1/sqrt(p)``
+        (exactly, for symbolic numbers)."""
+        exact = self.probabilities(qubits)[outcome]
         if self.numbers.dtype.kind == "c":
             exact = float(exact)  # also brings a device scalar to the host
         if self.numbers.symbolic:
             exact = self.numbers.simplify(exact)
-        diagonal = [self.numbers.zero] * p.size
+        diagonal = [self.numbers.zero] * (1 << len(qubits))
         diagonal[outcome] = self.numbers.one / self.numbers.sqrt(exact)
-        if qs:
-            with self.numbers.context(), self._threads():
-                self.backend.apply_diagonal(self._amplitudes, self.numbers.array(diagonal), qs)
-        return sampling.bitstring(outcome, len(qs))
+        with self.numbers.context(), self._threads():
+            self.backend.apply_diagonal(self._amplitudes, self.numbers.array(diagonal), qubits)
+
+    def stored(self) -> tuple[str, dict[Any, Any]]:
+        """What :func:`genqsim.save_state` writes: the kind and its members."""
+        return "statevector", {(): self._amplitudes}
+
+    def _html(self) -> str | None:
+        return state_vector_html(self)
+
+    def _latex(self) -> str | None:
+        return state_vector_latex(self)
 
     def _check_same_size(self, other: StateVector) -> None:
         if not isinstance(other, StateVector):
             raise ArgumentTypeError(f"expected a StateVector, got {type(other).__name__}")
-        if other.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"states have {self.n_qubits} and {other.n_qubits} qubits"
-            )
+        check_same_size(self, other)
 
 
 class StateVectorContext:
@@ -404,28 +395,6 @@ class StateVectorContext:
         state.normalize()
 
 
-def pauli_sum_value(obs: PauliSum, ns: NumberSystem, raw: Callable[[int, int], Number]) -> Number:
-    """``sum_k c_k <P_k>`` from ``raw(x_mask, z_mask)`` = the value of ``X^x Z^z`` (each
-    string is ``i**n_y X^x Z^z``): a float for machine numbers (complex if a coefficient is),
-    the system's number otherwise. Shared by every state kind that stores numbers."""
-    real_coeffs = all(_is_real_number(c) for c, _ in obs.terms)
-    convert = ns.real_scalar if real_coeffs else ns.scalar
-    coeffs = [convert(c) for c, _ in obs.terms]  # validates before any work
-    numeric = ns.dtype.kind == "c"
-    total: Any = 0.0 if numeric else ns.zero
-    for coeff, (_, pauli) in zip(coeffs, obs.terms):
-        x, z, n_y = pauli_masks(pauli)
-        value = raw(x, z)
-        if numeric:
-            total += coeff * (_PHASE_OF_Y_COUNT[n_y % 4] * complex(value)).real
-        else:
-            total += coeff * ns.real(ns.I ** (n_y % 4) * value)
-    if numeric:
-        total = complex(total)
-        return total.real if total.imag == 0 else total
-    return total if ns.symbolic or not real_coeffs else ns.real(total)
-
-
 def kept_first(n_qubits: int, kept: Sequence[int]) -> list[int]:
     """The axis order of a ``(2,)*n`` amplitude tensor (axis ``a`` is qubit ``n-1-a``) that
     puts ``kept`` first, highest first, then the others: reshaped to ``(2**k, 2**(n-k))``, its
@@ -444,15 +413,6 @@ def pure_state_entropy(state: Any, qubits: int | Sequence[int], base: float) -> 
         return 0.0  # the whole state, or nothing of it: a pure state has no entropy
     smaller = qs if len(qs) <= len(rest) else tuple(rest)
     return float(state.reduced_density_matrix(smaller).entropy(base))
-
-
-def _is_real_number(value: Any) -> bool:
-    """A real coefficient: a Python/NumPy real or a closed real SymPy number."""
-    import sympy
-
-    if isinstance(value, sympy.Basic):
-        return bool(value.is_number and value.is_real)
-    return isinstance(value, (_abc.Real, np.floating, np.integer)) and not isinstance(value, bool)
 
 
 def _is_sympy_matrix(matrix: Any) -> bool:
@@ -527,10 +487,7 @@ def initial_state(
     if initial is None:
         return zeros(n_qubits, numbers, backend, device, options)
     if isinstance(initial, StateVector):
-        if initial.n_qubits != n_qubits:
-            raise QubitCountMismatchError(
-                f"initial state has {initial.n_qubits} qubits, circuit has {n_qubits}"
-            )
+        check_qubit_count("initial state", initial.n_qubits, n_qubits, "the circuit")
         psi = initial.copy()
         if psi.numbers is not numbers:
             psi = StateVector(psi.amplitudes, numbers, backend)
@@ -545,10 +502,7 @@ def initial_state(
         psi = StateVector(np.array(initial, copy=True), numbers, backend, options)
     else:
         psi = StateVector(chosen.asarray(initial, numbers), numbers, chosen, options)
-    if psi.n_qubits != n_qubits:
-        raise QubitCountMismatchError(
-            f"initial state has {psi.n_qubits} qubits, circuit has {n_qubits}"
-        )
+    check_qubit_count("initial state", psi.n_qubits, n_qubits, "the circuit")
     return psi
 
 

@@ -20,60 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ArgumentTypeError, StateFileError
+from ..errors import StateFileError
 from ..numbers import NumberSystem, get_number_system
-from ..version import __version__
-from .density import DensityMatrix
+from .density import DensityMatrix, DensityOptions
 from .options import RunOptions
-from .statevector import StateVector, initial_state
-
-FORMAT = "genqsim-state/1"
-"""Written into every file; a reader refuses formats it does not know."""
-
-
-def save_state(
-    state: StateVector | DensityMatrix,
-    path: str | os.PathLike[str],
-    metadata: dict[str, Any] | None = None,
-) -> None:
-    """Write ``state`` (a :class:`StateVector` or :class:`DensityMatrix`, on any device) to
-    ``path`` (``.npz`` is appended when missing, as NumPy does). ``metadata``: your own
-    JSON-serialisable details (circuit name, parameters, notes), returned by
-    ``load_state(path, with_metadata=True)``."""
-    path = _npz_path(path)
-    members: dict[Any, Any]
-    if isinstance(state, StateVector):
-        kind, members = "statevector", {(): state.amplitudes}
-    elif isinstance(state, DensityMatrix):
-        kind, members = "density_matrix", state._members
-    else:
-        raise ArgumentTypeError(
-            f"save_state() takes a StateVector or a DensityMatrix, got {type(state).__name__} "
-            "(a distributed state: save its gather() on rank 0)"
-        )
-    try:
-        user = json.loads(json.dumps(metadata or {}))
-    except (TypeError, ValueError) as exc:
-        raise ArgumentTypeError(f"metadata must be JSON-serialisable: {exc}") from None
-    if not isinstance(user, dict):
-        raise ArgumentTypeError(f"metadata must be a dict, got {type(metadata).__name__}")
-    header = {
-        "format": FORMAT,
-        "kind": kind,
-        "n_qubits": state.n_qubits,
-        "numbers": state.numbers.name,
-        "genqsim_version": __version__,
-        "clbits": {str(b): v for b, v in state.clbits.items()},
-        "records": [[[int(b), int(v)] for b, v in record] for record in members],
-        "options": dataclasses.asdict(state.options),
-        "metadata": user,
-    }
-    arrays = {
-        f"member_{i}": _to_storage(state.backend.to_numpy(vec), state.numbers)
-        for i, vec in enumerate(members.values())
-    }
-    arrays["header"] = np.array(json.dumps(header))
-    np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+from .saving import FORMAT, _npz_path
+from .statevector import initial_state
 
 
 def load_state(
@@ -91,8 +43,9 @@ def load_state(
     header, arrays = _read(path)
     numbers = get_number_system(header["numbers"])
     n = header["n_qubits"]
-    known = {f.name for f in dataclasses.fields(RunOptions)}
-    options = RunOptions(**{k: v for k, v in header["options"].items() if k in known})
+    kind_options = RunOptions if header["kind"] == "statevector" else DensityOptions
+    known = {f.name for f in dataclasses.fields(kind_options)}
+    options = kind_options(**{k: v for k, v in header["options"].items() if k in known})
     with numbers.context():
         vectors = [_from_storage(arrays[f"member_{i}"], numbers, path)
                    for i in range(len(header["records"]))]  # fmt: skip
@@ -106,13 +59,6 @@ def load_state(
     return (state, header) if with_metadata else state
 
 
-def _npz_path(path: str | os.PathLike[str]) -> str:
-    """The file name with ``.npz``, as ``numpy.savez`` writes it, so saving and loading
-    the same name agree."""
-    name = os.fspath(path)
-    return name if name.endswith(".npz") else name + ".npz"
-
-
 def _density_matrix(n: int, header: dict[str, Any], vectors: list[np.ndarray],
                     numbers: NumberSystem, backend: str | None, device: str | None,
                     options: RunOptions, path: Any) -> DensityMatrix:  # fmt: skip
@@ -124,15 +70,6 @@ def _density_matrix(n: int, header: dict[str, Any], vectors: list[np.ndarray],
     records = [tuple(tuple(pair) for pair in record) for record in header["records"]]
     members = {r: chosen.asarray(v, numbers) for r, v in zip(records, vectors)}
     return DensityMatrix._make(n, members, numbers, chosen, options)
-
-
-def _to_storage(values: np.ndarray, numbers: NumberSystem) -> np.ndarray:
-    """Machine numbers as they are; other numbers as text (a NumPy string array, which
-    loads without pickle)."""
-    if values.dtype != object:
-        return values
-    with numbers.context():
-        return np.array([numbers.encode(v) for v in values.reshape(-1)], dtype=str)
 
 
 def _from_storage(stored: np.ndarray, numbers: NumberSystem, path: Any) -> np.ndarray:

@@ -26,7 +26,6 @@ from ..errors import (
     ArgumentValueError,
     NotUnitaryError,
     NumberTypeError,
-    QubitCountMismatchError,
     QubitIndexError,
     UnboundParameterError,
 )
@@ -38,7 +37,8 @@ from ..pauli import PauliSum
 from ..plan import GateCall, PermutationCall, call_for, run_restricted
 from ..validation import as_qubit_tuple
 from . import sampling
-from .protocol import Seed, as_circuit
+from .base import StateBase
+from .protocol import Seed
 
 if TYPE_CHECKING:
     import sympy
@@ -176,7 +176,7 @@ def real_inner(a: np.ndarray, b: np.ndarray, backend: Backend, ns: NumberSystem)
     return ns.real(value) if a.dtype == object else float(np.real(value))
 
 
-class TangentState:
+class TangentState(StateBase):
     """A state and its tangents ``d psi / d p_k`` (see the module docs)."""
 
     def __init__(
@@ -230,11 +230,7 @@ class TangentState:
         """Apply ``circuit`` in place (every gate's calls and derivatives are built before any
         amplitude changes); mid-circuit measurements and resets collapse the state and its
         tangents onto the drawn outcome."""
-        circuit = as_circuit(circuit, self.n_qubits)
-        if circuit.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
-            )
+        circuit = self.check_circuit(circuit)
         free = self._numbers.unbound(circuit.parameters)
         if free:
             names = ", ".join(sorted(map(str, free)))

@@ -26,7 +26,6 @@ from ..circuit import Circuit, Operation
 from ..errors import (
     ArgumentValueError,
     InvalidProbabilityError,
-    QubitCountMismatchError,
 )
 from ..kernels import marginalize
 from ..numbers import NumberSystem, get_number_system
@@ -35,8 +34,9 @@ from ..plan import check_bound, plan_for_backend, run_plan
 from ..progress import bar_for
 from ..validation import as_qubit_tuple
 from . import sampling
-from .options import RunOptions
-from .protocol import Seed, as_circuit
+from .base import StateBase
+from .options import RunOptions, option, positive_int
+from .protocol import Seed
 from .statevector import StateVector, StateVectorContext, initial_state
 
 if TYPE_CHECKING:
@@ -56,6 +56,17 @@ class Estimate:
 
     def __repr__(self) -> str:
         return f"{self.mean:.6g} ± {self.stderr:.2g} ({self.trajectories} trajectories)"
+
+
+@dataclass(frozen=True)
+class TrajectoryOptions(RunOptions):
+    """``trajectories``: how many quantum trajectories are averaged."""
+
+    trajectories: int = option(1000, "trajectories averaged")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        positive_int("trajectories", self.trajectories)
 
 
 class TrajectoryRunner:
@@ -80,7 +91,7 @@ class TrajectoryRunner:
         return state
 
 
-class TrajectoryState:
+class TrajectoryState(StateBase):
     """The average of ``n`` quantum trajectories of a circuit (see the module docs).
 
     ``expectation(obs)`` is the mean over trajectories, ``estimate(obs)`` the mean with its
@@ -131,11 +142,7 @@ class TrajectoryState:
 
     def apply(self, circuit: Circuit | Operation, seed: Seed = None) -> TrajectoryState:
         """Append ``circuit`` to every trajectory (checked now; run at the next query)."""
-        circuit = as_circuit(circuit, self.n_qubits)
-        if circuit.n_qubits != self.n_qubits:
-            raise QubitCountMismatchError(
-                f"circuit has {circuit.n_qubits} qubits but the state has {self.n_qubits}"
-            )
+        circuit = self.check_circuit(circuit)
         check_bound(circuit, self.numbers)
         if self._postselected:
             raise ArgumentValueError(
@@ -182,6 +189,10 @@ class TrajectoryState:
             "probabilities": probabilities / total,
             "estimates": [_weighted_estimate(v, weights) for v in values],
         }
+
+    def summary(self) -> dict[str, Any]:
+        """What the command line reports beside the results."""
+        return {"trajectories": self.trajectories}
 
     def estimate(self, observable: str | PauliSum) -> Estimate:
         """``<observable>`` averaged over the trajectories, with its standard error."""
@@ -277,7 +288,7 @@ def run_trajectories(request: SimulationRequest) -> TrajectoryState:
     hold)."""
     numbers = request.numbers or get_number_system("complex128")
     check_bound(request.circuit, numbers)
-    options = request.options or RunOptions()
+    options = TrajectoryOptions.of(request.options)
     initial = initial_state(
         request.circuit.n_qubits, request.initial, numbers, request.backend, request.device,
         options,

@@ -1,0 +1,235 @@
+"""One base under every kind of state: what the kinds share, written once.
+
+A kind implements a small interface (the model is Cirq's ``SimulationState`` over a
+``QuantumStateRepresentation``):
+
+=============================================  ==============================================
+required                                       what it is
+=============================================  ==============================================
+``n_qubits``, ``numbers``, ``clbits``           size, number system, mid-circuit outcomes
+``apply(circuit)``                              run a circuit; begins with
+                                                ``self.check_circuit(circuit)``
+``probabilities(qubits=None)``                  all basis probabilities, or a marginal
+``_pauli_value(x_mask, z_mask)``                ``<X^x Z^z>`` of one Pauli string
+``_collapse(qubits, outcome)``                  project onto an outcome and renormalise
+``copy()``                                      an independent copy
+=============================================  ==============================================
+
+and the base gives, once for all kinds: the check of a circuit against the state
+(:meth:`StateBase.check_circuit`, the one place a qubit-count mismatch is raised for a
+circuit), Pauli sums term by term (:meth:`StateBase.expectation`, every string checked before
+the first is evaluated), sampling from the probabilities (:meth:`StateBase.sample`), measuring
+with collapse (:meth:`StateBase.measure`), saving (where the kind is
+:class:`~genqsim.states.protocol.Storable`), Jupyter displays (``_html``/``_latex`` of the
+kind), and the name of the method that made the state (``state.method``).
+
+Kinds whose numbers need their own arithmetic for a reduction (interval balls, dual numbers)
+override the method concerned; optional abilities stay declared protocols
+(:mod:`genqsim.states.protocol`).
+"""
+
+from __future__ import annotations
+
+import numbers as _abc
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..circuit import Circuit, Operation
+from ..errors import ArgumentTypeError, QubitCountMismatchError
+from ..lazysympy import is_sympy
+from ..numbers import Number, NumberSystem
+from ..observables import Hermitian, SparseObservable, observable_for_state
+from ..pauli import PauliSum, pauli_masks
+from ..validation import as_qubit_tuple
+from . import sampling
+from .protocol import Seed
+from .saving import save_state
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+_PHASE_OF_Y_COUNT = (1, 1j, -1, -1j)
+
+
+def check_qubit_count(what: str, n_qubits: int, expected: int, of: str = "the state") -> None:
+    """Refuse ``what`` of ``n_qubits`` qubits where ``of`` has ``expected``: the one check of
+    matching sizes (circuits, initial states, other states)."""
+    if n_qubits != expected:
+        raise QubitCountMismatchError(f"{what} has {n_qubits} qubits but {of} has {expected}")
+
+
+def check_same_size(state: Any, other: Any) -> None:
+    """Refuse a pair of states of different sizes (overlaps, fidelities)."""
+    if other.n_qubits != state.n_qubits:
+        raise QubitCountMismatchError(f"states have {state.n_qubits} and {other.n_qubits} qubits")
+
+
+def as_circuit(item: Any, n_qubits: int) -> Circuit:
+    """What ``apply`` takes: a circuit, or one operation (run as a circuit of one)."""
+    if isinstance(item, Operation):
+        return Circuit(n_qubits, [item])
+    if not isinstance(item, Circuit):
+        raise ArgumentTypeError(
+            f"apply() takes a Circuit, got {type(item).__name__} (or pass one Operation)"
+        )
+    return item
+
+
+class StateBase:
+    """What every built-in kind of state shares (see the module docs)."""
+
+    method: str = ""
+    """The simulation method that made the state (set by :func:`genqsim.simulate`)."""
+
+    dense_limit: int | None = None
+    """Kinds that hold far fewer than ``2**n`` numbers: above this many qubits a report lists
+    no full distribution (sample instead). ``None``: no such limit."""
+
+    n_qubits: int
+    numbers: NumberSystem
+    clbits: dict[int, int]
+
+    # -- what a kind provides ------------------------------------------------------------------
+    def probabilities(self, qubits: Sequence[int] | None = None) -> Any:
+        raise NotImplementedError
+
+    def _pauli_value(self, x_mask: int, z_mask: int) -> Number:
+        """``<X^x Z^z>`` of the state (``X`` on the bits of ``x_mask``, ``Z`` on ``z_mask``)."""
+        raise NotImplementedError
+
+    def _collapse(self, qubits: tuple[int, ...], outcome: int) -> None:
+        """Project onto ``qubits`` reading ``outcome`` (``qubits[0]`` its lowest bit) and
+        renormalise."""
+        raise NotImplementedError
+
+    def _matrix_expectation(self, observable: Hermitian | SparseObservable) -> Number:
+        """``<H>`` of a matrix observable, for kinds that evaluate one."""
+        raise ArgumentTypeError(
+            f"{type(self).__name__} evaluates Pauli sums, not {type(observable).__name__} "
+            "observables: write the observable as a Pauli sum, or use a state vector or a "
+            "density matrix"
+        )
+
+    def _reduction(self) -> AbstractContextManager[Any]:
+        """Entered around a reduction (the numbers' context; threaded kinds add threads)."""
+        return self.numbers.context()
+
+    # -- shared --------------------------------------------------------------------------------
+    @property
+    def backend_name(self) -> str:
+        """The kernels that ran: the backend's name (kinds without one say what runs them)."""
+        return str(self.backend.name)  # type: ignore[attr-defined]
+
+    def _to_host(self, values: Any) -> np.ndarray:
+        """A result array on the host (kinds on a device backend copy it from there)."""
+        return np.asarray(values)
+
+    def check_circuit(self, item: Circuit | Operation) -> Circuit:
+        """``item`` as a circuit on this state's qubits (one operation becomes a circuit of
+        one), or a typed error before anything changes."""
+        circuit = as_circuit(item, self.n_qubits)
+        check_qubit_count("circuit", circuit.n_qubits, self.n_qubits)
+        return circuit
+
+    def expectation(self, observable: Any) -> Number:
+        """``<H>`` for a Pauli sum such as ``"Z0 Z1 + 0.5*X2"`` (each term evaluated on the
+        state, none built as a matrix), or a matrix observable where the kind takes one
+        (:class:`~genqsim.Hermitian`, :class:`~genqsim.SparseObservable`)."""
+        obs = observable_for_state(observable, self.n_qubits)
+        if not isinstance(obs, PauliSum):
+            return self._matrix_expectation(obs)
+        with self._reduction():
+            return pauli_sum_value(obs, self.numbers, self._pauli_value)
+
+    def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
+        """The (marginal) distribution as host floats, for drawing outcomes."""
+        p = self.probabilities(qubits)
+        if not isinstance(p, np.ndarray):
+            p = self._to_host(p)  # a device array: the distribution comes to the host
+        return sampling.host_distribution(p, lambda v: self.numbers.to_complex(v).real)
+
+    def sample(
+        self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
+    ) -> dict[str, int]:
+        """Counts of ``shots`` measurements in the computational basis, without collapsing.
+
+        Keys are bitstrings with the highest qubit leftmost (as Qiskit prints them); with
+        ``qubits`` given, only those are measured and ``qubits[0]`` is the rightmost character.
+        The same ``seed`` gives the same counts.
+        """
+        return sampling.sample_distribution(
+            self._numeric_distribution, self.n_qubits, shots, seed, qubits
+        )
+
+    def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
+        """Measure ``qubits`` (all when omitted), collapse the state onto the outcome
+        (renormalised) and return the outcome as a bitstring (``qubits[0]`` rightmost)."""
+        qs = self._measured(qubits)
+        outcome = sampling.draw_outcome(self._numeric_distribution(qs), seed)
+        if qs:
+            self._collapse(qs, outcome)
+        return sampling.bitstring(outcome, len(qs))
+
+    def _measured(self, qubits: Sequence[int] | None) -> tuple[int, ...]:
+        if qubits is None:
+            return tuple(range(self.n_qubits))
+        return as_qubit_tuple(qubits, self.n_qubits)
+
+    def stored(self) -> tuple[str, dict[Any, Any]] | None:
+        """What :func:`genqsim.save_state` writes (``None``: this kind is not saved)."""
+        return None
+
+    def save(self, path: str | os.PathLike[str], metadata: dict[str, Any] | None = None) -> None:
+        """Write the state and what it is to ``path`` (:func:`genqsim.save_state`)."""
+        save_state(self, path, metadata)
+
+    def summary(self) -> dict[str, Any]:
+        """Facts of this kind worth reporting beside the results (none by default)."""
+        return {}
+
+    def _html(self) -> str | None:
+        return None
+
+    def _latex(self) -> str | None:
+        return None
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: a table of the most likely basis states (machine numbers)."""
+        return self._html()
+
+    def _repr_latex_(self) -> str | None:
+        """Jupyter: the state written out in LaTeX (symbolic numbers, small states)."""
+        return self._latex()
+
+
+def pauli_sum_value(obs: PauliSum, ns: NumberSystem, raw: Callable[[int, int], Number]) -> Number:
+    """``sum_k c_k <P_k>`` from ``raw(x_mask, z_mask)`` = the value of ``X^x Z^z`` (each
+    string is ``i**n_y X^x Z^z``): a float for machine numbers (complex if a coefficient is),
+    the system's number otherwise. Every coefficient and string is checked before the first
+    ``raw`` call (a distributed state exchanges nothing for a sum it will refuse)."""
+    real_coeffs = all(_is_real_number(c) for c, _ in obs.terms)
+    convert = ns.real_scalar if real_coeffs else ns.scalar
+    coeffs = [convert(c) for c, _ in obs.terms]
+    masks = [pauli_masks(pauli) for _, pauli in obs.terms]
+    numeric = ns.dtype.kind == "c"
+    total: Any = 0.0 if numeric else ns.zero
+    for coeff, (x, z, n_y) in zip(coeffs, masks):
+        value = raw(x, z)
+        if numeric:
+            total += coeff * (_PHASE_OF_Y_COUNT[n_y % 4] * complex(value)).real
+        else:
+            total += coeff * ns.real(ns.I ** (n_y % 4) * value)
+    if numeric:
+        total = complex(total)
+        return total.real if total.imag == 0 else total
+    return total if ns.symbolic or not real_coeffs else ns.real(total)
+
+
+def _is_real_number(value: Any) -> bool:
+    """A real coefficient: a Python/NumPy real or a closed real SymPy number."""
+    if is_sympy(value):
+        return bool(value.is_number and value.is_real)
+    return isinstance(value, (_abc.Real, np.floating, np.integer)) and not isinstance(value, bool)
