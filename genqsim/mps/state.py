@@ -50,6 +50,7 @@ from ..validation import as_qubit_tuple
 from . import readout
 from .charges import charge_groups, gate_blocks, site_charges
 from .network import HostCopy, Network
+from .options import MPSOptions
 from .truncation import Truncation
 
 if TYPE_CHECKING:
@@ -581,7 +582,7 @@ def machine_numbers(numbers: str | NumberSystem | None) -> NumberSystem:
 def run_mps(request: SimulationRequest) -> MPSState:
     """``method="mps"``: the circuit on a matrix-product state (see :class:`MPSState`)."""
     ns = machine_numbers(request.numbers)
-    options = request.options
+    options = MPSOptions.of(request.options)
     xp = array_module(request.device, request.backend)
     device = "cpu" if xp is np else "gpu"
     truncation = Truncation(options.max_bond, options.cutoff)

@@ -89,8 +89,14 @@ class StateBase:
     no full distribution (sample instead). ``None``: no such limit."""
 
     n_qubits: int
-    numbers: NumberSystem
-    clbits: dict[int, int]
+
+    if TYPE_CHECKING:  # each kind stores these as attributes or offers them as properties
+
+        @property
+        def numbers(self) -> NumberSystem: ...
+
+        @property
+        def clbits(self) -> dict[int, int]: ...
 
     # -- what a kind provides ------------------------------------------------------------------
     def probabilities(self, qubits: Sequence[int] | None = None) -> Any:

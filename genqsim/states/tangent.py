@@ -255,7 +255,7 @@ class TangentState(StateBase):
         scratch: np.ndarray | None = None  # dU/dp_k psi, one buffer for the whole run
         for step in steps:
             if isinstance(step, Operation):
-                self._collapse(step, generator)
+                self._collapse_operation(step, generator)
                 continue
             call, derivatives = step
             if call is None:
@@ -278,7 +278,7 @@ class TangentState(StateBase):
             call.run(self.backend, self.primal)
         return self
 
-    def _collapse(self, op: Operation, generator: np.random.Generator) -> None:
+    def _collapse_operation(self, op: Operation, generator: np.random.Generator) -> None:
         (qubit,) = op.targets
         outcome = self.measure([qubit], seed=generator)
         if op.gate.kind is GateKind.MEASURE:
