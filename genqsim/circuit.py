@@ -18,7 +18,7 @@ import numpy as np
 
 from . import channels
 from .channels import QuantumChannel
-from .conditional import Conditional, conditional_operation
+from .conditional import Conditional
 from .errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -783,3 +783,36 @@ def _floated(gate: Gate) -> Gate:
         else:
             new_params.append(p)
     return (with_parameters(gate, new_params) or gate) if changed else gate
+
+
+def conditional_operation(
+    n_qubits: int, clbits: Any, value: Any, body: Any, qubits: Sequence[int] | None
+) -> tuple[Conditional, tuple[int, ...]]:
+    """The gate and targets of ``Circuit.if_``: the body (an Operation or a Circuit, placed on
+    ``qubits`` when given) compacted onto the qubits it touches."""
+    if isinstance(body, Operation):
+        body = Circuit(n_qubits, [body])
+    if not isinstance(body, Circuit):
+        raise ArgumentTypeError(f"if_() runs an Operation or a Circuit, got {type(body).__name__}")
+    if qubits is None:
+        if body.n_qubits != n_qubits:
+            raise ArgumentValueError(
+                f"the conditional body has {body.n_qubits} qubits but the circuit has "
+                f"{n_qubits}; place it with qubits=[...]"
+            )
+        placement = tuple(range(n_qubits))
+    else:
+        placement = as_qubit_tuple(qubits, n_qubits, "qubit")
+        if len(placement) != body.n_qubits:
+            raise ArgumentValueError(
+                f"qubits= has {len(placement)} entries for a {body.n_qubits}-qubit body"
+            )
+    ops = [op.remapped(placement) for op in body.operations if op.kind is not GateKind.BARRIER]
+    touched = sorted({q for op in ops for q in op.qubits})
+    if not touched:
+        raise ArgumentValueError("a conditional body must act on at least one qubit")
+    position = [0] * n_qubits
+    for i, q in enumerate(touched):
+        position[q] = i
+    local = Circuit(len(touched), [op.remapped(position) for op in ops])
+    return Conditional(clbits, value, local), tuple(touched)

@@ -34,13 +34,13 @@ from .states import (
     TrajectoryState,
     available_methods,
     choose_method,
+    counted_register,
     counts,
     method_spec,
     simulate,
 )
 from .states.base import StateBase
 from .states.options import method_fields
-from .states.sampling import counted_register
 from .symbolic import _is_trig, simplify, to_sympy
 
 if TYPE_CHECKING:

@@ -91,10 +91,9 @@ class Conditional(Gate):
         raise ArgumentTypeError("a classically controlled operation has no inverse")
 
     def bind(self, mapping: Mapping) -> Gate:
-        from .circuit import Circuit
-
         ops = [op.bind(mapping) for op in self.body.operations]
-        return Conditional(self.clbits, self.value, Circuit(self.body.n_qubits, ops))
+        body = type(self.body)(self.body.n_qubits, ops)  # a Circuit, named without importing it
+        return Conditional(self.clbits, self.value, body)
 
     def _key(self) -> tuple:
         return (*super()._key(), self.clbits, self.value)
@@ -111,39 +110,3 @@ class Conditional(Gate):
 
     def __repr__(self) -> str:
         return f"if(c{list(self.clbits)}=={self.value}) {list(self.body.operations)}"
-
-
-def conditional_operation(
-    n_qubits: int, clbits: Any, value: Any, body: Any, qubits: Sequence[int] | None
-) -> tuple[Conditional, tuple[int, ...]]:
-    """The gate and targets of ``Circuit.if_``: the body (an Operation or a Circuit, placed on
-    ``qubits`` when given) compacted onto the qubits it touches."""
-    from .circuit import Circuit, Operation
-    from .validation import as_qubit_tuple
-
-    if isinstance(body, Operation):
-        body = Circuit(n_qubits, [body])
-    if not isinstance(body, Circuit):
-        raise ArgumentTypeError(f"if_() runs an Operation or a Circuit, got {type(body).__name__}")
-    if qubits is None:
-        if body.n_qubits != n_qubits:
-            raise ArgumentValueError(
-                f"the conditional body has {body.n_qubits} qubits but the circuit has "
-                f"{n_qubits}; place it with qubits=[...]"
-            )
-        placement = tuple(range(n_qubits))
-    else:
-        placement = as_qubit_tuple(qubits, n_qubits, "qubit")
-        if len(placement) != body.n_qubits:
-            raise ArgumentValueError(
-                f"qubits= has {len(placement)} entries for a {body.n_qubits}-qubit body"
-            )
-    ops = [op.remapped(placement) for op in body.operations if op.kind is not GateKind.BARRIER]
-    touched = sorted({q for op in ops for q in op.qubits})
-    if not touched:
-        raise ArgumentValueError("a conditional body must act on at least one qubit")
-    position = [0] * n_qubits
-    for i, q in enumerate(touched):
-        position[q] = i
-    local = Circuit(len(touched), [op.remapped(position) for op in ops])
-    return Conditional(clbits, value, local), tuple(touched)

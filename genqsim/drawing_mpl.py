@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .drawing import _cells, _layers
 from .errors import ArgumentValueError
 from .gates import GateKind
 from .optional import require
@@ -27,8 +28,6 @@ WIRE_COLOUR = "#333333"
 
 def _label_cells(op: Operation) -> dict[int, str]:
     """What each target wire shows (controls are drawn as dots, not text)."""
-    from .drawing import _cells
-
     cells = _cells(op)
     return {q: text for q, text in cells.items() if q in op.targets}
 
@@ -40,8 +39,6 @@ def draw_mpl(circuit: Circuit, ax: Any = None, *, filename: str | None = None,
     many columns (the rest are cut, with a note), so huge circuits stay drawable."""
     require("matplotlib", "bench", "circuit.draw('mpl')", ArgumentValueError)
     import matplotlib.pyplot as plt
-
-    from .drawing import _layers
 
     columns = _layers(circuit)
     if fold is not None:

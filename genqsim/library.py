@@ -15,6 +15,7 @@ import numpy as np
 
 from .circuit import Circuit, parameters
 from .errors import ArgumentValueError
+from .observables import pauli_sum_of
 from .pauli import PAULI_MATRICES, PauliSum
 
 
@@ -226,7 +227,7 @@ def trotter(
     they are."""
     import sympy
 
-    h = PauliSum.coerce(hamiltonian)
+    h = pauli_sum_of(hamiltonian)
     if order not in (1, 2, 4):
         raise ArgumentValueError(f"order must be 1, 2 or 4, got {order!r}")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
@@ -265,7 +266,7 @@ def trotter(
 
 def pauli_matrix(hamiltonian: str | PauliSum, n_qubits: int) -> np.ndarray:
     """The dense ``2**n x 2**n`` matrix of a numeric Pauli sum (for small n)."""
-    h = PauliSum.coerce(hamiltonian)
+    h = pauli_sum_of(hamiltonian)
     out = np.zeros((1 << n_qubits, 1 << n_qubits), dtype=complex)
     for coeff, pauli in h.terms:
         word = dict(pauli)

@@ -222,6 +222,14 @@ def as_matrix_observable(observable: Any) -> Hermitian | SparseObservable | None
     return None
 
 
+def pauli_sum_of(observable: Any) -> PauliSum:
+    """Any observable as a Pauli sum: a string or ``PauliSum`` as it is, a matrix observable
+    (``gq.Hermitian``, ``gq.SparseObservable`` or a bare ``scipy.sparse`` matrix) by its exact
+    Pauli decomposition."""
+    matrix = as_matrix_observable(observable)
+    return PauliSum.coerce(observable if matrix is None else matrix)
+
+
 def observable_for_state(observable: Any, n_qubits: int) -> PauliSum | Hermitian | SparseObservable:
     """The observable a state of ``n_qubits`` qubits evaluates: a matrix observable that
     fits it, or a Pauli sum (parsed from text)."""

@@ -13,7 +13,7 @@ import functools
 import re
 import tokenize
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -62,6 +62,14 @@ def _pauli_symbol(letter: str, qubit: int) -> sympy.Symbol:
     import sympy
 
     return sympy.Symbol(f"__pauli_{letter}_{qubit}", commutative=True)
+
+
+@runtime_checkable
+class PauliConvertible(Protocol):
+    """Observables with an exact Pauli decomposition (the matrix observables of
+    :mod:`genqsim.observables`)."""
+
+    def to_pauli_sum(self) -> PauliSum: ...
 
 
 class PauliSum:
@@ -143,16 +151,14 @@ class PauliSum:
     @classmethod
     def coerce(cls, observable: str | PauliSum) -> PauliSum:
         """A ``PauliSum`` from a string, a ``PauliSum``, or a matrix observable (its exact
-        Pauli decomposition, :mod:`genqsim.observables`)."""
+        Pauli decomposition, :mod:`genqsim.observables`; a bare ``scipy.sparse`` matrix goes
+        through :func:`genqsim.observables.pauli_sum_of`)."""
         if isinstance(observable, PauliSum):
             return observable
         if isinstance(observable, str):
             return _parsed(observable) if cls is PauliSum else cls.parse(observable)
-        from .observables import as_matrix_observable
-
-        matrix = as_matrix_observable(observable)
-        if matrix is not None:
-            return matrix.to_pauli_sum()
+        if isinstance(observable, PauliConvertible):  # gq.Hermitian, gq.SparseObservable
+            return observable.to_pauli_sum()
         raise ArgumentTypeError(
             "an observable is a Pauli-sum string, a PauliSum, a gq.Hermitian or a "
             f"scipy.sparse matrix, got {observable!r}"

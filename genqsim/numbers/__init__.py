@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import NumberTypeError, UnknownNumberSystemError
 from .base import Number, NumberSystem
-from .numeric import MachineComplex, python_number, to_python_complex
+from .numeric import MachineComplex, machine_numbers, python_number, to_python_complex
 
 __all__ = [
     "MachineComplex",
@@ -78,8 +78,8 @@ def _uncertain() -> NumberSystem:
 
 
 _FACTORIES: dict[str, Callable[..., NumberSystem]] = {
-    "complex128": lambda: MachineComplex("complex128"),
-    "complex64": lambda: MachineComplex("complex64"),
+    "complex128": lambda: machine_numbers("complex128"),
+    "complex64": lambda: machine_numbers("complex64"),
     "sympy": _sympy,
     "symengine": _symengine,
     "mpmath": _mpmath,

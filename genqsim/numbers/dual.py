@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import NonFiniteError, NumberTypeError, UnboundParameterError
 from ..lazysympy import is_sympy
 from .base import Number, NumberSystem
-from .numeric import to_python_complex
+from .numeric import machine_numbers, to_python_complex
 
 if TYPE_CHECKING:
     import sympy
@@ -229,9 +229,7 @@ class DualNumbers(NumberSystem):
         base: NumberSystem | None = None,
         tangents: Mapping[Any, Any] | None = None,
     ) -> None:
-        from . import get_number_system
-
-        self.base = base or get_number_system("complex128")
+        self.base = base or machine_numbers("complex128")
         self.name = "dual" if base is None else f"dual[{base.name}]"
         pairs = list((values or {}).items())
         self.parameters: tuple[sympy.Symbol, ...] = tuple(_as_symbol(k) for k, _ in pairs)

@@ -133,3 +133,14 @@ class MachineComplex(NumberSystem):
 
     def free_symbols(self, values: Sequence[Number] | np.ndarray) -> set:
         return set()
+
+
+_MACHINE: dict[str, MachineComplex] = {}
+
+
+def machine_numbers(name: str) -> MachineComplex:
+    """The one :class:`MachineComplex` of a dtype name (``"complex128"``, ``"complex64"``),
+    shared by the registry and the systems built on machine numbers (so ``is`` compares)."""
+    if name not in _MACHINE:
+        _MACHINE[name] = MachineComplex(name)
+    return _MACHINE[name]

@@ -28,7 +28,7 @@ from ..gates import Barrier, Measure, NamedGate, QasmName, qasm_names
 from ..lazysympy import is_sympy
 from ..numbers import python_number
 from .lexer import Lexer, QasmError, Token
-from .simple import SimpleStatements
+from .simple import ReaderTables, SimpleStatements
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
@@ -258,6 +258,16 @@ def _qelib_gates() -> dict[str, GateDef]:
     return sub.gates
 
 
+@functools.cache
+def _reader_tables() -> ReaderTables:
+    """This module's tables for the fast reader (built when the first parser needs them:
+    every name below is defined by then)."""
+    return ReaderTables(
+        LIBRARY, BUILTIN, expression_value, expression_tree, GateDef, NOT_IN_GATE_BODIES,
+        renamed, barrier_operation,
+    )  # fmt: skip
+
+
 class Parser:
     def __init__(
         self,
@@ -278,7 +288,7 @@ class Parser:
         self.gates: dict[str, GateDef] = dict(_qelib_gates()) if define_qelib else {}
         self.statements: list[tuple | Operation | list[Operation]] = []
         # simple statements are read whole, off the line (see .simple)
-        self.simple = SimpleStatements(self) if simple_statements else None
+        self.simple = SimpleStatements(self, _reader_tables()) if simple_statements else None
 
     # -- token helpers ---------------------------------------------------------------------------
 

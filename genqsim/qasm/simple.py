@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..circuit import Operation, new_operation
 from ..errors import GenqsimError
@@ -146,18 +146,31 @@ def _operand(text: str) -> float:
     return math.pi if text == "pi" else float(text)
 
 
+class ReaderTables(NamedTuple):
+    """What the fast reader takes from the token parser (:mod:`.parser`), handed over when
+    the parser makes it: the library tables, the expression helpers and the gate definition
+    class."""
+
+    library: Any
+    builtin: Any
+    expression_value: Any
+    expression_tree: Any
+    gate_def: Any
+    not_in_gate_bodies: Any
+    renamed: Any
+    barrier_operation: Any
+
+
 class SimpleStatements:
     """The fast reader of one parser: its remembered parameter values, library gates and
     qubit lists, and :meth:`read`, which takes statements while they are simple."""
 
-    def __init__(self, parser: Parser) -> None:
-        from . import parser as p
-
+    def __init__(self, parser: Parser, tables: ReaderTables) -> None:
         self.parser = parser
         self.record = parser.statements.append
-        self.library, self.builtin = p.LIBRARY, p.BUILTIN
-        self._expression, self._tree = p.expression_value, p.expression_tree
-        self._gate_def, self._not_in_bodies = p.GateDef, p.NOT_IN_GATE_BODIES
+        self.library, self.builtin = tables.library, tables.builtin
+        self._expression, self._tree = tables.expression_value, tables.expression_tree
+        self._gate_def, self._not_in_bodies = tables.gate_def, tables.not_in_gate_bodies
         self._values: dict[str | None, Any] = {None: []}
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
         self._qubits: dict[str, Any] = {}  # an argument list's qubits, or _BROADCAST
@@ -168,7 +181,7 @@ class SimpleStatements:
         self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
         """The qubit tuples of a call's arguments naming whole registers, once formed and
         checked."""
-        self._renamed, self._barrier = p.renamed, p.barrier_operation
+        self._renamed, self._barrier = tables.renamed, tables.barrier_operation
         self._expansions: dict[tuple[str, str | None], tuple[GateDef, int, tuple[Operation, ...]]]
         self._expansions = {}
         """A defined gate's operations on its own qubits per parameter text, with the

@@ -9,13 +9,15 @@
 * :mod:`.statevector`, :mod:`.interval`, :mod:`.tangent`, :mod:`.density`: the built-in
   kinds (:mod:`.doubling` turns circuits into the ``vec(rho)`` circuits density matrices
   run).
-* :mod:`.sampling`: seeds, bitstrings and counts, shared by every kind.
+* :mod:`.sampling`: seeds, bitstrings and drawing from distributions, shared by every kind;
+  :mod:`.counting`: counts and per-shot memory of whole circuits.
 * :mod:`.options`: the run options a state carries, and :func:`~.options.option` for a
   method's own.
 """
 
 from __future__ import annotations
 
+from .counting import counted_register, counts, memory
 from .density import DensityMatrix, DensityOptions
 from .interval import IntervalState, enclose
 from .options import RunOptions
@@ -35,7 +37,6 @@ from .registry import (
     register_method,
     simulate,
 )
-from .sampling import counts, memory
 from .saving import save_state
 from .statevector import StateVector, basis, initial_state, zeros
 from .storage import load_state
@@ -72,6 +73,7 @@ __all__ = [
     "available_methods",
     "basis",
     "choose_method",
+    "counted_register",
     "counts",
     "enclose",
     "expectation",

@@ -40,6 +40,7 @@ from ..gates import NON_UNITARY
 from ..kernels import marginalize
 from ..memory import check_state_fits
 from ..numbers import Number, NumberSystem, get_number_system, to_python_complex
+from ..observables import pauli_sum_of
 from ..pauli import PauliSum, pauli_masks
 from ..plan import GateCall, PermutationCall, call_for, check_bound, run_restricted
 from ..validation import as_qubit_tuple
@@ -229,7 +230,7 @@ class IntervalState(StateBase):
         value plus, per term ``c P``, ``|c| (2 |m| |r| + |r|**2 + rounding)`` (``P`` is
         unitary, so a perturbation ``d`` of the state moves ``<P>`` by at most
         ``2 |d| |m| + |d|**2`` in 2-norms)."""
-        obs = PauliSum.coerce(observable)
+        obs = pauli_sum_of(observable)
         if obs.n_qubits > self.n_qubits:
             raise QubitIndexError(
                 f"observable acts on qubit {obs.n_qubits - 1} but the state has "

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+import numpy as np
+
 from ..backends import Backend, backend_for
 from ..circuit import Circuit
 from ..errors import (
@@ -229,6 +231,17 @@ def choose_method(
             return spec.name
     candidates[0].make_options(options)  # raises, naming the methods that have them
     raise AssertionError("unreachable: make_options accepted options it lacks")
+
+
+def mixed_state(matrix: Any, numbers: NumberSystem, options: RunOptions | None = None) -> State:
+    """The density matrix ``matrix`` (``2**k x 2**k``) as a state of the method registered as
+    ``"density_matrix"``: how a kind makes a reduced state without importing that kind."""
+    spec = method_spec("density_matrix")
+    n_qubits = int(np.shape(matrix)[0]).bit_length() - 1
+    request = SimulationRequest(
+        Circuit(n_qubits), numbers, initial=matrix, options=spec.options.of(options)
+    )
+    return spec.run(request)
 
 
 def _method_of_options(options: RunOptions | None) -> str | None:

@@ -51,6 +51,7 @@ from .base import StateBase, check_qubit_count, check_same_size
 from .display import state_vector_html, state_vector_latex
 from .options import RunOptions, run_threads
 from .protocol import Seed
+from .registry import mixed_state
 
 if TYPE_CHECKING:
     from .density import DensityMatrix
@@ -234,8 +235,6 @@ class StateVector(StateBase):
         :class:`~genqsim.states.DensityMatrix` in this state's numbers (exact for symbolic
         ones); its qubit ``i`` is ``qubits[i]``. Built as ``A A^dagger`` from the amplitudes
         arranged as a ``2**k x 2**(n-k)`` matrix, never as the ``4**n`` density matrix."""
-        from .density import DensityMatrix
-
         qs = as_qubit_tuple(qubits, self.n_qubits)
         if not qs:
             raise ArgumentValueError("keep at least one qubit")
@@ -248,7 +247,7 @@ class StateVector(StateBase):
             else:
                 conj = np.vectorize(self.numbers.conj, otypes=[object])(psi)
                 rho = np.dot(psi, conj.T)
-        return DensityMatrix(rho, self.numbers, options=self.options)
+        return mixed_state(rho, self.numbers, self.options)  # type: ignore[return-value]
 
     def entanglement_entropy(self, qubits: int | Sequence[int], base: float = 2) -> float:
         """The von Neumann entropy of ``qubits``' reduced state (in bits by default): how

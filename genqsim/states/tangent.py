@@ -33,6 +33,7 @@ from ..gates import NON_UNITARY, GateKind
 from ..kernels import marginalize
 from ..numbers import NumberSystem, get_number_system, to_python_complex
 from ..numbers.dual import Dual, DualNumbers, split
+from ..observables import pauli_sum_of
 from ..pauli import PauliSum
 from ..plan import GateCall, PermutationCall, call_for, run_restricted
 from ..validation import as_qubit_tuple
@@ -123,7 +124,7 @@ def _nonzero(data: Any) -> bool:
 def real_terms(observable: str | PauliSum, n_qubits: int) -> list[tuple[float, Any]]:
     """The Pauli terms of a Hermitian observable with real float coefficients, checked to act
     within ``n_qubits`` qubits."""
-    obs = PauliSum.coerce(observable)
+    obs = pauli_sum_of(observable)
     if obs.n_qubits > n_qubits:
         raise QubitIndexError(
             f"observable acts on qubit {obs.n_qubits - 1} but the circuit has {n_qubits} qubits"

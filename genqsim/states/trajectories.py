@@ -29,6 +29,7 @@ from ..errors import (
 )
 from ..kernels import marginalize
 from ..numbers import NumberSystem, get_number_system
+from ..observables import pauli_sum_of
 from ..pauli import PauliSum
 from ..plan import check_bound, plan_for_backend, run_plan
 from ..progress import bar_for
@@ -206,7 +207,7 @@ class TrajectoryState(StateBase):
 
     def estimates(self, observables: Sequence[str | PauliSum]) -> list[Estimate]:
         """Several observables from one sweep over the trajectories."""
-        parsed = [PauliSum.coerce(o) for o in observables]
+        parsed = [pauli_sum_of(o) for o in observables]
         missing = [o for o in parsed if ("estimate", str(o)) not in self._cache]
         if missing:
             result = self._sweep(missing)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from ...errors import ArgumentValueError
-from .laurent import TrigNumber
+
+if TYPE_CHECKING:
+    from .laurent import TrigNumber
 
 FORMS = ("auto", "sum", "product", "exp")
 

@@ -1,0 +1,174 @@
+"""Counts and per-shot memory of circuits: the one place shots of a whole circuit are drawn,
+over the classical bits when it measures (exact distributions from a method that keeps every
+measurement branch, one run per shot for the others), with readout errors applied.
+
+Above the state kinds: it runs circuits through :func:`~genqsim.states.registry.simulate`
+and, for per-shot runs, the state vector's trajectory runner.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from ..circuit import Circuit
+from ..errors import ArgumentTypeError, ArgumentValueError
+from ..noise import NoiseModel, Readout
+from ..numbers import get_number_system
+from .protocol import Seed, State
+from .registry import AUTO, choose_method, get_method, method_spec, simulate
+from .sampling import bitstring, check_shots, rng
+from .statevector import initial_state, run_statevector
+from .trajectories import TrajectoryRunner, run_trajectories
+
+
+def counts(
+    circuit: Circuit,
+    shots: int,
+    seed: Seed = None,
+    readout: Any = None,
+    **simulate_options: Any,
+) -> dict[str, int]:
+    """Measurement counts of ``shots`` runs of ``circuit``: over the classical bits when the
+    circuit measures (bit ``n_clbits-1`` leftmost), else over every qubit.
+
+    With a method whose state keeps every measurement branch (``method="density_matrix"``, and
+    what ``method="auto"``, the default, picks for small noisy circuits) the exact
+    distribution of the classical bits is computed once (mid-circuit measurements and
+    conditionals included) and the shots drawn from it. Otherwise circuits with mid-circuit
+    measurements, resets, noise channels or conditionals run once per shot (one trajectory
+    each, the plan built once); others are simulated once
+    and sampled. ``readout``: a :class:`~genqsim.noise.NoiseModel` or its ``readout``, whose
+    confusion matrices change the reported bits. ``simulate_options`` go to
+    :func:`genqsim.simulate` (``method``, ``numbers``, ``initial``, ...)."""
+
+    shots = check_shots(shots)
+    readout, errors = _readout_errors(readout, circuit)
+    rest, terminal = circuit.split_terminal_measurements()
+    generator = rng(seed)
+    measured = [q for q, _ in terminal]
+    on_clbits = counted_register(circuit) == "classical bits"
+    method = simulate_options.get("method", AUTO)
+    if method == AUTO:
+        shared = inspect.signature(simulate).parameters  # the rest are a method's options
+        own = {k: v for k, v in simulate_options.items() if k not in shared}
+        method = choose_method(rest, None, own)
+    simulate_options = {**simulate_options, "method": method}
+    if method_spec(method).ensemble:
+        mixed = simulate(rest, **simulate_options)
+        if on_clbits:
+            distribution = mixed.record_distribution(terminal, circuit.n_clbits)
+        else:
+            p = mixed._numeric_distribution(None)
+            distribution = {bitstring(i, circuit.n_qubits): float(v) for i, v in enumerate(p)}
+        if errors:
+            distribution = readout.apply_to_distribution(distribution, errors)
+        keys = list(distribution)
+        drawn = generator.multinomial(shots, np.array([distribution[k] for k in keys]))
+        return {k: int(c) for k, c in zip(keys, drawn) if c}
+    if rest.has_non_unitary:
+        tally = _per_shot(circuit, rest, terminal, measured, shots, generator, simulate_options)
+    else:
+        state = simulate(rest, **simulate_options)
+        if not terminal:
+            tally = state.sample(shots, seed=generator)
+        else:
+            tally = _on_clbits(state, terminal, circuit.n_clbits, shots, generator)
+    if errors:
+        tally = readout.apply_to_counts(tally, errors, generator)
+    return tally
+
+
+def memory(source: Circuit | State, shots: int, seed: Seed = None, **options: Any) -> list[str]:
+    """The outcome of every shot, in shot order (Qiskit's ``memory=True``): of
+    :func:`counts` for a circuit (``options`` as there), of ``state.sample`` for a state
+    (``qubits=`` there). The list tallies to the counts drawn with the same seed; its order
+    is a uniformly random arrangement of them, which is how independent shots are ordered."""
+    generator = rng(seed)
+    if isinstance(source, Circuit):
+        tally = counts(source, shots, generator, **options)
+    elif hasattr(source, "sample"):
+        tally = source.sample(shots, seed=generator, **options)
+    else:
+        raise ArgumentTypeError(f"memory() takes a Circuit or a state, got {type(source).__name__}")
+    outcomes = np.repeat(np.array(list(tally), dtype=object), list(tally.values()))
+    return [str(o) for o in generator.permutation(outcomes)]
+
+
+def counted_register(circuit: Circuit) -> str:
+    """What :func:`counts` of ``circuit`` counts: ``"classical bits"`` when the circuit
+    measures (or writes classical bits mid-circuit), else ``"qubits"``."""
+    rest, terminal = circuit.split_terminal_measurements()
+    on_clbits = bool(terminal) or (rest.n_clbits > 0 and rest.has_non_unitary)
+    return "classical bits" if on_clbits else "qubits"
+
+
+def _readout_errors(readout: Any, circuit: Circuit) -> tuple[Any, dict[int, Any]]:
+    """The readout and the confusion matrix of each classical bit, from a noise model or its
+    readout."""
+    if readout is None:
+        return None, {}
+    if isinstance(readout, NoiseModel):
+        readout = readout.readout
+    if not isinstance(readout, Readout):
+        raise ArgumentTypeError(
+            f"readout= takes a NoiseModel or its .readout, got {type(readout).__name__}"
+        )
+    return readout, readout.clbit_errors(circuit)
+
+
+def _per_shot(
+    circuit: Circuit,
+    rest: Circuit,
+    terminal: list[tuple[int, int]],
+    measured: list[int],
+    shots: int,
+    generator: np.random.Generator,
+    simulate_options: dict[str, Any],
+) -> dict[str, int]:
+    """One trajectory per shot, the plan built once (state vectors)."""
+    method = simulate_options["method"]
+    if get_method(method) not in (run_statevector, run_trajectories):
+        raise ArgumentValueError(
+            f"per-shot counts run state vectors; method={method!r} cannot run this circuit "
+            "shot by shot (use method='density_matrix' for exact counts)"
+        )
+    numbers = get_number_system(simulate_options.get("numbers") or "complex128")
+    initial = initial_state(
+        circuit.n_qubits,
+        simulate_options.get("initial"),
+        numbers,
+        simulate_options.get("backend"),
+        simulate_options.get("device"),
+    )
+    runner = TrajectoryRunner(rest, initial, simulate_options.get("fuse"))
+    tally: dict[str, int] = {}
+    for _ in range(shots):
+        state = runner.run(generator)
+        bits = dict(state.clbits)
+        if terminal:
+            (drawn,) = state.sample(1, seed=generator, qubits=measured)
+            for (_, c), bit in zip(terminal, reversed(drawn)):
+                bits[c] = int(bit)
+        if circuit.n_clbits:
+            key = "".join(str(bits.get(c, 0)) for c in reversed(range(circuit.n_clbits)))
+        else:
+            (key,) = state.sample(1, seed=generator)
+        tally[key] = tally.get(key, 0) + 1
+    return dict(sorted(tally.items()))
+
+
+def _on_clbits(
+    state: State, terminal: list[tuple[int, int]], n_clbits: int, shots: int, seed: Seed
+) -> dict[str, int]:
+    raw = state.sample(shots, seed=seed, qubits=[q for q, _ in terminal])
+    out: dict[str, int] = {}
+    for bits, count in raw.items():
+        clbits = ["0"] * n_clbits
+        for (_, c), bit in zip(terminal, reversed(bits)):
+            clbits[n_clbits - 1 - c] = bit
+        key = "".join(clbits)
+        out[key] = out.get(key, 0) + count
+    return dict(sorted(out.items()))
