@@ -149,7 +149,7 @@ class PauliSum:
         return cls(terms)
 
     @classmethod
-    def coerce(cls, observable: str | PauliSum) -> PauliSum:
+    def coerce(cls, observable: str | PauliSum | PauliConvertible) -> PauliSum:
         """A ``PauliSum`` from a string, a ``PauliSum``, or a matrix observable (its exact
         Pauli decomposition, :mod:`genqsim.observables`; a bare ``scipy.sparse`` matrix goes
         through :func:`genqsim.observables.pauli_sum_of`)."""
