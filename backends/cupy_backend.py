@@ -73,7 +73,7 @@ _REAL: dict[np.dtype, np.dtype] = {
 
 def _cupy():
     from ..errors import UnknownBackendError
-    from ..optional import require
+    from ..support.optional import require
 
     return require("cupy", "cuda", "the cupy backend (an NVIDIA GPU)", UnknownBackendError)
 
@@ -419,7 +419,7 @@ class CupyBackend(
 
     # -- reductions ----------------------------------------------------------------------------
     def probabilities(self, state, qubits, numbers):
-        from ..kernels import marginalize
+        from ..linalg.generic import marginalize
 
         cupy = _cupy()
         dtype = np.dtype(state.dtype)

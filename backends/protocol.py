@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from .. import kernels
-from ..memory import check_state_fits
+from ..linalg import generic as kernels
 from ..numbers import NumberSystem
+from ..support.memory import check_state_fits
 
 if TYPE_CHECKING:
     from ..plan.calls import BlockRun, MonomialRun

@@ -44,7 +44,7 @@ def genqsim_gradient(n: int, layers: int, values: np.ndarray):
     bound = dict(zip(symbols, values))
 
     def run() -> np.ndarray:
-        g = gq.gradient(circuit, "Z0", bound, method="adjoint")
+        g = gq.gradient(circuit, "Z0", bound, mode="adjoint")
         return np.array([g[s] for s in symbols])
 
     return run

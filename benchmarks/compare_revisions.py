@@ -25,7 +25,7 @@ def sh(cmd: str, cwd: Path) -> None:
 
 
 def bench(tree: Path, python: str, out: Path) -> dict[tuple[str, str], float]:
-    sh(f"{python} -m genqsim.bench --quick --sims genqsim genqsim-nofuse --repeat 5 "
+    sh(f"{python} -m genqsim bench --quick --sims genqsim genqsim-nofuse --repeat 5 "
        f"--json {out} > {out}.txt 2>&1", tree)  # fmt: skip
     results = json.loads(out.read_text())["results"]
     return {(k, case): t for k, cases in results.items() for case, t in cases.items()

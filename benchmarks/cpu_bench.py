@@ -1,6 +1,6 @@
-"""CPU benchmark against peers (see ``genqsim.bench``; the same as ``genqsim bench``)."""
+"""CPU benchmark against peers (see ``genqsim.cli.bench``; the same as ``genqsim bench``)."""
 
-from genqsim.bench import main
+from genqsim.cli.bench import main
 
 if __name__ == "__main__":
     main()

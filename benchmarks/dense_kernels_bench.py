@@ -18,7 +18,7 @@ import json
 import subprocess
 import sys
 
-from genqsim.bench import Case, run_genqsim, run_qulacs, thread_env
+from genqsim.cli.bench import Case, run_genqsim, run_qulacs, thread_env
 
 CASES = [
     Case("gate", "gate", 24, gate="h", target="low"),

@@ -82,7 +82,7 @@ def main() -> None:
         c, _ = circuit(n, n_angles)
         plain, values = circuit(n, n_angles, symbolic=True)
         repeat = 3 if n < 20 else 2
-        gradient = best_of(lambda: gq.gradient(plain, "Z0", values, method="adjoint"), repeat)  # noqa: B023
+        gradient = best_of(lambda: gq.gradient(plain, "Z0", values, mode="adjoint"), repeat)  # noqa: B023
         propagated = best_of(lambda: gq.propagate(c).expectation("Z0"), repeat)  # noqa: B023
         print(
             f"{n:>3} {n_angles:>6} {gradient:>11.3f} {propagated:>12.3f} "

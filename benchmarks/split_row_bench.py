@@ -30,7 +30,7 @@ import numpy as np
 
 import genqsim as gq
 from genqsim.backends import numba_planar as planar
-from genqsim.bench import Case, circuit_of
+from genqsim.cli.bench import Case, circuit_of
 from genqsim.plan import plan_for_backend
 from genqsim.plan.build import run_item
 from genqsim.plan.calls import BlockRun, DiagonalCall, MatrixCall

@@ -22,7 +22,7 @@ import argparse
 
 import genqsim as gq
 from genqsim.backends import numba_backend
-from genqsim.bench import Case, gate_list
+from genqsim.cli.bench import Case, gate_list
 from genqsim.plan import BlockRun, build_plan, group_block_runs, plan_for_backend, run_plan
 
 DEFAULT_CASES = ("ghz:26", "walsh:26", "qft:24", "random:22", "random:22:complex64")

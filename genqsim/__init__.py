@@ -8,12 +8,16 @@
 
 from __future__ import annotations
 
-from . import channels, gates, library, qasm
+from . import library
+from .analysis.errorbound import ErrorBound, error_bound
+from .analysis.symbolic import lambdify, simplify, to_symengine, to_sympy
 from .backends import available_backends, get_backend, register_backend, select_backend
-from .batch import apply_batch
-from .circuit import Circuit, Operation, parameters
+from .circuit import channels, gates
+from .circuit.circuit import Circuit, Operation, parameters
+from .circuit.gates import Gate, GateKind, MatrixGate, PauliRotation, gate
+from .differentiation.gradients import gradient, hessian, jacobian
+from .differentiation.propagation import Propagation, propagate
 from .distributed.options import MPIOptions
-from .errorbound import ErrorBound, error_bound
 from .errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -48,16 +52,14 @@ from .errors import (
     UnknownOptionError,
     UnknownParameterError,
 )
-from .gates import Gate, GateKind, MatrixGate, PauliRotation, gate
-from .gradients import gradient, hessian, jacobian
+from .io import qasm
 from .library import iqp_encode
+from .linalg.observables import Hermitian, SparseObservable
+from .linalg.pauli import PauliSum
 from .methods import BUILT_IN as BUILT_IN_METHODS
 from .mps.options import MPSOptions
 from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.dual import Dual, DualNumbers
-from .observables import Hermitian, SparseObservable
-from .pauli import PauliSum
-from .propagation import Propagation, propagate
 from .states import (
     DensityMatrix,
     DensityOptions,
@@ -86,34 +88,34 @@ from .states import (
     unitary,
     zeros,
 )
-from .symbolic import lambdify, simplify, to_symengine, to_sympy
+from .states.batch import apply_batch
 from .version import __version__ as __version__
 
 
 def from_qiskit(qc):
     """A genqsim Circuit from a Qiskit QuantumCircuit (needs qiskit)."""
-    from .interop import from_qiskit as _convert
+    from .io.interop import from_qiskit as _convert
 
     return _convert(qc)
 
 
 def from_cirq(circuit):
     """A genqsim Circuit from a cirq.Circuit (needs cirq)."""
-    from .interop import from_cirq as _convert
+    from .io.interop import from_cirq as _convert
 
     return _convert(circuit)
 
 
 def to_cirq(circuit):
     """A cirq.Circuit from a genqsim Circuit (needs cirq)."""
-    from .interop import to_cirq as _convert
+    from .io.interop import to_cirq as _convert
 
     return _convert(circuit)
 
 
 def to_qiskit(circuit):
     """A Qiskit QuantumCircuit from a genqsim Circuit (needs qiskit)."""
-    from .interop import to_qiskit as _convert
+    from .io.interop import to_qiskit as _convert
 
     return _convert(circuit)
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .circuit import Circuit, parameters
+from .circuit.circuit import Circuit, parameters
 from .errors import ArgumentValueError
-from .observables import pauli_sum_of
-from .pauli import PAULI_MATRICES, PauliSum
+from .linalg.observables import pauli_sum_of
+from .linalg.pauli import PAULI_MATRICES, PauliSum
 
 
 def _check_size(n: int, least: int = 1) -> int:

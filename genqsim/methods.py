@@ -9,7 +9,7 @@ others (the registry itself names none).
 
 from __future__ import annotations
 
-from .circuit import Circuit
+from .circuit.circuit import Circuit
 from .distributed.options import MPIOptions
 from .distributed.ranks import launched_ranks
 from .distributed.state import run_mpi

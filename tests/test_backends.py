@@ -214,7 +214,7 @@ def test_a_numba_that_cannot_load_is_said_once(monkeypatch):
 
 
 def test_bench_fails_when_genqsim_cannot_run(monkeypatch, capsys):
-    from genqsim import bench
+    from genqsim.cli import bench
 
     def spawn(sim, threads, repeat, quick, only):
         if sim == "genqsim":
@@ -230,7 +230,7 @@ def test_bench_fails_when_genqsim_cannot_run(monkeypatch, capsys):
 def test_bench_only_runs_the_named_gates_and_circuits(capsys):
     import json
 
-    from genqsim import bench
+    from genqsim.cli import bench
 
     picked = bench.cases(False, ["ghz", "h"])
     assert {c.label for c in picked} == {

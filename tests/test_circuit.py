@@ -127,8 +127,8 @@ def test_string_parameter_names_become_real_symbols():
 
 
 def test_new_operation_is_the_operation_init_builds():
-    from genqsim.circuit import Operation, new_operation
-    from genqsim.gates import NamedGate
+    from genqsim.circuit.circuit import Operation, new_operation
+    from genqsim.circuit.gates import NamedGate
 
     for fields in [(NamedGate("x"), (1,)), (NamedGate("u", 0.1, 0.2, 0.3), (0,), (2, 1), (1, 0))]:
         fast, plain = new_operation(*fields), Operation(*fields)

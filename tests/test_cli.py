@@ -359,8 +359,8 @@ def test_warmup_compiles_every_workload_for_both_precisions():
     command prints the same report."""
     pytest.importorskip("numba")
     from genqsim.backends import COMPILED_MIN_STATE_QUBITS
+    from genqsim.cli.warmup import warmup
     from genqsim.plan.build import DEFAULT_FUSION_MIN_QUBITS
-    from genqsim.warmup import warmup
 
     lines: list[str] = []
     total = warmup(lines.append)

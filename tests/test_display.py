@@ -11,7 +11,7 @@ import pytest
 import sympy
 
 import genqsim as gq
-from genqsim.drawing import _cells
+from genqsim.circuit.drawing import _cells
 
 matplotlib.use("Agg")
 

@@ -222,7 +222,7 @@ def test_bytes_sent_match_each_class_minimum():
 
 def test_cli_prints_once(capsys):
     """``genqsim run ... --method mpi`` computes on every rank and prints on rank 0 only."""
-    from genqsim.cli import main
+    from genqsim.cli.main import main
 
     assert (
         main(["run", "ghz:5", "--method", "mpi", "--quiet", "--shots", "100", "--seed", "1"]) == 0

@@ -12,9 +12,10 @@ import genqsim as gq
 from genqsim.plan.fusion import fuse_circuit, fuse_operations
 
 from reference import random_state
+from registries import CPU_BACKENDS
 from strategies import random_circuit
 
-BACKENDS = [b for b in ("numpy", "numba") if b in gq.available_backends()]
+BACKENDS = CPU_BACKENDS
 
 
 @settings(max_examples=80, deadline=None)

@@ -17,6 +17,7 @@ from reference import (
     random_state,
     reference_matrix,
 )
+from registries import CPU_BACKENDS
 
 ANGLES = (0.7312, -1.234, 2.468, 0.3141)
 PARAM_COUNT = {"rx": 1, "ry": 1, "rz": 1, "p": 1, "rxx": 1, "ryy": 1, "rzz": 1}
@@ -44,7 +45,7 @@ def _all_cases(n_max: int, max_controls: int):
             yield name, n_params, n
 
 
-NUMERIC_BACKENDS = [b for b in ("numpy", "numba") if b in gq.available_backends()]
+NUMERIC_BACKENDS = CPU_BACKENDS
 
 
 @pytest.mark.parametrize("backend", NUMERIC_BACKENDS)

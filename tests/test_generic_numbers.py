@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 import genqsim as gq
 
+from registries import OBJECT_NUMBERS
 from strategies import random_circuit
 
-OBJECT_SYSTEMS = ["symengine", "mpmath", "ball", "dual", "uncertain"]
+OBJECT_SYSTEMS = OBJECT_NUMBERS
 
 
 @settings(max_examples=30, deadline=None)
@@ -143,7 +144,7 @@ def _max_true_error(circuit, dtype: str) -> float:
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_error_bound_holds_and_is_tight_for_a_qft(method, dtype):
     c = gq.library.qft(6)
-    bound = gq.error_bound(c, dtype, method=method)
+    bound = gq.error_bound(c, dtype, enclosure=method)
     true = _max_true_error(c, dtype)
     assert true <= bound.max_amplitude_error
     if dtype == "complex64":  # the float32 error dominates: the bound is nearly exact

@@ -251,7 +251,7 @@ def test_adjoint_gradients_on_the_gpu_equal_forward_mode_on_the_cpu():
     """``device="gpu"``: the adjoint sweep's three states on the device, every gate kind of
     the sweep (one-target rotations, controlled and multi-target ones, a U gate through the
     third state), against forward mode on the CPU."""
-    from genqsim.gradients import value_and_gradient
+    from genqsim.differentiation.gradients import value_and_gradient
 
     a, b, c = gq.parameters("a b c")
     n = 12
@@ -264,7 +264,7 @@ def test_adjoint_gradients_on_the_gpu_equal_forward_mode_on_the_cpu():
         circuit.crx(c, 0, n - 1).rzz(a + c, 2, 7).u(b, c, a, 5).cp(a * b, 3, 4)
     values = {a: 0.31, b: -0.72, c: 1.13}
     observable = "Z0 Z1 - 0.5*X3 + 0.25*Y5 Y6"
-    want = gq.gradient(circuit, observable, values, method="forward")
+    want = gq.gradient(circuit, observable, values, mode="forward")
     value, got = value_and_gradient(circuit, observable, values, device="gpu")
     energy = gq.simulate(circuit.bind(values)).expectation(observable)
     assert abs(value - energy) < 1e-10

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
-from genqsim.gradients import _adjoint_program, value_and_gradient
+from genqsim.differentiation.gradients import _adjoint_program, value_and_gradient
 
 A, B, C = gq.parameters("a b c")
 ROTATIONS = ["rx", "ry", "rz", "p", "u", "rzz", "rxx", "pauli", "cp", "crx", "cry", "open"]
@@ -20,7 +20,8 @@ OBSERVABLE = "Z0 Z1 - 0.7*X1 + 0.4*Y0 Y2 + 0.25*Z2"
 
 
 PLANNED = ["rx", "ry", "rz", "p", "pauli1", "cp", "crx", "cry", "open"]
-"""Gates the planned sweep (genqsim.sweep.AdjointProgram) serves: one target, affine angle."""
+"""Gates the planned sweep (genqsim.differentiation.adjoint.AdjointProgram) serves: one
+target, affine angle."""
 
 
 @st.composite
@@ -79,7 +80,7 @@ VALUES = {A: 0.37, B: -1.21, C: 2.05}
 @settings(max_examples=25, deadline=None)
 @given(parametrised_circuit(), st.sampled_from(["forward", "adjoint", "dual"]))
 def test_gradient_methods_equal_the_exact_symbolic_derivative(circuit, method):
-    got = gq.gradient(circuit, OBSERVABLE, VALUES, method=method)
+    got = gq.gradient(circuit, OBSERVABLE, VALUES, mode=method)
     want = _sympy_gradient(circuit, VALUES)
     assert set(got) == set(VALUES)
     for p in VALUES:
@@ -95,13 +96,13 @@ def test_planned_sweep_equals_the_exact_derivative_at_every_call(circuit, second
     parameters = list(VALUES)
     if circuit.parameters:  # a circuit with no parameter is never swept
         assert _adjoint_program(circuit, parameters) is not None
-    got = gq.gradient(circuit, OBSERVABLE, VALUES, method="adjoint")
+    got = gq.gradient(circuit, OBSERVABLE, VALUES, mode="adjoint")
     want = _sympy_gradient(circuit, VALUES)
     for p in VALUES:
         assert abs(got[p] - want[p]) < 1e-11, (p, got[p], want[p])
     values = dict(zip(parameters, second))
-    value, again = value_and_gradient(circuit, OBSERVABLE, values, method="adjoint")
-    forward_value, forward = value_and_gradient(circuit, OBSERVABLE, values, method="forward")
+    value, again = value_and_gradient(circuit, OBSERVABLE, values, mode="adjoint")
+    forward_value, forward = value_and_gradient(circuit, OBSERVABLE, values, mode="forward")
     assert abs(value - forward_value) < 1e-12
     for p in VALUES:
         assert abs(again[p] - forward[p]) < 1e-11, (p, again[p], forward[p])
@@ -119,17 +120,17 @@ def test_planned_sweep_follows_a_growing_circuit_and_serves_only_what_it_can():
     grown = _adjoint_program(c, [A, B])
     assert grown is not None and grown is not first
     a, b = 0.4, -0.7  # <Z0> = cos(a) cos(a - b): the rz and cx leave qubit 0's Z alone
-    got = gq.gradient(c, "Z0", {A: a, B: b}, method="adjoint")
+    got = gq.gradient(c, "Z0", {A: a, B: b}, mode="adjoint")
     d_a = -np.sin(a) * np.cos(a - b) - np.cos(a) * np.sin(a - b)
     assert got[A] == pytest.approx(d_a, abs=1e-14)
     assert got[B] == pytest.approx(np.cos(a) * np.sin(a - b), abs=1e-14)
     with grown.lock:  # as if another thread were running it
-        assert gq.gradient(c, "Z0", {A: a, B: b}, method="adjoint") == pytest.approx(got)
+        assert gq.gradient(c, "Z0", {A: a, B: b}, mode="adjoint") == pytest.approx(got)
     assert pickle.loads(pickle.dumps(c))._derived == {}
     for unserved in (gq.Circuit(2).ry(A * B, 0), gq.Circuit(2).rzz(A, 0, 1).ry(B, 1)):
         assert _adjoint_program(unserved, [A, B]) is None
-        forward = gq.gradient(unserved, "Z0 + X1", VALUES, method="forward")
-        adjoint = gq.gradient(unserved, "Z0 + X1", VALUES, method="adjoint")
+        forward = gq.gradient(unserved, "Z0 + X1", VALUES, mode="forward")
+        adjoint = gq.gradient(unserved, "Z0 + X1", VALUES, mode="adjoint")
         assert adjoint == pytest.approx(forward, abs=1e-13)
 
 
@@ -149,7 +150,7 @@ def test_planned_rotations_keep_real_and_diagonal_matrices_exact():
 @given(parametrised_circuit())
 def test_jacobian_equals_the_derivative_of_the_symbolic_amplitudes(circuit):
     amps = gq.simulate(circuit, numbers="sympy").amplitudes
-    forward, dual = gq.jacobian(circuit, VALUES), gq.jacobian(circuit, VALUES, method="dual")
+    forward, dual = gq.jacobian(circuit, VALUES), gq.jacobian(circuit, VALUES, mode="dual")
     for p in VALUES:
         want = np.array([complex(sympy.diff(x, p).subs(VALUES).evalf(30)) for x in amps])
         np.testing.assert_allclose(forward[p], want, atol=1e-12)
@@ -190,7 +191,7 @@ def test_gradient_of_a_larger_ansatz_matches_finite_differences():
     rng = np.random.default_rng(7)
     values = dict(zip(params, rng.uniform(-np.pi, np.pi, len(params))))
     obs = " + ".join(f"Z{q} Z{q + 1}" for q in range(n - 1)) + " + 0.5*X0"
-    forward = gq.gradient(c, obs, values, method="forward")
+    forward = gq.gradient(c, obs, values, mode="forward")
     adjoint = gq.gradient(c, obs, values)  # many parameters: adjoint by default
     h = 1e-5
     for p in params[:: max(1, len(params) // 6)]:
@@ -217,16 +218,16 @@ def test_the_adjoint_on_a_chosen_backend_equals_the_exact_derivative(circuit):
 
 
 def test_backend_and_device_choose_the_adjoint_and_nothing_else():
-    from genqsim.gradients import _sweep_backend
+    from genqsim.differentiation.gradients import _sweep_backend
 
     c = gq.Circuit(2).rx(A, 0).cry(B, 0, 1)
     values = {A: 0.3, B: -0.8}
     assert _sweep_backend(c, None, "numpy", None).name == "numpy"
     assert _sweep_backend(c, "adjoint", None, "cpu") is None  # the default (planned) sweep
     with pytest.raises(gq.ArgumentValueError, match="adjoint"):
-        gq.gradient(c, "Z1", values, method="forward", device="gpu")
+        gq.gradient(c, "Z1", values, mode="forward", device="gpu")
     with pytest.raises(gq.ArgumentValueError, match="adjoint"):
-        gq.gradient(c, "Z1", values, method="dual", backend="numpy")
+        gq.gradient(c, "Z1", values, mode="dual", backend="numpy")
     with pytest.raises(ValueError, match="device"):
         gq.gradient(c, "Z1", values, device="tpu")
     with pytest.raises(ValueError, match="runs on the cpu"):
@@ -253,9 +254,9 @@ def test_gradient_input_errors():
     measured = gq.Circuit(1).rx(A, 0).measure(0).rx(A, 0)  # <Z> = cos(A)**2 (dephased)
     assert gq.gradient(measured, "Z0", {A: 0.1})[A] == pytest.approx(-np.sin(0.2), abs=1e-12)
     with pytest.raises(gq.NotUnitaryError, match="measure"):
-        gq.gradient(measured, "Z0", {A: 0.1}, method="adjoint")
-    with pytest.raises(ValueError, match="method"):
-        gq.gradient(c, "Z0", {A: 0.1, B: 0.2}, method="backprop")
+        gq.gradient(measured, "Z0", {A: 0.1}, mode="adjoint")
+    with pytest.raises(ValueError, match="mode"):
+        gq.gradient(c, "Z0", {A: 0.1, B: 0.2}, mode="backprop")
     with pytest.raises(gq.QubitIndexError):
         gq.gradient(c, "Z5", {A: 0.1, B: 0.2})
     with pytest.raises(ValueError, match="entries"):
@@ -290,8 +291,23 @@ def test_adjoint_in_tiles_equals_forward_mode_on_a_large_state(seed, planned):
             c.cx(q[0], q[1])
     obs = "Z0 Z15 + 0.5*X3 - 0.25*Y9 Z12"
     assert (_adjoint_program(c, list(VALUES)) is not None) == planned
-    adjoint = gq.gradient(c, obs, VALUES, method="adjoint")
-    forward = gq.gradient(c, obs, VALUES, method="forward")
+    adjoint = gq.gradient(c, obs, VALUES, mode="adjoint")
+    forward = gq.gradient(c, obs, VALUES, mode="forward")
     for p in VALUES:
         assert abs(adjoint[p] - forward[p]) < 1e-10, (p, adjoint[p], forward[p])
     assert max(abs(g) for g in forward.values()) > 1e-3
+
+
+def test_the_old_method_keyword_still_works_with_a_warning():
+    """``method=`` names a kind of state in ``simulate``; the differentiation mode is
+    ``mode=`` (and ``enclosure=`` for error bounds). The old keywords warn for one release."""
+    c = gq.Circuit(1).ry(A, 0)
+    with pytest.warns(DeprecationWarning, match="use mode="):
+        old = gq.gradient(c, "Z0", {A: 0.3}, method="adjoint")
+    assert old[A] == pytest.approx(-np.sin(0.3), abs=1e-12)
+    assert gq.gradient(c, "Z0", {A: 0.3}, mode="adjoint")[A] == pytest.approx(old[A])
+    with pytest.raises(gq.ArgumentTypeError, match="not both"):
+        gq.gradient(c, "Z0", {A: 0.3}, mode="adjoint", method="adjoint")
+    with pytest.warns(DeprecationWarning, match="use enclosure="):
+        bound = gq.error_bound(gq.Circuit(1).h(0), "complex64", method="interval")
+    assert bound.enclosure == "interval"

@@ -6,13 +6,14 @@ from the same declarations."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 import pytest
 
 import genqsim as gq
-from genqsim.cli import main
-from genqsim.noise import NoiseModel
+from genqsim.circuit.noise import NoiseModel
+from genqsim.cli.main import main
 from genqsim.states.options import RunOptions, method_fields, option
 
 NOISE = NoiseModel.from_spec(["depolarizing:0.05"])
@@ -84,6 +85,7 @@ def test_auto_chooses_from_the_circuit_and_records_the_choice(monkeypatch):
     assert gq.choose_method(wide, gq.get_number_system("sympy")) == "density_matrix"
     assert gq.choose_method(noisy, None, {"trajectories": 50}) == "trajectories"
     assert gq.simulate(noisy, trajectories=50, seed=1).method == "trajectories"
+    monkeypatch.delitem(sys.modules, "mpi4py.MPI", raising=False)  # MPI not started here
     monkeypatch.setenv("PMI_SIZE", "2")  # what mpiexec sets in each rank
     assert gq.choose_method(bell()) == "mpi"
     assert gq.choose_method(noisy) == "density_matrix"  # the distributed vector has no noise

@@ -388,7 +388,7 @@ def test_tebd_takes_bond_matrices():
 def test_command_line_runs_mps(capsys):
     """``--method mps``: a 40-qubit GHZ state sampled, its settings printed; MPS options
     without the method are refused."""
-    from genqsim.cli import main
+    from genqsim.cli.main import main
 
     assert main(["run", "ghz:40", "--method", "mps", "--shots", "50", "--seed", "1",
                  "--observable", "Z0 Z39", "--format", "json"]) == 0  # fmt: skip

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
-from genqsim import channels
-from genqsim.noise import NoiseModel, ReadoutError
+from genqsim.circuit import channels
+from genqsim.circuit.noise import NoiseModel, ReadoutError
 
 from reference import embed
 from strategies import random_circuit
@@ -518,7 +518,7 @@ def test_readout_error_exact_and_sampled():
 
 
 def test_cli_noise_and_methods(capsys):
-    from genqsim.cli import main
+    from genqsim.cli.main import main
 
     assert main(["run", "ghz:3", "--noise", "depolarizing:0.02", "--observable", "Z0 Z1",
                  "--format", "json"]) == 0  # fmt: skip

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from test_noise import _dense_reference, _random_rho, noisy_circuits
 
 import genqsim as gq
-from genqsim import channels
-from genqsim.circuit import Operation
+from genqsim.circuit import channels
+from genqsim.circuit.circuit import Operation
 from genqsim.errors import ArgumentValueError, NumberTypeError
 from genqsim.states import DensityMatrix, DensityOptions
 from genqsim.states.doubling import SuperoperatorGate, doubled_circuit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from genqsim.progress import ProgressBar, wanted
+from genqsim.support.progress import ProgressBar, wanted
 
 
 def test_bar_draws_fraction_counts_and_finishes_on_close():

@@ -58,7 +58,7 @@ def test_expectation_matches_the_object_path(circuit, data):
     reference = gq.simulate(circuit, numbers="uncertain").expectation(observable)
     run = gq.propagate(circuit)
     assert_same_uncertain(run.expectation(observable), reference)
-    assert_same_uncertain(run.expectation(observable, method="forward"), reference)
+    assert_same_uncertain(run.expectation(observable, mode="forward"), reference)
 
 
 @settings(max_examples=20, deadline=None)

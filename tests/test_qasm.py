@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
-from genqsim.qasm import QasmError
+from genqsim.io.qasm import QasmError
 
 HERE = Path(__file__).parent / "qasm"
 VALID = sorted((HERE / "valid").glob("*.qasm"))
@@ -290,7 +290,7 @@ def test_a_file_read_whole_reads_as_one_read_line_by_line(path, monkeypatch):
 def test_barriers_in_gate_bodies_are_sorted_and_count_a_repeated_qubit_once(simple):
     """A barrier in a gate body lands on the caller's qubits, sorted; a repeated argument
     counts once there as it does outside gate bodies (Qiskit reads both the same way)."""
-    from genqsim.qasm.parser import Parser
+    from genqsim.io.qasm.parser import Parser
 
     text = (
         'OPENQASM 2.0;\ninclude "qelib1.inc";\n'

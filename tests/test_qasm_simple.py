@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
-from genqsim.conditional import Conditional
-from genqsim.qasm import QasmError
-from genqsim.qasm.parser import Parser
-from genqsim.qasm.simple import product_value
+from genqsim.circuit.conditional import Conditional
+from genqsim.io.qasm import QasmError
+from genqsim.io.qasm.fast_reader import product_value
+from genqsim.io.qasm.parser import Parser
 
 
 def token_parser_only(text: str | list[str], exact: bool) -> gq.Circuit:
@@ -309,7 +309,7 @@ def test_products_left_to_the_expression_parser(text):
 def test_the_garbage_collector_is_paused_while_parsing_a_long_text_and_left_as_found():
     import gc
 
-    from genqsim.qasm.parser import COLLECTOR_PAUSE_MIN_CHARS
+    from genqsim.io.qasm.parser import COLLECTOR_PAUSE_MIN_CHARS
 
     short = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\nh q[0];\nfoo q[1];\n'
     long = short.replace("h q[0];", "h q[0];\n" * (COLLECTOR_PAUSE_MIN_CHARS // 8))

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import genqsim as gq
 
 from reference import embed, pauli_rotation_reference, random_state, reference_matrix
+from registries import CPU_BACKENDS
 
 NAMED = {
     # name: (arity, number of angles)
@@ -59,9 +60,6 @@ def operations(draw, n: int):
     controls = tuple(qubits[arity : arity + n_controls])
     values = tuple(draw(st.lists(st.integers(0, 1), min_size=n_controls, max_size=n_controls)))
     return gate, targets, controls, values, embed(U, n, targets, controls, values)
-
-
-CPU_BACKENDS = [b for b in ("numpy", "numba") if b in gq.available_backends()]
 
 
 @st.composite

@@ -9,6 +9,7 @@ import sympy
 import genqsim as gq
 
 from reference import random_state
+from registries import CPU_BACKENDS
 
 
 def test_inner_fidelity_and_norm_against_numpy():
@@ -73,7 +74,7 @@ def test_zero_qubit_state():
     assert psi.sample(3, seed=0) == {"": 3}
 
 
-@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("backend", CPU_BACKENDS)
 def test_a_circuit_applied_again_keeps_its_plan_until_it_grows(backend):
     from genqsim.plan import plan_for_backend
 

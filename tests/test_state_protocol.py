@@ -262,21 +262,6 @@ def test_apply_takes_one_operation_as_a_circuit_of_one(make):
 
 
 @pytest.mark.parametrize(
-    ("old", "names"),
-    [("genqsim.state", ["StateVector", "simulate"]), ("genqsim.intervals", ["enclose"]),
-     ("genqsim.fusion", ["fuse_circuit"])],
-)  # fmt: skip
-def test_moved_modules_still_import_with_a_deprecation_warning(old, names):
-    import importlib
-    import sys
-
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match="moved to"):
-        module = importlib.import_module(old)
-    assert all(hasattr(module, name) for name in names)
-
-
-@pytest.mark.parametrize(
     ("method", "extra"),
     [("interval", {}), ("tangent", {"numbers": gq.DualNumbers({THETA: VALUE})})],
 )

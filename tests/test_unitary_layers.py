@@ -186,7 +186,7 @@ def test_the_default_numba_plan_splits_a_random_circuits_layers():
     qubits): the Numba backend's plan holds real one-qubit gates and no complex non-diagonal
     one, and equals the generic routine."""
     pytest.importorskip("numba")
-    from genqsim.bench import Case, circuit_of
+    from genqsim.cli.bench import Case, circuit_of
     from genqsim.plan import plan_for_backend
 
     n = 17

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..backends import Backend, DeviceSelector, ThreadScoped, backend_for, capability
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -46,10 +46,8 @@ from ..errors import (
     StateShapeError,
     StateTooLargeError,
 )
-from ..memory import check_state_fits
+from ..linalg.pauli import PauliSum
 from ..numbers import Number, NumberSystem, get_number_system
-from ..optional import require
-from ..pauli import PauliSum
 from ..plan import (
     DiagonalCall,
     PlanItem,
@@ -57,13 +55,15 @@ from ..plan import (
     check_bound,
 )
 from ..plan.fusion import fuse_circuit
-from ..progress import bar_for
 from ..states import sampling
 from ..states.base import StateBase, check_qubit_count
 from ..states.options import RunOptions, run_threads
 from ..states.protocol import Seed
 from ..states.statevector import StateVector, kept_first, pure_state_entropy
-from ..validation import as_qubit_tuple, check_n_qubits
+from ..support.memory import check_state_fits
+from ..support.optional import require
+from ..support.progress import bar_for
+from ..support.validation import as_qubit_tuple, check_n_qubits
 from .exchange import DEFAULT_CHUNK, CommunicationStats, Exchanger, subspace
 from .layout import QubitLayout, initial_layout
 from .options import MPIOptions

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..backends import ArrayNamespace, backend_for, capability
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -28,9 +28,9 @@ from ..errors import (
     StateShapeError,
     StateTooLargeError,
 )
-from ..kernels import marginalize
+from ..linalg.generic import marginalize
+from ..linalg.pauli import PAULI_MATRICES
 from ..numbers import NumberSystem, get_number_system
-from ..pauli import PAULI_MATRICES
 from ..plan import (
     ChannelCall,
     ConditionalCall,
@@ -41,12 +41,12 @@ from ..plan import (
     call_for,
     check_bound,
 )
-from ..progress import bar_for
 from ..states import sampling
 from ..states.base import StateBase, check_qubit_count, check_same_size
 from ..states.protocol import Seed
 from ..states.statevector import StateVector
-from ..validation import as_qubit_tuple
+from ..support.progress import bar_for
+from ..support.validation import as_qubit_tuple
 from . import readout
 from .charges import charge_groups, gate_blocks, site_charges
 from .network import HostCopy, Network

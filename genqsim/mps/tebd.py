@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ArgumentValueError, MatrixShapeError
-from ..pauli import PAULI_MATRICES, PauliSum
-from ..progress import bar_for
+from ..linalg.pauli import PAULI_MATRICES, PauliSum
+from ..support.progress import bar_for
 from .charges import charge_groups, gate_blocks
 from .state import MPSState
 

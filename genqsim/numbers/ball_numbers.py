@@ -19,7 +19,7 @@ import numpy as np
 import sympy
 
 from ..errors import NonFiniteError, NumberTypeError
-from ..optional import require
+from ..support.optional import require
 from .base import Number, NumberSystem
 from .numeric import to_python_complex
 

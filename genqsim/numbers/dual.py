@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import NonFiniteError, NumberTypeError, UnboundParameterError
-from ..lazysympy import is_sympy
+from ..support.lazysympy import is_sympy
 from .base import Number, NumberSystem
 from .numeric import machine_numbers, to_python_complex
 

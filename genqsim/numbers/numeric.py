@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NonFiniteError, NumberTypeError, UnboundParameterError
-from ..lazysympy import is_sympy
+from ..support.lazysympy import is_sympy
 from .base import Number, NumberSystem
 
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import NonFiniteError, NumberTypeError
-from ..lazysympy import is_sympy
-from ..optional import require
+from ..support.lazysympy import is_sympy
+from ..support.optional import require
 from .base import Number, NumberSystem
 from .numeric import to_python_complex
 

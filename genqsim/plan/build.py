@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ..backends.protocol import BlockRunner, MonomialRunner, capability
-from ..channels import QuantumChannel
-from ..circuit import Circuit, Operation
-from ..conditional import Conditional
+from ..circuit.channels import QuantumChannel
+from ..circuit.circuit import Circuit, Operation
+from ..circuit.conditional import Conditional
+from ..circuit.gates import GateKind, NamedGate
 from ..errors import ArgumentValueError, NotNumericError, UnboundParameterError
-from ..gates import GateKind, NamedGate
 from ..numbers import NumberSystem
 from .calls import (
     BlockRun,

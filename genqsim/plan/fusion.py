@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..circuit import Circuit, Operation
-from ..gates import NON_UNITARY, GateKind, MatrixGate
-from ..kernels import subspace_indices
+from ..circuit.circuit import Circuit, Operation
+from ..circuit.gates import NON_UNITARY, GateKind, MatrixGate
+from ..linalg.generic import subspace_indices
 from ..numbers import NumberSystem, get_number_system
 
 

@@ -37,13 +37,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
 from ..errors import ArgumentTypeError, QubitCountMismatchError
-from ..lazysympy import is_sympy
+from ..linalg.observables import Hermitian, SparseObservable, observable_for_state
+from ..linalg.pauli import PauliSum, pauli_masks
 from ..numbers import Number, NumberSystem
-from ..observables import Hermitian, SparseObservable, observable_for_state
-from ..pauli import PauliSum, pauli_masks
-from ..validation import as_qubit_tuple
+from ..support.lazysympy import is_sympy
+from ..support.validation import as_qubit_tuple
 from . import sampling
 from .protocol import Seed
 from .saving import save_state

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..circuit import Circuit
+from ..circuit.circuit import Circuit
+from ..circuit.noise import NoiseModel, Readout
 from ..errors import ArgumentTypeError, ArgumentValueError
-from ..noise import NoiseModel, Readout
 from ..numbers import get_number_system
 from .protocol import Seed, State
 from .registry import AUTO, choose_method, get_method, method_spec, simulate

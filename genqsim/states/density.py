@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..backends import Backend, backend_for
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -36,14 +36,14 @@ from ..errors import (
     NumberTypeError,
     StateTooLargeError,
 )
-from ..kernels import marginalize, pauli_signs
-from ..numbers import Number, NumberSystem, get_number_system
-from ..observables import (
+from ..linalg.generic import marginalize, pauli_signs
+from ..linalg.observables import (
     Hermitian,
     SparseObservable,
     matrix_expectation_value,
 )
-from ..pauli import PauliSum
+from ..linalg.pauli import PauliSum
+from ..numbers import Number, NumberSystem, get_number_system
 from ..plan import (
     ConditionalCall,
     MeasureCall,
@@ -53,8 +53,8 @@ from ..plan import (
     plan_for_backend,
     run_item,
 )
-from ..progress import bar_for
-from ..validation import as_qubit_tuple, check_n_qubits
+from ..support.progress import bar_for
+from ..support.validation import as_qubit_tuple, check_n_qubits
 from . import sampling
 from .base import StateBase, check_qubit_count, check_same_size
 from .display import density_matrix_html, density_matrix_latex

@@ -23,10 +23,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..channels import KrausChannel, QuantumChannel
-from ..circuit import Circuit, Operation
-from ..conditional import Conditional
-from ..gates import Barrier, Gate, GateKind
+from ..circuit.channels import KrausChannel, QuantumChannel
+from ..circuit.circuit import Circuit, Operation
+from ..circuit.conditional import Conditional
+from ..circuit.gates import Barrier, Gate, GateKind
 from ..numbers import NumberSystem, get_number_system
 from ..plan.build import fusion_widths
 from ..plan.fusion import fuse_operations, fused_block

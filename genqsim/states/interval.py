@@ -29,21 +29,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..backends import Backend, select_backend
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
+from ..circuit.gates import NON_UNITARY
 from ..errors import (
     InvalidProbabilityError,
     NotUnitaryError,
     NumberTypeError,
     QubitIndexError,
 )
-from ..gates import NON_UNITARY
-from ..kernels import marginalize
-from ..memory import check_state_fits
+from ..linalg.generic import marginalize
+from ..linalg.observables import pauli_sum_of
+from ..linalg.pauli import PauliSum, pauli_masks
 from ..numbers import Number, NumberSystem, get_number_system, to_python_complex
-from ..observables import pauli_sum_of
-from ..pauli import PauliSum, pauli_masks
 from ..plan import GateCall, PermutationCall, call_for, check_bound, run_restricted
-from ..validation import as_qubit_tuple
+from ..support.memory import check_state_fits
+from ..support.validation import as_qubit_tuple
 from . import sampling
 from .base import StateBase
 from .protocol import Seed

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from ..backends import Backend, BlockLayout, BlockRunner, PauliCoordinates, capability
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
+from ..circuit.gates import GateKind, MatrixGate
 from ..errors import ArgumentValueError
-from ..gates import GateKind, MatrixGate
 from ..numbers import NumberSystem, get_number_system
 from ..plan import build_plan, run_item
 from ..plan.fusion import block_matrix

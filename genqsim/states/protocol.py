@@ -42,8 +42,8 @@ import numpy as np
 from ..numbers import Number, NumberSystem
 
 if TYPE_CHECKING:
-    from ..circuit import Circuit, Operation
-    from ..pauli import PauliSum
+    from ..circuit.circuit import Circuit, Operation
+    from ..linalg.pauli import PauliSum
 
 Seed = int | np.random.Generator | None
 """A seed for sampling and collapse: an integer, a generator (shared across calls), or None."""

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import Backend, backend_for
-from ..circuit import Circuit
+from ..circuit.circuit import Circuit
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -36,8 +36,8 @@ from ..errors import (
     UnknownMethodError,
     UnknownOptionError,
 )
+from ..linalg.pauli import PauliSum
 from ..numbers import Number, NumberSystem, get_number_system
-from ..pauli import PauliSum
 from ..plan import check_bound
 from .options import RunOptions
 from .protocol import Seed, State
@@ -297,6 +297,16 @@ def simulate(
     a state, copied); ``device="gpu"`` (a GPU backend) or ``backend`` (one by name);
     ``seed`` (mid-circuit measurements); ``fuse``, ``progress`` and ``threads`` (the run
     options the state keeps, :class:`~genqsim.states.RunOptions`).
+
+    >>> import genqsim as gq
+    >>> gq.simulate(gq.Circuit(2).h(0).cx(0, 1)).method
+    'statevector'
+    >>> mps = gq.simulate(gq.library.ghz(30), method="mps", max_bond=4)
+    >>> mps.method, mps.max_bond_dimension
+    ('mps', 2)
+    >>> gq.simulate(gq.Circuit(2), max_bond=4)
+    Traceback (most recent call last):
+    genqsim.errors.UnknownOptionError: method 'statevector' has no option 'max_bond'; ...
     """
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"simulate() takes a Circuit, got {type(circuit).__name__}")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import InvalidProbabilityError, ShotsError
-from ..validation import as_qubit_tuple
+from ..support.validation import as_qubit_tuple
 
 if TYPE_CHECKING:
     from .protocol import Seed

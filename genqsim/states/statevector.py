@@ -16,7 +16,7 @@ import numpy as np
 
 from ..backends import Backend, DeviceSampler, backend_for, capability
 from ..backends import select_backend as _select_backend
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -28,14 +28,14 @@ from ..errors import (
     QubitIndexError,
     StateShapeError,
 )
-from ..numbers import Number, NumberSystem, get_number_system, number_system_for_array
-from ..observables import (
+from ..linalg.observables import (
     Hermitian,
     SparseObservable,
     matrix_expectation_value,
     sparse_quadratic_form,
 )
-from ..pauli import PauliSum
+from ..linalg.pauli import PauliSum
+from ..numbers import Number, NumberSystem, get_number_system, number_system_for_array
 from ..plan import (
     ChannelCall,
     MeasureCall,
@@ -44,8 +44,8 @@ from ..plan import (
     plan_for_backend,
     run_plan,
 )
-from ..progress import bar_for
-from ..validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
+from ..support.progress import bar_for
+from ..support.validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import sampling
 from .base import StateBase, check_qubit_count, check_same_size
 from .display import state_vector_html, state_vector_latex

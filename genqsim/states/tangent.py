@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..backends import Backend, backend_for, select_backend
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
+from ..circuit.gates import NON_UNITARY, GateKind
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -29,14 +30,13 @@ from ..errors import (
     QubitIndexError,
     UnboundParameterError,
 )
-from ..gates import NON_UNITARY, GateKind
-from ..kernels import marginalize
+from ..linalg.generic import marginalize
+from ..linalg.observables import pauli_sum_of
+from ..linalg.pauli import PauliSum
 from ..numbers import NumberSystem, get_number_system, to_python_complex
 from ..numbers.dual import Dual, DualNumbers, split
-from ..observables import pauli_sum_of
-from ..pauli import PauliSum
 from ..plan import GateCall, PermutationCall, call_for, run_restricted
-from ..validation import as_qubit_tuple
+from ..support.validation import as_qubit_tuple
 from . import sampling
 from .base import StateBase
 from .protocol import Seed

@@ -22,18 +22,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation
 from ..errors import (
     ArgumentValueError,
     InvalidProbabilityError,
 )
-from ..kernels import marginalize
+from ..linalg.generic import marginalize
+from ..linalg.observables import pauli_sum_of
+from ..linalg.pauli import PauliSum
 from ..numbers import NumberSystem, get_number_system
-from ..observables import pauli_sum_of
-from ..pauli import PauliSum
 from ..plan import check_bound, plan_for_backend, run_plan
-from ..progress import bar_for
-from ..validation import as_qubit_tuple
+from ..support.progress import bar_for
+from ..support.validation import as_qubit_tuple
 from . import sampling
 from .base import StateBase
 from .options import RunOptions, option, positive_int

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..circuit import Circuit
+from ..circuit.circuit import Circuit
 from ..errors import ArgumentTypeError, NotUnitaryError
 from ..numbers import NumberSystem, get_number_system
 from ..plan.build import check_bound

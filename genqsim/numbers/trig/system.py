@@ -21,7 +21,7 @@ import numpy as np
 import sympy
 
 from ...errors import NonFiniteError, NumberTypeError
-from ...optional import require
+from ...support.optional import require
 from ..base import Number, NumberSystem
 from .angles import Angle, exact_rational
 from .cyclotomic import DEFAULT_ORDER, CyclotomicField

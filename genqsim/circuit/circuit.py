@@ -1,0 +1,818 @@
+"""Circuits: ordered operations on ``n_qubits`` qubits, built with chained methods.
+
+Qubit 0 is the least-significant bit of a basis index. Parameters are SymPy symbols (strings
+passed as parameters become real symbols of that name), so the same circuit runs numerically
+after :meth:`Circuit.bind` or symbolically as it is.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers as _abc
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    NonFiniteError,
+    NumberTypeError,
+    QubitCountMismatchError,
+    QubitIndexError,
+    UnknownParameterError,
+)
+from ..numbers import python_number, to_python_complex
+from ..numbers.uncertain import is_uncertain_value
+from ..support.lazysympy import is_sympy
+from ..support.validation import as_qubit, as_qubit_tuple, check_n_qubits, check_operation_qubits
+from . import channels
+from .channels import QuantumChannel
+from .conditional import Conditional
+from .gates import (
+    NON_UNITARY,
+    Barrier,
+    Gate,
+    GateKind,
+    MatrixGate,
+    Measure,
+    NamedGate,
+    PauliRotation,
+    Reset,
+    with_parameters,
+)
+
+if TYPE_CHECKING:
+    import sympy
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A gate on ``targets``, applied where every control qubit holds its control value."""
+
+    gate: Gate
+    targets: tuple[int, ...]
+    controls: tuple[int, ...] = ()
+    control_values: tuple[int, ...] = ()
+
+    @property
+    def qubits(self) -> tuple[int, ...]:
+        """Every qubit the operation involves: controls, then targets."""
+        return self.controls + self.targets
+
+    @property
+    def kind(self) -> GateKind:
+        return self.gate.kind
+
+    def inverse(self) -> Operation:
+        return Operation(self.gate.inverse(), self.targets, self.controls, self.control_values)
+
+    def bind(self, mapping: Mapping) -> Operation:
+        return Operation(self.gate.bind(mapping), self.targets, self.controls, self.control_values)
+
+    def remapped(self, qubit_map: Sequence[int]) -> Operation:
+        """The operation with each qubit ``q`` renamed ``qubit_map[q]``."""
+        at = qubit_map.__getitem__
+        return Operation(
+            self.gate, tuple(map(at, self.targets)), tuple(map(at, self.controls)),
+            self.control_values,
+        )  # fmt: skip
+
+    def __str__(self) -> str:
+        ctrl = ""
+        if self.controls:
+            pairs = ", ".join(f"{q}={v}" for q, v in zip(self.controls, self.control_values))
+            ctrl = f" if [{pairs}]"
+        return f"{self.gate!r} on {list(self.targets)}{ctrl}"
+
+
+def new_operation(
+    gate: Gate,
+    targets: tuple[int, ...],
+    controls: tuple[int, ...] = (),
+    control_values: tuple[int, ...] = (),
+) -> Operation:
+    """``Operation(gate, targets, controls, control_values)`` at about a third of the cost:
+    the frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, this
+    fills the instance's dictionary directly. For readers that build one per gate they read
+    (the OpenQASM parser); the fields are exactly those ``__init__`` would set."""
+    op = _new_instance(Operation)
+    fields = op.__dict__
+    fields["gate"] = gate
+    fields["targets"] = targets
+    fields["controls"] = controls
+    fields["control_values"] = control_values
+    return op
+
+
+_new_instance = object.__new__
+
+
+def parameters(names: str | Iterable[str]) -> tuple[sympy.Symbol, ...]:
+    """Real SymPy symbols for circuit parameters: ``a, b = gq.parameters("a b")``;
+    ranges as in SymPy (``gq.parameters("t0:4")`` gives t0..t3).
+
+    Real symbols let conjugates, probabilities and expectation values simplify correctly.
+    """
+    if not isinstance(names, str):
+        if not isinstance(names, Iterable) or not all(isinstance(n, str) for n in names):
+            raise ArgumentTypeError(
+                f"parameter names are a string ('a b', 't0:4') or strings, got {names!r}"
+            )
+        names = " ".join(names)
+    import sympy
+
+    return tuple(sympy.symbols(names.replace(",", " "), real=True, seq=True))
+
+
+def _bind_value(value: Any, name: str) -> Any:
+    """A bound value: SymPy as it is, a number as SymPy, an ``uncertainties`` value as it
+    is (gates take those as angles for ``numbers="uncertain"``)."""
+    if is_sympy(value) or is_uncertain_value(value):
+        if is_uncertain_value(value) and not math.isfinite(value.nominal_value):
+            raise NonFiniteError(f"value for parameter {name} is not finite: {value!r}")
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (_abc.Number, np.number)):
+        raise NumberTypeError(f"value for parameter {name} must be a number, got {value!r}")
+    to_python_complex(value, f"value for parameter {name}")  # refuses NaN and infinities
+    import sympy
+
+    return sympy.sympify(value.item() if isinstance(value, np.generic) else value)
+
+
+DISPLAY_MAX_OPERATIONS = 400
+"""Circuits longer than this show their size alone in notebooks, not a drawing."""
+
+
+class Circuit:
+    """An ordered list of :class:`Operation` on ``n_qubits`` qubits.
+
+    Builder methods (``h``, ``cx``, ``rz``, ``unitary``, ...) append and return the circuit, so
+    calls chain: ``Circuit(2).h(0).cx(0, 1)``.
+    """
+
+    n_qubits: int
+    n_clbits: int
+
+    def __init__(
+        self, n_qubits: int, operations: Iterable[Operation] = (), n_clbits: int = 0
+    ) -> None:
+        self.n_qubits = check_n_qubits(n_qubits)
+        self.n_clbits = int(n_clbits)
+        self._ops: list[Operation] = []
+        self._derived: dict[Any, tuple[int, Any]] = {}
+        for op in operations:
+            self._append_op(op)
+
+    def derived(self, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()``, computed once and kept under ``key`` until the circuit grows:
+        operations are only ever appended, so their count tells whether a kept value (the
+        parameters, a planned adjoint sweep) still describes the circuit. Not pickled."""
+        count, value = self._derived.get(key, (-1, None))
+        if count != len(self._ops):
+            value = build()
+            self._derived[key] = (len(self._ops), value)
+        return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_derived": {}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({"_derived": {}, **state})
+
+    # -- core ---------------------------------------------------------------------------------
+    @property
+    def operations(self) -> tuple[Operation, ...]:
+        """The operations in order (a tuple: the circuit changes only through its methods)."""
+        return tuple(self._ops)
+
+    def _append_op(self, op: Operation) -> None:
+        t, c, v = check_operation_qubits(
+            self.n_qubits, op.targets, op.controls, op.control_values or None, op.gate.n_qubits
+        )
+        self._push(Operation(op.gate, t, c, v))
+
+    def _push(self, op: Operation) -> None:
+        """Append an operation whose qubits are already checked against this circuit."""
+        if op.controls and op.gate.kind in NON_UNITARY:
+            raise ArgumentTypeError(f"{op.gate.name} operations cannot be controlled by qubits")
+        self._note_clbits(op.gate)
+        self._ops.append(op)
+
+    def _push_checked(self, op: Operation) -> None:
+        """Append an operation checked in full against this circuit: its qubits, its
+        controls, and any classical bit it writes already within ``n_clbits``."""
+        self._ops.append(op)
+
+    def _push_gates(self, ops: Iterable[Operation]) -> None:
+        """Append gates (unitary, or barriers) whose qubits are already checked against this
+        circuit and whose controls are allowed: they write no classical bit, so nothing is
+        left to check or note (an OpenQASM gate definition's expansion, once per call)."""
+        self._ops.extend(ops)
+
+    def _note_clbits(self, gate: Gate) -> None:
+        """Grow ``n_clbits`` to cover the classical bits ``gate`` writes or reads."""
+        if isinstance(gate, Measure):
+            self.n_clbits = max(self.n_clbits, gate.clbit + 1)
+        elif isinstance(gate, Conditional):
+            self.n_clbits = max(self.n_clbits, max(gate.clbits) + 1, gate.body.n_clbits)
+
+    def append(
+        self,
+        gate: Gate | str,
+        targets: int | Sequence[int],
+        controls: int | Sequence[int] = (),
+        control_values: int | Sequence[int] | None = None,
+    ) -> Circuit:
+        """Append a gate (a :class:`Gate` or a library name) on ``targets`` under controls."""
+        g = NamedGate(gate) if isinstance(gate, str) else gate
+        if not isinstance(g, Gate):
+            raise ArgumentTypeError(f"expected a Gate or gate name, got {gate!r}")
+        t, c, v = check_operation_qubits(
+            self.n_qubits, targets, controls, control_values, g.n_qubits
+        )
+        self._push(Operation(g, t, c, v))
+        return self
+
+    def _named(self, name: str, params: Sequence[Any], targets, controls=(), values=None):
+        return self.append(NamedGate(name, *params), targets, controls, values)
+
+    # -- one-qubit gates ----------------------------------------------------------------------
+    def id(self, q: int) -> Circuit:
+        """Identity on ``q`` (kept in the circuit, e.g. as a placeholder for noise after it)."""
+        return self._named("id", (), q)
+
+    def x(self, q: int) -> Circuit:
+        """Pauli X (NOT) on ``q``: ``[[0, 1], [1, 0]]``."""
+        return self._named("x", (), q)
+
+    def y(self, q: int) -> Circuit:
+        """Pauli Y on ``q``: ``[[0, -i], [i, 0]]``."""
+        return self._named("y", (), q)
+
+    def z(self, q: int) -> Circuit:
+        """Pauli Z on ``q``: ``diag(1, -1)``."""
+        return self._named("z", (), q)
+
+    def h(self, q: int) -> Circuit:
+        """Hadamard on ``q``: ``[[1, 1], [1, -1]] / sqrt(2)``."""
+        return self._named("h", (), q)
+
+    def s(self, q: int) -> Circuit:
+        """S (phase) gate on ``q``: ``diag(1, i)``, the square root of Z."""
+        return self._named("s", (), q)
+
+    def sdg(self, q: int) -> Circuit:
+        """S dagger on ``q``: ``diag(1, -i)``."""
+        return self._named("sdg", (), q)
+
+    def t(self, q: int) -> Circuit:
+        """T gate on ``q``: ``diag(1, exp(i pi/4))``, the square root of S."""
+        return self._named("t", (), q)
+
+    def tdg(self, q: int) -> Circuit:
+        """T dagger on ``q``: ``diag(1, exp(-i pi/4))``."""
+        return self._named("tdg", (), q)
+
+    def sx(self, q: int) -> Circuit:
+        """Square root of X on ``q``: ``[[1+i, 1-i], [1-i, 1+i]] / 2``."""
+        return self._named("sx", (), q)
+
+    def sxdg(self, q: int) -> Circuit:
+        """Inverse square root of X on ``q``."""
+        return self._named("sxdg", (), q)
+
+    def rx(self, theta: Any, q: int) -> Circuit:
+        """Rotation about X: ``exp(-i theta X / 2)`` on ``q``."""
+        return self._named("rx", (theta,), q)
+
+    def ry(self, theta: Any, q: int) -> Circuit:
+        """Rotation about Y: ``exp(-i theta Y / 2)`` on ``q`` (real matrix)."""
+        return self._named("ry", (theta,), q)
+
+    def rz(self, theta: Any, q: int) -> Circuit:
+        """Rotation about Z: ``exp(-i theta Z / 2) = diag(exp(-i theta/2), exp(i theta/2))``."""
+        return self._named("rz", (theta,), q)
+
+    def p(self, lam: Any, q: int) -> Circuit:
+        """Phase gate ``diag(1, exp(i lam))``."""
+        return self._named("p", (lam,), q)
+
+    def u(self, theta: Any, phi: Any, lam: Any, q: int) -> Circuit:
+        """``U(theta, phi, lam)`` as in OpenQASM / Qiskit."""
+        return self._named("u", (theta, phi, lam), q)
+
+    u3 = u
+
+    # -- controlled gates ---------------------------------------------------------------------
+    def cx(self, control: int, target: int) -> Circuit:
+        """Controlled X (CNOT): flips ``target`` where ``control`` is 1."""
+        return self._named("x", (), target, control)
+
+    cnot = cx
+
+    def cy(self, control: int, target: int) -> Circuit:
+        """Controlled Y: Y on ``target`` where ``control`` is 1."""
+        return self._named("y", (), target, control)
+
+    def cz(self, control: int, target: int) -> Circuit:
+        """Controlled Z: ``diag(1, 1, 1, -1)`` (symmetric in its two qubits)."""
+        return self._named("z", (), target, control)
+
+    def ch(self, control: int, target: int) -> Circuit:
+        """Controlled Hadamard on ``target``."""
+        return self._named("h", (), target, control)
+
+    def cp(self, lam: Any, control: int, target: int) -> Circuit:
+        """Controlled phase: ``exp(i lam)`` on ``|11>``."""
+        return self._named("p", (lam,), target, control)
+
+    def crx(self, theta: Any, control: int, target: int) -> Circuit:
+        """Controlled ``RX(theta)`` on ``target``."""
+        return self._named("rx", (theta,), target, control)
+
+    def cry(self, theta: Any, control: int, target: int) -> Circuit:
+        """Controlled ``RY(theta)`` on ``target``."""
+        return self._named("ry", (theta,), target, control)
+
+    def crz(self, theta: Any, control: int, target: int) -> Circuit:
+        """Controlled ``RZ(theta)`` on ``target``."""
+        return self._named("rz", (theta,), target, control)
+
+    def cu(self, theta: Any, phi: Any, lam: Any, gamma: Any, control: int, target: int) -> Circuit:
+        """Controlled ``exp(i gamma) U(theta, phi, lam)`` (Qiskit's ``CUGate``)."""
+        return self._named("u", (theta, phi, lam, gamma), target, control)
+
+    def ccx(self, control1: int, control2: int, target: int) -> Circuit:
+        """Toffoli: X on ``target`` where both controls are 1."""
+        return self._named("x", (), target, (control1, control2))
+
+    toffoli = ccx
+
+    def mcx(self, controls: Sequence[int], target: int, control_values=None) -> Circuit:
+        """X on ``target`` controlled by any number of qubits."""
+        return self._named("x", (), target, controls, control_values)
+
+    def cswap(self, control: int, a: int, b: int) -> Circuit:
+        """Fredkin: swap ``a`` and ``b`` where ``control`` is 1."""
+        return self._named("swap", (), (a, b), control)
+
+    fredkin = cswap
+
+    # -- two-qubit gates ----------------------------------------------------------------------
+    def swap(self, a: int, b: int) -> Circuit:
+        """Swap qubits ``a`` and ``b``."""
+        return self._named("swap", (), (a, b))
+
+    def iswap(self, a: int, b: int) -> Circuit:
+        """iSWAP: swaps ``|01>`` and ``|10>`` with a phase ``i``."""
+        return self._named("iswap", (), (a, b))
+
+    def rxx(self, theta: Any, a: int, b: int) -> Circuit:
+        """``exp(-i theta X_a X_b / 2)``, the XX (Ising) interaction."""
+        return self._named("rxx", (theta,), (a, b))
+
+    def ryy(self, theta: Any, a: int, b: int) -> Circuit:
+        """``exp(-i theta Y_a Y_b / 2)``, the YY interaction."""
+        return self._named("ryy", (theta,), (a, b))
+
+    def rzz(self, theta: Any, a: int, b: int) -> Circuit:
+        """``exp(-i theta Z_a Z_b / 2)``, the ZZ interaction (diagonal)."""
+        return self._named("rzz", (theta,), (a, b))
+
+    def pauli_rotation(self, pauli: str, theta: Any, qubits: Sequence[int]) -> Circuit:
+        """``exp(-i theta P / 2)``; ``pauli[i]`` acts on ``qubits[i]``."""
+        return self.append(PauliRotation(pauli, theta), qubits)
+
+    # -- arbitrary matrices and control ---------------------------------------------------------
+    def unitary(
+        self,
+        matrix: Any,
+        targets: int | Sequence[int],
+        controls: int | Sequence[int] = (),
+        control_values: int | Sequence[int] | None = None,
+        *,
+        name: str = "unitary",
+        check_unitary: bool = True,
+    ) -> Circuit:
+        """Any ``2**k x 2**k`` matrix on ``targets`` (``targets[0]`` = least-significant bit
+        of the matrix index), optionally controlled; numeric matrices are checked unitary."""
+        return self.append(
+            MatrixGate(matrix, name, check_unitary), targets, controls, control_values
+        )
+
+    def controlled(
+        self,
+        operation: Gate | str | Circuit,
+        targets: int | Sequence[int] | None = None,
+        controls: int | Sequence[int] = (),
+        control_values: int | Sequence[int] | None = None,
+    ) -> Circuit:
+        """Append ``operation`` under extra controls: a gate (with ``targets``) or a whole
+        circuit (its qubit ``i`` mapped to ``targets[i]``, identity map when omitted)."""
+        if isinstance(operation, Circuit):
+            qubit_map = tuple(range(operation.n_qubits)) if targets is None else targets
+            qubit_map = as_qubit_tuple(qubit_map, self.n_qubits, "target")
+            if len(qubit_map) != operation.n_qubits:
+                raise QubitCountMismatchError(
+                    f"circuit has {operation.n_qubits} qubits but {len(qubit_map)} targets given"
+                )
+            _, c, v = check_operation_qubits(self.n_qubits, qubit_map, controls, control_values)
+            new_ops = []
+            for op in operation.operations:
+                if op.kind is GateKind.BARRIER:
+                    continue
+                if op.kind in NON_UNITARY:
+                    raise ArgumentTypeError(
+                        f"{op.gate.name} operations (measurements, resets, channels, "
+                        "conditionals) cannot be controlled by qubits"
+                    )
+                mapped = op.remapped(qubit_map)
+                check_operation_qubits(self.n_qubits, mapped.targets, mapped.controls + c)
+                new_ops.append(
+                    Operation(
+                        mapped.gate, mapped.targets, mapped.controls + c, mapped.control_values + v
+                    )
+                )
+            self._ops.extend(new_ops)
+            return self
+        if targets is None:
+            raise ArgumentTypeError("controlled(gate, ...) needs targets")
+        return self.append(operation, targets, controls, control_values)
+
+    def measure(self, qubit: int, clbit: int | None = None) -> Circuit:
+        """Measure ``qubit`` into classical bit ``clbit`` (default: the qubit's index).
+
+        Terminal measurements (nothing acts on the qubit afterwards) only feed sampling;
+        mid-circuit ones collapse the state during a run (seeded by ``apply(..., seed=)``).
+        """
+        clbit = as_qubit(qubit, self.n_qubits) if clbit is None else clbit
+        if isinstance(clbit, bool) or not isinstance(clbit, (_abc.Integral, np.integer)):
+            raise ArgumentTypeError(f"clbit must be a non-negative integer, got {clbit!r}")
+        if clbit < 0:
+            raise QubitIndexError(f"clbit must be non-negative, got {clbit}")
+        self._append_op(Operation(Measure(int(clbit)), (qubit,)))
+        return self
+
+    def measure_all(self) -> Circuit:
+        """Measure every qubit ``q`` into classical bit ``q``."""
+        for q in range(self.n_qubits):
+            self.measure(q, q)
+        return self
+
+    def reset(self, qubit: int) -> Circuit:
+        """Reset ``qubit`` to ``|0>`` (collapses the state during a run)."""
+        return self.append(Reset(), qubit)
+
+    # -- noise channels and classical control ---------------------------------------------------
+    def channel(self, channel: QuantumChannel, targets: int | Sequence[int]) -> Circuit:
+        """A noise channel (``gq.channels.depolarizing(0.01)``, ...) on ``targets``."""
+        if not isinstance(channel, QuantumChannel):
+            raise ArgumentTypeError(
+                f"channel() takes a noise channel (genqsim.channels), got {type(channel).__name__}"
+            )
+        return self.append(channel, targets)
+
+    def kraus(
+        self,
+        matrices: Sequence[Any],
+        targets: int | Sequence[int],
+        *,
+        name: str = "kraus",
+        check_trace: bool = True,
+    ) -> Circuit:
+        """A channel given by its Kraus operators (numeric ones checked trace preserving)."""
+        return self.append(channels.KrausChannel(matrices, name, check_trace), targets)
+
+    def depolarizing(self, p: Any, *qubits: int) -> Circuit:
+        """Depolarizing noise on one qubit or on a pair (:func:`genqsim.channels.depolarizing`)."""
+        return self.append(channels.depolarizing(p, len(qubits)), qubits)
+
+    def bit_flip(self, p: Any, q: int) -> Circuit:
+        """Bit-flip noise on ``q``: X with probability ``p``."""
+        return self.append(channels.bit_flip(p), q)
+
+    def phase_flip(self, p: Any, q: int) -> Circuit:
+        """Phase-flip noise on ``q``: Z with probability ``p``."""
+        return self.append(channels.phase_flip(p), q)
+
+    def bit_phase_flip(self, p: Any, q: int) -> Circuit:
+        """Bit-phase-flip noise on ``q``: Y with probability ``p``."""
+        return self.append(channels.bit_phase_flip(p), q)
+
+    def pauli_channel(self, px: Any, py: Any, pz: Any, q: int) -> Circuit:
+        """Pauli noise on ``q``: X, Y, Z with probabilities ``px``, ``py``, ``pz``."""
+        return self.append(channels.pauli_channel(px, py, pz), q)
+
+    def amplitude_damping(self, gamma: Any, q: int) -> Circuit:
+        """Amplitude damping on ``q``: ``|1>`` decays to ``|0>`` with probability ``gamma``."""
+        return self.append(channels.amplitude_damping(gamma), q)
+
+    def generalized_amplitude_damping(self, p: Any, gamma: Any, q: int) -> Circuit:
+        """Relaxation of ``q`` towards a thermal state: with weight ``p`` towards ``|0>``,
+        with ``1 - p`` towards ``|1>``, at rate ``gamma``."""
+        return self.append(channels.generalized_amplitude_damping(p, gamma), q)
+
+    def phase_damping(self, lam: Any, q: int) -> Circuit:
+        """Phase damping on ``q``: coherences shrink by ``sqrt(1 - lam)``."""
+        return self.append(channels.phase_damping(lam), q)
+
+    def thermal_relaxation(self, t1: Any, t2: Any, time: Any, q: int) -> Circuit:
+        """T1/T2 relaxation of ``q`` over ``time`` (one time unit; ``t2 <= 2 t1``)."""
+        return self.append(channels.thermal_relaxation(t1, t2, time), q)
+
+    def reset_error(self, p0: Any, p1: Any, q: int) -> Circuit:
+        """Reset noise on ``q``: to ``|0>`` with probability ``p0``, to ``|1>`` with ``p1``."""
+        return self.append(channels.reset_error(p0, p1), q)
+
+    def if_(
+        self,
+        clbits: int | Sequence[int],
+        value: int,
+        body: Operation | Circuit,
+        qubits: Sequence[int] | None = None,
+    ) -> Circuit:
+        """Run ``body`` (an Operation, or a Circuit: on this circuit's qubits, or placed on
+        ``qubits``) only when the classical bits ``clbits`` (``clbits[0]`` the lowest) hold
+        ``value``; bits not yet written read 0. ``c.if_(0, 1, gq.Circuit(2).x(1))``."""
+        gate, targets = conditional_operation(self.n_qubits, clbits, value, body, qubits)
+        self._append_op(Operation(gate, targets))
+        return self
+
+    @property
+    def has_non_unitary(self) -> bool:
+        """Whether the circuit holds measurements, resets, channels or conditionals."""
+        return any(op.kind in NON_UNITARY for op in self._ops)
+
+    @property
+    def has_noise(self) -> bool:
+        """Whether the circuit holds noise channels (also inside conditionals)."""
+        return any(
+            op.kind is GateKind.CHANNEL
+            or (isinstance(op.gate, Conditional) and op.gate.body.has_noise)
+            for op in self._ops
+        )
+
+    def split_terminal_measurements(self) -> tuple[Circuit, list[tuple[int, int]]]:
+        """``(circuit without its terminal measurements, [(qubit, clbit), ...])``.
+
+        A measurement is terminal when no later operation (other than barriers and further
+        measurements) touches its qubit and no later conditional reads its classical bit. A
+        circuit that measures nothing is returned as it is (every ``apply`` asks).
+        """
+        if not any(isinstance(op.gate, Measure) for op in self._ops):
+            return self, []
+        busy_after: set[int] = set()
+        read_after: set[int] = set()
+        keep: list[Operation] = []
+        terminal: list[tuple[int, int]] = []
+        for op in reversed(self._ops):
+            gate = op.gate
+            if (
+                isinstance(gate, Measure)
+                and op.targets[0] not in busy_after
+                and gate.clbit not in read_after
+            ):
+                terminal.append((op.targets[0], gate.clbit))
+                continue
+            if isinstance(gate, Conditional):
+                read_after.update(gate.clbits)
+            if op.kind is not GateKind.BARRIER:
+                busy_after.update(op.qubits)
+            keep.append(op)
+        rest = Circuit(self.n_qubits, reversed(keep), n_clbits=self.n_clbits)
+        return rest, terminal[::-1]
+
+    def barrier(self, *qubits: Any) -> Circuit:
+        """A barrier on ``qubits`` (all when none given): no effect on the state, but gates are
+        never fused or reordered across it."""
+        qs: tuple[Any, ...] = qubits or tuple(range(self.n_qubits))
+        if len(qs) == 1 and not isinstance(qs[0], (_abc.Integral, np.integer)):
+            qs = tuple(qs[0])
+        qs = as_qubit_tuple(qs, self.n_qubits)
+        return self.append(Barrier(len(qs)), tuple(sorted(qs)))
+
+    # -- whole-circuit transformations ----------------------------------------------------------
+    @property
+    def parameters(self) -> tuple[sympy.Symbol, ...]:
+        """Free parameters in order of first appearance (sorted by name within one gate)."""
+
+        def collect() -> tuple[sympy.Symbol, ...]:
+            seen: dict[sympy.Symbol, None] = {}
+            for op in self._ops:
+                symbols = op.gate.free_symbols
+                for s in sorted(symbols, key=str) if len(symbols) > 1 else symbols:
+                    seen.setdefault(s, None)
+            return tuple(seen)
+
+        return self.derived("parameters", collect)
+
+    def bind(self, values: Mapping[Any, Any]) -> Circuit:
+        """A new circuit with parameters replaced by values (numbers, SymPy expressions, or
+        ``uncertainties`` values for ``numbers="uncertain"``).
+
+        Keys are symbols or their names; unknown keys raise ``UnknownParameterError``. Python
+        floats bind as floats (so numeric runs stay fast), SymPy values stay exact.
+        """
+        by_name = {str(p): p for p in self.parameters}
+        mapping: dict[sympy.Symbol, Any] = {}
+        for key, value in values.items():
+            name = key if isinstance(key, str) else str(key)
+            if name not in by_name:
+                known = ", ".join(by_name) or "none"
+                raise UnknownParameterError(
+                    f"circuit has no parameter {name!r} (its parameters: {known})"
+                )
+            mapping[by_name[name]] = _bind_value(value, name)
+        inexact = any(_holds_float(v) for v in mapping.values())
+        ops = []
+        for op in self._ops:
+            bound = op.bind(mapping)
+            if inexact and op.gate.free_symbols & set(mapping):
+                bound = Operation(
+                    _floated(bound.gate), bound.targets, bound.controls, bound.control_values
+                )
+            ops.append(bound)
+        return Circuit(self.n_qubits, ops, n_clbits=self.n_clbits)
+
+    def inverse(self) -> Circuit:
+        """The adjoint circuit: inverse gates in reverse order."""
+        if self.has_non_unitary:
+            raise ArgumentTypeError(
+                "a circuit with measurements, resets, noise channels or conditionals has no inverse"
+            )
+        return Circuit(self.n_qubits, [op.inverse() for op in reversed(self._ops)])
+
+    def compose(self, other: Circuit, qubits: Sequence[int] | None = None) -> Circuit:
+        """A new circuit: this one followed by ``other`` (its qubit ``i`` on ``qubits[i]``)."""
+        if not isinstance(other, Circuit):
+            raise ArgumentTypeError(f"can only compose with a Circuit, got {type(other).__name__}")
+        if qubits is None:
+            if other.n_qubits != self.n_qubits:
+                raise QubitCountMismatchError(
+                    f"cannot compose a {other.n_qubits}-qubit circuit onto {self.n_qubits} qubits "
+                    "without a qubit map (compose(other, qubits=[...]))"
+                )
+            qubit_map: tuple[int, ...] = tuple(range(self.n_qubits))
+        else:
+            qubit_map = as_qubit_tuple(qubits, self.n_qubits, "qubit")
+            if len(qubit_map) != other.n_qubits:
+                raise QubitCountMismatchError(
+                    f"qubit map has {len(qubit_map)} entries for a {other.n_qubits}-qubit circuit"
+                )
+        return Circuit(
+            self.n_qubits,
+            [*self._ops, *(op.remapped(qubit_map) for op in other._ops)],
+            n_clbits=max(self.n_clbits, other.n_clbits),
+        )
+
+    def __add__(self, other: Circuit) -> Circuit:
+        return self.compose(other)
+
+    def copy(self) -> Circuit:
+        """An independent copy (operations are immutable and shared)."""
+        return Circuit(self.n_qubits, self._ops, n_clbits=self.n_clbits)
+
+    # -- inspection ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._ops)
+
+    def __iter__(self) -> Iterator[Operation]:
+        return iter(self._ops)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Circuit)
+            and self.n_qubits == other.n_qubits
+            and self.n_clbits == other.n_clbits
+            and self._ops == other._ops
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # circuits are mutable
+
+    def count_ops(self) -> dict[str, int]:
+        """How many operations of each kind, controlled ones named with a ``c`` prefix per
+        control (``cx``, ``ccx``), most frequent first."""
+        counts = Counter("c" * len(op.controls) + op.gate.name for op in self._ops)
+        return dict(counts.most_common())
+
+    @property
+    def size(self) -> int:
+        """Number of operations, barriers excluded."""
+        return sum(1 for op in self._ops if op.kind is not GateKind.BARRIER)
+
+    def depth(self) -> int:
+        """Length of the longest chain of operations sharing qubits (barriers count zero but
+        synchronise their qubits)."""
+        level = [0] * self.n_qubits
+        for op in self._ops:
+            qs = op.qubits
+            if not qs:
+                continue
+            top = max(level[q] for q in qs)
+            new = top if op.kind is GateKind.BARRIER else top + 1
+            for q in qs:
+                level[q] = new
+        return max(level, default=0)
+
+    def __str__(self) -> str:
+        from .drawing import draw
+
+        return draw(self)
+
+    def draw(
+        self,
+        output: str = "text",
+        *,
+        ax: Any = None,
+        filename: str | None = None,
+        fold: int | None = None,
+    ) -> Any:
+        """The circuit drawn: ``"text"`` (the string ``print(circuit)`` shows) or ``"mpl"``
+        (a matplotlib figure, on ``ax`` when given, saved to ``filename`` when given; ``fold``
+        caps the columns drawn)."""
+        if output == "text":
+            from .drawing import draw
+
+            return draw(self)
+        if output == "mpl":
+            from .drawing_mpl import draw_mpl
+
+            return draw_mpl(self, ax, filename=filename, fold=fold)
+        raise ArgumentValueError(f"output must be 'text' or 'mpl', got {output!r}")
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the text drawing (monospace), headed by the circuit's size."""
+        from html import escape
+
+        from .drawing import draw
+
+        head = f"{self.n_qubits} qubits, {len(self)} operations"
+        if self.parameters:
+            head += ", parameters " + ", ".join(sorted(str(p) for p in self.parameters))
+        body = draw(self) if len(self) <= DISPLAY_MAX_OPERATIONS else "(too long to draw here)"
+        return f"<div><b>Circuit</b>: {escape(head)}<pre>{escape(body)}</pre></div>"
+
+    def __repr__(self) -> str:
+        return f"<Circuit: {self.n_qubits} qubits, {self.size} operations, depth {self.depth()}>"
+
+
+def _holds_float(value: Any) -> bool:
+    """Whether a bound value is, or contains, a SymPy float (so the gates it enters are
+    evaluated to Python numbers)."""
+    if not is_sympy(value):
+        return False
+    import sympy
+
+    return isinstance(value, sympy.Float) or value.has(sympy.Float)
+
+
+def _floated(gate: Gate) -> Gate:
+    """Replace closed parameter expressions with Python numbers (fast numeric runs)."""
+    if not isinstance(gate, (NamedGate, PauliRotation)):
+        return gate
+    new_params = []
+    changed = False
+    for p in gate.params:
+        if is_sympy(p) and not p.free_symbols:
+            new_params.append(python_number(p))
+            changed = True
+        else:
+            new_params.append(p)
+    return (with_parameters(gate, new_params) or gate) if changed else gate
+
+
+def conditional_operation(
+    n_qubits: int, clbits: Any, value: Any, body: Any, qubits: Sequence[int] | None
+) -> tuple[Conditional, tuple[int, ...]]:
+    """The gate and targets of ``Circuit.if_``: the body (an Operation or a Circuit, placed on
+    ``qubits`` when given) compacted onto the qubits it touches."""
+    if isinstance(body, Operation):
+        body = Circuit(n_qubits, [body])
+    if not isinstance(body, Circuit):
+        raise ArgumentTypeError(f"if_() runs an Operation or a Circuit, got {type(body).__name__}")
+    if qubits is None:
+        if body.n_qubits != n_qubits:
+            raise ArgumentValueError(
+                f"the conditional body has {body.n_qubits} qubits but the circuit has "
+                f"{n_qubits}; place it with qubits=[...]"
+            )
+        placement = tuple(range(n_qubits))
+    else:
+        placement = as_qubit_tuple(qubits, n_qubits, "qubit")
+        if len(placement) != body.n_qubits:
+            raise ArgumentValueError(
+                f"qubits= has {len(placement)} entries for a {body.n_qubits}-qubit body"
+            )
+    ops = [op.remapped(placement) for op in body.operations if op.kind is not GateKind.BARRIER]
+    touched = sorted({q for op in ops for q in op.qubits})
+    if not touched:
+        raise ArgumentValueError("a conditional body must act on at least one qubit")
+    position = [0] * n_qubits
+    for i, q in enumerate(touched):
+        position[q] = i
+    local = Circuit(len(touched), [op.remapped(position) for op in ops])
+    return Conditional(clbits, value, local), tuple(touched)

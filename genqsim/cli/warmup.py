@@ -1,0 +1,85 @@
+"""``genqsim warmup``: compile the Numba kernels a typical run uses, once, ahead of time.
+
+Numba compiles a kernel the first time a process calls it and keeps the machine code in its
+on-disk cache (``cache=True``), so only the first run after installing (or upgrading) pays
+for compilation, about 5-30 s depending on what it touches. ``genqsim warmup`` pays that cost
+at a moment of the user's choosing: it runs small representative workloads (dense, diagonal
+and permutation gates, fused blocks, expectation values, sampling, adjoint gradients) in
+both machine precisions, on a state just large enough for the serial kernel builds and on
+one large enough for the threaded builds, cache-blocked runs and default fusion. Later
+processes load the kernels from the cache.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..backends import COMPILED_MIN_STATE_QUBITS, available_backends
+from ..circuit.circuit import Circuit
+from ..library import ghz, hardware_efficient, qft, random_circuit
+from ..plan.build import DEFAULT_FUSION_MIN_QUBITS
+from ..states import simulate
+
+Step = tuple[str, Callable[[], object]]
+
+
+def _steps(n: int, numbers: str) -> list[Step]:
+    """The workloads on ``n`` qubits in ``numbers``: each touches a family of kernels."""
+    dense = random_circuit(n, depth=2, seed=0)
+    structured = qft(n)
+    ansatz = hardware_efficient(n, 1)
+    values = {p: 0.1 * (k + 1) for k, p in enumerate(ansatz.parameters)}
+
+    def gates() -> object:
+        psi = simulate(dense, numbers=numbers, backend="numba", fuse=False)
+        psi.apply(ghz(n), fuse=False)
+        low_and_high = Circuit(n).swap(0, n - 1).cp(0.2, 1, n - 1)  # straight low chunks
+        psi.apply(low_and_high, fuse=False)
+        return psi.apply(Circuit(n).ccx(0, 1, 2).rzz(0.3, 1, 2), fuse=False)
+
+    def fused() -> object:
+        simulate(dense, numbers=numbers, backend="numba", fuse=True)
+        return simulate(structured, numbers=numbers, backend="numba", fuse=True)
+
+    def measured() -> object:
+        psi = simulate(dense, numbers=numbers, backend="numba")
+        psi.probabilities()
+        psi.sample(100, seed=0)
+        return psi.expectation("Z0 Z1 + 0.5*X2 + Y0")
+
+    def gradients() -> object:
+        from ..differentiation.gradients import gradient
+
+        return gradient(ansatz, "Z0", values, mode="adjoint")
+
+    steps: list[Step] = [("gates", gates), ("fused blocks", fused), ("measurements", measured)]
+    if numbers == "complex128":
+        steps.append(("adjoint gradients", gradients))
+    return steps
+
+
+def warmup(report: Callable[[str], None] | None = print) -> float:
+    """Compile (or load from the cache) the common kernels; returns the seconds it took.
+    ``report`` receives one line per workload (``None``: silent)."""
+    if "numba" not in available_backends():
+        if report:
+            report("numba is not available: nothing to compile (runs use the NumPy backend)")
+        return 0.0
+    from ..backends.numba_backend import PARALLEL_MIN_QUBITS
+
+    start = time.perf_counter()
+    sizes = (COMPILED_MIN_STATE_QUBITS, max(DEFAULT_FUSION_MIN_QUBITS, PARALLEL_MIN_QUBITS))
+    for n in sizes:
+        for numbers in ("complex128", "complex64"):
+            for name, step in _steps(n, numbers):
+                t0 = time.perf_counter()
+                step()
+                if report:
+                    report(
+                        f"{name:<18} {numbers:<10} {n:>2} qubits  {time.perf_counter() - t0:6.2f} s"
+                    )
+    total = time.perf_counter() - start
+    if report:
+        report(f"kernels ready in {total:.1f} s (later runs load them from Numba's cache)")
+    return total

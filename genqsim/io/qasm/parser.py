@@ -1,0 +1,898 @@
+"""OpenQASM 2.0 to :class:`~genqsim.Circuit`: a streaming recursive-descent parser.
+
+Registers map to one qubit order in declaration order (the first ``qreg`` holds qubits
+0..size-1, the next continues after it); likewise classical registers. Gate parameters are
+exact SymPy expressions where the text is exact (``pi/2`` stays exact), Python floats where it
+holds a decimal number (``pi*0.35``), and Python floats throughout with ``exact=False``, which
+never imports SymPy. Expressions are parsed once into small trees and their values remembered,
+so a file that repeats an angle evaluates it once. Every error names its line and column;
+lines given one at a time (a large file) are read as they are parsed, so a malformed source
+fails at its first error without being read to the end.
+"""
+
+from __future__ import annotations
+
+import cmath
+import contextlib
+import functools
+import gc
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...circuit.circuit import Circuit, Operation, new_operation
+from ...circuit.gates import Barrier, Measure, NamedGate, QasmName, qasm_names
+from ...errors import ArgumentTypeError
+from ...numbers import python_number
+from ...support.lazysympy import is_sympy
+from .fast_reader import ReaderTables, SimpleStatements
+from .lexer import Lexer, QasmError, Token
+
+# -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
+
+Apply = Callable[[list[Operation], list, Sequence[int], bool], object]
+"""How a built-in gate is appended: to a list of operations, given its parameters and
+qubits (both checked by the parser) and whether parameters are exact."""
+
+
+def _push_checked(
+    out: list[Operation], name: str, params: tuple, targets: tuple, controls: tuple = ()
+) -> None:
+    """Append library gate ``name`` to ``out``: the parser has checked the count and values
+    of ``params``, and that the qubits are distinct and valid (``Circuit`` would check
+    again)."""
+    gate = NamedGate.checked(name, params)
+    out.append(new_operation(gate, targets, controls, (1,) * len(controls)))
+
+
+def _named(name: str, n_controls: int = 0) -> Apply:
+    def apply(out: list[Operation], p: list, q: Sequence[int], exact: bool) -> None:
+        _push_checked(out, name, tuple(p), tuple(q[n_controls:]), tuple(q[:n_controls]))
+
+    return apply
+
+
+def _u2(out: list[Operation], p: list, q: Sequence[int], exact: bool) -> None:
+    half_pi = _constant(("/", ("pi",), ("int", 2)), exact)
+    _push_checked(out, "u", (half_pi, p[0], p[1]), (q[0],))
+
+
+def _cu3(out: list[Operation], p: list, q: Sequence[int], exact: bool) -> None:
+    _push_checked(out, "u", (p[0], p[1], p[2], 0), (q[1],), (q[0],))
+
+
+def _dcx(out: list[Operation], p: list, q: Sequence[int], exact: bool) -> None:
+    _push_checked(out, "x", (), (q[1],), (q[0],))
+    _push_checked(out, "x", (), (q[0],), (q[1],))
+
+
+DECOMPOSED: dict[str, tuple[int, int, Apply]] = {
+    # the qelib1 gates that are decompositions rather than library gates
+    "u2": (2, 1, _u2), "u0": (1, 1, lambda out, p, q, exact: _push_checked(out, "id", (), (q[0],))),
+    "cu3": (3, 2, _cu3), "dcx": (0, 2, _dcx),
+}  # fmt: skip
+
+LIBRARY: dict[str, QasmName] = {
+    name: q for name, q in qasm_names().items() if name not in DECOMPOSED
+}
+"""The names that are library gates (under controls), from the gate table."""
+
+BUILTIN: dict[str, tuple[int, int, Apply]] = {
+    # name: (parameters, qubits, how to append it)
+    **{name: (q.n_params, q.n_qubits, _named(q.gate, q.n_controls))
+       for name, q in LIBRARY.items()},
+    **DECOMPOSED,
+}  # fmt: skip
+
+# qelib1.inc gates defined there by decomposition; loaded as ordinary user gates
+QELIB_DEFINITIONS = """
+gate rccx a,b,c { u2(0,pi) c; u1(pi/4) c; cx b,c; u1(-pi/4) c; cx a,c; u1(pi/4) c; cx b,c;
+  u1(-pi/4) c; u2(0,pi) c; }
+gate rc3x a,b,c,d { u2(0,pi) d; u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; cx a,d;
+  u1(pi/4) d; cx b,d; u1(-pi/4) d; cx a,d; u1(pi/4) d; cx b,d; u1(-pi/4) d; u2(0,pi) d;
+  u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; }
+"""
+
+NOT_IN_GATE_BODIES = ("measure", "reset", "if", "gate", "qreg", "creg")
+
+FUNCTIONS = ("sin", "cos", "tan", "exp", "ln", "sqrt", "asin", "acos", "atan")
+
+# -- expressions: trees of tuples, evaluated exactly (SymPy) or in floats ----------------------
+#   ("int", n) ("real", x) ("pi",) ("param", name) ("neg", a) ("fn", name, a)
+#   (op, a, b) for op in + - * / ^
+
+Node = tuple
+EXPRESSION_MEMO_SIZE = 4096
+"""Distinct expression values remembered (per exactness and parameter values)."""
+
+
+def _leaves(node: Node) -> Iterator[Node]:
+    """The numbers, ``pi`` and parameters of an expression tree."""
+    if node[0] in ("int", "real", "pi", "param"):
+        yield node
+        return
+    for child in node[1:]:
+        if isinstance(child, tuple):
+            yield from _leaves(child)
+
+
+def _has_real(node: Node, env: dict[str, Any]) -> bool:
+    """Whether a decimal literal, or a parameter holding a float, occurs in ``node`` (its
+    value is then a float)."""
+    return any(
+        leaf[0] == "real"
+        or (leaf[0] == "param" and not (isinstance(env[leaf[1]], int) or is_sympy(env[leaf[1]])))
+        for leaf in _leaves(node)
+    )
+
+
+def _float_value(node: Node, env: dict[str, Any]) -> Any:
+    """``node`` in Python floats (complex where a function leaves the reals raises)."""
+    kind = node[0]
+    if kind in ("int", "real"):
+        return float(node[1])
+    if kind == "pi":
+        return math.pi
+    if kind == "param":
+        return complex(env[node[1]]) if is_sympy(env[node[1]]) else env[node[1]]
+    if kind == "neg":
+        return -_float_value(node[1], env)
+    if kind == "fn":
+        arg = _float_value(node[2], env)
+        name = "log" if node[1] == "ln" else node[1]
+        return getattr(math if isinstance(arg, float) else cmath, name)(arg)
+    a, b = _float_value(node[1], env), _float_value(node[2], env)
+    if kind == "+":
+        return a + b
+    if kind == "-":
+        return a - b
+    if kind == "*":
+        return a * b
+    if kind == "/":
+        return a / b
+    value = a**b
+    if isinstance(value, complex):
+        raise ValueError("complex power")
+    return value
+
+
+def _sympy_value(node: Node, env: dict[str, Any]) -> Any:
+    """``node`` as an exact SymPy expression."""
+    import sympy
+
+    kind = node[0]
+    if kind == "int":
+        return sympy.Integer(node[1])
+    if kind == "real":
+        return sympy.Float(node[1])
+    if kind == "pi":
+        return sympy.pi
+    if kind == "param":
+        return sympy.sympify(env[node[1]])
+    if kind == "neg":
+        return -_sympy_value(node[1], env)
+    if kind == "fn":
+        name = "log" if node[1] == "ln" else node[1]
+        return getattr(sympy, name)(_sympy_value(node[2], env))
+    a, b = _sympy_value(node[1], env), _sympy_value(node[2], env)
+    if kind == "/" and b == 0:
+        raise ZeroDivisionError
+    return {"+": a.__add__, "-": a.__sub__, "*": a.__mul__, "/": a.__truediv__,
+            "^": a.__pow__}[kind](b)  # fmt: skip
+
+
+def _evaluate(node: Node, env: dict[str, Any], exact: bool) -> Any:
+    """The value of ``node``: exact SymPy when ``exact`` and nothing in it is a float, else a
+    Python float (through SymPy only where floats leave the reals or overflow)."""
+    if exact and not _has_real(node, env):
+        return _sympy_value(node, env)
+    try:
+        value = _float_value(node, env)
+    except (ValueError, OverflowError, TypeError):
+        value = _sympy_value(node, env)
+    return python_number(value, "gate parameter")
+
+
+@functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
+def _constant(node: Node, exact: bool) -> Any:
+    return _evaluate(node, {}, exact)
+
+
+@functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
+def _bound(node: Node, env: tuple[tuple[str, type, Any], ...], exact: bool) -> Any:
+    return _evaluate(node, {name: value for name, _, value in env}, exact)
+
+
+def _value(node: Node, env: dict[str, Any] | None, exact: bool) -> Any:
+    """``node``'s value, remembered (with the parameter values of a gate body)."""
+    if not env:
+        return _constant(node, exact)
+    try:
+        # keyed with the types: 1 == 1.0 as keys, but one is exact and the other a float
+        return _bound(node, tuple((k, type(v), v) for k, v in env.items()), exact)
+    except TypeError:  # an unhashable value: evaluate without remembering
+        return _evaluate(node, env, exact)
+
+
+class GateDef:
+    """A gate definition: its parameter and qubit argument names and its body, read once;
+    its expansions are built on its calls."""
+
+    __slots__ = ("body", "expansions", "fixed", "name", "params", "positions", "qargs")
+
+    def __init__(
+        self,
+        name: str,
+        params: list[str],
+        qargs: list[str],
+        body: list[tuple],
+        positions: dict[str, int] | None = None,
+    ) -> None:
+        self.name, self.params, self.qargs = name, params, qargs
+        self.body = body
+        """("call", name token, [node], [qarg names], callee) | ("barrier", [qarg names],
+        token); ``callee``: the definition of a defined gate in force where this gate is
+        defined (a later definition of that name does not change this gate), or ``None``
+        (a built-in gate, or one defined later: looked up when this gate is expanded)."""
+        self.fixed: tuple[Operation, ...] | None = None
+        """Its one expansion, whatever its parameter values, where the simple reader has
+        built it (a body of calls with constant parameters, in the reader's exactness)."""
+        self.expansions: dict[tuple, tuple[Operation, ...]] = {}
+        """Its operations on its own qubits per exactness and parameter values (see
+        :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""
+        self.positions = positions or {a: i for i, a in enumerate(qargs)}
+        """Each qubit argument's position, the qubit it stands for in an expansion (given
+        where the reader has it already)."""
+
+
+@functools.cache
+def _qelib_gates() -> dict[str, GateDef]:
+    """The qelib1 gates defined by decomposition, parsed once per process, by the token
+    parser: their bodies serve parsers of either exactness (the simple reader keeps a gate
+    as its expansion in the exactness of the parser that reads it)."""
+    sub = Parser(QELIB_DEFINITIONS, "qelib1.inc", define_qelib=False, simple_statements=False)
+    while sub.tok.kind != "eof":
+        sub.statement()
+    return sub.gates
+
+
+@functools.cache
+def _reader_tables() -> ReaderTables:
+    """This module's tables for the fast reader (built when the first parser needs them:
+    every name below is defined by then)."""
+    return ReaderTables(
+        LIBRARY, BUILTIN, expression_value, expression_tree, GateDef, NOT_IN_GATE_BODIES,
+        renamed, barrier_operation,
+    )  # fmt: skip
+
+
+class Parser:
+    def __init__(
+        self,
+        text: str | Iterable[str],
+        source: str | None = None,
+        base_dir: Path | None = None,
+        exact: bool = True,
+        define_qelib: bool = True,
+        simple_statements: bool = True,
+    ) -> None:
+        self.lexer = Lexer(text, source)
+        self.tok: Token = self.lexer.token()
+        self.source = source
+        self.base_dir = base_dir
+        self.exact = exact
+        self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
+        self.cregs: dict[str, tuple[int, int]] = {}
+        self.gates: dict[str, GateDef] = dict(_qelib_gates()) if define_qelib else {}
+        self.statements: list[tuple | Operation | list[Operation]] = []
+        # simple statements are read whole, off the line (see .simple)
+        self.simple = SimpleStatements(self, _reader_tables()) if simple_statements else None
+
+    # -- token helpers ---------------------------------------------------------------------------
+
+    def error(self, message: str, tok: Token | None = None) -> QasmError:
+        tok = tok or self.tok
+        return QasmError(message, tok.line, tok.column, self.source)
+
+    def advance(self) -> Token:
+        tok = self.tok
+        if tok.kind != "eof":
+            self.tok = self.lexer.token()
+        return tok
+
+    def expect(self, text: str) -> Token:
+        if self.tok.text != text or self.tok.kind == "string":
+            found = "end of input" if self.tok.kind == "eof" else repr(self.tok.text)
+            raise self.error(f"expected {text!r}, found {found}")
+        return self.advance()
+
+    def expect_kind(self, kind: str, what: str) -> Token:
+        if self.tok.kind != kind:
+            found = "end of input" if self.tok.kind == "eof" else repr(self.tok.text)
+            raise self.error(f"expected {what}, found {found}")
+        return self.advance()
+
+    # -- program ---------------------------------------------------------------------------------
+    def parse(self) -> Circuit:
+        """The circuit of the whole program. For a file, or a text of at least
+        ``COLLECTOR_PAUSE_MIN_CHARS``, Python's cyclic garbage collector is paused meanwhile:
+        a program builds many objects and no cycles to collect, and the collector's passes
+        over them grow with the program (texts of 10 000 to 160 000 statements took 12-15 us a
+        statement with it running, 5.4-7.5 us with it paused)."""
+        whole = self.lexer.whole
+        if whole is not None and len(whole) < COLLECTOR_PAUSE_MIN_CHARS:
+            return self._parse()
+        with _collector_paused():
+            return self._parse()
+
+    def _parse(self) -> Circuit:
+        if self.tok.kind == "eof":
+            raise self.error("empty program: no OPENQASM header and no statements")
+        tok, lexer = self.tok, self.lexer
+        header = None
+        if self.simple is not None and tok.kind == "id":
+            header = _PLAIN_HEADER.match(lexer.text, tok.column - 1)
+        if header is not None:  # "OPENQASM 2.0;": its three tokens in one match
+            lexer.pos = header.end()
+            self.tok = lexer.token()
+        elif tok.text == "OPENQASM":
+            self.advance()
+            version = self.advance()
+            if version.kind not in ("real", "int") or not version.text.startswith("2"):
+                raise self.error(
+                    f"only OpenQASM 2.x is read here, not {version.text!r} "
+                    "(OpenQASM 3: genqsim.qasm.loads3)", version
+                )  # fmt: skip
+            self.expect(";")
+        while self.tok.kind != "eof":
+            self.statement()
+        n_qubits = sum(size for _, size in self.qregs.values())
+        n_clbits = sum(size for _, size in self.cregs.values())
+        circuit = Circuit(n_qubits, n_clbits=n_clbits)
+        # the common cases without a call to emit: a library gate or a measurement into a
+        # declared bit (an Operation), or a gate call's expansion (a list), all checked
+        push, push_gates = circuit._push_checked, circuit._push_gates
+        for stmt in self.statements:
+            if stmt.__class__ is Operation:
+                push(stmt)  # type: ignore[arg-type]
+            elif stmt.__class__ is list:
+                push_gates(stmt)  # type: ignore[arg-type]
+            else:
+                self.emit(circuit, stmt)
+        return circuit
+
+    def statement(self, many: bool = True) -> None:
+        """Read one statement; with ``many``, the simple gate calls that follow it too."""
+        tok = self.tok
+        word = tok.text if tok.kind == "id" else None
+        if word is not None and self.simple is not None:
+            if self.simple.read(self.lexer, tok.column - 1, many):
+                return
+        if word == "include":
+            self.include()
+        elif word in ("qreg", "creg"):
+            self.register(word)
+        elif word == "gate":
+            self.gate_definition()
+        elif word == "opaque":
+            raise self.error("opaque gates have no definition and cannot be simulated")
+        elif word == "if":
+            self.conditional()
+        elif word == "measure":
+            self.advance()
+            q = self.argument()
+            self.expect("->")
+            c = self.argument(classical=True)
+            self.expect(";")
+            self.statements.append(("measure", q, c, tok))
+        elif word == "reset":
+            self.advance()
+            q = self.argument()
+            self.expect(";")
+            self.statements.append(("reset", q, tok))
+        elif word == "barrier":
+            self.advance()
+            args = self.argument_list()
+            self.expect(";")
+            self.statements.append(("barrier", args, tok))
+        elif word == "OPENQASM":
+            raise self.error("the OPENQASM header must come first")
+        elif tok.kind == "id":
+            name = self.advance()
+            params = self.values(self.expression_list()) if self.tok.text == "(" else []
+            args = self.argument_list()
+            self.expect(";")
+            self.statements.append(self.gate_call(name, params, args))
+        else:
+            found = "end of input" if tok.kind == "eof" else repr(tok.text)
+            raise self.error(f"expected a statement, found {found}")
+
+    def conditional(self) -> None:
+        """``if (creg == value) operation;``: the operation runs when the register holds the
+        value (its bit 0 the lowest)."""
+        tok = self.advance()
+        self.expect("(")
+        name = self.expect_kind("id", "a classical register name")
+        if name.text not in self.cregs:
+            raise self.error(f"unknown classical register {name.text!r}", name)
+        self.expect("==")
+        value = self.expect_kind("int", "an integer value")
+        self.expect(")")
+        size = self.cregs[name.text][1]
+        if int(value.text) >= 1 << size:
+            raise self.error(
+                f"value {value.text} does not fit in register {name.text}[{size}]", value
+            )
+        inner = self.tok
+        if inner.kind != "id" or inner.text in ("if", "gate", "qreg", "creg", "include",
+                                                 "opaque", "barrier", "OPENQASM"):  # fmt: skip
+            raise self.error("'if' takes one gate call, measurement or reset", inner)
+        count = len(self.statements)
+        self.statement(many=False)
+        body = self.statements[count:]
+        del self.statements[count:]
+        self.statements.append(("if", name.text, int(value.text), body, tok))
+
+    def include(self) -> None:
+        self.advance()
+        name = self.expect_kind("string", "a file name in double quotes")
+        self.expect(";")
+        filename = name.text.strip('"')
+        if filename == "qelib1.inc":
+            return  # built in
+        path = (self.base_dir or Path.cwd()) / filename
+        if not path.is_file():
+            raise self.error(f"cannot include {filename!r}: no such file", name)
+        with _open_source(path, name, self) as lines:
+            sub = Parser(lines, str(path), path.parent, self.exact, define_qelib=False)
+            while sub.tok.kind != "eof":
+                sub.statement()
+        if sub.statements or sub.qregs or sub.cregs:
+            raise self.error(f"included file {filename!r} may only define gates", name)
+        self.gates.update(sub.gates)
+
+    def register(self, kind: str) -> None:
+        self.advance()
+        name = self.expect_kind("id", "a register name")
+        self.expect("[")
+        size = self.expect_kind("int", "the register size")
+        self.expect("]")
+        self.expect(";")
+        if name.text in self.qregs or name.text in self.cregs:
+            raise self.error(f"register {name.text!r} is declared twice", name)
+        if int(size.text) < 1:
+            raise self.error("a register needs at least one bit", size)
+        self.declare(kind, name.text, int(size.text))
+
+    def declare(self, kind: str, name: str, size: int) -> None:
+        """Register ``name`` of ``size`` bits, after those of its kind declared before."""
+        table = self.qregs if kind == "qreg" else self.cregs
+        table[name] = (sum(s for _, s in table.values()), size)
+
+    def gate_definition(self) -> None:
+        self.advance()
+        name = self.expect_kind("id", "a gate name")
+        params: list[str] = []
+        if self.tok.text == "(":
+            self.advance()
+            if self.tok.text != ")":
+                params.append(self.expect_kind("id", "a parameter name").text)
+                while self.tok.text == ",":
+                    self.advance()
+                    params.append(self.expect_kind("id", "a parameter name").text)
+            self.expect(")")
+        qargs = [self.expect_kind("id", "a qubit argument name").text]
+        while self.tok.text == ",":
+            self.advance()
+            qargs.append(self.expect_kind("id", "a qubit argument name").text)
+        if len(set(qargs)) != len(qargs):
+            raise self.error(f"gate {name.text!r} repeats a qubit argument", name)
+        brace = self.expect("{")
+        body: list[tuple] = []
+        try:
+            while self.tok.text != "}":
+                tok = self.tok
+                if tok.kind == "eof":
+                    raise self.error(
+                        f"gate {name.text!r} body is not closed with '}}' (opened at line "
+                        f"{brace.line}, column {brace.column})"
+                    )
+                if tok.kind != "id":
+                    raise self.error(f"expected a gate call in the body of {name.text!r}")
+                if tok.text in NOT_IN_GATE_BODIES:
+                    raise self.error(f"{tok.text!r} is not allowed inside a gate definition")
+                self.advance()
+                exprs = []
+                if self.tok.text == "(" and tok.text != "barrier":
+                    exprs = self.expression_list(params)
+                arg_tokens = [self.expect_kind("id", "a qubit argument")]
+                while self.tok.text == ",":
+                    self.advance()
+                    arg_tokens.append(self.expect_kind("id", "a qubit argument"))
+                self.expect(";")
+                for a in arg_tokens:
+                    if a.text not in qargs:
+                        raise self.error(f"{a.text!r} is not an argument of gate {name.text!r}", a)
+                args = [a.text for a in arg_tokens]
+                body.append(("barrier", args, tok) if tok.text == "barrier" else
+                            ("call", tok, exprs, args, self.gates.get(tok.text)))  # fmt: skip
+        except QasmError as exc:
+            if "is not closed with '}'" in exc.message:
+                raise
+            raise exc.with_hint(
+                f"in the body of gate {name.text!r} opened at line {brace.line}, column "
+                f"{brace.column}: is its '}}' missing?"
+            ) from None
+        self.expect("}")
+        if name.text in BUILTIN:
+            raise self.error(f"gate {name.text!r} is built in and cannot be redefined", name)
+        self.gates[name.text] = GateDef(name.text, params, qargs, body)
+
+    # -- arguments -------------------------------------------------------------------------------
+    def argument(self, classical: bool = False) -> tuple[str, int | None, Token]:
+        name = self.expect_kind("id", "a register name")
+        index = None
+        if self.tok.text == "[":
+            self.advance()
+            index = int(self.expect_kind("int", "an index").text)
+            self.expect("]")
+        table = self.cregs if classical else self.qregs
+        kind = "classical" if classical else "quantum"
+        if name.text not in table:
+            raise self.error(f"unknown {kind} register {name.text!r}", name)
+        if index is not None and index >= table[name.text][1]:
+            raise self.error(
+                f"index {index} out of range for register {name.text!r} of size "
+                f"{table[name.text][1]}", name
+            )  # fmt: skip
+        return name.text, index, name
+
+    def argument_list(self) -> list[tuple[str, int | None, Token]]:
+        args = [self.argument()]
+        while self.tok.text == ",":
+            self.advance()
+            args.append(self.argument())
+        return args
+
+    # -- expressions -----------------------------------------------------------------------------
+    def expression_list(self, names: list[str] | None = None) -> list[Node]:
+        """``( expr, ... )`` as expression trees; ``names``: the parameters of the gate whose
+        body holds them (``None`` outside gate definitions)."""
+        self.expect("(")
+        exprs = []
+        if self.tok.text != ")":
+            exprs.append(self.expression(names))
+            while self.tok.text == ",":
+                self.advance()
+                exprs.append(self.expression(names))
+        self.expect(")")
+        return exprs
+
+    def values(self, nodes: list[Node]) -> list[Any]:
+        """The values of parameter-free expression trees (see :func:`_evaluate`)."""
+        return [_value(node, None, self.exact) for node in nodes]
+
+    def expression(self, names: list[str] | None) -> Node:
+        value = self.term(names)
+        while self.tok.text in ("+", "-"):
+            op = self.advance().text
+            value = (op, value, self.term(names))
+        return value
+
+    def term(self, names: list[str] | None) -> Node:
+        value = self.unary(names)
+        while self.tok.text in ("*", "/"):
+            op = self.advance()
+            rhs = self.unary(names)
+            if op.text == "/" and _is_zero(rhs):
+                raise self.error("division by zero", op)
+            value = (op.text, value, rhs)
+        return value
+
+    def unary(self, names: list[str] | None) -> Node:
+        """Sign binds looser than ``^``: ``-pi^2`` is ``-(pi^2)``."""
+        if self.tok.text == "-":
+            self.advance()
+            return ("neg", self.unary(names))
+        if self.tok.text == "+":
+            self.advance()
+            return self.unary(names)
+        return self.power(names)
+
+    def power(self, names: list[str] | None) -> Node:
+        base = self.primary(names)
+        if self.tok.text == "^":
+            self.advance()
+            return ("^", base, self.unary(names))  # right-associative, 2^-1 allowed
+        return base
+
+    def primary(self, names: list[str] | None) -> Node:
+        tok = self.tok
+        if tok.kind == "int":
+            self.advance()
+            return ("int", int(tok.text))
+        if tok.kind == "real":
+            self.advance()
+            return ("real", float(tok.text))
+        if tok.text == "(":
+            self.advance()
+            value = self.expression(names)
+            self.expect(")")
+            return value
+        if tok.kind == "id":
+            self.advance()
+            if tok.text == "pi":
+                return ("pi",)
+            if tok.text in FUNCTIONS:
+                self.expect("(")
+                arg = self.expression(names)
+                self.expect(")")
+                return ("fn", tok.text, arg)
+            if names is not None and tok.text in names:
+                return ("param", tok.text)
+            raise self.error(f"unknown identifier {tok.text!r} in expression", tok)
+        found = "end of input" if tok.kind == "eof" else repr(tok.text)
+        raise self.error(f"expected a number, 'pi', a parameter or '(', found {found}", tok)
+
+    # -- building the circuit ----------------------------------------------------------------------
+    def qubits_of(self, arg: tuple[str, int | None, Token], classical: bool = False) -> list[int]:
+        name, index, _ = arg
+        offset, size = (self.cregs if classical else self.qregs)[name]
+        return [offset + index] if index is not None else list(range(offset, offset + size))
+
+    def gate_call(self, name: Token, params: list, args: list) -> list[Operation] | tuple:
+        """The statement a gate call records: its operations, expanded now with the
+        definition in force here (a later one of the same name applies to later calls), or,
+        for a gate not defined yet, the call itself, expanded when the circuit is built."""
+        if name.text not in BUILTIN and name.text not in self.gates:
+            return ("call", name, params, args)
+        ops: list[Operation] = []
+        for qubits in self.broadcast(args, name):
+            ops += self.call_operations(name, params, qubits, 0)
+        return ops
+
+    def broadcast(self, args: list, tok: Token) -> list[tuple[int, ...]]:
+        """Qubit tuples of a call: full registers iterate together (all of one size)."""
+        expanded = [self.qubits_of(a) for a in args]
+        if len(expanded) == 1:  # one argument: no sizes to agree, no qubit twice in a call
+            return [(q,) for q in expanded[0]]
+        sizes = {len(e) for e, a in zip(expanded, args) if a[1] is None}
+        if len(sizes) > 1:
+            raise self.error("registers of different sizes cannot be broadcast together", tok)
+        count = sizes.pop() if sizes else 1
+        calls = [tuple([e[i] if a[1] is None else e[0] for e, a in zip(expanded, args)])
+                 for i in range(count)]  # fmt: skip
+        for qs in calls:
+            if len(set(qs)) != len(qs):
+                raise self.error(f"a qubit is used twice in one gate call: {list(qs)}", tok)
+        return calls
+
+    def emit(self, circuit: Circuit, stmt: tuple | Operation | list[Operation]) -> None:
+        """Append the statement ``stmt`` as :attr:`statements` records it."""
+        if isinstance(stmt, Operation):  # from the simple reader, its qubits checked
+            circuit._push(stmt)
+            return
+        if isinstance(stmt, list):  # a gate call, expanded as it was read
+            circuit._push_gates(stmt)
+            return
+        kind = stmt[0]
+        if kind == "if":
+            _, creg, value, body, _tok = stmt
+            inner = Circuit(circuit.n_qubits, n_clbits=circuit.n_clbits)
+            for item in body:
+                self.emit(inner, item)
+            clbits = self.qubits_of((creg, None, _tok), classical=True)
+            for op in inner.operations:  # a broadcast call: one conditional per operation
+                circuit.if_(clbits, value, op)
+            return
+        if kind == "barrier":  # its qubits each checked against its register
+            circuit._push(barrier_operation(q for a in stmt[1] for q in self.qubits_of(a)))
+        elif kind == "reset":
+            for q in self.qubits_of(stmt[1]):
+                circuit.reset(q)
+        elif kind == "measure":
+            qs, cs = self.qubits_of(stmt[1]), self.qubits_of(stmt[2], classical=True)
+            if len(qs) != len(cs):
+                raise self.error(
+                    f"measure maps {len(qs)} qubit(s) onto {len(cs)} classical bit(s)", stmt[3]
+                )
+            for q, c in zip(qs, cs):  # both checked against their registers
+                circuit._push(Operation(Measure(c), (q,)))
+        else:  # a call read before any definition of its gate: the file's last one
+            _, name, params, args = stmt
+            for call_qubits in self.broadcast(args, name):
+                circuit._push_gates(self.call_operations(name, params, call_qubits, 0))
+
+    def call_operations(
+        self,
+        name: Token,
+        params: list,
+        qubits: Sequence[int],
+        depth: int,
+        defined: GateDef | None = None,
+    ) -> list[Operation]:
+        """The operations of the gate call ``name(params) qubits`` (qubits valid, each
+        checked against its register): a library gate, or a defined gate's expansion (that
+        of ``defined`` where given, else of the definition in force now)."""
+        if depth > 64:
+            raise self.error("gate definitions nest too deeply (recursive gate?)", name)
+        g = defined or self.gates.get(name.text)
+        if name.text in BUILTIN:
+            n_params, n_qubits, apply = BUILTIN[name.text]
+        elif g is not None:
+            n_params, n_qubits, apply = len(g.params), len(g.qargs), None
+        else:
+            raise self.error(f"unknown gate {name.text!r}", name)
+        if len(params) != n_params:
+            raise self.error(
+                f"gate {name.text!r} takes {n_params} parameter(s), got {len(params)}", name
+            )
+        if len(qubits) != n_qubits:
+            raise self.error(
+                f"gate {name.text!r} acts on {n_qubits} qubit(s), got {len(qubits)}", name
+            )
+        if len(set(qubits)) != len(qubits):  # in a gate body: "cx a, a;"
+            raise self.error(f"gate {name.text!r} is given one qubit twice", name)
+        if apply is None:
+            assert g is not None
+            return renamed(self.expansion(name, g, params, depth), qubits)
+        out: list[Operation] = []
+        apply(out, params, qubits, self.exact)
+        return out
+
+    def expansion(self, name: Token, g: GateDef, params: list, depth: int) -> tuple[Operation, ...]:
+        """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
+        in argument order), expanded once per parameter values and remembered: a file calls
+        its gates many times with the same few values."""
+        if g.fixed is not None:
+            return g.fixed
+        key: tuple | None = expansion_key(self.exact, params)
+        try:
+            done = g.expansions.get(key)  # type: ignore[arg-type]
+        except TypeError:  # an unhashable value: expand without remembering
+            key, done = None, None
+        if done is not None:
+            return done
+        env = dict(zip(g.params, params))
+        env_key = None if key is None else tuple(zip(g.params, key[1], params))
+        exact, where = self.exact, g.positions
+        ops: list[Operation] = []
+        for item in g.body:
+            if item[0] == "barrier":
+                ops.append(barrier_operation(where[a] for a in item[1]))
+                continue
+            _, tok, exprs, args, callee = item
+            try:
+                if env_key is None:
+                    values = [_value(e, env, exact) for e in exprs]
+                else:  # each expression's value remembered per parameter values
+                    values = [_bound(e, env_key, exact) for e in exprs]
+            except ZeroDivisionError:
+                message = f"division by zero in the body of gate {name.text!r}"
+                raise self.error(message, tok) from None
+            qubits = [where[a] for a in args]
+            ops += self.call_operations(tok, values, qubits, depth + 1, callee)
+        done = tuple(ops)
+        if key is not None:
+            g.expansions[key] = done
+        return done
+
+
+def expansion_key(exact: bool, params: Sequence[Any]) -> tuple:
+    """The key of a gate definition's expansion with ``params`` (see
+    :meth:`Parser.expansion`): the values with their types, since ``1 == 1.0`` as keys but
+    one is exact and the other a float."""
+    return (exact, tuple(map(type, params)), *params)
+
+
+def renamed(ops: Iterable[Operation], qubits: Sequence[int]) -> list[Operation]:
+    """``ops`` (a gate's expansion on its own qubits 0, 1, ...) with each qubit ``q`` renamed
+    ``qubits[q]``: distinct, checked qubits, so nothing is checked again; a barrier keeps its
+    qubits sorted. On the gate's own qubits in order (a call on ``q[0], q[1], ...``, as
+    exported gates are often called), the operations themselves (they are immutable)."""
+    if tuple(qubits) == tuple(range(len(qubits))):
+        return list(ops)
+    out = []
+    for op in ops:
+        gate, targets, controls = op.gate, op.targets, op.controls
+        # most gates have one target and at most one control: no generator for those
+        if len(targets) == 1:
+            targets = (qubits[targets[0]],)
+        else:
+            targets = tuple([qubits[q] for q in targets])
+            if gate.__class__ is Barrier:
+                targets = tuple(sorted(targets))
+        if len(controls) == 1:
+            controls = (qubits[controls[0]],)
+        elif controls:
+            controls = tuple([qubits[q] for q in controls])
+        out.append(new_operation(gate, targets, controls, op.control_values))
+    return out
+
+
+_PLAIN_HEADER = re.compile(r"OPENQASM[ \t]+2\.0[ \t]*;")
+"""The usual header, on its line (any other form is read token by token)."""
+
+
+def barrier_operation(qubits: Iterable[int]) -> Operation:
+    """A barrier on ``qubits`` (valid ones), as OpenQASM's are read here and by Qiskit: each
+    qubit once, in order, in a gate body as outside one."""
+    distinct = sorted(set(qubits))
+    return new_operation(Barrier(len(distinct)), tuple(distinct))
+
+
+@functools.lru_cache(maxsize=EXPRESSION_MEMO_SIZE)
+def expression_tree(text: str, names: tuple[str, ...] | None = None) -> Node:
+    """The tree of ``text``, one expression alone, in the parameters ``names`` of the gate
+    whose body holds it (``None`` outside gate bodies), remembered; raises ``QasmError``."""
+    parser = Parser(text, define_qelib=False, simple_statements=False)
+    node = parser.expression(None if names is None else list(names))
+    if parser.tok.kind != "eof":
+        raise parser.error("expected the end of the expression")
+    return node
+
+
+def expression_value(text: str, exact: bool) -> Any:
+    """The value of ``text``, one expression alone (see :func:`_evaluate`)."""
+    return _value(expression_tree(text), None, exact)
+
+
+def _is_zero(node: Node) -> bool:
+    """Whether a parameter-free expression is exactly zero (a divisor to refuse)."""
+    if _has_param(node):
+        return False
+    try:
+        return bool(_constant(node, False) == 0)
+    except ZeroDivisionError:
+        return False  # reported at the inner division
+
+
+def _has_param(node: Node) -> bool:
+    return any(leaf[0] == "param" for leaf in _leaves(node))
+
+
+COLLECTOR_PAUSE_MIN_CHARS = 16384
+"""Texts from this length on are parsed with the garbage collector paused: from about a
+thousand statements on, a parse took 15-40 % less time (median, reference machine); below,
+the collection the pause puts off costs about as much as it saves."""
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector, if it runs, until the block ends (on an error
+    too)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@contextlib.contextmanager
+def _open_source(path: Path, name: Token, parser: Parser) -> Iterator[Iterable[str]]:
+    """The lines of an OpenQASM file, read as they are parsed; errors name the file."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            yield f
+    except OSError as exc:
+        raise parser.error(f"cannot read {str(path)!r}: {exc.strerror}", name) from None
+
+
+def loads(
+    text: str | Iterable[str],
+    source: str | None = None,
+    base_dir: Path | None = None,
+    exact: bool = True,
+) -> Circuit:
+    """A circuit from OpenQASM 2.0 text (a string, or lines as from an open file); raises
+    ``QasmError`` naming line and column. ``exact=False`` gives every parameter as a Python
+    float (``pi/2`` as 1.5707963267948966), for numeric runs: parsing then never imports
+    SymPy."""
+    if isinstance(text, (bytes, bytearray)) or not isinstance(text, (str, Iterable)):
+        raise ArgumentTypeError(f"expected OpenQASM text, got {type(text).__name__}")
+    return Parser(text, source, base_dir, exact).parse()
