@@ -655,6 +655,18 @@ class NumbaBackend(
     def max_threads(self) -> int:
         return _max_threads()
 
+    def default_threads(self) -> int:
+        """Numba's thread count on the calling thread."""
+        return get_num_threads()
+
+    def set_default_threads(self, count: int) -> None:
+        """Numba's thread count on the calling thread (validated first)."""
+        set_num_threads(count)
+
+    def warmup_qubits(self) -> tuple[int, ...]:
+        """One size on each side of the serial/threaded switch."""
+        return (PARALLEL_MIN_QUBITS - 1, PARALLEL_MIN_QUBITS)
+
     @contextlib.contextmanager
     def threads(self, count: int | None) -> Iterator[None]:
         """Run this thread's kernels on ``count`` threads (Numba's setting is per thread, so

@@ -214,6 +214,19 @@ class ThreadScoped(Protocol):
     def threads(self, count: int | None) -> contextlib.AbstractContextManager[None]:
         """A context that runs this thread's calls on ``count`` threads (``None``: as set)."""
 
+    @abstractmethod
+    def default_threads(self) -> int:
+        """The calling thread's thread count for runs that set none."""
+
+    @abstractmethod
+    def set_default_threads(self, count: int) -> None:
+        """Set :meth:`default_threads` for the calling thread."""
+
+    @abstractmethod
+    def warmup_qubits(self) -> tuple[int, ...]:
+        """State sizes at which its kernel builds differ (serial, threaded): what
+        ``genqsim warmup`` runs to compile each build once."""
+
 
 class DeviceInfo(Protocol):
     """Describes the devices it can see (for ``genqsim info``)."""

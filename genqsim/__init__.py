@@ -8,10 +8,21 @@
 
 from __future__ import annotations
 
+import os
+
+import numpy as np
+
 from . import library
 from .analysis.errorbound import ErrorBound, error_bound
 from .analysis.symbolic import lambdify, simplify, to_symengine, to_sympy
-from .backends import available_backends, get_backend, register_backend, select_backend
+from .backends import (
+    ThreadScoped,
+    available_backends,
+    capability,
+    get_backend,
+    register_backend,
+    select_backend,
+)
 from .circuit import channels, gates
 from .circuit.circuit import Circuit, Operation, parameters
 from .circuit.gates import Gate, GateKind, MatrixGate, PauliRotation, gate
@@ -120,18 +131,29 @@ def to_qiskit(circuit):
     return _convert(circuit)
 
 
-def set_num_threads(n: int) -> None:
-    """Threads the compiled (Numba) kernels use on large states."""
-    from .backends.numba_backend import set_num_threads as _set
+def _threaded_backends() -> list[ThreadScoped]:
+    """Every available backend that runs on several CPU threads."""
+    found = (capability(get_backend(name), ThreadScoped) for name in available_backends())
+    return [b for b in found if b is not None]
 
-    _set(n)
+
+def set_num_threads(n: int) -> None:
+    """The default thread count of every threaded CPU backend (the compiled kernels), for
+    runs on the calling thread that set no ``threads=`` of their own."""
+    threaded = _threaded_backends()
+    limit = min((b.max_threads() for b in threaded), default=os.cpu_count() or 1)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= limit:
+        raise ThreadCountError(
+            f"thread count must be an integer in 1..{limit} (the threads the compiled "
+            f"backends may use), got {n!r}"
+        )
+    for backend in threaded:
+        backend.set_default_threads(int(n))
 
 
 def get_num_threads() -> int:
-    """Threads the compiled (Numba) kernels use on large states."""
-    from .backends.numba_backend import get_num_threads as _get
-
-    return _get()
+    """The default thread count of the threaded CPU backends (1 where none is installed)."""
+    return max((b.default_threads() for b in _threaded_backends()), default=1)
 
 
 __all__ = [

@@ -130,6 +130,24 @@ def test_nothing_in_the_core_names_a_concrete_gpu_library():
     assert not offenders
 
 
+def test_the_core_names_no_concrete_backend():
+    """Outside backends/ (and the benchmark, which names its peers' platforms) no module
+    imports a compiled backend or asks for one by name: the registry and the capabilities
+    decide (the generic NumPy backend, the reference every backend falls back to, may be
+    named)."""
+    offenders = []
+    for path in ROOT.glob("genqsim/**/*.py"):
+        if path.relative_to(ROOT).parts[1] == "backends" or path.name == "bench.py":
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            named = isinstance(node, ast.Constant) and node.value in ("numba", "cupy")
+            imported = isinstance(node, ast.ImportFrom) and "numba_backend" in (node.module or "")
+            if named or imported:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not offenders
+
+
 def test_no_attribute_probes_on_backends():
     probes = ("getattr(backend", "getattr(self.backend")
     offenders = [str(p.relative_to(ROOT)) for p in SOURCES

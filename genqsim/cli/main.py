@@ -21,7 +21,13 @@ import numpy as np
 
 from .. import __version__
 from ..analysis.symbolic import _is_trig, simplify, to_sympy
-from ..backends import available_backends, capability, unavailable_backends
+from ..backends import (
+    ThreadScoped,
+    available_backends,
+    capability,
+    get_backend,
+    unavailable_backends,
+)
 from ..circuit.circuit import Circuit
 from ..errors import CircuitSourceError, GenqsimError, UnknownOptionError
 from ..io import qasm
@@ -530,12 +536,10 @@ def info() -> str:
         f"backends: {', '.join(backends)}",
         f"memory available for states: {format_bytes(available_memory())}",
     ]
-    if "numba" in backends:
-        from ..backends.numba_backend import get_num_threads
-
-        lines.append(f"numba threads: {get_num_threads()}")
-    else:
-        lines.append("numba: could not load (pip install 'numba>=0.59'; see unavailable backends)")
+    threaded = [(name, capability(get_backend(name), ThreadScoped)) for name in backends]
+    lines += [f"{name} threads: {b.default_threads()}" for name, b in threaded if b is not None]
+    if not any(b is not None for _, b in threaded):
+        lines.append("no threaded CPU backend could load (see unavailable backends)")
     missing = unavailable_backends()
     if missing:
         why = "; ".join(f"{name} ({reason})" for name, reason in missing.items())

@@ -1,4 +1,5 @@
-"""``genqsim warmup``: compile the Numba kernels a typical run uses, once, ahead of time.
+"""``genqsim warmup``: compile the kernels a typical run uses, once, ahead of time, on every
+compiled CPU backend (those with the ``ThreadScoped`` capability: Numba's, and any plugin's).
 
 Numba compiles a kernel the first time a process calls it and keeps the machine code in its
 on-disk cache (``cache=True``), so only the first run after installing (or upgrading) pays
@@ -15,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..backends import COMPILED_MIN_STATE_QUBITS, available_backends
+from ..backends import ThreadScoped, available_backends, capability, get_backend
 from ..circuit.circuit import Circuit
 from ..library import ghz, hardware_efficient, qft, random_circuit
 from ..plan.build import DEFAULT_FUSION_MIN_QUBITS
@@ -24,7 +25,7 @@ from ..states import simulate
 Step = tuple[str, Callable[[], object]]
 
 
-def _steps(n: int, numbers: str) -> list[Step]:
+def _steps(n: int, numbers: str, backend: str) -> list[Step]:
     """The workloads on ``n`` qubits in ``numbers``: each touches a family of kernels."""
     dense = random_circuit(n, depth=2, seed=0)
     structured = qft(n)
@@ -32,18 +33,18 @@ def _steps(n: int, numbers: str) -> list[Step]:
     values = {p: 0.1 * (k + 1) for k, p in enumerate(ansatz.parameters)}
 
     def gates() -> object:
-        psi = simulate(dense, numbers=numbers, backend="numba", fuse=False)
+        psi = simulate(dense, numbers=numbers, backend=backend, fuse=False)
         psi.apply(ghz(n), fuse=False)
         low_and_high = Circuit(n).swap(0, n - 1).cp(0.2, 1, n - 1)  # straight low chunks
         psi.apply(low_and_high, fuse=False)
         return psi.apply(Circuit(n).ccx(0, 1, 2).rzz(0.3, 1, 2), fuse=False)
 
     def fused() -> object:
-        simulate(dense, numbers=numbers, backend="numba", fuse=True)
-        return simulate(structured, numbers=numbers, backend="numba", fuse=True)
+        simulate(dense, numbers=numbers, backend=backend, fuse=True)
+        return simulate(structured, numbers=numbers, backend=backend, fuse=True)
 
     def measured() -> object:
-        psi = simulate(dense, numbers=numbers, backend="numba")
+        psi = simulate(dense, numbers=numbers, backend=backend)
         psi.probabilities()
         psi.sample(100, seed=0)
         return psi.expectation("Z0 Z1 + 0.5*X2 + Y0")
@@ -51,7 +52,7 @@ def _steps(n: int, numbers: str) -> list[Step]:
     def gradients() -> object:
         from ..differentiation.gradients import gradient
 
-        return gradient(ansatz, "Z0", values, mode="adjoint")
+        return gradient(ansatz, "Z0", values, mode="adjoint", backend=backend)
 
     steps: list[Step] = [("gates", gates), ("fused blocks", fused), ("measurements", measured)]
     if numbers == "complex128":
@@ -62,24 +63,27 @@ def _steps(n: int, numbers: str) -> list[Step]:
 def warmup(report: Callable[[str], None] | None = print) -> float:
     """Compile (or load from the cache) the common kernels; returns the seconds it took.
     ``report`` receives one line per workload (``None``: silent)."""
-    if "numba" not in available_backends():
+    compiled: dict[str, ThreadScoped] = {}
+    for name in available_backends():
+        scoped = capability(get_backend(name), ThreadScoped)
+        if scoped is not None:
+            compiled[name] = scoped
+    if not compiled:
         if report:
-            report("numba is not available: nothing to compile (runs use the NumPy backend)")
+            report("no compiled backend is available: nothing to compile (runs use NumPy)")
         return 0.0
-    from ..backends.numba_backend import PARALLEL_MIN_QUBITS
-
     start = time.perf_counter()
-    sizes = (COMPILED_MIN_STATE_QUBITS, max(DEFAULT_FUSION_MIN_QUBITS, PARALLEL_MIN_QUBITS))
-    for n in sizes:
-        for numbers in ("complex128", "complex64"):
-            for name, step in _steps(n, numbers):
-                t0 = time.perf_counter()
-                step()
-                if report:
-                    report(
-                        f"{name:<18} {numbers:<10} {n:>2} qubits  {time.perf_counter() - t0:6.2f} s"
-                    )
+    for backend, scoped in compiled.items():
+        small, large = min(scoped.warmup_qubits()), max(scoped.warmup_qubits())
+        for n in (small, max(large, DEFAULT_FUSION_MIN_QUBITS)):
+            for numbers in ("complex128", "complex64"):
+                for name, step in _steps(n, numbers, backend):
+                    t0 = time.perf_counter()
+                    step()
+                    if report:
+                        took = time.perf_counter() - t0
+                        report(f"{name:<18} {numbers:<10} {n:>2} qubits  {took:6.2f} s  {backend}")
     total = time.perf_counter() - start
     if report:
-        report(f"kernels ready in {total:.1f} s (later runs load them from Numba's cache)")
+        report(f"kernels ready in {total:.1f} s (later runs load them from the kernel cache)")
     return total
