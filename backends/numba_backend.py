@@ -31,7 +31,12 @@ from ..plan.calls import (
     PermutationCall,
     monomial_map,
 )
+from . import numba_block_runs as runs
+from . import numba_common as common
+from . import numba_dense as dense
+from . import numba_diagonal_permutation as diagonals
 from . import numba_kernels as K
+from . import numba_pauli_basis as pauli_basis
 from .protocol import (
     AdjointSteps,
     BlockLayout,
@@ -157,10 +162,10 @@ def _layout(
 def _cycles(perm: tuple[int, ...], moves_phased: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Cycle decomposition of ``|j> -> |perm[j]>``: ``(pointers, elements)``; fixed points
     are kept only where their phase is not one (the decomposition of a monomial run's map,
-    :func:`~genqsim.backends.numba_kernels.series_cycles`)."""
+    :func:`~genqsim.backends.numba_diagonal_permutation.series_cycles`)."""
     destination = np.array(perm, dtype=np.int64)
     changed = (destination != np.arange(destination.size)) | np.array(moves_phased, dtype=bool)
-    return K.series_cycles(destination, changed)
+    return diagonals.series_cycles(destination, changed)
 
 
 SPARSE_MAX_FILL = 0.25
@@ -217,12 +222,12 @@ def _permutation_stretches(calls: Sequence[GateCallOfRun]) -> dict[int, int]:
 
 
 def _sources(calls: Sequence[GateCallOfRun], row_qubits: int) -> np.ndarray:
-    """The table of :func:`~genqsim.backends.numba_kernels._permute_on_row` for permutation
+    """The table of :func:`~genqsim.backends.numba_block_runs._permute_on_row` for permutation
     ``calls`` on a row of ``row_qubits``: over the patterns of qubits 0 to the highest they
-    touch (at least :data:`~.numba_kernels.MAX_RUN_BITS` of them, so the row is walked in
+    touch (at least :data:`~.numba_common.MAX_RUN_BITS` of them, so the row is walked in
     long segments), where each new amplitude comes from."""
     highest = max(q for c in calls for q in c.qubits)
-    bits = max(highest + 1, min(K.MAX_RUN_BITS, row_qubits))
+    bits = max(highest + 1, min(common.MAX_RUN_BITS, row_qubits))
     destination, _ = monomial_map(cast(Sequence[PermutationCall], calls), 0, bits)
     sources = np.empty_like(destination)
     sources[destination] = np.arange(destination.size)
@@ -232,7 +237,7 @@ def _sources(calls: Sequence[GateCallOfRun], row_qubits: int) -> np.ndarray:
 def _splits_with(kind: int, fixed: np.ndarray, index: np.ndarray, data: np.ndarray) -> int:
     """1 where an encoded call is a one-qubit gate with complex entries, which counts
     towards a split row (as the kernels' ``_planar_call`` decides), else 0."""
-    if kind != K.KIND_DENSE or len(fixed) != 1 or len(index) != 2:
+    if kind != runs.KIND_DENSE or len(fixed) != 1 or len(index) != 2:
         return 0
     return int(np.iscomplexobj(data) and bool(np.any(data.imag != 0)))
 
@@ -242,10 +247,10 @@ def _encode_run(
 ) -> tuple[tuple[np.ndarray, ...], int]:
     """Flatten a run of calls on a row (block, tile) of ``row_qubits`` into the arrays
     ``apply_block_run`` reads. A stretch of
-    permutations (:func:`_permutation_stretches`) is one :data:`~.numba_kernels.KIND_PERMUTE`
-    call at its first position and :data:`~.numba_kernels.KIND_SKIP` at the others, so
+    permutations (:func:`_permutation_stretches`) is one :data:`~.numba_block_runs.KIND_PERMUTE`
+    call at its first position and :data:`~.numba_block_runs.KIND_SKIP` at the others, so
     every call keeps its position (the adjoint sweep's steps and matrix updates use them).
-    A run with :data:`~.numba_kernels.PLANAR_MIN_CALLS` complex one-qubit gates gets
+    A run with :data:`~.numba_block_runs.PLANAR_MIN_CALLS` complex one-qubit gates gets
     scratch for its row split in two (``_run_planar``)."""
     stretches = _permutation_stretches(calls)
     skipped = {i for first, end in stretches.items() for i in range(first + 1, end)}
@@ -261,11 +266,11 @@ def _encode_run(
         fx, value, offsets = _layout(call.targets, call.controls, call.control_values)
         kinds.append(int(call.kind))
         if i in stretches:
-            kinds[-1] = K.KIND_PERMUTE
+            kinds[-1] = runs.KIND_PERMUTE
             idx, dat = _sources(calls[i : stretches[i]], row_qubits), np.zeros(0, dtype=dtype)
             max_dim = max(max_dim, idx.size)
         elif i in skipped:
-            kinds[-1] = K.KIND_SKIP
+            kinds[-1] = runs.KIND_SKIP
             idx, dat = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=dtype)
         elif isinstance(call, MatrixCall):
             m = _entries(call.matrix, dtype)
@@ -275,24 +280,24 @@ def _encode_run(
                 idx, dat = offsets, m.reshape(-1)
             else:
                 row_ptr, cols, dat = sparse
-                kinds[-1] = K.KIND_SPARSE
-                max_dim = max(max_dim, offsets.size * K.SPARSE_LANES)
+                kinds[-1] = runs.KIND_SPARSE
+                max_dim = max(max_dim, offsets.size * dense.SPARSE_LANES)
                 idx = np.concatenate([[offsets.size], offsets, row_ptr, cols])
         elif isinstance(call, DiagonalCall):
             diag = _entries(call.diagonal, dtype)
             active = np.flatnonzero(diag != 1)
             idx, dat = offsets[active], diag[active]
-            max_dim = max(max_dim, 1 << K.PATTERN_MAX_BITS)  # a pattern of factors
+            max_dim = max(max_dim, 1 << diagonals.PATTERN_MAX_BITS)  # a pattern of factors
         else:
             perm, phases = call.permutation, call.phases
             ph = None if phases is None else _entries(phases, dtype)
             moved = tuple(False for _ in perm) if ph is None else tuple(bool(x != 1) for x in ph)
             ptr, elems = _cycles(tuple(int(p) for p in perm), moved)
             if ph is None and elems.size == 2:  # one exchange (X, CX, SWAP): no buffer
-                kinds[-1] = K.KIND_SWAP
+                kinds[-1] = runs.KIND_SWAP
                 idx, dat = offsets[elems], np.zeros(0, dtype=dtype)
             else:
-                max_dim = max(max_dim, 1 << K.MAX_RUN_BITS)  # one run of a cycle, buffered
+                max_dim = max(max_dim, 1 << common.MAX_RUN_BITS)  # one run of a cycle, buffered
                 idx = np.concatenate([[ptr.size], ptr, offsets[elems]])
                 dat = np.ones(elems.size, dtype=dtype) if ph is None else ph[elems]
         values.append(value)
@@ -301,8 +306,8 @@ def _encode_run(
                                   (data, data_ptr, dat)):  # fmt: skip
             store.append(np.asarray(part))
             ptrs.append(ptrs[-1] + len(part))
-    if planar_work >= K.PLANAR_MIN_CALLS:  # room for the row split, and a pattern's parts
-        max_dim = max(max_dim, (1 << row_qubits) + 2 * K.PLANAR_PATTERN)
+    if planar_work >= runs.PLANAR_MIN_CALLS:  # room for the row split, and a pattern's parts
+        max_dim = max(max_dim, (1 << row_qubits) + 2 * runs.PLANAR_PATTERN)
     arrays = (
         np.array(kinds, dtype=np.int64),
         np.array(values, dtype=np.int64),
@@ -341,7 +346,7 @@ def _block_layout(dtype: np.dtype) -> BlockLayout:
                        min_state_qubits=_blocked_min_qubits(dtype),
                        gathered=gathered, min_series_qubits=SERIES_MIN_QUBITS,
                        merged_diagonal_qubits=MERGED_DIAGONAL_QUBITS,
-                       merged_diagonal_bands=(K.PATTERN_MAX_BITS, bits))  # fmt: skip
+                       merged_diagonal_bands=(diagonals.PATTERN_MAX_BITS, bits))  # fmt: skip
 
 
 def _blocked_min_qubits(dtype: np.dtype) -> int:
@@ -379,7 +384,7 @@ def _adjoint_variants(inverses: np.ndarray, generators: np.ndarray) -> np.ndarra
                       axis=0)  # fmt: skip
     real = ~np.any(inverses.imag, axis=(1, 2)) & ~np.any(generators.real, axis=(1, 2))
     return np.where(
-        diagonal, K.ADJOINT_DIAGONAL, np.where(real, K.ADJOINT_REAL, K.ADJOINT_GENERAL)
+        diagonal, dense.ADJOINT_DIAGONAL, np.where(real, dense.ADJOINT_REAL, dense.ADJOINT_GENERAL)
     ).astype(np.int64)
 
 
@@ -442,7 +447,7 @@ class NumbaBackend(
                 scratch = self._scratch_for(state.dtype, offsets.size)
                 k.apply_kq(state, m, offsets, fixed, value, scratch)
             else:
-                scratch = self._scratch_for(state.dtype, offsets.size * K.SPARSE_LANES)
+                scratch = self._scratch_for(state.dtype, offsets.size * dense.SPARSE_LANES)
                 k.apply_sparse_kq(state, *sparse, offsets, fixed, value, scratch)
 
     def adjoint_step_1q(
@@ -464,7 +469,7 @@ class NumbaBackend(
         steps = tuple(g for g, generator in enumerate(generators) if generator is not None)
         slots, where = self._gradient_slots(run, psi.dtype, steps)
         owners = _stacked([generators[g] for g in steps])
-        variants = np.full(len(generators), K.ADJOINT_GENERAL, dtype=np.int64)
+        variants = np.full(len(generators), dense.ADJOINT_GENERAL, dtype=np.int64)
         variants[list(steps)] = _adjoint_variants(arrays[7][where].reshape(-1, 2, 2), owners)
         sums = np.zeros((_max_threads(), max(1, len(steps)), 8))
         scratch = self._scratch_for(psi.dtype, max_dim)
@@ -502,7 +507,7 @@ class NumbaBackend(
         encoded data, in order."""
         arrays, _ = self._encoded(run, dtype)
         at = np.array(positions, dtype=np.int64)
-        if np.any(arrays[0][at] != K.KIND_DENSE) or np.any(np.diff(arrays[6])[at] != size):
+        if np.any(arrays[0][at] != runs.KIND_DENSE) or np.any(np.diff(arrays[6])[at] != size):
             raise ValueError(f"calls {positions} of {run!r} are not dense with {size} entries")
         return (arrays[6][at][:, None] + np.arange(size)).reshape(-1)
 
@@ -598,7 +603,7 @@ class NumbaBackend(
                 f"{state.size} amplitudes"
             )
         if state.dtype not in run.encoded:
-            ptr, series = K.series_cycles(run.destination, run.changed)
+            ptr, series = diagonals.series_cycles(run.destination, run.changed)
             phases = np.ones(series.size) if run.phases is None else run.phases[series]
             run.encoded[state.dtype] = (ptr, series, np.ascontiguousarray(phases, state.dtype))
         ptr, series, phases = run.encoded[state.dtype]
@@ -619,7 +624,7 @@ class NumbaBackend(
         rounding) where ``rho`` is not Hermitian: its coordinates are not real."""
         self._xor_shuffle(vec, n_qubits)
         self._hadamard_rows(vec, n_qubits)
-        floats = K.reals_view(vec)
+        floats = common.reals_view(vec)
         residual = np.empty((1 << n_qubits, 2), dtype=floats.dtype)
         _kernels(vec).pauli_residual(floats, n_qubits, residual)
         dropped, kept = residual.max(axis=0)
@@ -627,12 +632,12 @@ class NumbaBackend(
             self._hadamard_rows(vec, n_qubits)
             self._xor_shuffle(vec, n_qubits)
             return None
-        K.pack_pauli_coordinates(floats, n_qubits)
+        pauli_basis.pack_pauli_coordinates(floats, n_qubits)
         return floats[: vec.size]
 
     def from_pauli_coordinates(self, vec: np.ndarray, n_qubits: int) -> None:
         """Undo :meth:`to_pauli_coordinates`: ``vec`` holds ``vec(rho)`` again."""
-        K.unpack_pauli_coordinates(K.reals_view(vec), n_qubits)
+        pauli_basis.unpack_pauli_coordinates(common.reals_view(vec), n_qubits)
         self._hadamard_rows(vec, n_qubits)
         self._xor_shuffle(vec, n_qubits)
 
@@ -642,7 +647,7 @@ class NumbaBackend(
     def _hadamard_rows(self, vec: np.ndarray, n: int) -> None:
         """Stages of at most :data:`HADAMARD_STAGE_BITS` row bits, each one pass."""
         kernels = _kernels(vec)
-        floats = K.reals_view(vec)
+        floats = common.reals_view(vec)
         low = 0
         while low < n:
             k = min(HADAMARD_STAGE_BITS, n - low)

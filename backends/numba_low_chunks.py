@@ -14,8 +14,8 @@ state, one thread, before -> after: X on qubit 2 of 20 qubits 1.2-1.4 -> 0.6-1.1
 of 20 1.3 -> 0.4 ms, of 26 69 -> 53 ms.
 
 The gate's other fixed qubits (4 and above) pick the stretches of whole chunks it touches
-(:func:`~backends.numba_kernels._low_chunk_walk`). In a chunk, the low fixed qubit ``q``
-and the bit that a side of the gate has there say which amplitudes take part:
+(:func:`~backends.numba_diagonal_permutation._low_chunk_walk`). In a chunk, the low fixed
+qubit ``q`` and the bit that a side of the gate has there say which amplitudes take part:
 
 * an exchange of side ``a`` with side ``b`` (bits ``a`` and ``b`` at ``q``): the
   amplitudes ``j`` of a chunk of ``x`` with bit ``q`` equal to ``a`` trade places with the
@@ -27,8 +27,9 @@ and the bit that a side of the gate has there say which amplitudes take part:
   ``variant = 2 q + a``.
 
 Numba's on-disk cache stamps a compiled kernel with its own file only: after editing this
-module, touch ``numba_kernels.py`` (or clear ``__pycache__``) so the kernels that call
-these loops are compiled again.
+module, touch the kernel modules that call it (``numba_common.py``,
+``numba_diagonal_permutation.py``, ``numba_block_runs.py``), or clear ``__pycache__``, so the
+kernels that call these loops are compiled again.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ REAL_PAIRS = ((1, 2), (4, 8))
 qubits that one sweep applies together (qubits 0 and 1, qubits 2 and 3): in a 1 MiB row,
 one thread, 0.39 and 0.20 ns per amplitude and gate, against 0.4-0.6 one gate a sweep.
 Qubits 1 and 2, or pairs further apart, were no faster together (0.42-0.65). Written out
-with direct indexing rather than as :func:`~backends.numba_kernels._mix22_quads` (which the
+with direct indexing rather than as :func:`~backends.numba_block_runs._mix22_quads` (which the
 longer pairs use): over slices of 2 and 8 floats the SLP vectoriser packed that loop into
 128-bit registers only, 0.87 and 0.83 ns against 0.52 and 0.27 here (same session)."""
 

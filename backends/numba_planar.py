@@ -5,7 +5,7 @@ A complex state stores ``re, im, re, im, ...``. Lane by lane, a complex product 
 real and imaginary floats of one amplitude in different lanes, which the compiler builds
 with shuffles (or leaves scalar). In split form, ``re' = a_r re - a_i im + ...`` is the same
 multiply-add in every lane. A stretch of complex one-qubit gates and diagonals in a block
-or tile row (:func:`~backends.numba_kernels._run_on_row`) is split once, applied here, and
+or tile row (:func:`~backends.numba_block_runs._run_on_row`) is split once, applied here, and
 merged back: two passes over a row in cache for many gates.
 
 Every function takes the two halves ``re`` and ``im`` (float arrays of the row's length)
@@ -14,8 +14,8 @@ says that every imaginary part is zero: those gates (H, RY, CZ) mix the real and
 imaginary parts alike, with half the arithmetic.
 
 Numba's on-disk cache stamps a compiled kernel with its own file only: after editing this
-module, touch ``numba_kernels.py`` (or clear ``__pycache__``) so the row kernels that call
-these loops are compiled again.
+module, touch ``numba_dense.py`` and ``numba_block_runs.py`` (or clear ``__pycache__``) so
+the kernels that call these loops are compiled again.
 """
 
 from __future__ import annotations

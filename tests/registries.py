@@ -23,5 +23,9 @@ MACHINE_NUMBERS = [n for n in NUMBER_SYSTEMS if gq.get_number_system(n).dtype.ki
 OBJECT_NUMBERS = [n for n in NUMBER_SYSTEMS if n not in MACHINE_NUMBERS]
 """The number systems stored as object arrays (run through the generic routine)."""
 
+FLOAT_ANGLE_OBJECT_NUMBERS = [n for n in OBJECT_NUMBERS if gq.get_number_system(n).float_angles]
+"""Object-array systems that take circuits with float angles (random circuits): all but the
+exact fields that need angles as rational multiples of pi (``trig``)."""
+
 METHODS = gq.available_methods()
 """Every registered simulation method."""

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 import genqsim as gq
 
-from registries import OBJECT_NUMBERS
+from registries import FLOAT_ANGLE_OBJECT_NUMBERS
 from strategies import random_circuit
 
-OBJECT_SYSTEMS = OBJECT_NUMBERS
+OBJECT_SYSTEMS = FLOAT_ANGLE_OBJECT_NUMBERS
 
 
 @settings(max_examples=30, deadline=None)

@@ -118,7 +118,7 @@ def test_the_default_numba_plan_of_ghz_is_one_block_pass_and_one_series_pass():
     (b = 16 at complex128, 17 at complex64; the ladder as one permutation table, every call
     keeping its position in the encoding), then the CX above as one monomial run over series
     of ``2**(b - 1)``; the state is the closed form (|0...0> + |1...1>)/sqrt(2)."""
-    from genqsim.backends import numba_kernels as K
+    from genqsim.backends import numba_block_runs as K
 
     backend = numba_backend()
     n = 19

@@ -505,7 +505,7 @@ def test_a_row_split_for_every_target_and_diagonal():
     diagonals on low qubits (patterns, real and complex) and high ones (series) in one
     split stretch: the run's scratch has room for the split, and the result equals the
     generic routine's."""
-    from genqsim.backends import numba_kernels as K
+    from genqsim.backends import numba_block_runs as K
     from genqsim.plan import build_plan
 
     n = 13

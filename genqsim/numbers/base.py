@@ -23,13 +23,16 @@ class NumberSystem(ABC):
     """Elementary functions, constants and conversions for one kind of number.
 
     Subclasses set ``name`` (what users pass as ``numbers=``), ``dtype`` (the NumPy dtype of
-    state arrays: a complex dtype, or ``object`` for Python-object numbers) and ``symbolic``
-    (whether numbers may carry free symbols, so circuits need not be bound).
+    state arrays: a complex dtype, or ``object`` for Python-object numbers), ``symbolic``
+    (whether numbers may carry free symbols, so circuits need not be bound) and
+    ``float_angles`` (whether a gate angle given as a float has a value here: not in exact
+    fields that hold ``exp(i*theta)`` only for rational multiples of pi).
     """
 
     name: str
     dtype: np.dtype
     symbolic: bool = False
+    float_angles: bool = True
 
     # -- conversions ------------------------------------------------------------------------
     @abstractmethod

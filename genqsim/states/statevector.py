@@ -291,12 +291,9 @@ class StateVector(StateBase):
     def sample(
         self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
     ) -> dict[str, int]:
-        """Counts of ``shots`` measurements in the computational basis, without collapsing.
-
-        Keys are bitstrings with the highest qubit leftmost (as Qiskit prints them); with
-        ``qubits`` given, only those are measured and ``qubits[0]`` is the rightmost character.
-        The same ``seed`` gives the same counts.
-        """
+        """Counts of ``shots`` measurements, as :meth:`StateBase.sample
+        <genqsim.states.base.StateBase.sample>`; on a backend that samples on its device (a
+        GPU) the shots are drawn there, unless ``seed`` is a generator shared with host code."""
         on_device = capability(self.backend, DeviceSampler)
         if on_device is None or isinstance(seed, np.random.Generator):
             return super().sample(shots, seed, qubits)

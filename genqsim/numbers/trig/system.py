@@ -48,6 +48,7 @@ class TrigNumbers(NumberSystem):
 
     dtype = np.dtype(object)
     symbolic = True
+    float_angles = False  # exp(i*theta) is exact here for rational multiples of pi only
 
     def __init__(self, order: int = DEFAULT_ORDER) -> None:
         _flint()

@@ -1,0 +1,200 @@
+"""What every Numba kernel family shares: the kernel registry and its serial and threaded
+builds, the subspace index scheme (``_base``), float views of complex arrays and the layout
+of a one-qubit gate's pairs."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from . import numba_low_chunks as low_chunks
+
+_SOURCES: dict[str, Callable[..., Any]] = {}
+
+
+def _inline(fn: Callable[..., Any]) -> Any:
+    """A helper compiled into the kernels that call it."""
+    return nb.njit(cache=True, nogil=True, inline="always")(fn)
+
+
+def _shared(fn: Callable[..., Any]) -> Any:
+    """A helper compiled once per argument types and called (not inlined) by every kernel
+    that uses it: large row-level bodies shared by the serial and parallel builds and by
+    block and tile runs are compiled once instead of once per caller."""
+    return nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
+
+
+def _compiled(fn: Callable[..., Any], parallel: bool) -> Any:
+    return nb.njit(parallel=parallel, cache=True, nogil=True, error_model="numpy",
+                   fastmath=True)(fn)  # fmt: skip
+
+
+def _kernel(fn: Callable[..., Any]) -> Any:
+    """Register ``fn`` as a kernel; the parallel and serial builds are made below."""
+    _SOURCES[fn.__name__] = fn
+    return fn
+
+
+@_inline
+def _calling_thread():
+    """The serial build's thread id: always row 0 of the scratch (Numba's own
+    ``get_thread_id`` is only defined once its thread pool has started)."""
+    return 0
+
+
+_SERIAL_NB = types.ModuleType("numba_serial")
+_SERIAL_NB.get_thread_id = _calling_thread  # type: ignore[attr-defined]
+
+
+def _build(fn: Callable[..., Any], parallel: bool) -> Any:
+    """``fn`` compiled with or without threads. The serial build is compiled from a copy
+    under its own qualified name (so the two land in different cache files) whose ``nb``
+    is a module with the serial ``get_thread_id``."""
+    if parallel:
+        return _compiled(fn, parallel=True)
+    serial_globals = {**fn.__globals__, "nb": _SERIAL_NB}
+    twin = types.FunctionType(fn.__code__, serial_globals, fn.__name__ + "_serial",
+                              fn.__defaults__, fn.__closure__)  # fmt: skip
+    twin.__qualname__ = fn.__qualname__ + "_serial"
+    twin.__doc__ = fn.__doc__
+    return _compiled(twin, parallel=False)
+
+
+@_inline
+def _base(i, fixed, fixed_value):
+    """Insert a zero bit at each (ascending) position of ``fixed`` into ``i``, then set the
+    control bits of ``fixed_value``."""
+    if fixed.size == 1:
+        p = fixed[0]
+        return (((i >> p) << (p + 1)) | (i & ((np.int64(1) << p) - 1))) | fixed_value
+    for p in fixed:
+        low = i & ((np.int64(1) << p) - 1)
+        i = ((i >> p) << (p + 1)) | low
+    return i | fixed_value
+
+
+MAX_RUN_BITS = 10
+"""Inner stride-1 runs are at most ``2**10`` amplitudes (so the outer parallel loop keeps
+enough iterations); a permutation in a block run buffers one run in the scratch row."""
+
+
+@_inline
+def _run_length(fixed):
+    """Indices below the lowest fixed bit are free and contiguous: loops walk them as an inner
+    stride-1 run of this length (capped so the outer parallel loop keeps enough iterations)."""
+    return np.int64(1) << min(fixed[0], MAX_RUN_BITS)
+
+
+@_inline
+def _chunks(state, fixed):
+    """``(run, chunks, outer iterations per chunk)``: kernels with a per-thread scratch row
+    split the outer loop into at most 1024 chunks, so each chunk fetches its row once."""
+    run = _run_length(fixed)
+    n_outer = (state.size >> fixed.size) // run
+    n_chunks = min(n_outer, 1024)
+    return run, n_chunks, n_outer // n_chunks
+
+
+@_inline
+def _popcount(v):
+    """Set bits of a non-negative int64 (SWAR: no loop, no table)."""
+    u = np.uint64(v)
+    u = u - ((u >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    u = (u & np.uint64(0x3333333333333333)) + ((u >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    u = (u + (u >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((u * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@_inline
+def _parity(x):
+    return _popcount(x) & 1
+
+
+def _is_real(array):
+    """Whether ``array`` holds real numbers: a constant each compiled specialisation folds
+    (pure-Python stub; the compiled version is the overload below)."""
+    return array.dtype.kind == "f"
+
+
+@nb.extending.overload(_is_real, inline="always")
+def _is_real_compiled(array):
+    real = isinstance(array.dtype, nb.types.Float)
+    return lambda array: real
+
+
+# -- gate kernels --------------------------------------------------------------------------------
+
+
+def reals_view(array):
+    """A complex array's memory as its real type (real, imaginary, real, ...); a real array
+    itself (pure-Python stub; the compiled version is the overload below)."""
+    return array.view(np.finfo(array.dtype).dtype) if array.dtype.kind == "c" else array
+
+
+@nb.extending.overload(reals_view, inline="always")
+def _reals_view_compiled(array):
+    if isinstance(array.dtype, nb.types.Complex):
+        real = nb.np.numpy_support.as_dtype(array.dtype.underlying_float)
+        return lambda array: array.view(real)
+    return lambda array: array
+
+
+# Dense one-qubit gates on complex states run on the state's floats: the compiler vectorises
+# the real arithmetic (packed multiply-adds over several pairs at once) where it can prove
+# that the two series of a pair do not overlap. It proves it when the distance between them
+# is the loop's own trip count (a whole group: pairs ``(i, i + bit)``, ``i`` over ``bit``
+# consecutive amplitudes), or when they arrive as two arrays (a call that is not inlined).
+# Complex arithmetic on complex arrays is faster only in two places, both measured: two
+# gates per sweep (:func:`_mix22_series`) and the unrolled groups of qubits 1 and 2
+# (:func:`_mix2c_groups`). Products by one complex factor or a repeating pattern of them are
+# written out on the floats in straight chunks, which the SLP vectoriser packs
+# (:mod:`backends.numba_low_chunks`).
+
+PAIRS_ADJACENT = 0  # the target is qubit 0: a pair is four consecutive floats
+PAIRS_GROUP = 1  # the target is the lowest fixed bit: whole groups of 2 * bit amplitudes
+PAIRS_SERIES = 2  # series of ``run`` amplitudes ``bit`` apart, two arrays per call
+PAIRS_SHORT = 3  # series too short to pay for a call: complex pairs one by one
+
+SERIES_MIN = 16
+"""Series shorter than this (a control below the target) run as plain complex pairs; longer
+ones are whole chunks of :mod:`backends.numba_low_chunks` (:func:`_scale_series`)."""
+assert SERIES_MIN % low_chunks.CHUNK == 0
+
+
+@_inline
+def _reals4(c):
+    """Four complex entries as eight reals ``(re c0, im c0, re c1, ...)``."""
+    return (c[0].real, c[0].imag, c[1].real, c[1].imag,
+            c[2].real, c[2].imag, c[3].real, c[3].imag)  # fmt: skip
+
+
+@_inline
+def _all_real(e):
+    """Whether the four entries whose reals are ``e`` (see :func:`_reals4`) are real."""
+    return e[1] == 0 and e[3] == 0 and e[5] == 0 and e[7] == 0
+
+
+@_inline
+def _reals16(c):
+    """Sixteen complex entries (a 4x4 matrix, row-major) as 32 reals."""
+    return _reals4(c[0:4]) + _reals4(c[4:8]) + _reals4(c[8:12]) + _reals4(c[12:16])
+
+
+@_inline
+def _pairs_layout(bit, fixed, n_iter):
+    """``(mode, width)``: how the pairs of a one-qubit gate on the qubit of ``bit`` are
+    walked, and the bases (loop counter values, one per pair) each step takes. Where the
+    target is the lowest fixed qubit, a step takes every whole group of ``2 * bit``
+    amplitudes up to the next fixed qubit (at most ``2**MAX_RUN_BITS`` pairs): one call per
+    run of groups instead of one per group."""
+    target = fixed[0]
+    if np.int64(1) << target == bit and bit <= np.int64(1) << MAX_RUN_BITS:
+        free = fixed[1] - target - 1 if fixed.size > 1 else MAX_RUN_BITS
+        groups = np.int64(1) << max(0, min(free, MAX_RUN_BITS - target))
+        return (PAIRS_ADJACENT if bit == 1 else PAIRS_GROUP), min(bit * groups, n_iter)
+    run = _run_length(fixed)
+    return (PAIRS_SERIES if run >= SERIES_MIN else PAIRS_SHORT), run
