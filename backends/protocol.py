@@ -265,9 +265,9 @@ class PauliCoordinates(Protocol):
 
 
 class AdjointSteps(Protocol):
-    """Runs backward steps of the adjoint sweep (:mod:`genqsim.gradients`) in one pass over
-    ``psi`` and ``lambda``: a one-target gradient step reads ``Im <lambda| G |psi>`` for the
-    gate's generator ``G`` and un-applies the gate from both states, and a run of steps is
+    """Runs backward steps of the adjoint sweep (:mod:`genqsim.differentiation.gradients`) in one
+    pass over ``psi`` and ``lambda``: a one-target gradient step reads ``Im <lambda| G |psi>`` for
+    the gate's generator ``G`` and un-applies the gate from both states, and a run of steps is
     taken a block (or tile) at a time."""
 
     @abstractmethod
@@ -299,8 +299,8 @@ class AdjointSteps(Protocol):
     def update_run_matrices(self, run: BlockRun, positions: Any, matrices: Any) -> None:
         """Give the dense calls at ``positions`` of ``run`` the ``matrices`` (same shapes)
         in the backend's encoding of the run, in place: a sweep planned once
-        (:class:`~genqsim.sweep.AdjointProgram`) runs its block runs at new angles without
-        encoding them again. The calls' own ``matrix`` arrays are the caller's to update."""
+        (:class:`~genqsim.differentiation.adjoint.AdjointProgram`) runs its block runs at new angles
+        without encoding them again. The calls' own ``matrix`` arrays are the caller's to update."""
 
 
 class ArrayNamespace(Protocol):
@@ -345,7 +345,7 @@ def capabilities_of(backend: object) -> list[str]:
 
 
 class GenericBackend:
-    """The generic routines of :mod:`genqsim.kernels`, for NumPy arrays of any dtype.
+    """The generic routines of :mod:`genqsim.linalg.generic`, for NumPy arrays of any dtype.
 
     Fast backends subclass it and override the primitives they specialise; the rest fall back
     to these.

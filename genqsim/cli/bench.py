@@ -360,7 +360,7 @@ def spawn(
     sim: str, threads: int, repeat: int, quick: bool, only: Sequence[str] | None
 ) -> tuple[dict, str | None]:
     env = thread_env(threads)
-    cmd = [sys.executable, "-m", "genqsim.bench", "--worker", sim, "--threads", str(threads),
+    cmd = [sys.executable, "-m", "genqsim.cli.bench", "--worker", sim, "--threads", str(threads),
            "--repeat", str(repeat)] + (["--quick"] if quick else [])  # fmt: skip
     if only:
         cmd += ["--only", *only]

@@ -13,8 +13,8 @@ are real and RZ's diagonal, so the backend still picks its real and diagonal ste
 
 It serves complex128 sweeps on a backend with :class:`~genqsim.backends.AdjointSteps` whose
 parametrised gates are all one-target gates with a Pauli generator (rotations, phase gates,
-controlled or not) and angles affine in the parameters; :mod:`genqsim.gradients` takes every
-other sweep gate by gate.
+controlled or not) and angles affine in the parameters; :mod:`genqsim.differentiation.gradients`
+takes every other sweep gate by gate.
 """
 
 from __future__ import annotations

@@ -207,7 +207,8 @@ def _adjoint(
 
 def _adjoint_program(circuit: Circuit, params: list[Any]) -> AdjointProgram | None:
     """The circuit's planned complex128 sweep in ``params`` (kept on the circuit until it
-    grows), or ``None`` where :class:`~genqsim.sweep.AdjointProgram` does not serve it."""
+    grows), or ``None`` where :class:`~genqsim.differentiation.adjoint.AdjointProgram` does not
+    serve it."""
     numbers = get_number_system("complex128")
     backend = select_backend(np.empty(0, dtype=np.complex128), None)
     return cast(

@@ -187,7 +187,7 @@ class DistributedStateVector(StateBase):
             self.options = replace(self.options, threads=share)
 
     def _fits_everywhere(self, n_qubits: int, itemsize: int, only: int | None = None) -> None:
-        """:func:`~genqsim.memory.check_state_fits` on every rank (or on rank ``only``), and
+        """:func:`~genqsim.support.memory.check_state_fits` on every rank (or on rank ``only``), and
         the same error on all of them if it fails on one: a rank that raised alone would
         leave the others waiting in the next collective."""
         problem = None

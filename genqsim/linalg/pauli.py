@@ -67,7 +67,7 @@ def _pauli_symbol(letter: str, qubit: int) -> sympy.Symbol:
 @runtime_checkable
 class PauliConvertible(Protocol):
     """Observables with an exact Pauli decomposition (the matrix observables of
-    :mod:`genqsim.observables`)."""
+    :mod:`genqsim.linalg.observables`)."""
 
     def to_pauli_sum(self) -> PauliSum: ...
 
@@ -151,8 +151,8 @@ class PauliSum:
     @classmethod
     def coerce(cls, observable: str | PauliSum | PauliConvertible) -> PauliSum:
         """A ``PauliSum`` from a string, a ``PauliSum``, or a matrix observable (its exact
-        Pauli decomposition, :mod:`genqsim.observables`; a bare ``scipy.sparse`` matrix goes
-        through :func:`genqsim.observables.pauli_sum_of`)."""
+        Pauli decomposition, :mod:`genqsim.linalg.observables`; a bare ``scipy.sparse`` matrix goes
+        through :func:`genqsim.linalg.observables.pauli_sum_of`)."""
         if isinstance(observable, PauliSum):
             return observable
         if isinstance(observable, str):

@@ -40,7 +40,7 @@ def counts(
     conditionals included) and the shots drawn from it. Otherwise circuits with mid-circuit
     measurements, resets, noise channels or conditionals run once per shot (one trajectory
     each, the plan built once); others are simulated once
-    and sampled. ``readout``: a :class:`~genqsim.noise.NoiseModel` or its ``readout``, whose
+    and sampled. ``readout``: a :class:`~genqsim.circuit.noise.NoiseModel` or its ``readout``, whose
     confusion matrices change the reported bits. ``simulate_options`` go to
     :func:`genqsim.simulate` (``method``, ``numbers``, ``initial``, ...)."""
 

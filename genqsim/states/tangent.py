@@ -8,8 +8,8 @@ dual numbers (:class:`~genqsim.Dual`) of the state's :class:`~genqsim.DualNumber
 and its partials, so ``state.expectation(H)`` is ``<H>`` together with its exact gradient.
 
 Gate derivatives come from the gate library itself evaluated on dual numbers
-(:class:`DerivativeCalls`); the gradient routines of :mod:`genqsim.gradients` use the same
-machinery for the adjoint sweep.
+(:class:`DerivativeCalls`); the gradient routines of :mod:`genqsim.differentiation.gradients` use
+the same machinery for the adjoint sweep.
 """
 
 from __future__ import annotations

@@ -343,7 +343,7 @@ class Parser:
             if version.kind not in ("real", "int") or not version.text.startswith("2"):
                 raise self.error(
                     f"only OpenQASM 2.x is read here, not {version.text!r} "
-                    "(OpenQASM 3: genqsim.qasm.loads3)", version
+                    "(OpenQASM 3: genqsim.io.qasm.loads3)", version
                 )  # fmt: skip
             self.expect(";")
         while self.tok.kind != "eof":
