@@ -61,7 +61,8 @@ SPREAD_BITS = 6
 """Tile bits above the lowest series are placed by two look-up tables of 2**6 entries."""
 THREADS = 256
 MAX_BLOCKS = 65536
-"""Grid cap: grid-stride loops cover the rest (seed 002)."""
+"""Grid cap: grid-stride loops cover the rest (the Apache Mahout QDP IQP-encoding kernel-fusion
+design)."""
 OP_NAMES = {CallKind.MATRIX: "OP_DENSE", CallKind.DIAGONAL: "OP_DIAGONAL",
             CallKind.PERMUTATION: "OP_PERMUTATION"}  # fmt: skip
 """The CUDA names of the call codes; the enum is generated from :class:`CallKind`."""

@@ -10,7 +10,8 @@ import genqsim as gq
 
 
 def test_blog_example_diagonal_on_symbolic_state():
-    """Seed 000: state [1, a, 0, 0] with diag(exp(-i theta), exp(i theta)) on qubit 0."""
+    """X.-Z. Luo, Build your own top performance quantum circuit simulator in one day: state
+    [1, a, 0, 0] with diag(exp(-i theta), exp(i theta)) on qubit 0."""
     a, theta = sympy.symbols("a theta")
     psi = gq.StateVector(np.array([1, a, 0, 0], dtype=object), numbers="sympy")
     psi.apply(

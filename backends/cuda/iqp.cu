@@ -1,7 +1,7 @@
-// IQP feature-map encoding (seed 002): psi = FWT(exp(i theta)) / 2**n with
-// theta(x) = sum_i x_i d_i + sum_{i<j} x_i x_j d_ij, data = n singles then the pairs in
-// (0,1), (0,2), ..., (1,2), ... order. O(n 2**n) work, grid-stride loops everywhere.
-// Needs statevector.cu (cplx, index_t) before it.
+// IQP feature-map encoding (the Apache Mahout QDP IQP-encoding kernel-fusion design): psi =
+// FWT(exp(i theta)) / 2**n with theta(x) = sum_i x_i d_i + sum_{i<j} x_i x_j d_ij, data = n singles
+// then the pairs in (0,1), (0,2), ..., (1,2), ... order. O(n 2**n) work, grid-stride loops
+// everywhere. Needs statevector.cu (cplx, index_t) before it.
 
 // theta(x) / normalised phase for basis index x of one sample's data.
 __device__ __forceinline__ cplx iqp_phase(index_t x, const real_t* d, int n, int zz, real_t scale) {

@@ -201,10 +201,11 @@ extern "C" __global__ void apply_dense_wide(cplx* psi, const cplx* matrix, const
 
 #define MAX_TILE_BITS 16
 
-// Which qubits a tile spans (seed 001's MSB scheme): the lowest few qubits keep the global
-// accesses coalesced (series of consecutive amplitudes), the others may be high qubits, so a
-// run of gates on high qubits is still applied in shared memory. Field order matches the NumPy
-// record genqsim.backends.cupy_backend.tile_dtype builds.
+// Which qubits a tile spans (the most-significant-bit scheme of Gutierrez et al.'s CUDA quantum-
+// computer simulator): the lowest few qubits keep the global accesses coalesced (series of
+// consecutive amplitudes), the others may be high qubits, so a run of gates on high qubits is still
+// applied in shared memory. Field order matches the NumPy record
+// genqsim.backends.cupy_backend.tile_dtype builds.
 struct TileQubits {
     int q[MAX_TILE_BITS];  // sorted qubit of each tile bit
     int n;                 // tile bits

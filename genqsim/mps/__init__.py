@@ -1,4 +1,5 @@
-"""Matrix-product states (``method="mps"``), optionally keeping a U(1) charge (seed 004).
+"""Matrix-product states (``method="mps"``), optionally keeping a U(1) charge
+(Liu et al., Supercomputing tensor networks for U(1) symmetric quantum many-body systems).
 
 :class:`MPSState` holds a right-canonical MPS whose bonds are split into charge sectors
 (:mod:`~genqsim.mps.network`); :class:`Truncation` sets how much of each Schmidt spectrum

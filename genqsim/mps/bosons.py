@@ -1,5 +1,6 @@
 """Bosonic modes on a matrix-product state: Fock inputs, beam splitters, phase shifters,
-whole interferometers, and photon-count sampling (boson sampling, seed 004).
+whole interferometers, and photon-count sampling (boson sampling, as in Liu et al., Supercomputing
+tensor networks for U(1) symmetric quantum many-body systems).
 
 Each mode is a site of local dimension ``cutoff + 1`` holding ``0 .. cutoff`` photons, and
 the photon number is the conserved charge, so every update works on the blocks of fixed

@@ -9,16 +9,17 @@ its nonzero blocks: ``B_j[(q, s)]`` is the ``D_j(q) x D_{j+1}(q + q(s))`` matrix
 conserved charge every state has charge 0 and each bond is one sector: the plain MPS is the
 same code with one block per local state.
 
-A gate on ``k`` neighbouring sites (seed 004, eq. 16) contracts only compatible blocks,
-mixes the blocks of each total charge with the gate's block for that charge, and splits the
-result back by one SVD per charge sector of each new bond, with one global truncation over
-all sectors. The left site is recovered as ``C B^dagger`` (the gate applied to the
-unscaled blocks, projected on the new right isometries), so no Schmidt value is ever divided
-by.
+A gate on ``k`` neighbouring sites (Liu et al., Supercomputing tensor networks for U(1) symmetric
+quantum many-body systems, eq. 16) contracts only compatible blocks, mixes the blocks of each total
+charge with the gate's block for that charge, and splits the result back by one SVD per charge
+sector of each new bond, with one global truncation over all sectors. The left site is recovered as
+``C B^dagger`` (the gate applied to the unscaled blocks, projected on the new right isometries), so
+no Schmidt value is ever divided by.
 
-Blocks live in one array module, ``xp``: NumPy, or a GPU backend's (seed 004). The
-updates use only what both provide (products, ``zeros``, ``svd``, ``qr``); Schmidt values
-and charge bookkeeping stay on the host, and the readouts work on a host copy.
+Blocks live in one array module, ``xp``: NumPy, or a GPU backend's (Liu et al., Supercomputing
+tensor networks for U(1) symmetric quantum many-body systems). The updates use only what both
+provide (products, ``zeros``, ``svd``, ``qr``); Schmidt values and charge bookkeeping stay on the
+host, and the readouts work on a host copy.
 """
 
 from __future__ import annotations

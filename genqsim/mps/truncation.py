@@ -1,8 +1,9 @@
 """Truncation of Schmidt spectra: the one place a matrix-product state loses accuracy.
 
-All singular values of one cut (every charge sector together) are ranked by one global
-threshold, so a bond keeps the ``max_bond`` largest values whatever sector they are in, as
-seed 004 prescribes. The discarded weight is returned so the state can report the total.
+All singular values of one cut (every charge sector together) are ranked by one global threshold, so
+a bond keeps the ``max_bond`` largest values whatever sector they are in, as Liu et al.,
+Supercomputing tensor networks for U(1) symmetric quantum many-body systems prescribe. The discarded
+weight is returned so the state can report the total.
 """
 
 from __future__ import annotations

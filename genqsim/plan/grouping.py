@@ -48,7 +48,8 @@ def group_tile_runs(
     """Group gate calls into :class:`BlockRun` s over tiles of ``tile_qubits`` qubits that
     always include the lowest ``low_qubits`` (so each tile is read as series of
     ``2**low_qubits`` consecutive amplitudes, coalesced on a GPU) plus up to
-    ``tile_qubits - low_qubits`` others, high ones included (seed 001's MSB scheme).
+    ``tile_qubits - low_qubits`` others, high ones included (the most-significant-bit scheme of
+    Gutierrez et al.'s CUDA quantum-computer simulator).
 
     A run starts at the first call not yet placed and takes every later call (up to
     :data:`LOOKAHEAD` on) whose qubits still fit in the tile and that commutes past the calls

@@ -113,3 +113,11 @@ class Storable(Protocol):
     state), or ``None`` where this state cannot be saved."""
 
     def stored(self) -> tuple[str, dict[Any, Any]] | None: ...
+
+
+@runtime_checkable
+class HasEstimate(Protocol):
+    """States whose results are averages over samples (trajectories): ``estimate(obs)``
+    gives the mean with its standard error."""
+
+    def estimate(self, observable: Any) -> Any: ...
