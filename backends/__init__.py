@@ -63,6 +63,7 @@ __all__ = [
     "capabilities_of",
     "capability",
     "get_backend",
+    "min_state_qubits",
     "normalize_device",
     "register_backend",
     "select_backend",
@@ -125,6 +126,11 @@ def unavailable_backends() -> dict[str, str]:
     for name in _FACTORIES:
         _instance(name)
     return {name: _UNAVAILABLE[name] for name in sorted(_UNAVAILABLE) if name in _FACTORIES}
+
+
+def min_state_qubits(name: str) -> int:
+    """The smallest state a registered backend is picked for by default (0: any)."""
+    return _MIN_STATE_QUBITS.get(name, 0)
 
 
 def available_backends() -> list[str]:

@@ -16,7 +16,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..backends import ThreadScoped, available_backends, capability, get_backend
+from ..backends import (
+    ThreadScoped,
+    available_backends,
+    capability,
+    get_backend,
+    min_state_qubits,
+)
 from ..circuit.circuit import Circuit
 from ..library import ghz, hardware_efficient, qft, random_circuit
 from ..plan.build import DEFAULT_FUSION_MIN_QUBITS
@@ -74,15 +80,20 @@ def warmup(report: Callable[[str], None] | None = print) -> float:
         return 0.0
     start = time.perf_counter()
     for backend, scoped in compiled.items():
-        small, large = min(scoped.warmup_qubits()), max(scoped.warmup_qubits())
-        for n in (small, max(large, DEFAULT_FUSION_MIN_QUBITS)):
+        if report and len(compiled) > 1:
+            report(f"{backend}:")
+        # the smallest state it is picked for (its serial build), and one above its threaded
+        # switch large enough for the default fusion
+        small = min_state_qubits(backend) or min(scoped.warmup_qubits())
+        large = max(max(scoped.warmup_qubits()), DEFAULT_FUSION_MIN_QUBITS)
+        for n in (small, large):
             for numbers in ("complex128", "complex64"):
                 for name, step in _steps(n, numbers, backend):
                     t0 = time.perf_counter()
                     step()
                     if report:
                         took = time.perf_counter() - t0
-                        report(f"{name:<18} {numbers:<10} {n:>2} qubits  {took:6.2f} s  {backend}")
+                        report(f"{name:<18} {numbers:<10} {n:>2} qubits  {took:6.2f} s")
     total = time.perf_counter() - start
     if report:
         report(f"kernels ready in {total:.1f} s (later runs load them from the kernel cache)")
