@@ -67,6 +67,8 @@ def test_options_as_an_object_or_as_keywords_give_the_same_state():
     by_object = gq.simulate(c, options=gq.MPSOptions(max_bond=2, cutoff=1e-9))
     assert by_object.method == by_keyword.method == "mps"
     np.testing.assert_allclose(by_object.probabilities(), by_keyword.probabilities(), atol=1e-14)
+    beside = gq.simulate(c, options=gq.MPSOptions(max_bond=2), progress=True, fuse=False)
+    assert (beside.progress, beside.method) == (True, "mps")  # shared keywords are kept
     with pytest.raises(gq.ArgumentValueError, match="either as keywords or as options="):
         gq.simulate(c, options=gq.MPSOptions(), max_bond=2)
     with pytest.raises(gq.ArgumentTypeError, match="options= takes a RunOptions"):

@@ -179,6 +179,15 @@ class StateBase:
             self._collapse(qs, outcome)
         return sampling.bitstring(outcome, len(qs))
 
+    def _outcome_probability(self, qubits: tuple[int, ...], outcome: int) -> Number:
+        """The probability of ``outcome`` on ``qubits``, the number a collapse divides by: a
+        host float for machine numbers, simplified for symbolic ones (so the renormalised
+        state stays exact)."""
+        exact = self.probabilities(qubits)[outcome]
+        if self.numbers.dtype.kind == "c":
+            return float(exact)  # also brings a device scalar to the host
+        return self.numbers.simplify(exact) if self.numbers.symbolic else exact
+
     def _measured(self, qubits: Sequence[int] | None) -> tuple[int, ...]:
         if qubits is None:
             return tuple(range(self.n_qubits))

@@ -23,6 +23,9 @@ from .sampling import bitstring, check_shots, rng
 from .statevector import initial_state, run_statevector
 from .trajectories import TrajectoryRunner, run_trajectories
 
+_SIMULATE_PARAMETERS = frozenset(inspect.signature(simulate).parameters)
+"""What :func:`simulate` takes for every method; any other keyword is a method's option."""
+
 
 def counts(
     circuit: Circuit,
@@ -39,10 +42,10 @@ def counts(
     distribution of the classical bits is computed once (mid-circuit measurements and
     conditionals included) and the shots drawn from it. Otherwise circuits with mid-circuit
     measurements, resets, noise channels or conditionals run once per shot (one trajectory
-    each, the plan built once); others are simulated once
-    and sampled. ``readout``: a :class:`~genqsim.circuit.noise.NoiseModel` or its ``readout``, whose
-    confusion matrices change the reported bits. ``simulate_options`` go to
-    :func:`genqsim.simulate` (``method``, ``numbers``, ``initial``, ...)."""
+    each, the plan built once); others are simulated once and sampled. ``readout``: a
+    :class:`~genqsim.circuit.noise.NoiseModel` or its ``readout``, whose confusion matrices
+    change the reported bits. ``simulate_options`` go to :func:`genqsim.simulate`
+    (``method``, ``numbers``, ``initial``, ...)."""
 
     shots = check_shots(shots)
     readout, errors = _readout_errors(readout, circuit)
@@ -51,10 +54,10 @@ def counts(
     measured = [q for q, _ in terminal]
     on_clbits = counted_register(circuit) == "classical bits"
     method = simulate_options.get("method", AUTO)
-    if method == AUTO:
-        shared = inspect.signature(simulate).parameters  # the rest are a method's options
-        own = {k: v for k, v in simulate_options.items() if k not in shared}
-        method = choose_method(rest, None, own)
+    if method == AUTO:  # chosen as simulate chooses, from the numbers and the method's options
+        numbers = simulate_options.get("numbers")
+        own = {k: v for k, v in simulate_options.items() if k not in _SIMULATE_PARAMETERS}
+        method = choose_method(rest, None if numbers is None else get_number_system(numbers), own)
     simulate_options = {**simulate_options, "method": method}
     if method_spec(method).ensemble:
         mixed = simulate(rest, **simulate_options)

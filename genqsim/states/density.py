@@ -516,10 +516,8 @@ class DensityMatrix(StateBase):
 
     def _collapse(self, qubits: tuple[int, ...], outcome: int) -> None:
         """Project rho onto ``outcome`` of ``qubits`` and renormalise."""
-        exact = self.probabilities(qubits)[outcome]
+        exact = self._outcome_probability(qubits, outcome)
         ns = self.numbers
-        if ns.symbolic:
-            exact = ns.simplify(exact)
         k = len(qubits)
         diagonal = [ns.zero] * (1 << (2 * k))
         diagonal[outcome | (outcome << k)] = ns.one  # |o><o| on columns and rows

@@ -322,7 +322,10 @@ def simulate(
             raise ArgumentValueError(
                 "give a method's settings either as keywords or as options=, not both"
             )
+        defaults = {f.name: f.default for f in dataclasses.fields(RunOptions)}
+        keywords = {k: v for k, v in given.items() if v is not defaults[k]}  # set by the caller
         given = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+        given.update(keywords)  # threads=, fuse=, progress= beside options= are not dropped
     if method == AUTO:
         method = _method_of_options(options) or choose_method(circuit, ns, given)
     spec = method_spec(method)

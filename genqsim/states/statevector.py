@@ -306,11 +306,7 @@ class StateVector(StateBase):
     def _collapse(self, qubits: tuple[int, ...], outcome: int) -> None:
         """Keep the amplitudes that read ``outcome`` on ``qubits``, scaled by ``1/sqrt(p)``
         (exactly, for symbolic numbers)."""
-        exact = self.probabilities(qubits)[outcome]
-        if self.numbers.dtype.kind == "c":
-            exact = float(exact)  # also brings a device scalar to the host
-        if self.numbers.symbolic:
-            exact = self.numbers.simplify(exact)
+        exact = self._outcome_probability(qubits, outcome)
         diagonal = [self.numbers.zero] * (1 << len(qubits))
         diagonal[outcome] = self.numbers.one / self.numbers.sqrt(exact)
         with self.numbers.context(), self._threads():
