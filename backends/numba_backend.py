@@ -37,6 +37,7 @@ from . import numba_dense as dense
 from . import numba_diagonal_permutation as diagonals
 from . import numba_kernels as K
 from . import numba_pauli_basis as pauli_basis
+from . import numba_pauli_strings as pauli_strings
 from .protocol import (
     AdjointSteps,
     BlockLayout,
@@ -44,6 +45,7 @@ from .protocol import (
     GenericBackend,
     MonomialRunner,
     PauliCoordinates,
+    PauliPropagator,
     ThreadScoped,
 )
 
@@ -404,7 +406,13 @@ def _kernels(state: np.ndarray) -> SimpleNamespace:
 
 
 class NumbaBackend(
-    GenericBackend, AdjointSteps, BlockRunner, MonomialRunner, ThreadScoped, PauliCoordinates
+    GenericBackend,
+    AdjointSteps,
+    BlockRunner,
+    MonomialRunner,
+    ThreadScoped,
+    PauliCoordinates,
+    PauliPropagator,
 ):
     """Compiled kernels for C-contiguous complex64/complex128 NumPy arrays."""
 
@@ -657,6 +665,35 @@ class NumbaBackend(
             low += k
 
     # -- threads --------------------------------------------------------------------------------
+    # -- packed Pauli strings (the Heisenberg picture) -------------------------------------------
+    @staticmethod
+    def _positions(qubits: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        q = np.asarray(qubits, dtype=np.int64)
+        return q // 64, q % 64
+
+    def pauli_local_codes(self, strings: np.ndarray, qubits: Sequence[int]) -> np.ndarray:
+        return pauli_strings.local_codes(strings, *self._positions(qubits))
+
+    def pauli_apply_table(self, strings, coefficients, codes, qubits, table):
+        return pauli_strings.apply_table(
+            strings, coefficients, codes, *self._positions(qubits), *table
+        )
+
+    def pauli_merge(self, strings, coefficients):
+        return pauli_strings.merge(strings, coefficients)
+
+    def pauli_truncate(self, strings, coefficients, min_abs, max_weight):
+        out, out_c, dropped, count = pauli_strings.truncate(
+            strings, coefficients, float(min_abs), int(max_weight)
+        )
+        return out, out_c, float(dropped), int(count)
+
+    def pauli_diagonal_value(self, strings, coefficients, bits):
+        words = strings.shape[1] // 2
+        full = (1 << 64) - 1
+        packed = np.array([bits >> (64 * i) & full for i in range(words)], dtype=np.uint64)
+        return float(pauli_strings.diagonal_value(strings, coefficients, packed))
+
     def max_threads(self) -> int:
         return _max_threads()
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 
 from ..linalg import generic as kernels
+from ..linalg import packed_paulis
 from ..numbers import NumberSystem
 from ..support.memory import check_state_fits
 
@@ -313,6 +314,52 @@ class ArrayNamespace(Protocol):
         """The array module of this backend's arrays."""
 
 
+class PauliPropagator(Protocol):
+    """Propagates Pauli strings packed in machine words, with real coefficients, through
+    one operation's transfer matrix at a time (the Heisenberg picture,
+    :mod:`genqsim.pauli_propagation`). The methods here are the NumPy reference of
+    :mod:`genqsim.linalg.packed_paulis`; compiled backends override them with kernels that
+    give the same rows in the same order."""
+
+    def pauli_local_codes(self, strings: np.ndarray, qubits: Sequence[int]) -> np.ndarray:
+        """Each string's local code on ``qubits``."""
+        return packed_paulis.local_codes(strings, qubits)
+
+    def pauli_apply_table(
+        self,
+        strings: np.ndarray,
+        coefficients: np.ndarray,
+        codes: np.ndarray,
+        qubits: Sequence[int],
+        table: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every string replaced by the image of its local code (``table``: the column
+        starts, image codes and image values)."""
+        return packed_paulis.apply_table(strings, coefficients, codes, qubits, *table)
+
+    def pauli_merge(
+        self, strings: np.ndarray, coefficients: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Equal strings combined, in order of first appearance."""
+        return packed_paulis.merge(strings, coefficients)
+
+    def pauli_truncate(
+        self, strings: np.ndarray, coefficients: np.ndarray, min_abs: float, max_weight: int
+    ) -> tuple[np.ndarray, np.ndarray, float, int]:
+        """Strings kept, and the sum of ``|c|`` and the count of those dropped."""
+        return packed_paulis.truncate(strings, coefficients, min_abs, max_weight)
+
+    def pauli_diagonal_value(
+        self, strings: np.ndarray, coefficients: np.ndarray, bits: int
+    ) -> float:
+        """The sum's value on the basis state ``bits``."""
+        return packed_paulis.diagonal_value(strings, coefficients, bits)
+
+
+class ReferencePauliPropagator(PauliPropagator):
+    """The NumPy reference, for runs whose backend has no compiled propagator."""
+
+
 CAPABILITIES = (
     AdjointSteps,
     ArrayNamespace,
@@ -325,6 +372,7 @@ CAPABILITIES = (
     DeviceInfo,
     DeviceSelector,
     PauliCoordinates,
+    PauliPropagator,
 )
 
 _C = TypeVar("_C")

@@ -62,6 +62,7 @@ from .errors import (
     UnknownNumberSystemError,
     UnknownOptionError,
     UnknownParameterError,
+    UnsupportedOperationError,
 )
 from .io import qasm
 from .library import iqp_encode
@@ -71,6 +72,8 @@ from .methods import BUILT_IN as BUILT_IN_METHODS
 from .mps.options import MPSOptions
 from .numbers import NumberSystem, available_number_systems, get_number_system
 from .numbers.dual import Dual, DualNumbers
+from .pauli_propagation import HeisenbergResult, heisenberg
+from .pauli_propagation.state import PauliOptions, PauliState
 from .states import (
     DensityMatrix,
     DensityOptions,
@@ -177,6 +180,7 @@ __all__ = [
     "GenqsimError",
     "HasAmplitudes",
     "HasOverlap",
+    "HeisenbergResult",
     "Hermitian",
     "IntervalState",
     "InvalidProbabilityError",
@@ -193,7 +197,9 @@ __all__ = [
     "NumberSystem",
     "NumberTypeError",
     "Operation",
+    "PauliOptions",
     "PauliRotation",
+    "PauliState",
     "PauliSum",
     "PauliSyntaxError",
     "Propagation",
@@ -219,6 +225,7 @@ __all__ = [
     "UnknownNumberSystemError",
     "UnknownOptionError",
     "UnknownParameterError",
+    "UnsupportedOperationError",
     "apply_batch",
     "available_backends",
     "available_methods",
@@ -238,6 +245,7 @@ __all__ = [
     "get_num_threads",
     "get_number_system",
     "gradient",
+    "heisenberg",
     "hessian",
     "iqp_encode",
     "jacobian",

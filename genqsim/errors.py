@@ -142,3 +142,7 @@ class ChargeViolationError(GenqsimError, ValueError):
 
 class UnknownOptionError(GenqsimError, TypeError):
     """An option the chosen simulation method does not have (the message lists its options)."""
+
+
+class UnsupportedOperationError(GenqsimError, TypeError):
+    """An operation the chosen method cannot run (the message names the method that can)."""

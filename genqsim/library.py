@@ -319,6 +319,37 @@ def maxcut_observable(graph: Iterable[tuple[int, int]] | Any) -> PauliSum:
     )
 
 
+def random_regular_graph(n: int, degree: int = 3, seed: int = 0) -> list[tuple[int, int]]:
+    """The edges of a random ``degree``-regular simple graph on ``n`` vertices (the
+    configuration model, redrawn until no loop or repeated edge is left; seeded)."""
+    _check_size(n, 2)
+    if isinstance(degree, bool) or not isinstance(degree, int) or not 1 <= degree < n:
+        raise ArgumentValueError(f"degree must be an integer in 1..{n - 1}, got {degree!r}")
+    if n * degree % 2:
+        raise ArgumentValueError(f"no {degree}-regular graph has {n} vertices (n*degree is odd)")
+    rng = np.random.default_rng(seed)
+    for _ in range(10_000):
+        stubs = np.repeat(np.arange(n), degree)
+        rng.shuffle(stubs)
+        edges = {tuple(sorted(e)) for e in stubs.reshape(-1, 2).tolist()}
+        if len(edges) == n * degree // 2 and all(a != b for a, b in edges):
+            return sorted((int(a), int(b)) for a, b in edges)
+    raise ArgumentValueError(
+        f"no simple {degree}-regular graph on {n} vertices drawn in 10000 tries"
+    )
+
+
+def qaoa_ring(n: int, p: int = 1) -> Circuit:
+    """:func:`qaoa_maxcut` on the ring of ``n`` vertices."""
+    _check_size(n, 3)
+    return qaoa_maxcut([(i, (i + 1) % n) for i in range(n)], p)
+
+
+def qaoa_regular(n: int, p: int = 1, seed: int = 0) -> Circuit:
+    """:func:`qaoa_maxcut` on a random 3-regular graph (:func:`random_regular_graph`)."""
+    return qaoa_maxcut(random_regular_graph(n, 3, seed), p)
+
+
 def hardware_efficient(n: int, layers: int) -> Circuit:
     """``layers`` of ``RY(theta)`` and ``RZ(theta)`` on every qubit followed by a CNOT ring
     (``i -> i+1 mod n``); ``2 n layers`` real parameters ``theta0, theta1, ...``."""
@@ -343,5 +374,20 @@ BUILTINS = {
     "walsh": walsh,
     "qpe": phase_estimation,
     "random": random_circuit,
+    "qaoa-ring": qaoa_ring,
+    "qaoa-3reg": qaoa_regular,
+    "hea": hardware_efficient,
 }
 """Circuits the command line knows by name (``qft:3``)."""
+
+BUILTIN_USAGE = {
+    "qft": ("qft:N", 1, 1),
+    "ghz": ("ghz:N", 1, 1),
+    "walsh": ("walsh:N", 1, 1),
+    "qpe": ("qpe:N", 1, 1),
+    "random": ("random:N:DEPTH[:SEED]", 2, 3),
+    "qaoa-ring": ("qaoa-ring:N[:P]", 1, 2),
+    "qaoa-3reg": ("qaoa-3reg:N[:P[:SEED]]", 1, 3),
+    "hea": ("hea:N:LAYERS", 2, 2),
+}
+"""Each built-in's command-line form and its least and most integer arguments."""

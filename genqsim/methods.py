@@ -16,6 +16,7 @@ from .distributed.state import run_mpi
 from .mps.options import MPSOptions
 from .mps.state import run_mps
 from .numbers import NumberSystem
+from .pauli_propagation.state import PauliOptions, run_pauli
 from .states import MethodSpec, register_method
 from .states.density import DensityOptions, run_density_matrix
 from .states.interval import run_interval
@@ -49,7 +50,9 @@ def _several_ranks(circuit: Circuit, numbers: NumberSystem | None) -> bool:
 
 
 BUILT_IN = (
-    MethodSpec("statevector", run_statevector, summary="a dense state vector, any numbers"),
+    MethodSpec(
+        "statevector", run_statevector, summary="a dense state vector, any numbers", light_cone=True
+    ),
     MethodSpec(
         "density_matrix",
         run_density_matrix,
@@ -58,6 +61,7 @@ BUILT_IN = (
         auto=_noisy_and_small,
         priority=20,
         ensemble=True,
+        light_cone=True,
     ),
     MethodSpec(
         "trajectories",
@@ -67,7 +71,9 @@ BUILT_IN = (
         auto=_noisy,
         priority=10,
     ),
-    MethodSpec("interval", run_interval, summary="a rigorous enclosure of the exact state"),
+    MethodSpec(
+        "interval", run_interval, summary="a rigorous enclosure of the exact state", light_cone=True
+    ),
     MethodSpec("tangent", run_tangent, summary="a state and its parameter derivatives"),
     MethodSpec(
         "mpi",
@@ -77,7 +83,19 @@ BUILT_IN = (
         auto=_several_ranks,
         priority=30,
     ),
-    MethodSpec("mps", run_mps, MPSOptions, "a matrix-product state, optionally U(1)-blocked"),
+    MethodSpec(
+        "mps",
+        run_mps,
+        MPSOptions,
+        "a matrix-product state, optionally U(1)-blocked",
+        light_cone=True,
+    ),
+    MethodSpec(
+        "pauli",
+        run_pauli,
+        PauliOptions,
+        "expectation values by Pauli propagation (Heisenberg picture), any width",
+    ),
 )
 
 for _spec in BUILT_IN:

@@ -136,6 +136,7 @@ def test_capabilities_are_declared_and_a_misspelt_one_cannot_be_built():
         "MonomialRunner",
         "ThreadScoped",
         "PauliCoordinates",
+        "PauliPropagator",
     ]
     assert capability(gq.get_backend("numpy"), BlockRunner) is None
     assert capability(numba_backend, ThreadScoped) is numba_backend

@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("backends",),
     ("circuit",),
     ("plan",),
-    ("states", "distributed", "mps"),
+    ("states", "distributed", "mps", "pauli_propagation"),
     ("methods",),
     ("differentiation", "analysis", "library"),
     ("io", "cli", "", "__main__"),
@@ -30,7 +30,8 @@ LAYERS: list[tuple[str, ...]] = [
 """Layers from the bottom up, as module names below ``genqsim`` ("" is the package itself);
 a name covers its submodules unless a longer name is listed."""
 
-BACKEND_MAY_IMPORT = ("numbers", "plan.calls", "errors", "linalg.generic", "support.memory",
+BACKEND_MAY_IMPORT = ("numbers", "plan.calls", "errors", "linalg.generic", "linalg.packed_paulis",
+                      "support.memory",
                       "support.optional", "backends")  # fmt: skip
 
 

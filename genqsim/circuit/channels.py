@@ -79,6 +79,8 @@ class QuantumChannel(Gate):
     """
 
     kind = GateKind.CHANNEL
+    trace_preserving: bool = True
+    """False only for the projections a collapsed Heisenberg-picture state keeps."""
     diagonal_kraus: bool = False
     """Whether every Kraus operator is diagonal (the superoperator is then diagonal too)."""
 

@@ -48,6 +48,8 @@ from .gates import (
 if TYPE_CHECKING:
     import sympy
 
+    from .lightcone import LightCone
+
 
 @dataclass(frozen=True)
 class Operation:
@@ -594,6 +596,22 @@ class Circuit:
             qs = tuple(qs[0])
         qs = as_qubit_tuple(qs, self.n_qubits)
         return self.append(Barrier(len(qs)), tuple(sorted(qs)))
+
+    def light_cone(self, qubits: int | Iterable[int]) -> LightCone:
+        """The operations that can change what ``qubits`` show at the end, and the qubits
+        they touch (:class:`~genqsim.circuit.lightcone.LightCone`; ``.compact()`` gives the
+        cone as a circuit of its own on ``len(cone.qubits)`` qubits).
+
+        >>> import genqsim as gq
+        >>> c = gq.Circuit(4).h(0).cx(0, 1).cx(2, 3).x(3)
+        >>> cone = c.light_cone([1])
+        >>> cone.qubits, cone.indices
+        ((0, 1), (0, 1))
+        """
+        from .lightcone import light_cone
+
+        qs = (qubits,) if isinstance(qubits, (int, np.integer)) else tuple(qubits)
+        return light_cone(self, as_qubit_tuple(qs, self.n_qubits))
 
     # -- whole-circuit transformations ----------------------------------------------------------
     @property

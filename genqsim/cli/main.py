@@ -29,8 +29,9 @@ from ..numbers import available_number_systems
 from ..states import AUTO, available_methods, method_spec, simulate
 from ..support.memory import available_memory, format_bytes
 from . import report
+from .expect import add_expect_parser, expect, print_expect
 from .flags import add_method_flags, method_and_options
-from .sources import UsageError, parse_source, read_job
+from .sources import SOURCES_HELP, UsageError, parse_source, read_job
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 
@@ -98,11 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"genqsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="simulate a circuit and print its state")
-    p.add_argument(
-        "source",
-        help="an OpenQASM 2.0 file, or a built-in: qft:N, ghz:N, walsh:N, qpe:N, "
-        "random:N:DEPTH[:SEED]",
-    )
+    p.add_argument("source", help=f"an OpenQASM 2.0 file, or a built-in: {SOURCES_HELP}")
     p.add_argument(
         "--numbers",
         default="complex128",
@@ -148,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="threads for compiled kernels")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="FILE.png", help="write a probability histogram")
+    add_expect_parser(sub)
     sub.add_parser("info", help="version, number systems, backends, memory")
     w = sub.add_parser(
         "warmup",
@@ -184,6 +182,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .warmup import warmup
 
             warmup(None if args.quiet else print)
+            return EXIT_OK
+        if args.command == "expect":
+            found = expect(args)
+            if args.format == "json":
+                print(json.dumps(found, indent=2, default=str))
+            else:
+                print_expect(found)
             return EXIT_OK
         if args.shots < 0 or args.top < 1:
             raise UsageError("--shots must be >= 0 and --top >= 1")

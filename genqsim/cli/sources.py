@@ -14,7 +14,7 @@ from ..circuit.circuit import Circuit
 from ..circuit.noise import NoiseModel
 from ..errors import CircuitSourceError, GenqsimError
 from ..io import qasm
-from ..library import BUILTINS
+from ..library import BUILTIN_USAGE, BUILTINS
 from ..numbers import NumberSystem, get_number_system
 from ..numbers.dual import DualNumbers
 from ..numbers.uncertain import UncertainNumbers, is_uncertain_value
@@ -88,22 +88,20 @@ def sampled_circuit(job: Job) -> Circuit:
     return to_sample if job.model is None else job.model.apply(to_sample)
 
 
+SOURCES_HELP = ", ".join(usage for usage, _, _ in BUILTIN_USAGE.values())
+"""The built-in circuits' command-line forms, for help texts and errors."""
+
+
 def parse_source(source: str, exact: bool = True) -> Circuit:
     """An OpenQASM 2.0 file (``*.qasm``; its parameters as floats with ``exact=False``) or a
-    built-in circuit: ``qft:3``, ``ghz:20``, ``walsh:5``, ``qpe:3``, ``random:N:DEPTH[:SEED]``."""
+    built-in circuit: ``qft:3``, ``ghz:20``, ``qaoa-3reg:100:2``, ... (:data:`SOURCES_HELP`)."""
     if source.endswith(".qasm") or Path(source).is_file():
         return qasm.load(source, exact=exact)
     name, *args = source.split(":")
     if name not in BUILTINS:
-        raise CircuitSourceError(
-            f"unknown circuit {source!r}; built-ins: qft:N, ghz:N, walsh:N, qpe:N, "
-            "random:N:DEPTH[:SEED]"
-        )
-    wanted = 2 if name == "random" else 1
-    usage = f"{name}:N:DEPTH[:SEED]" if name == "random" else f"{name}:N"
-    if not (wanted <= len(args) <= wanted + (name == "random")) or not all(
-        a.isdigit() for a in args
-    ):
+        raise CircuitSourceError(f"unknown circuit {source!r}; built-ins: {SOURCES_HELP}")
+    usage, least, most = BUILTIN_USAGE[name]
+    if not (least <= len(args) <= most) or not all(a.isdigit() for a in args):
         raise CircuitSourceError(f"{source!r}: give the number of qubits as {usage}")
     if int(args[0]) < 1:
         raise CircuitSourceError(f"{source!r}: the number of qubits must be at least 1")

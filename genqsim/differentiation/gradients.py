@@ -337,7 +337,9 @@ def gradient(
     (vectorised dual state on the fast kernels), ``"adjoint"`` (reverse mode by uncomputation,
     three states of memory), ``"dual"`` (dual numbers in object arrays), ``"density_matrix"``
     (dual numbers in a density matrix: circuits with noise channels, whose rates are
-    parameters too, and with mid-circuit measurements); by default the density matrix for
+    parameters too, and with mid-circuit measurements), ``"pauli"`` (dual coefficients
+    propagated in the Heisenberg picture, :func:`~genqsim.heisenberg`: wide shallow
+    circuits, noise included); by default the density matrix for
     such circuits, else forward up to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint above.
     ``device`` (``"cpu"`` or ``"gpu"``) or ``backend`` (a backend's name) choose where the
     adjoint sweep's three complex128 states live, as for :func:`~genqsim.simulate`; with
@@ -379,6 +381,10 @@ def value_and_gradient(
         return float(np.real(value)), {p: float(g) for p, g in zip(params, grads)}
     if method == "forward":
         result = Dual.lift(_forward(circuit, vals).expectation(PauliSum(terms)))
+    elif method == "pauli":
+        from ..pauli_propagation import heisenberg
+
+        result = Dual.lift(heisenberg(circuit, PauliSum(terms), DualNumbers(vals)).value)
     else:
         from ..states import simulate
 
@@ -487,9 +493,10 @@ def _choose(method: str | None, n_params: int, circuit: Circuit | None = None) -
         if circuit is not None and circuit.has_non_unitary:
             return "density_matrix"  # noise rates and angles alike, exactly
         return "forward" if n_params <= FORWARD_MAX_PARAMETERS else "adjoint"
-    if method not in ("forward", "adjoint", "dual", "density_matrix"):
+    if method not in ("forward", "adjoint", "dual", "density_matrix", "pauli"):
         raise ArgumentValueError(
-            f"mode must be 'forward', 'adjoint', 'dual' or 'density_matrix', got {method!r}"
+            "mode must be 'forward', 'adjoint', 'dual', 'density_matrix' or 'pauli', "
+            f"got {method!r}"
         )
     return method
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..backends import Backend, backend_for
 from ..circuit.circuit import Circuit
+from ..circuit.gates import GateKind
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -49,6 +50,16 @@ DEFAULT_METHOD = AUTO
 
 FALLBACK_METHOD = "statevector"
 """What ``method="auto"`` runs when no method with an automatic rule claims the circuit."""
+
+WIDE_METHOD = "pauli"
+"""What :func:`expectation` with ``method="auto"`` runs on a light cone wider than
+:data:`WIDE_QUBITS` (or, in exact numbers, than :data:`WIDE_EXACT_QUBITS`): the
+observable propagated in the Heisenberg picture instead of a ``2**n`` state."""
+WIDE_QUBITS = 26
+"""Light cones above this many qubits are too wide for a state vector (1 GiB in complex128)."""
+WIDE_EXACT_QUBITS = 8
+"""Exact numbers (trig, SymPy) grow expressions with the state: above this many qubits the
+Heisenberg route is the cheaper one."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,9 @@ class MethodSpec:
     claim a circuit the highest ``priority`` wins. ``summary``: one line for ``--help``.
     ``ensemble``: the state keeps every branch of mid-circuit measurements (a mixed state,
     :class:`~genqsim.states.protocol.HasRecordDistribution`), so :func:`~genqsim.counts`
-    draws all shots from one run instead of one run per shot.
+    draws all shots from one run instead of one run per shot. ``light_cone``: the method's
+    expectation values are exact functions of the state, so :func:`expectation` may run each
+    term on its own light cone (a smaller circuit) and give the same value.
     """
 
     name: str
@@ -96,6 +109,7 @@ class MethodSpec:
     auto: AutoRule | None = None
     priority: int = 0
     ensemble: bool = False
+    light_cone: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or self.name == AUTO:
@@ -147,6 +161,7 @@ def register_method(
     auto: AutoRule | None = None,
     priority: int = 0,
     ensemble: bool = False,
+    light_cone: bool = False,
 ) -> MethodSpec:
     """Make ``gq.simulate(circuit, method=name)`` run ``method`` (replacing any earlier one
     of that name): either a :class:`MethodSpec`, or a name and a run function with the
@@ -156,7 +171,7 @@ def register_method(
     else:
         if method is None:
             raise ArgumentTypeError("register_method(name, method): the run function is missing")
-        spec = MethodSpec(name, method, options, summary, auto, priority, ensemble)
+        spec = MethodSpec(name, method, options, summary, auto, priority, ensemble, light_cone)
     _METHODS[spec.name] = spec
     return spec
 
@@ -348,11 +363,112 @@ def expectation(
     values: Mapping[Any, Any] | None = None,
     *,
     method: str = DEFAULT_METHOD,
+    light_cone: bool = True,
     **method_options: Any,
 ) -> Number:
     """``<psi|observable|psi>`` for ``psi = circuit |initial>``, optionally binding ``values``;
-    ``method`` and its options as in :func:`simulate`."""
+    ``method`` and its options as in :func:`simulate`.
+
+    With ``light_cone`` (the default), a Pauli-sum observable on a circuit without
+    measurements, resets or conditionals, started from a basis state, is evaluated a group of
+    terms at a time on each group's backward light cone (:meth:`Circuit.light_cone`) when that
+    is smaller than the circuit: the same value, from states of the cone's size (``"auto"``
+    chooses the method per cone, Pauli propagation for cones wider than a state vector holds,
+    :data:`WIDE_METHOD`; a named method only where its values are exact functions of the
+    state, :attr:`MethodSpec.light_cone`). ``light_cone=False`` runs the whole circuit.
+
+    >>> import genqsim as gq
+    >>> c = gq.Circuit(60).h(0).h(1).h(30).cx(0, 1)
+    >>> round(gq.expectation(c, "X0 X1 + X30"), 12)  # a 2-qubit and a 1-qubit state, not 2**60
+    2.0
+    """
     if values:
         circuit = circuit.bind(values)
+    if light_cone and _cone_applies(circuit, observable, initial, method):
+        return _expectation_by_cones(
+            circuit, observable, numbers, backend, initial, method, method_options
+        )
     state = simulate(circuit, numbers, backend, initial, method=method, **method_options)
     return state.expectation(observable)
+
+
+def _cone_applies(circuit: Circuit, observable: Any, initial: Any, method: str) -> bool:
+    """Light cones give the same value: a Pauli sum, a circuit whose operations are gates and
+    channels (no collapse, nothing classical), a basis state to start from, a method whose
+    values are exact functions of the state."""
+    if not isinstance(observable, (str, PauliSum)):
+        return False
+    if initial is not None and not (
+        isinstance(initial, str)
+        or (isinstance(initial, (int, np.integer)) and not isinstance(initial, bool))
+    ):
+        return False
+    if method != AUTO and not method_spec(method).light_cone:
+        return False
+    return circuit.n_qubits > 1 and not any(
+        op.kind in (GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL)
+        for op in circuit.operations
+    )
+
+
+def _expectation_by_cones(
+    circuit: Circuit,
+    observable: str | PauliSum,
+    numbers: str | NumberSystem | None,
+    backend: str | None,
+    initial: Any,
+    method: str,
+    method_options: Mapping[str, Any],
+) -> Number:
+    """The terms grouped by light cone, each group run on its cone's circuit."""
+    obs = PauliSum.for_state(observable, circuit.n_qubits)
+    ns = None if numbers is None else get_number_system(numbers)
+    bits = _basis_index(initial, circuit.n_qubits)
+    groups: dict[tuple[int, ...], list[tuple[Any, Any]]] = {}
+    cones = {}
+    for coeff, pauli in obs.terms:
+        support = tuple(q for q, _ in pauli) or (0,)
+        cone = circuit.light_cone(support)
+        cones[cone.qubits] = cone
+        groups.setdefault(cone.qubits, []).append((coeff, pauli))
+    total: Any = None
+    for qubits, terms in groups.items():
+        cone = cones[qubits]
+        if cone.size == circuit.n_qubits:
+            sub, sub_terms, sub_initial = circuit, terms, initial
+        else:
+            position = {q: i for i, q in enumerate(qubits)}
+            sub = cone.compact()
+            sub_terms = [(c, {position[q]: p for q, p in pauli}) for c, pauli in terms]
+            sub_initial = sum((bits >> q & 1) << i for i, q in enumerate(qubits))
+        run = _wide(method, sub, ns)
+        state = simulate(sub, ns, backend, sub_initial, method=run, **method_options)
+        value = state.expectation(PauliSum(sub_terms))
+        total = value if total is None else total + value
+    return total
+
+
+def _wide(method: str, circuit: Circuit, numbers: NumberSystem | None) -> str:
+    """``method``, or :data:`WIDE_METHOD` where ``"auto"`` meets a cone too wide for a
+    state (machine numbers) or for exact expressions (symbolic numbers)."""
+    if method != AUTO or WIDE_METHOD not in _specs():
+        return method
+    limit = WIDE_EXACT_QUBITS if numbers is not None and numbers.symbolic else WIDE_QUBITS
+    return WIDE_METHOD if circuit.n_qubits > limit else method
+
+
+def _basis_index(initial: Any, n_qubits: int) -> int:
+    """The basis index of ``None``, an index or a bitstring (checked by the full run's rules
+    when they are wrong: the state of the whole circuit reports them)."""
+    if initial is None:
+        return 0
+    if isinstance(initial, str):
+        from .base import check_qubit_count
+
+        check_qubit_count("initial bitstring", len(initial), n_qubits)
+        if set(initial) - {"0", "1"}:
+            raise ArgumentValueError(f"initial bitstring must hold 0 and 1 only, got {initial!r}")
+        return int(initial, 2)
+    if not 0 <= int(initial) < 1 << n_qubits:
+        raise ArgumentValueError(f"initial basis index {initial} is outside 0..2**{n_qubits}-1")
+    return int(initial)
