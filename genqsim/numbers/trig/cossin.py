@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from .angles import Angle
+from .forms import _factored
 
 if TYPE_CHECKING:
     from .laurent import TrigNumber
@@ -129,18 +130,7 @@ class CosSinRing:
             *(sympy.sin(a) for a in angles),
             *(sympy.cos(a) for a in angles),
         ]
-        content, factors = p.factor()
-        out = sympy.Rational(int(content.p), int(content.q))
-        for factor, multiplicity in factors:
-            expr = sympy.Add(
-                *(
-                    sympy.Rational(int(c.p), int(c.q))
-                    * sympy.Mul(*(v**e for v, e in zip(variables, exps)))
-                    for exps, c in factor.terms()
-                )
-            )
-            out *= expr**multiplicity
-        return out
+        return _factored(p, variables)
 
     def to_trig(self, p: Any) -> TrigNumber:
         """The trig number equal to ``p``: each ``c_k``, ``s_k`` is ``(W +- 1/W)/2`` (over
