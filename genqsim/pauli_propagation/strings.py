@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..linalg.pauli import PauliString
+from ..linalg.pauli import PauliString, pauli_masks
 
 LETTER_OF_CODE = "IXZY"
 """The one-qubit Pauli named by each two-bit code (``x`` the low bit, ``z`` the high bit)."""
@@ -23,12 +23,7 @@ LETTER_OF_CODE = "IXZY"
 
 def masks_of(pauli: PauliString) -> tuple[int, int]:
     """``(x, z)`` of a :class:`~genqsim.PauliSum` term's ``((qubit, letter), ...)``."""
-    x = z = 0
-    for q, letter in pauli:
-        if letter in "XY":
-            x |= 1 << q
-        if letter in "ZY":
-            z |= 1 << q
+    x, z, _ = pauli_masks(pauli)
     return x, z
 
 
@@ -58,6 +53,18 @@ def product(x1: int, z1: int, x2: int, z2: int) -> tuple[int, int, int]:
 def anticommute(x1: int, z1: int, x2: int, z2: int) -> bool:
     """Whether two strings anticommute (an odd symplectic product)."""
     return bool(((x1 & z2).bit_count() + (z1 & x2).bit_count()) & 1)
+
+
+def rotation_image(generator: int, code: int, k: int) -> tuple[int, int] | None:
+    """For a rotation ``exp(-i theta P/2)`` with ``P`` the local string ``generator``: where
+    an anticommuting string ``Q`` (local ``code``) sends its sine part, ``(code of R, sign)``
+    with ``i P Q = sign R``; ``None`` where ``Q`` commutes with ``P`` (it is kept)."""
+    gx, gz = code_string(generator, k)
+    qx, qz = code_string(code, k)
+    if not anticommute(gx, gz, qx, qz):
+        return None
+    x, z, phase = product(gx, gz, qx, qz)  # P Q = i**phase R, phase odd
+    return local_code(x, z, range(k)), 1 if (phase + 1) % 4 == 0 else -1
 
 
 def local_code(x: int, z: int, qubits: Sequence[int]) -> int:

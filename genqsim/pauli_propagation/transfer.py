@@ -30,7 +30,7 @@ from ..circuit.conditional import Conditional
 from ..circuit.gates import GateKind, NamedGate, PauliRotation, pauli_generator
 from ..errors import UnsupportedOperationError
 from ..numbers import Number, NumberSystem
-from .strings import anticommute, code_string, product, signed_permutation
+from .strings import anticommute, code_string, rotation_image, signed_permutation
 
 Column = tuple[tuple[int, Number], ...]
 """The image of one local string: ``((code, coefficient), ...)``."""
@@ -51,8 +51,6 @@ class Transfer:
     """The columns of one operation's Pauli transfer matrix, made on first use.
 
     ``qubits``: the operation's qubits (controls first), the order of the local codes.
-    ``permutes``: every column is one string with coefficient +-1 (a Clifford gate), so a
-    propagation step creates no new strings and needs no merge.
     """
 
     def __init__(
@@ -60,7 +58,6 @@ class Transfer:
         qubits: tuple[int, ...],
         ns: NumberSystem,
         column: Callable[[int], list[tuple[int, Number]]],
-        permutes: bool = False,
         unital: bool = True,
     ) -> None:
         self.qubits = qubits
@@ -71,7 +68,6 @@ class Transfer:
         are the identity on its qubits pass unchanged. A projection is not."""
         one = 1.0 if ns.dtype.kind == "c" else ns.one
         self._columns: dict[int, Column] = {0: ((0, one),)} if unital else {}
-        self.permutes = permutes
         self.rotation: tuple[int, Any] | None = None
         """``(generator code, angle)`` of a rotation ``exp(-i angle P/2)``, else ``None``."""
 
@@ -121,7 +117,7 @@ def transfer_of(op: Operation, ns: NumberSystem, dephase: bool = True) -> Transf
             letters, angle = rotation
             return _rotation_transfer(_code_of_letters(letters), angle, qubits, ns)
     matrix = _full_matrix(op, ns)
-    return _matrix_transfer(lambda code: _conjugated(matrix, code, ns), qubits, ns, permutes=True)
+    return Transfer(qubits, ns, lambda code: _conjugated(matrix, code, ns))
 
 
 def _rotation(gate: Any) -> tuple[str, Any] | None:
@@ -142,29 +138,17 @@ def _rotation_transfer(
     k = len(qubits)
     theta = ns.real_scalar(angle)
     cos, sin = ns.cos(theta), ns.sin(theta)
-    gx, gz = code_string(generator, k)
 
     def column(code: int) -> list[tuple[int, Number]]:
-        qx, qz = code_string(code, k)
-        if not anticommute(gx, gz, qx, qz):
+        image = rotation_image(generator, code, k)
+        if image is None:
             return [(code, ns.one)]
-        x, z, phase = product(gx, gz, qx, qz)  # P Q = i**phase R, phase odd
-        sign = 1 if (phase + 1) % 4 == 0 else -1  # i P Q = i**(phase+1) R = sign R
-        image = x | z
-        new = sum(((x >> i & 1) | (z >> i & 1) << 1) << (2 * i) for i in range(k) if image >> i & 1)
+        new, sign = image
         return [(code, cos), (new, sin if sign > 0 else -sin)]
 
-    transfer = Transfer(qubits, ns, column, permutes=_machine_is_clifford(cos, ns))
+    transfer = Transfer(qubits, ns, column)
     transfer.rotation = (generator, theta)
     return transfer
-
-
-def _machine_is_clifford(cos: Number, ns: NumberSystem) -> bool:
-    """A rotation by a multiple of pi/2 in machine numbers (its columns are single strings)."""
-    if ns.dtype.kind != "c":
-        return False
-    c = complex(cos).real
-    return abs(c) <= MACHINE_ZERO or abs(abs(c) - 1) <= MACHINE_ZERO
 
 
 def _channel_transfer(
@@ -193,28 +177,12 @@ def _channel_transfer(
             total = term if total is None else total + term
         return total
 
-    transfer = _matrix_transfer(
-        lambda code: _decomposed(adjoint(code), len(qubits), ns), qubits, ns
+    return Transfer(
+        qubits,
+        ns,
+        lambda code: _decomposed(adjoint(code), len(qubits), ns),
+        unital=channel.trace_preserving,
     )
-    if not channel.trace_preserving:
-        transfer = Transfer(qubits, ns, transfer._make, unital=False)
-    return transfer
-
-
-def _matrix_transfer(
-    column: Callable[[int], list[tuple[int, Number]]],
-    qubits: tuple[int, ...],
-    ns: NumberSystem,
-    permutes: bool = False,
-) -> Transfer:
-    transfer = Transfer(qubits, ns, column)
-    if permutes and ns.dtype.kind == "c" and len(qubits) <= 3:
-        # a Clifford gate maps every string to one string: seen once, on all 4**k columns
-        transfer.permutes = all(
-            len(c) == 1 and abs(abs(c[0][1]) - 1) <= MACHINE_ZERO
-            for c in map(transfer.column, range(4 ** len(qubits)))
-        )
-    return transfer
 
 
 def _pauli_matrix(code: int, k: int, ns: NumberSystem) -> np.ndarray:

@@ -24,7 +24,7 @@ from ..numbers.trig.system import TrigNumbers
 from ..support.progress import ProgressBar
 from .dictionary import dictionary_step
 from .result import HeisenbergResult
-from .strings import anticommute, code_string, masks_of, product
+from .strings import masks_of, rotation_image
 from .transfer import Transfer
 
 
@@ -102,19 +102,17 @@ def _columns(transfer: Transfer, angle: Angle | None, ring: CosSinRing) -> Any:
         if pair is None:
             raise _NotPolynomial
         cos, sin = pair
-        k = len(transfer.qubits)
-        gx, gz = code_string(transfer.rotation[0], k)  # type: ignore[index]
+        k, generator = len(transfer.qubits), transfer.rotation[0]  # type: ignore[index]
 
         def rotation(code: int) -> list[tuple[int, Any]]:
             found = made.get(code)
             if found is None:
-                qx, qz = code_string(code, k)
-                if not anticommute(gx, gz, qx, qz):
+                image = rotation_image(generator, code, k)
+                if image is None:
                     found = [(code, ring.one)]
                 else:
-                    x, z, phase = product(gx, gz, qx, qz)
-                    new = sum(((x >> i & 1) | (z >> i & 1) << 1) << (2 * i) for i in range(k))
-                    found = [(code, cos), (new, sin if (phase + 1) % 4 == 0 else -sin)]
+                    new, sign = image
+                    found = [(code, cos), (new, sin if sign > 0 else -sin)]
                 made[code] = found
             return found
 
