@@ -87,3 +87,29 @@ def test_measure_collapses_symbolic_state_exactly():
     idx = 0 if outcome == "0" else 7
     assert psi.amplitudes[idx] == 1
     assert sum(1 for a in psi.amplitudes if a != 0) == 1
+
+
+def test_simplify_gives_one_canonical_form_with_cancelled_angles_gone():
+    """An angle whose terms cancel (the RZ before a measurement in Z) leaves the simplified
+    expectation value; mathematically equal inputs simplify to identical expressions; and a
+    value outside the trig polynomials still goes to SymPy."""
+    alpha, beta = gq.parameters("alpha beta")
+    c = gq.Circuit(2).ry(beta, 0).rz(alpha, 0).cx(0, 1).rz(alpha, 1)
+    value = gq.simulate(c, numbers="sympy").expectation("Z0 + Z1")
+    got = gq.simplify(value)
+    assert got.free_symbols == {beta}
+    assert got == gq.simplify(2 - 4 * sympy.sin(beta / 2) ** 2)
+    assert sympy.simplify(got - 2 * sympy.cos(beta)) == 0
+    # the issue's own example: SymPy's simplify keeps a cancelling angle at times
+    a, b = sympy.symbols("a b", real=True)
+    spurious = sympy.cos(a) ** 2 / 2 - sympy.cos(2 * a) / 4 + sympy.cos(b) ** 2 - sympy.S(1) / 4
+    assert gq.simplify(spurious) == gq.simplify(1 - sympy.sin(b) ** 2)
+    assert gq.simplify(spurious).free_symbols == {b}
+    # SymEngine entries take the same route
+    assert gq.to_sympy(gq.simplify(gq.to_symengine(spurious))) == gq.simplify(spurious)
+    # floats, non-trig functions and moduli of complex symbols are SymPy's to simplify
+    x = sympy.Symbol("x")
+    assert gq.simplify(sympy.sqrt(x) ** 2) == x
+    assert gq.simplify(sympy.Abs(sympy.exp(sympy.I * x)) ** 2) == sympy.simplify(
+        sympy.Abs(sympy.exp(sympy.I * x)) ** 2
+    )

@@ -68,9 +68,12 @@ def to_symengine(value: Any) -> Any:
 
 def simplify(value: Any) -> Any:
     """Simplify a symbolic result: an expression, or each entry of an array or StateVector
-    (SymEngine entries are simplified with SymPy and converted back)."""
-    import sympy
+    (SymEngine entries are simplified with SymPy and converted back).
 
+    Polynomials in the cosines, sines and ``exp(i*angle)`` of the parameters (what circuits
+    give) come back in one canonical form, through the trig numbers: mathematically equal
+    inputs give identical expressions, and nothing that cancels is left (an angle whose
+    terms cancel is gone from the result). Anything else goes to SymPy's ``simplify``."""
     if isinstance(value, StateVector):
         return simplify(value.amplitudes)
     array, single = _entries(value)
@@ -82,7 +85,9 @@ def simplify(value: Any) -> Any:
         return get_number_system("symengine").simplify(single)
     if _is_trig(single):
         return single  # already canonical
-    return sympy.simplify(single)
+    from ..numbers.trig.convert import simplified
+
+    return simplified(single)
 
 
 def lambdify(value: Any, params: str | Sequence[Any]) -> Callable[..., Any]:

@@ -851,6 +851,8 @@ class MatrixGate(Gate):
 
     @property
     def free_symbols(self) -> frozenset:
+        if self.entries.dtype != object:
+            return frozenset()  # numeric entries hold no parameters
         return _free_symbols(list(self.entries.reshape(-1)))
 
     @property

@@ -140,7 +140,9 @@ class SymengineNumbers(NumberSystem):
         return self.se.expand((self.scalar(x) + self.conj(x)) / 2)
 
     def simplify(self, x: Number) -> Any:
-        return self.se.sympify(sympy.simplify(self.to_sympy(x)))
+        from .trig.convert import simplified
+
+        return self.se.sympify(simplified(self.to_sympy(x)))
 
     def is_zero(self, x: Number) -> bool:
         return self.se.expand(self.scalar(x)) == 0

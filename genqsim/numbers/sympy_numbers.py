@@ -86,7 +86,9 @@ class SympyNumbers(NumberSystem):
         return sympy.re(sympy.expand(x))
 
     def simplify(self, x: Number) -> sympy.Expr:
-        return sympy.simplify(x)
+        from .trig.convert import simplified
+
+        return simplified(x)
 
     def is_zero(self, x: Number) -> bool:
         return sympy.sympify(x).is_zero is True

@@ -164,7 +164,10 @@ def fused_vectorised(
     )
     for block in blocks:
         doubled = [v for op in block for v in _vectorised_operation(op, n)]
-        if not _linear(block[0]):
+        span = {q for op in block for q in op.qubits}
+        if not _linear(block[0]) or len(span) > max(widths):
+            # a wide operation stands alone (fusion left it so): its doubled halves run as
+            # they are, as a 2**(2k) superoperator would cost far more than two gates
             ops.extend(doubled)
             continue
         fused = fused_block(doubled, numbers, name="superoperator")
