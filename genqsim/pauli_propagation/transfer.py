@@ -70,6 +70,9 @@ class Transfer:
         self._columns: dict[int, Column] = {0: ((0, one),)} if unital else {}
         self.rotation: tuple[int, Any] | None = None
         """``(generator code, angle)`` of a rotation ``exp(-i angle P/2)``, else ``None``."""
+        self.cos_sin: tuple[Number, Number] | None = None
+        """A rotation's ``(cos(angle), sin(angle))`` in ``ns`` (real floats for machine
+        numbers, as the columns hold them)."""
 
     def column(self, code: int) -> Column:
         """The image of the local string ``code``, nonzero coefficients only."""
@@ -148,6 +151,10 @@ def _rotation_transfer(
 
     transfer = Transfer(qubits, ns, column)
     transfer.rotation = (generator, theta)
+    if ns.dtype.kind == "c":
+        transfer.cos_sin = (complex(cos).real, complex(sin).real)
+    else:
+        transfer.cos_sin = (cos, sin)
     return transfer
 
 

@@ -24,7 +24,7 @@ from ..numbers.trig.system import TrigNumbers
 from ..support.progress import ProgressBar
 from .dictionary import dictionary_step
 from .result import HeisenbergResult
-from .strings import masks_of, rotation_image
+from .strings import masks_of
 from .transfer import Transfer
 
 
@@ -59,7 +59,8 @@ def trig_run(
     if any((2 * u).denominator != 1 for u in ring.units.values()):
         return None
     try:
-        columns = [_columns(t, angles.get(i), ring) for i, t in enumerate(transfers)]
+        columns = [_columns(t, ring) for t in transfers]
+        pairs = [_cos_sin(angles.get(i), ring) for i in range(len(transfers))]
         terms: dict[tuple[int, int], Any] = {}
         for c, pauli in obs.terms:
             q = rational_value(c)
@@ -68,7 +69,9 @@ def trig_run(
             terms[masks_of(pauli)] = ring.rational(q)
         peak = len(terms)
         for done, i in enumerate(range(len(transfers) - 1, -1, -1)):
-            terms = dictionary_step(terms, transfers[i], ns, columns[i], ring.mul, ring.one)
+            terms = dictionary_step(
+                terms, transfers[i], ns, columns[i], ring.mul, ring.one, pairs[i]
+            )
             peak = max(peak, len(terms))
             if bar is not None:
                 bar.update(done + 1)
@@ -94,29 +97,20 @@ def trig_run(
     return result
 
 
-def _columns(transfer: Transfer, angle: Angle | None, ring: CosSinRing) -> Any:
-    """The transfer's columns with cos/sin polynomial coefficients, made on first use."""
+def _cos_sin(angle: Angle | None, ring: CosSinRing) -> tuple[Any, Any] | None:
+    """A rotation's cos and sin as polynomials (``None`` for other operations)."""
+    if angle is None:
+        return None
+    pair = ring.cos_sin(angle)
+    if pair is None:
+        raise _NotPolynomial
+    return pair
+
+
+def _columns(transfer: Transfer, ring: CosSinRing) -> Any:
+    """The columns of a transfer other than a rotation, with rational entries as cos/sin
+    polynomials, made on first use."""
     made: dict[int, list[tuple[int, Any]]] = {0: [(0, ring.one)]}
-    if angle is not None:
-        pair = ring.cos_sin(angle)
-        if pair is None:
-            raise _NotPolynomial
-        cos, sin = pair
-        k, generator = len(transfer.qubits), transfer.rotation[0]  # type: ignore[index]
-
-        def rotation(code: int) -> list[tuple[int, Any]]:
-            found = made.get(code)
-            if found is None:
-                image = rotation_image(generator, code, k)
-                if image is None:
-                    found = [(code, ring.one)]
-                else:
-                    new, sign = image
-                    found = [(code, cos), (new, sin if sign > 0 else -sin)]
-                made[code] = found
-            return found
-
-        return rotation
 
     def column(code: int) -> list[tuple[int, Any]]:
         found = made.get(code)

@@ -57,6 +57,7 @@ class CosSinRing:
         self.r, self.s, self.c = gens[0], gens[1 : 1 + m], gens[1 + m :]
         self.index = {g: k for k, g in enumerate(self.generators)}
         self.zero, self.one = self.ctx.from_dict({}), self.ctx.from_dict({(0,) * (2 * m + 1): 1})
+        self.minus_one = -self.one
         self._relations = [(0, self.r**2 - 2)] + [
             (1 + k, self.s[k] ** 2 + self.c[k] ** 2 - 1) for k in range(m)
         ]
@@ -64,8 +65,12 @@ class CosSinRing:
 
     # -- making and multiplying ---------------------------------------------------------------
     def rational(self, q: Fraction) -> Any:
+        """``q`` as a constant polynomial (``one`` and ``minus_one`` themselves for
+        ``+-1``, which products then skip)."""
         import flint
 
+        if q == 1 or q == -1:
+            return self.one if q == 1 else self.minus_one
         return self.one * flint.fmpq(q.numerator, q.denominator) if q else self.zero
 
     def reduce(self, p: Any) -> Any:
@@ -77,7 +82,22 @@ class CosSinRing:
         return p
 
     def mul(self, a: Any, b: Any) -> Any:
-        return self.reduce(a * b)
+        """``a * b`` reduced; only the relations of variables ``b`` holds can apply (``a``
+        is reduced), so a factor free of ``r`` and every ``s_k`` (a cosine, a rational:
+        most of a propagation's products) needs none."""
+        if b is self.minus_one:
+            return -a
+        p = a * b
+        if b.is_constant():
+            return p
+        held = b.degrees()
+        if not any(held[var] for var, _ in self._relations):
+            return p
+        degrees = p.degrees()
+        for var, relation in self._relations:
+            if held[var] and degrees[var] >= 2:
+                p = divmod(p, relation)[1]
+        return p
 
     def cos_sin(self, angle: Angle) -> tuple[Any, Any] | None:
         """``(cos, sin)`` of ``angle`` as polynomials; ``None`` where it is not an integer
