@@ -157,3 +157,35 @@ def test_second_order_agrees_with_monte_carlo_for_correlated_angles():
     assert estimate.mean == pytest.approx(np.mean(samples), abs=4 * standard_error)
     assert estimate.std_dev == pytest.approx(np.std(samples), rel=0.05)
     assert abs(estimate.linear.nominal_value - estimate.mean) > 3 * standard_error  # a bias
+
+
+def test_wide_circuits_propagate_in_the_heisenberg_picture():
+    """On 100 qubits no state fits: the default mode is Pauli propagation with dual
+    coefficients, and the result (value and derivatives with respect to the user's own
+    ufloats) equals the adjoint sweep on the observable's light cone, run as a small
+    circuit."""
+    rng = np.random.default_rng(3)
+    angles = [ufloat(rng.uniform(-3, 3), 0.01 + 0.02 * rng.random()) for _ in range(6)]
+    n = 100
+    c = gq.Circuit(n)
+    for q in range(n):
+        c.ry(angles[q % 6], q)
+    for start in (0, 1):
+        for q in range(start, n - 1, 2):
+            c.cx(q, q + 1)
+    for q in range(n):
+        c.rx(angles[(q + 3) % 6] * 0.5 + 0.2, q)
+    c.rzz(angles[2], 50, 51)
+    wide = gq.propagate(c).expectation("Z50 Z51")
+    cone = c.light_cone([50, 51])
+    position = {q: i for i, q in enumerate(cone.qubits)}
+    small = gq.propagate(cone.compact()).expectation(f"Z{position[50]} Z{position[51]}")
+    assert cone.size < 10
+    assert wide.nominal_value == pytest.approx(small.nominal_value, abs=1e-12)
+    for a in angles:
+        assert wide.derivatives.get(a, 0.0) == pytest.approx(
+            small.derivatives.get(a, 0.0), abs=1e-12
+        )
+    assert wide.std_dev == pytest.approx(small.std_dev, rel=1e-10)
+    with pytest.raises(gq.GenqsimError):
+        gq.propagate(c).probabilities([50])  # a 100-qubit state: refused, typed

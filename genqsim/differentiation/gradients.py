@@ -339,8 +339,10 @@ def gradient(
     (dual numbers in a density matrix: circuits with noise channels, whose rates are
     parameters too, and with mid-circuit measurements), ``"pauli"`` (dual coefficients
     propagated in the Heisenberg picture, :func:`~genqsim.heisenberg`: wide shallow
-    circuits, noise included); by default the density matrix for
-    such circuits, else forward up to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint above.
+    circuits, noise included); by default ``"pauli"`` for circuits wider than a state
+    vector holds (:data:`~genqsim.states.registry.WIDE_QUBITS` qubits), the density matrix
+    for noisy ones, else forward up to :data:`FORWARD_MAX_PARAMETERS` parameters, adjoint
+    above.
     ``device`` (``"cpu"`` or ``"gpu"``) or ``backend`` (a backend's name) choose where the
     adjoint sweep's three complex128 states live, as for :func:`~genqsim.simulate`; with
     either, ``mode`` is the adjoint (the only one they apply to). ``method=`` is the old name
@@ -488,8 +490,18 @@ def _sweep_backend(
     return None if chosen is default else chosen
 
 
+def too_wide_for_states(circuit: Circuit) -> bool:
+    """Whether ``circuit`` is wider than ``method="auto"`` runs as a state
+    (:data:`~genqsim.states.registry.WIDE_QUBITS`)."""
+    from ..states.registry import WIDE_QUBITS
+
+    return circuit.n_qubits > WIDE_QUBITS
+
+
 def _choose(method: str | None, n_params: int, circuit: Circuit | None = None) -> str:
     if method is None:
+        if circuit is not None and too_wide_for_states(circuit):
+            return "pauli"  # no state of that width fits: observables propagate instead
         if circuit is not None and circuit.has_non_unitary:
             return "density_matrix"  # noise rates and angles alike, exactly
         return "forward" if n_params <= FORWARD_MAX_PARAMETERS else "adjoint"

@@ -29,7 +29,7 @@ from ..numbers.uncertain import is_uncertain_value
 from ..support.optional import require
 from ..support.renamed import renamed_argument
 from ..support.validation import as_qubit_tuple
-from .gradients import _forward, hessian, value_and_gradient
+from .gradients import _forward, hessian, too_wide_for_states, value_and_gradient
 
 if TYPE_CHECKING:
     import sympy
@@ -66,9 +66,13 @@ class Propagation:
         self, observable: str | PauliSum, mode: str | None = None, *, method: str | None = None
     ) -> Any:
         """``<observable>`` as an ``uncertainties`` value: nominal value and every derivative
-        from one adjoint sweep (``mode="forward"`` uses tangents instead; ``method=`` is the
-        deprecated old name of ``mode=``)."""
-        mode = renamed_argument("expectation", "mode", mode, "method", method) or "adjoint"
+        from one adjoint sweep (``mode="forward"`` uses tangents instead, ``mode="pauli"``
+        dual coefficients propagated in the Heisenberg picture, the default for circuits too
+        wide for a state vector: 100-qubit shallow circuits; ``method=`` is the deprecated
+        old name of ``mode=``)."""
+        mode = renamed_argument("expectation", "mode", mode, "method", method)
+        if mode is None:
+            mode = "pauli" if too_wide_for_states(self.circuit) else "adjoint"
         value, gradient = value_and_gradient(self.circuit, observable, self.nominal, mode)
         return _combine(value, [gradient[s] for s in self.symbols], self.angles)
 
