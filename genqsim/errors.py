@@ -146,3 +146,8 @@ class UnknownOptionError(GenqsimError, TypeError):
 
 class UnsupportedOperationError(GenqsimError, TypeError):
     """An operation the chosen method cannot run (the message names the method that can)."""
+
+
+class ExpressionGrowthWarning(UserWarning):
+    """An exact run whose expressions are expected to grow past what finishes in seconds
+    (the message gives the estimate and the cheaper route)."""

@@ -268,3 +268,62 @@ def test_angles_are_remembered_per_expression_and_assumptions():
     )
     with pytest.raises(NumberTypeError, match="not real"):
         Angle.parse(sympy.Symbol("theta", real=False) + 1)
+
+
+def _one_angle_per_gate(n_qubits: int, layers: int) -> gq.Circuit:
+    """RY/RZ layers with a new angle in every gate and a CX chain (the expression growth of
+    a hardware-efficient ansatz: ``2**angles`` Laurent terms per amplitude)."""
+    angles = iter(gq.parameters(f"t0:{2 * n_qubits * layers}"))
+    c = gq.Circuit(n_qubits)
+    for _ in range(layers):
+        for q in range(n_qubits):
+            c.ry(next(angles), q).rz(next(angles), q)
+        for q in range(n_qubits - 1):
+            c.cx(q, q + 1)
+    return c
+
+
+def test_auto_takes_the_heisenberg_picture_where_trig_amplitudes_would_explode():
+    from genqsim.circuit.growth import laurent_terms_log2
+    from genqsim.states.registry import _wide
+
+    ns = gq.numbers.get_number_system("trig")
+    wide = _one_angle_per_gate(3, 3)  # 18 angles used once: 2**18 terms per amplitude
+    deep = gq.Circuit(3)
+    a, b = gq.parameters("a b")
+    for _ in range(20):
+        deep.ry(a, 0).ry(b, 1).ry(a, 2).cx(0, 1).cx(1, 2)
+    assert laurent_terms_log2(wide) == 18
+    assert laurent_terms_log2(deep) == pytest.approx(np.log2(41) + np.log2(21))
+    assert (_wide("auto", wide, ns), _wide("auto", deep, ns)) == ("pauli", "auto")
+    assert _wide("statevector", wide, ns) == "statevector"  # a named method is kept
+    # the value auto gives is the exact one: equal to the trig state vector's on a circuit
+    # small enough for both (13 angles, past the 2**12 switch)
+    small = _one_angle_per_gate(2, 3).ry(gq.parameters("extra")[0], 0)
+    assert laurent_terms_log2(small) == 13
+    auto = gq.expectation(small, "Z0 Z1 + X1", numbers="trig")
+    assert auto == gq.expectation(small, "Z0 Z1 + X1", numbers="trig", method="statevector")
+
+
+def test_trig_state_vectors_warn_before_their_amplitudes_explode(monkeypatch):
+    import warnings
+
+    c = _one_angle_per_gate(2, 8)  # 2**32 terms per amplitude: never finishes
+    state = gq.basis(0, n_qubits=2, numbers="trig")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gq.ExpressionGrowthWarning)
+        with pytest.raises(gq.ExpressionGrowthWarning, match=r"2\*\*32 terms.*gq.heisenberg"):
+            state.apply(c)
+    assert state.amplitudes[0] == state.numbers.one  # raised before the first gate
+    # a run of modest size does not warn, and progress=True counts its work in expression
+    # terms (2**8 of them per amplitude here), not in amplitudes alone
+    from genqsim.support import progress
+
+    asked = []
+    monkeypatch.setattr(progress, "wanted", lambda work, quiet: asked.append(work) and False)
+    small = _one_angle_per_gate(2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gq.ExpressionGrowthWarning)
+        gq.simulate(small, numbers="trig", progress=True, fuse=False)
+    gq.simulate(small.bind(dict.fromkeys(small.parameters, 0.3)), progress=True, fuse=False)
+    assert asked[0] >= 2**8 * asked[1] > 0

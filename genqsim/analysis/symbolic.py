@@ -85,7 +85,7 @@ def simplify(value: Any) -> Any:
         return get_number_system("symengine").simplify(single)
     if _is_trig(single):
         return single  # already canonical
-    from ..numbers.trig.convert import simplified
+    from ..numbers.trig.canonical import simplified
 
     return simplified(single)
 

@@ -81,7 +81,7 @@ class SymengineNumbers(NumberSystem):
 
     def decode(self, text: str) -> Any:
         """Read an ``srepr`` back (evaluated as Python: load only files you trust)."""
-        from .sympy_numbers import read_srepr
+        from .srepr import read_srepr
 
         return self.scalar(read_srepr(text))
 
@@ -140,7 +140,7 @@ class SymengineNumbers(NumberSystem):
         return self.se.expand((self.scalar(x) + self.conj(x)) / 2)
 
     def simplify(self, x: Number) -> Any:
-        from .trig.convert import simplified
+        from .trig.canonical import simplified
 
         return self.se.sympify(simplified(self.to_sympy(x)))
 

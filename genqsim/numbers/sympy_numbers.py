@@ -12,6 +12,7 @@ import sympy
 
 from ..errors import NonFiniteError, NumberTypeError
 from .base import Number, NumberSystem
+from .srepr import read_srepr
 
 
 def _not_a_number(value: Any) -> NumberTypeError:
@@ -86,7 +87,7 @@ class SympyNumbers(NumberSystem):
         return sympy.re(sympy.expand(x))
 
     def simplify(self, x: Number) -> sympy.Expr:
-        from .trig.convert import simplified
+        from .trig.canonical import simplified
 
         return simplified(x)
 
@@ -99,17 +100,3 @@ class SympyNumbers(NumberSystem):
             if isinstance(v, sympy.Basic):
                 found |= v.free_symbols
         return found
-
-
-def read_srepr(text: str) -> sympy.Basic:
-    """A SymPy expression from its ``srepr`` (shared with SymEngine numbers, which save
-    through SymPy to keep their symbols' assumptions)."""
-    from ..errors import NumberTypeError
-
-    try:
-        expr = sympy.sympify(text)
-    except (sympy.SympifyError, SyntaxError, TypeError) as exc:
-        raise NumberTypeError(f"cannot read a saved expression {text[:60]!r}: {exc}") from None
-    if not isinstance(expr, sympy.Basic):
-        raise NumberTypeError(f"a saved expression is not a SymPy expression: {text[:60]!r}")
-    return expr

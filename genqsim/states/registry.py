@@ -30,6 +30,7 @@ import numpy as np
 from ..backends import Backend, backend_for
 from ..circuit.circuit import Circuit
 from ..circuit.gates import GateKind
+from ..circuit.growth import TRIG_STATE_LOG2_TERMS, trig_growth_log2
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -450,11 +451,16 @@ def _expectation_by_cones(
 
 def _wide(method: str, circuit: Circuit, numbers: NumberSystem | None) -> str:
     """``method``, or :data:`WIDE_METHOD` where ``"auto"`` meets a cone too wide for a
-    state (machine numbers) or for exact expressions (symbolic numbers)."""
+    state (machine numbers) or for exact expressions (symbolic numbers), or trig numbers
+    whose amplitudes would pass :data:`~genqsim.circuit.growth.TRIG_STATE_LOG2_TERMS`."""
     if method != AUTO or WIDE_METHOD not in _specs():
         return method
     limit = WIDE_EXACT_QUBITS if numbers is not None and numbers.symbolic else WIDE_QUBITS
-    return WIDE_METHOD if circuit.n_qubits > limit else method
+    if circuit.n_qubits > limit:
+        return WIDE_METHOD
+    if numbers is not None and trig_growth_log2(circuit, numbers) > TRIG_STATE_LOG2_TERMS:
+        return WIDE_METHOD  # exact amplitudes would explode; Pauli coefficients stay small
+    return method
 
 
 def _basis_index(initial: Any, n_qubits: int) -> int:

@@ -17,6 +17,7 @@ import numpy as np
 from ..backends import Backend, DeviceSampler, backend_for, capability
 from ..backends import select_backend as _select_backend
 from ..circuit.circuit import Circuit, Operation
+from ..circuit.growth import EXACT_TERM_COST, trig_growth_log2, warn_if_explosive
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -165,7 +166,10 @@ class StateVector(StateBase):
         with self.numbers.context():
             plan = plan_for_backend(circuit, self.numbers, self.backend, fuse, keep=True)
         context = StateVectorContext(self, sampling.rng(seed)) if circuit.has_non_unitary else None
-        bar = bar_for(bool(progress), len(plan), len(plan) * len(self), f"{self.n_qubits} qubits")
+        growth = trig_growth_log2(circuit, self.numbers)  # terms per amplitude, exact runs
+        warn_if_explosive(circuit, self.numbers, growth)
+        work = len(plan) * len(self) * (EXACT_TERM_COST * 2.0 ** min(growth, 60) if growth else 1)
+        bar = bar_for(bool(progress), len(plan), work, f"{self.n_qubits} qubits")
         with self.numbers.context(), self._threads():
             run_plan(plan, self.backend, self._amplitudes, context, bar)
         if bar is not None:

@@ -249,6 +249,6 @@ class TrigNumbers(NumberSystem):
 
     def decode(self, text: str) -> TrigNumber:
         """Read an ``srepr`` back (evaluated as Python: load only files you trust)."""
-        from ..sympy_numbers import read_srepr
+        from ..srepr import read_srepr
 
         return self.scalar(read_srepr(text))
