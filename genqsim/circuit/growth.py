@@ -48,6 +48,8 @@ def laurent_terms_log2(circuit: Circuit) -> float:
 def trig_growth_log2(circuit: Circuit, numbers: NumberSystem) -> float:
     """:func:`laurent_terms_log2` for trig numbers; 0 for every other number system (their
     expressions are not expanded Laurent polynomials, or they are not expressions)."""
+    if not numbers.symbolic:
+        return 0.0  # and no SymPy import for a numeric run
     from ..numbers.trig.system import TrigNumbers
 
     return laurent_terms_log2(circuit) if isinstance(numbers, TrigNumbers) else 0.0
