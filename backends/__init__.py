@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable
 from importlib import metadata
 
-from ..errors import NumberTypeError, SlowFallbackWarning, UnknownBackendError
+from ..errors import ArgumentValueError, NumberTypeError, SlowFallbackWarning, UnknownBackendError
 from ..numbers import NumberSystem
 from .protocol import (
     CAPABILITIES,
@@ -200,7 +200,9 @@ def normalize_device(device: str | None) -> str:
         return "cpu"
     name = "gpu" if device == "cuda" else device
     if name not in DEVICES:
-        raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+        raise ArgumentValueError(
+            f"device must be one of {', '.join(DEVICES)} (or 'cuda', the GPU), got {device!r}"
+        )
     return name
 
 

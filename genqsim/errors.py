@@ -151,3 +151,13 @@ class UnsupportedOperationError(GenqsimError, TypeError):
 class ExpressionGrowthWarning(UserWarning):
     """An exact run whose expressions are expected to grow past what finishes in seconds
     (the message gives the estimate and the cheaper route)."""
+
+
+class NoiseModelWarning(UserWarning):
+    """A noise model rule that is valid but probably not what was meant (a gate name no gate
+    of the table has, which only a defined or matrix gate of that name would match)."""
+
+
+class NormalizationError(GenqsimError, ValueError):
+    """A state given to start a run whose norm is not one (the message gives its squared
+    norm and how to normalise it)."""

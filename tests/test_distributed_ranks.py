@@ -39,7 +39,7 @@ def circuits_with_collapse(draw):
     gates), with mid-circuit measurements, resets and a conditioned gate mixed in."""
     c = draw(random_circuit(n_min=6, n_max=9))
     n = c.n_qubits
-    out = gq.Circuit(n)
+    out = gq.Circuit(n, n_clbits=3)
     for op in c.operations:
         out.append(op.gate, op.targets, op.controls, op.control_values)
         roll = draw(st.integers(0, 9))

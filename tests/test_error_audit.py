@@ -12,6 +12,8 @@ import pytest
 import sympy
 
 import genqsim as gq
+from genqsim.circuit import channels
+from genqsim.circuit.noise import NoiseModel
 
 T = sympy.Symbol("t", real=True)
 
@@ -81,6 +83,40 @@ CASES = [
      TypeError, r"can only compose with a Circuit, got str"),
     ("inverse of a measurement", lambda s: gq.Circuit(1).measure(0).inverse(),
      gq.ArgumentTypeError, TypeError, r"has no inverse"),
+    ("device of a typo", lambda s: gq.simulate(gq.Circuit(1), device="tpu"),
+     gq.ArgumentValueError, ValueError, r"device must be one of cpu, gpu .*got 'tpu'"),
+    ("seed of text", lambda s: s.sample(10, seed="abc"), gq.ArgumentTypeError, TypeError,
+     r"seed must be a non-negative integer, a sequence of them, a numpy Generator or None, "
+     r"got 'abc'"),
+    ("negative seed", lambda s: s.sample(10, seed=-1), gq.ArgumentValueError, ValueError,
+     r"seed must be a non-negative integer, got -1"),
+    ("no parameter names", lambda s: gq.parameters(""), gq.ArgumentValueError, ValueError,
+     r"no parameter names given \(''\)"),
+    ("parameter name of a digit", lambda s: gq.parameters("a 1abc"), gq.ArgumentValueError,
+     ValueError, r"'1abc' is not a parameter name: a name is a Python identifier"),
+    ("register past any circuit",
+     lambda s: gq.qasm.loads("OPENQASM 2.0;\nqreg q[99999999999999999999];"),
+     gq.qasm.QasmError, ValueError,
+     r"line 2, column 8: register size 99999999999999999999 takes the qregs past"),
+    ("circuit past any size", lambda s: gq.Circuit(10**30), gq.QubitIndexError, IndexError,
+     r"is more than a circuit holds \(at most 16777216\)"),
+    ("lambdify without a parameter", lambda s: gq.lambdify(sympy.cos(T), "nosuch"),
+     gq.ArgumentValueError, ValueError, r"the expression depends on t, which params"),
+    ("observable coefficient nan", lambda s: s.expectation("nan*Z0"), gq.NonFiniteError,
+     ValueError, r"the observable has a coefficient nan .*not finite"),
+    ("unnormalised initial vector",
+     lambda s: gq.simulate(gq.Circuit(2).h(0), initial=[1, 1, 1, 1]), gq.NormalizationError,
+     ValueError, r"the initial state has squared norm 4, not 1"),
+    ("condition on a bit nothing writes",
+     lambda s: gq.Circuit(2).if_([5], 1, gq.Circuit(2).x(0)), gq.QubitIndexError, IndexError,
+     r"classical bit\(s\) 5 outside this circuit's register of 0 bit\(s\)"),
+    ("one-qubit channel after cx",
+     lambda s: NoiseModel().add_all_qubit_error(channels.depolarizing(0.1), ["cx"]),
+     gq.NoiseModelError, ValueError, r"a 1-qubit channel \(depolarizing\) cannot follow cx, "
+     r"which acts on 2 qubit\(s\): pass each_qubit=True"),
+    ("rule of the wrong width",
+     lambda s: NoiseModel().add_error(channels.depolarizing(0.1), "h", [0, 1]),
+     gq.NoiseModelError, ValueError, r"h acts on 1 qubit\(s\), but the rule names 2"),
 ]  # fmt: skip
 
 
@@ -128,3 +164,29 @@ def test_an_unclosed_gate_body_is_named_where_the_error_surfaces():
     message = str(info.value)
     assert message.startswith("line 6, column 4: expected ';', found '['")
     assert "in the body of gate 'g' opened at line 4, column 10: is its '}' missing?" in message
+
+
+def test_a_noise_rule_for_a_name_no_gate_has_warns_and_each_qubit_is_explicit():
+    with pytest.warns(gq.NoiseModelWarning, match=r"no gate genqsim knows is named 'nosuchgate'"):
+        NoiseModel().add_all_qubit_error(channels.depolarizing(0.1), ["nosuchgate"])
+    model = NoiseModel().add_all_qubit_error(channels.bit_flip(0.1), ["cx"], each_qubit=True)
+    assert model.apply(gq.Circuit(2).cx(0, 1)).count_ops() == {"cx": 1, "bit_flip": 2}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "qft:3", "--shots", "-5"], "argument --shots: must be an integer >= 0, got -5"),
+        (["run", "qft:3", "--top", "0"], "argument --top: must be an integer >= 1, got 0"),
+        (["run", "qft:3", "--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
+        (["run", "random:5:-1"], "'random:5:-1': DEPTH must be a non-negative integer, got '-1'"),
+        (["run", "."], "'.' is a directory: give an OpenQASM file or a built-in"),
+        (["run", "qft:3", "--method", "trajectories", "--trajectories", "5"],
+         "--trajectories 5: the circuit has no noise, measurements or resets"),
+    ],
+)  # fmt: skip
+def test_command_line_names_the_flag_or_field_at_fault(argv, message, capsys):
+    from genqsim.cli.main import EXIT_USAGE, main
+
+    assert main(argv) == EXIT_USAGE
+    assert message in capsys.readouterr().err

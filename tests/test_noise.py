@@ -484,7 +484,7 @@ def test_qiskit_if_test_round_trip_matches_aer():
 
 def test_noise_model_rules_and_files(tmp_path):
     model = NoiseModel().add_all_qubit_error(channels.depolarizing(0.01), ["h"])
-    model.add_error(channels.amplitude_damping(0.2), "cx", [0, 1])
+    model.add_error(channels.amplitude_damping(0.2), "cx", [0, 1], each_qubit=True)
     noisy = model.apply(gq.Circuit(2).h(0).cx(0, 1).cx(1, 0).measure_all())
     assert noisy.count_ops() == {"measure": 2, "h": 1, "depolarizing": 1, "cx": 2,
                                  "amplitude_damping": 2}  # fmt: skip

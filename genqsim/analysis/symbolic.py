@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ArgumentTypeError
+from ..errors import ArgumentTypeError, ArgumentValueError
 from ..numbers import get_number_system
 from ..states.statevector import StateVector
 
@@ -103,6 +103,14 @@ def lambdify(value: Any, params: str | Sequence[Any]) -> Callable[..., Any]:
     exprs = [to_sympy(single)] if array is None else [to_sympy(x) for x in array.reshape(-1)]
     present = {s.name: s for e in exprs for s in e.free_symbols}
     symbols = _symbols(params, present)
+    unnamed = sorted(set(present.values()) - set(symbols), key=str)
+    if unnamed:
+        names = " ".join(str(s) for s in unnamed)
+        raise ArgumentValueError(
+            f"the expression depends on {', '.join(map(str, unnamed))}, which params "
+            f"({params!r}) does not name: the function could not evaluate it; name every "
+            f"parameter, as gq.lambdify(value, {' '.join([*map(str, symbols), names])!r})"
+        )
     if array is None:
         return sympy.lambdify(symbols, exprs[0], "numpy")
     fn = sympy.lambdify(symbols, exprs, "numpy")

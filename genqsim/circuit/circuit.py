@@ -125,9 +125,22 @@ def parameters(names: str | Iterable[str]) -> tuple[sympy.Symbol, ...]:
                 f"parameter names are a string ('a b', 't0:4') or strings, got {names!r}"
             )
         names = " ".join(names)
+    words = names.replace(",", " ").split()
+    if not words:
+        raise ArgumentValueError(
+            f"no parameter names given ({names!r}): name them, as gq.parameters('a b')"
+        )
+    for word in words:
+        head, colon, stop = word.partition(":")
+        if not head.isidentifier() or (colon and not stop.isdigit()):
+            raise ArgumentValueError(
+                f"{word!r} is not a parameter name: a name is a Python identifier "
+                "(a range as 't0:4'), so that OpenQASM, "
+                "lambdify and --bind can use it"
+            )
     import sympy
 
-    return tuple(sympy.symbols(names.replace(",", " "), real=True, seq=True))
+    return tuple(sympy.symbols(" ".join(words), real=True, seq=True))
 
 
 def _bind_value(value: Any, name: str) -> Any:
@@ -539,8 +552,19 @@ class Circuit:
     ) -> Circuit:
         """Run ``body`` (an Operation, or a Circuit: on this circuit's qubits, or placed on
         ``qubits``) only when the classical bits ``clbits`` (``clbits[0]`` the lowest) hold
-        ``value``; bits not yet written read 0. ``c.if_(0, 1, gq.Circuit(2).x(1))``."""
+        ``value``; bits of the register not yet written read 0. A bit outside the register
+        (no measurement writes it, and the circuit declares fewer bits) is refused: the
+        condition could never change. ``c.if_(0, 1, gq.Circuit(2).x(1))``."""
         gate, targets = conditional_operation(self.n_qubits, clbits, value, body, qubits)
+        outside = [b for b in gate.clbits if b >= self.n_clbits]
+        if outside:
+            raise QubitIndexError(
+                f"classical bit(s) {', '.join(map(str, outside))} outside this circuit's "
+                f"register of {self.n_clbits} bit(s): nothing writes them, so the condition "
+                f"would always read 0; measure into them first (c.measure(qubit, "
+                f"{outside[0]})) or declare the register (gq.Circuit({self.n_qubits}, "
+                f"n_clbits={max(outside) + 1}))"
+            )
         self._append_op(Operation(gate, targets))
         return self
 

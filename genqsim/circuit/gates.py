@@ -1124,3 +1124,20 @@ def pauli_generator(gate: Gate) -> tuple[tuple[float, str], ...] | None:
     if isinstance(gate, NamedGate):
         return _GENERATORS.get(gate.name)
     return None
+
+
+VARIABLE_WIDTH_NAMES = frozenset({"unitary", "pauli_rotation", "barrier"})
+"""Names of gates whose width is not fixed by the name (a matrix, a Pauli rotation)."""
+
+
+def gate_width(name: str) -> int | None:
+    """The number of qubits a gate of this name acts on (a leading ``c`` per control:
+    ``"ccx"`` is 3), ``0`` for the names of :data:`VARIABLE_WIDTH_NAMES`, ``None`` for a
+    name no gate of the table has."""
+    if name in VARIABLE_WIDTH_NAMES:
+        return 0
+    controls = 0
+    while name not in GATE_SPECS and name.startswith("c"):
+        name, controls = name[1:], controls + 1
+    spec = GATE_SPECS.get(name)
+    return None if spec is None else spec.n_qubits + controls

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import numbers as _abc
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ArgumentTypeError, NoiseModelError
+from ..errors import ArgumentTypeError, NoiseModelError, NoiseModelWarning
 from . import channels
 from .channels import CHANNEL_SPECS, NamedChannel, QuantumChannel
 from .circuit import Circuit, Operation
 from .conditional import Conditional
-from .gates import GateKind
+from .gates import GateKind, gate_width
 
 
 class ReadoutError:
@@ -152,6 +153,7 @@ class _Rule:
     gates: frozenset[str] | None  # None: every gate
     qubits: tuple[int, ...] | None  # None: any qubits
     widen: bool = False  # depolarizing:P: the two-qubit channel after two-qubit gates
+    each_qubit: bool = False  # a one-qubit channel on each qubit of wider gates
 
 
 class NoiseModel:
@@ -163,11 +165,24 @@ class NoiseModel:
 
     # -- building -------------------------------------------------------------------------------
     def add_all_qubit_error(
-        self, channel: QuantumChannel, gates: str | Iterable[str] | None = None
+        self,
+        channel: QuantumChannel,
+        gates: str | Iterable[str] | None = None,
+        *,
+        each_qubit: bool = False,
     ) -> NoiseModel:
         """``channel`` after every gate named in ``gates`` (every unitary gate when omitted;
-        name ``"measure"`` or ``"reset"`` explicitly), on any qubits."""
-        self._rules.append(_Rule(_check_channel(channel), _gate_names(gates), None))
+        name ``"measure"`` or ``"reset"`` explicitly), on any qubits.
+
+        A channel's width must match the gates': a one-qubit channel named for a wider gate
+        (``"cx"``) is refused unless ``each_qubit=True`` puts it on each of the gate's
+        qubits (without ``gates``, after every gate, it goes on each qubit of wider ones).
+        A name that is no gate genqsim knows warns (:class:`~genqsim.errors.NoiseModelWarning`):
+        it can only match gates given that name (a defined or matrix gate), so it is often a
+        typo."""
+        names = _gate_names(gates)
+        rule = _Rule(_check_channel(channel), names, None, each_qubit=bool(each_qubit))
+        self._rules.append(_checked_rule(rule))
         return self
 
     def add_error(
@@ -175,10 +190,19 @@ class NoiseModel:
         channel: QuantumChannel,
         gates: str | Iterable[str] | None,
         qubits: int | Sequence[int],
+        *,
+        each_qubit: bool = False,
     ) -> NoiseModel:
         """``channel`` after the named gates when they act on exactly ``qubits`` (in order:
-        controls, then targets); such a rule replaces the all-qubit ones for those gates."""
-        self._rules.append(_Rule(_check_channel(channel), _gate_names(gates), _qubits(qubits)))
+        controls, then targets); such a rule replaces the all-qubit ones for those gates.
+        Widths and names are checked as by :meth:`add_all_qubit_error`."""
+        rule = _Rule(
+            _check_channel(channel),
+            _gate_names(gates),
+            _qubits(qubits),
+            each_qubit=bool(each_qubit),
+        )
+        self._rules.append(_checked_rule(rule))
         return self
 
     def add_readout_error(
@@ -219,12 +243,13 @@ class NoiseModel:
                 out.append((channels.depolarizing(rule.channel.params[0], 2), qubits))
             elif k == len(qubits):
                 out.append((rule.channel, qubits))
-            elif k == 1:
+            elif k == 1 and (rule.each_qubit or rule.gates is None):
                 out.extend((rule.channel, (q,)) for q in qubits)
             else:
                 raise NoiseModelError(
                     f"a {k}-qubit channel ({rule.channel.name}) cannot follow {name} on "
                     f"{len(qubits)} qubit(s)"
+                    + (": pass each_qubit=True to put it on each qubit" if k == 1 else "")
                 )
         return out
 
@@ -366,6 +391,47 @@ def _qubits(qubits: int | Sequence[int]) -> tuple[int, ...]:
     if isinstance(qubits, (_abc.Integral, np.integer)):
         return (int(qubits),)
     return tuple(int(q) for q in qubits)  # type: ignore[union-attr]
+
+
+def _checked_rule(rule: _Rule) -> _Rule:
+    """``rule``, after the checks a rule gets when it is added: its gate names are gates
+    genqsim knows (else a warning), and its channel is as wide as they are (or
+    ``each_qubit``)."""
+    if rule.gates is None:
+        return rule
+    k = rule.channel.n_qubits
+    for name in sorted(rule.gates):
+        width = gate_width(name)
+        if width is None and name not in ("measure", "reset"):
+            warnings.warn(
+                NoiseModelWarning(
+                    f"no gate genqsim knows is named {name!r}: the {rule.channel.name} rule "
+                    "only follows gates given that name (a defined or matrix gate); "
+                    "check the spelling (names are lower case: 'cx', 'rz', 'measure')"
+                ),
+                stacklevel=3,
+            )
+            continue
+        if not width:
+            continue  # measure, reset, or a name of any width (checked when the rule applies)
+        if rule.qubits is not None and len(rule.qubits) != width:
+            raise NoiseModelError(
+                f"{name} acts on {width} qubit(s), but the rule names {len(rule.qubits)}: "
+                f"{list(rule.qubits)}"
+            )
+        if k != width and not (k == 1 and rule.each_qubit):
+            fix = (
+                "pass each_qubit=True to put it on each of the gate's qubits, or give a "
+                f"{width}-qubit channel (channels.depolarizing(p, {width}), or Kraus operators "
+                f"on {width} qubits)"
+                if k == 1
+                else f"give a {width}-qubit channel"
+            )
+            raise NoiseModelError(
+                f"a {k}-qubit channel ({rule.channel.name}) cannot follow {name}, which acts "
+                f"on {width} qubit(s): {fix}"
+            )
+    return rule
 
 
 def _check_channel(channel: Any) -> QuantumChannel:

@@ -36,6 +36,11 @@ def method_and_options(
         if name not in has:
             owners = " or ".join(f"--method {m}" for m in _option_flags()[name])
             raise UsageError(f"--{name.replace('_', '-')} applies to {owners}")
+    if "trajectories" in flags and not circuit.has_non_unitary:
+        raise UsageError(
+            f"--trajectories {flags['trajectories']}: the circuit has no noise, measurements or "
+            "resets, so every trajectory is the same run; drop --trajectories, or add --noise"
+        )
     return method, flags
 
 

@@ -12,7 +12,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
@@ -92,6 +92,23 @@ def _gpu_status() -> str:
     return "no GPU backend available (pip install 'genqsim[cuda]' on a machine with CUDA)"
 
 
+def integer_at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer ``>= least`` (argparse names the flag in its error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be an integer >= {least}, got {text!r}"
+            ) from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {least}, got {value}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="genqsim", description="Simulate quantum circuits on any kind of numbers."
@@ -132,17 +149,21 @@ def build_parser() -> argparse.ArgumentParser:
         "thermal_relaxation:T1,T2,TIME, readout:P (repeatable), or a JSON/YAML noise model file",
     )
     p.add_argument("--observable", default=None, help='Pauli sum, e.g. "Z0 Z1 + 0.5*X2"')
-    p.add_argument("--shots", type=int, default=0, help="sample this many measurements")
-    p.add_argument("--seed", type=int, default=None, help="random seed for --shots")
+    p.add_argument(
+        "--shots", type=integer_at_least(0), default=0, help="sample this many measurements"
+    )
+    p.add_argument("--seed", type=integer_at_least(0), default=None, help="random seed for --shots")
     p.add_argument(
         "--top",
-        type=int,
+        type=integer_at_least(1),
         default=16,
         help="list the K largest probabilities and the K most frequent counts",
     )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--draw", action="store_true", help="print the circuit drawing")
-    p.add_argument("--threads", type=int, default=None, help="threads for compiled kernels")
+    p.add_argument(
+        "--threads", type=integer_at_least(1), default=None, help="threads for compiled kernels"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="FILE.png", help="write a probability histogram")
     add_expect_parser(sub)
@@ -190,10 +211,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 print_expect(found)
             return EXIT_OK
-        if args.shots < 0 or args.top < 1:
-            raise UsageError("--shots must be >= 0 and --top >= 1")
-        if args.threads is not None and args.threads < 1:
-            raise UsageError("--threads must be >= 1")
         result = run(args)
         if "ranks" in result and _mpi_rank() != 0:
             return EXIT_OK  # every rank computed; rank 0 reports

@@ -97,12 +97,23 @@ def parse_source(source: str, exact: bool = True) -> Circuit:
     built-in circuit: ``qft:3``, ``ghz:20``, ``qaoa-3reg:100:2``, ... (:data:`SOURCES_HELP`)."""
     if source.endswith(".qasm") or Path(source).is_file():
         return qasm.load(source, exact=exact)
+    if Path(source).is_dir():
+        raise CircuitSourceError(
+            f"{source!r} is a directory: give an OpenQASM file or a built-in: {SOURCES_HELP}"
+        )
     name, *args = source.split(":")
     if name not in BUILTINS:
         raise CircuitSourceError(f"unknown circuit {source!r}; built-ins: {SOURCES_HELP}")
     usage, least, most = BUILTIN_USAGE[name]
-    if not (least <= len(args) <= most) or not all(a.isdigit() for a in args):
-        raise CircuitSourceError(f"{source!r}: give the number of qubits as {usage}")
+    if not least <= len(args) <= most:
+        raise CircuitSourceError(f"{source!r}: the form is {usage}")
+    fields = usage.replace("[", "").replace("]", "").split(":")[1:]
+    for field, value in zip(fields, args):
+        if not value.isdigit():
+            raise CircuitSourceError(
+                f"{source!r}: {field} must be a non-negative integer, got {value!r} "
+                f"(the form is {usage})"
+            )
     if int(args[0]) < 1:
         raise CircuitSourceError(f"{source!r}: the number of qubits must be at least 1")
     build: Any = BUILTINS[name]

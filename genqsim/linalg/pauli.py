@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import ArgumentTypeError, PauliSyntaxError, QubitIndexError
+from ..errors import ArgumentTypeError, NonFiniteError, PauliSyntaxError, QubitIndexError
 from ..support.lazysympy import is_sympy
 
 if TYPE_CHECKING:
@@ -82,6 +82,13 @@ class PauliSum:
         for coeff, pauli in terms:
             key = _normalise(pauli)
             combined[key] = combined.get(key, 0) + sympy.sympify(coeff)
+        for key, c in combined.items():
+            if c.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+                term = " ".join(f"{p}{q}" for q, p in key)
+                raise NonFiniteError(
+                    f"the observable has a coefficient {c}{f' (of {term})' if term else ''} "
+                    "that is not finite: every coefficient must be a finite number or expression"
+                )
         self.terms: tuple[tuple[Any, PauliString], ...] = tuple(
             (c, k) for k, c in combined.items() if not c.is_zero
         )

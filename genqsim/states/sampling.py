@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import InvalidProbabilityError, ShotsError
+from ..errors import ArgumentTypeError, ArgumentValueError, InvalidProbabilityError, ShotsError
 from ..support.validation import as_qubit_tuple
 
 if TYPE_CHECKING:
@@ -27,7 +27,25 @@ def rng(seed: Seed) -> np.random.Generator:
     """A generator from a seed (a generator passes through, so draws continue its stream)."""
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(seed)
+    if seed is None or _is_seed_integer(seed) or isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    if isinstance(seed, (list, tuple, np.ndarray)) and all(_is_seed_integer(s) for s in seed):
+        return np.random.default_rng(seed)
+    if _is_integer(seed):
+        raise ArgumentValueError(f"seed must be a non-negative integer, got {seed!r}")
+    raise ArgumentTypeError(
+        "seed must be a non-negative integer, a sequence of them, a numpy Generator or None, "
+        f"got {seed!r}"
+    )
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, (_abc.Integral, np.integer)) and not isinstance(value, bool)
+
+
+def _is_seed_integer(value: Any) -> bool:
+    """A non-negative integer, as NumPy's seed sequences take."""
+    return _is_integer(value) and value >= 0
 
 
 def check_shots(shots: Any) -> int:

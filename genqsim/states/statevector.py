@@ -21,9 +21,11 @@ from ..circuit.growth import EXACT_TERM_COST, trig_growth_log2, warn_if_explosiv
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
+    GenqsimError,
     InvalidProbabilityError,
     MatrixShapeError,
     NonFiniteError,
+    NormalizationError,
     NumberTypeError,
     QubitCountMismatchError,
     QubitIndexError,
@@ -499,7 +501,36 @@ def initial_state(
     else:
         psi = StateVector(chosen.asarray(initial, numbers), numbers, chosen, options)
     check_qubit_count("initial state", psi.n_qubits, n_qubits, "the circuit")
+    check_unit_norm(psi)
     return psi
+
+
+NORM_TOLERANCE = {"complex128": 1e-6, "complex64": 1e-3}
+"""How far the squared norm of a machine-number initial state may stray from one (vectors
+normalised in single precision pass as complex128); exact numbers must be exactly one."""
+
+
+def check_unit_norm(psi: StateVector) -> None:
+    """Refuse an initial state whose squared norm is not one (:class:`NormalizationError`):
+    a run from it would give probabilities and expectation values scaled without notice.
+    A norm that depends on free parameters is left to the user."""
+    n2: Any = psi.norm_squared()
+    if psi.numbers.dtype.kind == "c":
+        value = complex(n2).real
+        tolerance = NORM_TOLERANCE.get(psi.numbers.name, 1e-6)
+    else:
+        if psi.numbers.free_symbols(np.array([n2], dtype=object)):
+            return
+        try:
+            value = complex(psi.numbers.to_complex(n2)).real
+        except (TypeError, ValueError, GenqsimError):
+            return  # a number system without a numeric value for it
+        tolerance = 1e-12
+    if abs(value - 1.0) > tolerance:
+        raise NormalizationError(
+            f"the initial state has squared norm {value:.6g}, not 1: divide it by its norm "
+            "(v / numpy.linalg.norm(v)), or pass gq.StateVector(v).normalize()"
+        )
 
 
 def run_statevector(request: SimulationRequest) -> StateVector:

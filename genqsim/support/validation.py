@@ -99,10 +99,21 @@ def _control_values(values: Any, n_controls: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+MAX_CIRCUIT_QUBITS = 1 << 24
+"""The widest circuit genqsim builds (16,777,216 qubits: far past any state, and past what
+Pauli propagation's light cones meet; a larger count is a mistake, and an index beyond
+machine integers would fail later with no name)."""
+
+
 def check_n_qubits(n_qubits: Any) -> int:
-    """A qubit count: a non-negative integer (``bool`` is not one)."""
+    """A qubit count: a non-negative integer (``bool`` is not one), at most
+    :data:`MAX_CIRCUIT_QUBITS`."""
     if isinstance(n_qubits, bool) or not isinstance(n_qubits, (_abc.Integral, np.integer)):
         raise ArgumentTypeError(f"n_qubits must be an integer, got {n_qubits!r}")
     if n_qubits < 0:
         raise QubitIndexError(f"n_qubits must be non-negative, got {n_qubits}")
+    if n_qubits > MAX_CIRCUIT_QUBITS:
+        raise QubitIndexError(
+            f"n_qubits {n_qubits} is more than a circuit holds (at most {MAX_CIRCUIT_QUBITS})"
+        )
     return int(n_qubits)

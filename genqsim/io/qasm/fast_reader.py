@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...circuit.circuit import Operation, new_operation
 from ...circuit.gates import Measure, NamedGate
 from ...errors import GenqsimError
+from ...support.validation import MAX_CIRCUIT_QUBITS
 from .lexer import Lexer, Token
 
 if TYPE_CHECKING:
@@ -366,8 +367,8 @@ class SimpleStatements:
         qregs, cregs = parser.qregs, parser.cregs
         if last == _SIZE:
             kind, reg, size = m.group("kind", "reg", "size")
-            if reg in qregs or reg in cregs or int(size) < 1:
-                return False
+            if reg in qregs or reg in cregs or not 1 <= int(size) <= MAX_CIRCUIT_QUBITS:
+                return False  # the parser reports it
             parser.declare(kind, reg, int(size))
             return True
         q, qi, c, ci = m.group(*_MEASURED)

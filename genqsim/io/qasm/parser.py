@@ -27,6 +27,7 @@ from ...circuit.gates import Barrier, Measure, NamedGate, QasmName, qasm_names
 from ...errors import ArgumentTypeError
 from ...numbers import python_number
 from ...support.lazysympy import is_sympy
+from ...support.validation import MAX_CIRCUIT_QUBITS
 from .fast_reader import ReaderTables, SimpleStatements
 from .lexer import Lexer, QasmError, Token
 
@@ -464,6 +465,13 @@ class Parser:
             raise self.error(f"register {name.text!r} is declared twice", name)
         if int(size.text) < 1:
             raise self.error("a register needs at least one bit", size)
+        table = self.qregs if kind == "qreg" else self.cregs
+        if sum(s for _, s in table.values()) + int(size.text) > MAX_CIRCUIT_QUBITS:
+            raise self.error(
+                f"register size {size.text} takes the {kind}s past {MAX_CIRCUIT_QUBITS} bits, "
+                "more than a circuit holds",
+                size,
+            )
         self.declare(kind, name.text, int(size.text))
 
     def declare(self, kind: str, name: str, size: int) -> None:
