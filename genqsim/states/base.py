@@ -143,7 +143,11 @@ class StateBase:
     def expectation(self, observable: Any) -> Number:
         """``<H>`` for a Pauli sum such as ``"Z0 Z1 + 0.5*X2"`` (each term evaluated on the
         state, none built as a matrix), or a matrix observable where the kind takes one
-        (:class:`~genqsim.Hermitian`, :class:`~genqsim.SparseObservable`)."""
+        (:class:`~genqsim.Hermitian`, :class:`~genqsim.SparseObservable`).
+
+        A Pauli sum with complex coefficients (``"1j*Z0"``: not Hermitian) gives
+        ``<psi|A|psi>``, a complex number, as Qiskit's ``Statevector.expectation_value``
+        does; gradients and estimators take Hermitian observables only."""
         obs = observable_for_state(observable, self.n_qubits)
         if not isinstance(obs, PauliSum):
             return self._matrix_expectation(obs)
