@@ -145,6 +145,21 @@ def test_info_lists_numbers_and_backends():
     assert "sympy" in out.stdout and "numpy" in out.stdout and "memory available" in out.stdout
 
 
+def test_info_marks_number_systems_whose_extra_is_missing(monkeypatch):
+    import importlib.util
+
+    from genqsim.cli.main import _number_systems
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "flint" else real(name, *a)
+    )
+    listed = _number_systems()
+    assert "trig (missing: pip install 'genqsim[interval]')" in listed
+    assert "ball (missing: pip install 'genqsim[interval]')" in listed
+    assert "sympy," in listed and "sympy (" not in listed
+
+
 def test_console_script_is_installed():
     import shutil
 

@@ -25,7 +25,7 @@ from ..backends import (
 )
 from ..errors import GenqsimError
 from ..methods import DENSITY_MATRIX_MAX_QUBITS
-from ..numbers import available_number_systems
+from ..numbers import available_number_systems, missing_number_systems
 from ..states import AUTO, available_methods, method_spec, simulate
 from ..support.memory import available_memory, format_bytes
 from . import report
@@ -60,7 +60,7 @@ def info() -> str:
     backends = available_backends()
     lines = [
         f"genqsim {__version__}",
-        f"number systems: {', '.join(available_number_systems())}",
+        f"number systems: {_number_systems()}",
         f"backends: {', '.join(backends)}",
         f"memory available for states: {format_bytes(available_memory())}",
     ]
@@ -74,6 +74,16 @@ def info() -> str:
         lines.append(f"unavailable backends: {why}")
     lines.append(f"GPU: {_gpu_status()}")
     return "\n".join(lines)
+
+
+def _number_systems() -> str:
+    """The number systems, each one whose extra is not installed marked with its install
+    command."""
+    missing = missing_number_systems()
+    return ", ".join(
+        f"{name} (missing: {missing[name]})" if name in missing else name
+        for name in available_number_systems()
+    )
 
 
 def _gpu_status() -> str:

@@ -19,6 +19,7 @@ __all__ = [
     "available_number_systems",
     "get_number_system",
     "is_parameter_value",
+    "missing_number_systems",
     "number_system_for_array",
     "python_number",
     "register_number_system",
@@ -148,6 +149,28 @@ def _make(key: str) -> NumberSystem:
 def available_number_systems() -> list[str]:
     """Names accepted by ``numbers=``."""
     return sorted(_FACTORIES)
+
+
+NEEDS: dict[str, tuple[str, str]] = {
+    "symengine": ("symengine", "symbolic"),
+    "ball": ("flint", "interval"),
+    "trig": ("flint", "interval"),
+    "uncertain": ("uncertainties", "uncertain"),
+}
+"""The module each number system beyond NumPy, SymPy and mpmath imports, and the
+``genqsim[extra]`` that installs it."""
+
+
+def missing_number_systems() -> dict[str, str]:
+    """``{name: "pip install 'genqsim[extra]'"}`` for the number systems whose module is not
+    installed (found without importing it)."""
+    import importlib.util
+
+    return {
+        name: f"pip install 'genqsim[{extra}]'"
+        for name, (module, extra) in NEEDS.items()
+        if importlib.util.find_spec(module) is None
+    }
 
 
 def get_number_system(numbers: str | np.dtype | type | NumberSystem) -> NumberSystem:
