@@ -180,3 +180,35 @@ def sympy_exp_i():
     import sympy
 
     return sympy.exp(sympy.I * sympy.Symbol("t", real=True))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_control_and_power_equal_qiskits(seed):
+    """Circuit.control(k) and Circuit.power(x) against Qiskit's QuantumCircuit.control and
+    .power (matrix_power=True for fractional exponents), compared as Operators."""
+    from qiskit.quantum_info import Operator
+
+    c = gq.library.random_circuit(3, 4, seed=seed)
+    qc = gq.to_qiskit(c)
+    for k, values, state in [(1, None, None), (2, None, None), (2, [1, 0], 1)]:
+        ours = gq.unitary(c.control(k, control_values=values))
+        theirs = Operator(qc.control(k, ctrl_state=state, annotated=False)).data
+        np.testing.assert_allclose(ours, theirs, atol=1e-12)
+    for x in (3, -2, 0, 0.5, -1.3, 2.7):
+        ours = gq.unitary(c.power(x))
+        theirs = Operator(qc.power(x, matrix_power=True)).data
+        np.testing.assert_allclose(ours, theirs, atol=1e-11)
+
+
+def test_power_keeps_symbols_for_integer_exponents_and_refuses_what_it_cannot_raise():
+    (t,) = gq.parameters("t")
+    c = gq.Circuit(1).rx(t, 0)
+    assert c.power(3).count_ops() == {"rx": 3} and c.power(-1).operations[0].gate.params == (-t,)
+    with pytest.raises(gq.UnboundParameterError, match="bind its parameters"):
+        c.power(0.5)
+    with pytest.raises(gq.ArgumentTypeError, match="a circuit power is a real number"):
+        c.power(1j)
+    with pytest.raises(gq.ArgumentTypeError, match="no power"):
+        gq.Circuit(1).measure(0).power(2)
+    with pytest.raises(gq.ArgumentValueError, match="n_controls must be an integer >= 1"):
+        c.control(0)

@@ -23,6 +23,7 @@ from ..errors import (
     NumberTypeError,
     QubitCountMismatchError,
     QubitIndexError,
+    UnboundParameterError,
     UnknownParameterError,
 )
 from ..numbers import python_number, to_python_complex
@@ -714,6 +715,57 @@ class Circuit:
     def __add__(self, other: Circuit) -> Circuit:
         return self.compose(other)
 
+    def control(
+        self, n_controls: int = 1, control_values: int | Sequence[int] | None = None
+    ) -> Circuit:
+        """A new circuit on ``n_controls + n_qubits`` qubits: this one on qubits
+        ``n_controls ..`` under controls on qubits ``0 .. n_controls-1`` (the order of
+        Qiskit's ``QuantumCircuit.control``); ``control_values`` as in :meth:`append`
+        (default: all ones). Every gate gains the controls, so the circuit must be unitary."""
+        if isinstance(n_controls, bool) or not isinstance(n_controls, (_abc.Integral, np.integer)):
+            raise ArgumentTypeError(f"n_controls must be an integer >= 1, got {n_controls!r}")
+        if n_controls < 1:
+            raise ArgumentValueError(f"n_controls must be an integer >= 1, got {n_controls}")
+        k = int(n_controls)
+        out = Circuit(k + self.n_qubits)
+        return out.controlled(self, range(k, k + self.n_qubits), range(k), control_values)
+
+    def power(self, exponent: Any) -> Circuit:
+        """This circuit raised to ``exponent``: an integer repeats it (a negative one repeats
+        its inverse; 0 gives the empty circuit), as Qiskit's ``QuantumCircuit.power``; any
+        other real number gives one unitary gate, the principal power of the circuit's
+        matrix (Qiskit's ``matrix_power=True``), for numeric circuits of at most
+        :data:`POWER_MAX_QUBITS` qubits."""
+        numeric = isinstance(exponent, (_abc.Real, np.integer, np.floating)) or (
+            is_sympy(exponent) and exponent.is_number and exponent.is_real
+        )
+        if isinstance(exponent, bool) or not numeric:
+            raise ArgumentTypeError(f"a circuit power is a real number, got {exponent!r}")
+        value = float(exponent)
+        if not math.isfinite(value):
+            raise NonFiniteError(f"a circuit power must be finite, got {exponent!r}")
+        if self.has_non_unitary:
+            raise ArgumentTypeError(
+                "a circuit with measurements, resets, noise channels or conditionals has no power"
+            )
+        if value.is_integer():
+            step = self if value >= 0 else self.inverse()
+            return Circuit(self.n_qubits, list(step._ops) * abs(int(value)))
+        if self.parameters:
+            names = ", ".join(sorted(map(str, self.parameters)))
+            raise UnboundParameterError(
+                f"a fractional power needs the circuit's matrix: bind its parameters ({names})"
+            )
+        if self.n_qubits > POWER_MAX_QUBITS:
+            raise ArgumentValueError(
+                f"a fractional power of a {self.n_qubits}-qubit circuit needs its "
+                f"{2**self.n_qubits}-square matrix; at most {POWER_MAX_QUBITS} qubits"
+            )
+        from ..linalg.unitary_power import unitary_power
+
+        matrix = unitary_power(_dense_unitary(self), value)
+        return Circuit(self.n_qubits).unitary(matrix, range(self.n_qubits), name="unitary")
+
     def copy(self) -> Circuit:
         """An independent copy (operations are immutable and shared)."""
         return Circuit(self.n_qubits, self._ops, n_clbits=self.n_clbits)
@@ -858,3 +910,23 @@ def conditional_operation(
         position[q] = i
     local = Circuit(len(touched), [op.remapped(position) for op in ops])
     return Conditional(clbits, value, local), tuple(touched)
+
+
+POWER_MAX_QUBITS = 10
+"""The widest circuit :meth:`Circuit.power` takes a fractional power of (its dense matrix)."""
+
+
+def _dense_unitary(circuit: Circuit) -> np.ndarray:
+    """The ``complex128`` matrix of a bound unitary circuit: its operations applied to the
+    identity, read as a state on twice the qubits (column ``j`` in the high half)."""
+    from ..linalg.generic import apply_matrix
+
+    dim = 1 << circuit.n_qubits
+    psi = np.zeros(dim * dim, dtype=np.complex128)
+    psi[:: dim + 1] = 1.0
+    for op in circuit.operations:
+        if op.kind is GateKind.BARRIER:
+            continue
+        matrix = np.asarray(op.gate.matrix("complex128"), dtype=np.complex128)
+        apply_matrix(psi, matrix, op.targets, op.controls, op.control_values)
+    return np.ascontiguousarray(psi.reshape(dim, dim).T)
