@@ -95,6 +95,26 @@ def test_from_cirq_matches_cirq_state_vector():
     np.testing.assert_allclose(_bit_reversed(ours), expected, atol=1e-7)
 
 
+def test_from_cirq_keeps_the_names_of_table_gates():
+    """H, CNOT, CZ, TOFFOLI, CCZ, T, S, Y, X**0.5, Z**e, Rx(t), SWAP, ISWAP, ZZ rotations come
+    back as the table's gates (names and fast kernels), and the state is still Cirq's."""
+    cirq = pytest.importorskip("cirq")
+    a, b, c = cirq.LineQubit.range(3)
+    circuit = cirq.Circuit(
+        cirq.H(a), cirq.CNOT(a, b), cirq.CZ(b, c), cirq.T(c), cirq.S(a), cirq.X(b) ** 0.5,
+        cirq.rx(0.3).on(c), cirq.Z(a) ** 0.37, cirq.SWAP(a, c), cirq.ISWAP(b, c),
+        cirq.TOFFOLI(a, b, c), cirq.ZZPowGate(exponent=0.2, global_shift=-0.5).on(a, b),
+        cirq.Y(c), cirq.CCZ(c, a, b), cirq.PhasedXPowGate(phase_exponent=0.3).on(b),
+    )  # fmt: skip
+    ours = gq.from_cirq(circuit)
+    assert ours.count_ops() == {
+        "h": 1, "cx": 1, "cz": 1, "t": 1, "s": 1, "sx": 1, "rx": 1, "p": 1, "swap": 1,
+        "iswap": 1, "ccx": 1, "rzz": 1, "y": 1, "ccz": 1, "unitary": 1,
+    }  # fmt: skip
+    expected = cirq.Simulator(dtype=np.complex128).simulate(circuit).final_state_vector
+    np.testing.assert_allclose(_bit_reversed(gq.simulate(ours).amplitudes), expected, atol=1e-12)
+
+
 def test_from_cirq_keeps_symbols():
     cirq = pytest.importorskip("cirq")
     import sympy

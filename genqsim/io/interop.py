@@ -271,9 +271,11 @@ def _real_symbols(expr: Any) -> Any:
 
 
 def from_cirq(circuit: Any) -> Circuit:
-    """A genqsim circuit from a ``cirq.Circuit``. Numeric operations go through their exact
-    unitaries; parametrised ``Rx/Ry/Rz``, ``X/Y/Z/CZ/CX**t`` and ``PhasedXPow`` keep their
-    symbols; measurements map to classical bits in order of appearance."""
+    """A genqsim circuit from a ``cirq.Circuit``. Gates of genqsim's table keep their names
+    (``H``, ``CNOT``, ``CZ``, ``TOFFOLI``, ``T``, ``Rx(t)``, ``X**0.5`` as ``sx``, ``Z**e`` as
+    ``p``, ...); other numeric operations go through their exact unitaries; parametrised
+    ``Rx/Ry/Rz``, ``X/Y/Z/CZ/CX**t`` and ``PhasedXPow`` keep their symbols; measurements map
+    to classical bits in order of appearance."""
     import cirq
 
     if not isinstance(circuit, cirq.AbstractCircuit):
@@ -292,11 +294,50 @@ def from_cirq(circuit: Any) -> Circuit:
         elif isinstance(gate, cirq.ResetChannel):
             c.reset(qs[0])
         elif not cirq.is_parameterized(op):
-            # cirq.unitary is big-endian over op.qubits: the last qubit is the lowest bit
-            c.unitary(cirq.unitary(op), list(reversed(qs)))
+            if not _named_cirq_op(c, gate, qs):
+                # cirq.unitary is big-endian over op.qubits: the last qubit is the lowest bit
+                c.unitary(cirq.unitary(op), list(reversed(qs)))
         else:
             _symbolic_cirq_op(c, gate, qs)
     return c
+
+
+_CIRQ_CONTROLLED = {"CXPowGate": "x", "CZPowGate": "z", "CCXPowGate": "x", "CCZPowGate": "z"}
+"""Cirq's controlled Pauli gates (at exponent 1: CNOT, CZ, TOFFOLI, CCZ) and their target."""
+
+
+def _named_cirq_op(c: Circuit, gate: Any, qs: list[int]) -> bool:
+    """Append a numeric Cirq gate as the table gate it is (``H``, ``CNOT``, ``T``, ``Rx(t)``,
+    ``ZPowGate(exponent=e)`` as ``p(e*pi)``, ...: the rows' Cirq forms read backwards), so
+    names, structure and fast kernels survive; ``False`` for a gate the table lacks."""
+    import cirq
+
+    if isinstance(gate, (cirq.Rx, cirq.Ry, cirq.Rz)):
+        c.append(NamedGate(type(gate).__name__.lower(), float(gate._rads)), qs)
+        return True
+    if isinstance(gate, cirq.IdentityGate):
+        for q in qs:
+            c.id(q)
+        return True
+    kinds = {cls.__name__ for cls in type(gate).__mro__}  # cirq.X is a _PauliX, an XPowGate
+    exponent, shift = getattr(gate, "exponent", None), getattr(gate, "global_shift", None)
+    if not isinstance(exponent, (int, float)) or not isinstance(shift, (int, float)):
+        return False
+    controlled = [_CIRQ_CONTROLLED[k] for k in kinds if k in _CIRQ_CONTROLLED]
+    if controlled and exponent == 1 and shift == 0:
+        c.append(NamedGate(controlled[0]), [qs[-1]], qs[:-1])
+        return True
+    targets = list(reversed(qs))  # to_cirq puts targets[0] last
+    rows = [(name, spec.cirq) for name, spec in GATE_SPECS.items() if spec.cirq is not None]
+    for name, form in rows:  # fixed exponents first: ZPowGate(0.25) is t, not p(pi/4)
+        if form.gate in kinds and form.exponent == exponent and form.global_shift == shift:
+            c.append(NamedGate(name), targets)
+            return True
+    for name, form in rows:
+        if form.gate in kinds and form.exponent is None and form.global_shift == shift:
+            c.append(NamedGate(name, float(exponent) * np.pi), targets)
+            return True
+    return False
 
 
 def _symbolic_cirq_op(c: Circuit, gate: Any, qs: list[int]) -> None:
