@@ -40,3 +40,24 @@ def test_public_names_have_docstrings():
         if callable(getattr(gq, name)) and not (getattr(gq, name).__doc__ or "").strip()
     ]
     assert missing == []
+
+
+def test_every_public_name_is_in_the_api_reference():
+    """Each name of ``gq.__all__`` is rendered by a ``:::`` line of docs/api.md: its own
+    (under the package's name or where it is defined), or its module's (the errors)."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).parents[1] / "docs" / "api.md").read_text()
+    rendered = set(re.findall(r"^::: (\S+)", page, re.MULTILINE))
+    missing = []
+    for name in gq.__all__:
+        obj = getattr(gq, name)
+        module = getattr(obj, "__module__", None)
+        qualified = f"{module}.{getattr(obj, '__qualname__', name)}" if module else None
+        names = {f"genqsim.{name}", qualified, module if inspect.isclass(obj) else None}
+        if inspect.ismodule(obj):
+            names.add(obj.__name__)
+        if not names & rendered:
+            missing.append(name)
+    assert missing == []
