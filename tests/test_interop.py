@@ -232,3 +232,32 @@ def test_power_keeps_symbols_for_integer_exponents_and_refuses_what_it_cannot_ra
         gq.Circuit(1).measure(0).power(2)
     with pytest.raises(gq.ArgumentValueError, match="n_controls must be an integer >= 1"):
         c.control(0)
+
+
+def test_expectation_broadcasts_parameter_arrays_as_qiskits_estimator():
+    """values={a: (3, 1) array, b: (1, 4) array} gives the (3, 4) grid Qiskit's
+    StatevectorEstimator gives for the same bindings; several observables add a last axis."""
+    from qiskit.primitives import StatevectorEstimator
+    from qiskit.quantum_info import SparsePauliOp
+
+    a, b = gq.parameters("a b")
+    c = gq.Circuit(2).ry(a, 0).cx(0, 1).rz(b, 1).rx(a * 0.5, 1)
+    qc = gq.to_qiskit(c)
+    grid_a = np.linspace(-1, 2, 3)[:, None]
+    grid_b = np.linspace(0, 3, 4)[None, :]
+    ours = gq.expectation(c, ["Z0 Z1", "0.5*X1 + Y1"], values={a: grid_a, b: grid_b})
+    assert ours.shape == (3, 4, 2)
+    names = [p.name for p in qc.parameters]  # Qiskit orders parameters by name
+    point = {"a": np.broadcast_to(grid_a, (3, 4)), "b": np.broadcast_to(grid_b, (3, 4))}
+    bindings = np.stack([point[n] for n in names], axis=-1)
+    for k, label in enumerate([[("ZZ", 1.0)], [("XI", 0.5), ("YI", 1.0)]]):
+        op = SparsePauliOp.from_list(label)
+        evs = StatevectorEstimator().run([(qc, op, bindings)]).result()[0].data.evs
+        assert evs.shape == (3, 4)
+        np.testing.assert_allclose(ours[..., k], evs, atol=1e-12)
+    # a scalar beside an array, and one observable: the array's shape
+    line = gq.expectation(c, "Z0 Z1", values={a: [0.1, 0.2, 0.3], b: 0.7})
+    assert line.shape == (3,)
+    assert line[1] == pytest.approx(gq.expectation(c, "Z0 Z1", values={a: 0.2, b: 0.7}))
+    with pytest.raises(gq.ArgumentValueError, match="do not broadcast together"):
+        gq.expectation(c, "Z0", values={a: [1, 2, 3], b: [1, 2]})

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import warnings
 from collections.abc import Callable, Mapping
@@ -378,13 +379,70 @@ def expectation(
     :data:`WIDE_METHOD`; a named method only where its values are exact functions of the
     state, :attr:`MethodSpec.light_cone`). ``light_cone=False`` runs the whole circuit.
 
+    Several observables (a list or tuple) give a list of values, in order, from one run (or
+    each from its light cones). ``values`` may hold arrays: they broadcast as NumPy arrays do,
+    one run per point, and the result is an array of their broadcast shape (with a last axis
+    over the observables when several are given), as Qiskit's Estimator shapes its results.
+
     >>> import genqsim as gq
     >>> c = gq.Circuit(60).h(0).h(1).h(30).cx(0, 1)
     >>> round(gq.expectation(c, "X0 X1 + X30"), 12)  # a 2-qubit and a 1-qubit state, not 2**60
     2.0
     """
-    if values:
-        circuit = circuit.bind(values)
+    run = functools.partial(
+        _expectation_at,
+        observable=observable, numbers=numbers, backend=backend, initial=initial,
+        method=method, light_cone=light_cone, method_options=method_options,
+    )  # fmt: skip
+    if not values:
+        return run(circuit)
+    swept = {k: np.asarray(v) for k, v in values.items() if np.ndim(v) > 0}
+    if not swept:
+        return run(circuit.bind(values))
+    try:
+        shape = np.broadcast(*swept.values()).shape
+    except ValueError:
+        shapes = ", ".join(f"{k}: {np.shape(v)}" for k, v in swept.items())
+        raise ArgumentValueError(
+            f"parameter arrays do not broadcast together ({shapes}); give arrays of one shape "
+            "or shapes NumPy broadcasts (a row and a column give a grid)"
+        ) from None
+    arrays = {k: np.broadcast_to(v, shape) for k, v in swept.items()}
+    out = [
+        run(circuit.bind({**values, **{k: a[point].item() for k, a in arrays.items()}}))
+        for point in np.ndindex(shape)
+    ]
+    result = np.array(out, dtype=object if _holds_objects(out) else None)
+    return result.reshape(shape + result.shape[1:])
+
+
+def _holds_objects(results: list[Any]) -> bool:
+    """Whether sweep results are exact numbers (kept as objects, not cast to floats)."""
+    flat = [x for r in results for x in (r if isinstance(r, list) else [r])]
+    return not all(isinstance(x, (int, float, complex, np.number)) for x in flat)
+
+
+def _expectation_at(
+    circuit: Circuit,
+    observable: Any,
+    numbers: str | NumberSystem | None,
+    backend: str | None,
+    initial: Any,
+    method: str,
+    light_cone: bool,
+    method_options: Mapping[str, Any],
+) -> Any:
+    """The value(s) of :func:`expectation` for one bound circuit."""
+    if isinstance(observable, (list, tuple)):
+        if not observable:
+            raise ArgumentValueError("an empty list of observables: give at least one")
+        if light_cone and all(_cone_applies(circuit, o, initial, method) for o in observable):
+            return [
+                _expectation_by_cones(circuit, o, numbers, backend, initial, method, method_options)
+                for o in observable
+            ]
+        state = simulate(circuit, numbers, backend, initial, method=method, **method_options)
+        return [state.expectation(o) for o in observable]
     if light_cone and _cone_applies(circuit, observable, initial, method):
         return _expectation_by_cones(
             circuit, observable, numbers, backend, initial, method, method_options
