@@ -106,6 +106,7 @@ from .states import (
     zeros,
 )
 from .states.batch import apply_batch
+from .states.sampling import ShotEstimate
 from .version import __version__ as __version__
 
 
@@ -212,6 +213,7 @@ __all__ = [
     "QubitCountMismatchError",
     "QubitIndexError",
     "RunOptions",
+    "ShotEstimate",
     "ShotsError",
     "SlowFallbackWarning",
     "SparseObservable",

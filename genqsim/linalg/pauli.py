@@ -204,6 +204,19 @@ class PauliSum:
 
     __mul__ = __rmul__
 
+    def __matmul__(self, other: PauliSum | str) -> PauliSum:
+        """The operator product ``self @ other`` (``H @ H`` is ``H**2``: a variance's second
+        moment), each pair of strings multiplied qubit by qubit with its phase."""
+        import sympy
+
+        other = PauliSum.coerce(other)
+        out = []
+        for c1, p1 in self.terms:
+            for c2, p2 in other.terms:
+                phase, product = _string_product(p1, p2)
+                out.append((c1 * c2 * phase, product))
+        return PauliSum([(sympy.expand(c), p) for c, p in out])
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PauliSum):
             return NotImplemented
@@ -236,6 +249,29 @@ def _coefficient_text(c: sympy.Expr) -> str:
     import sympy
 
     return str(c.xreplace({f: sympy.Symbol(repr(float(f))) for f in c.atoms(sympy.Float)}))
+
+
+_LETTER_PRODUCT = {
+    ("X", "Y"): (1, "Z"), ("Y", "Z"): (1, "X"), ("Z", "X"): (1, "Y"),
+    ("Y", "X"): (-1, "Z"), ("Z", "Y"): (-1, "X"), ("X", "Z"): (-1, "Y"),
+}  # fmt: skip
+"""``P Q = (sign * i) R`` for two different Pauli letters."""
+
+
+def _string_product(p: PauliString, q: PauliString) -> tuple[Any, PauliString]:
+    """``(phase, R)`` with ``P Q = phase * R`` (phase a power of ``i``)."""
+    import sympy
+
+    letters = dict(p)
+    phase: Any = sympy.Integer(1)
+    for qubit, b in q:
+        a = letters.pop(qubit, None)
+        if a is None:
+            letters[qubit] = b
+        elif a != b:
+            sign, letters[qubit] = _LETTER_PRODUCT[(a, b)]
+            phase *= sign * sympy.I
+    return phase, tuple(sorted(letters.items()))
 
 
 def _normalise(pauli: Mapping[int, str] | PauliString) -> PauliString:

@@ -30,6 +30,7 @@ override the method concerned; optional abilities stay declared protocols
 
 from __future__ import annotations
 
+import dataclasses
 import numbers as _abc
 import os
 from collections.abc import Callable, Sequence
@@ -38,10 +39,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..circuit.circuit import Circuit, Operation
-from ..errors import ArgumentTypeError, QubitCountMismatchError
+from ..errors import ArgumentTypeError, NumberTypeError, QubitCountMismatchError, ShotsError
 from ..linalg.observables import Hermitian, SparseObservable, observable_for_state
 from ..linalg.pauli import PauliSum, pauli_masks
-from ..numbers import Number, NumberSystem
+from ..numbers import Number, NumberSystem, to_python_complex
 from ..support.lazysympy import is_sympy
 from ..support.validation import as_qubit_tuple
 from . import sampling
@@ -154,6 +155,43 @@ class StateBase:
         with self._reduction():
             return pauli_sum_value(obs, self.numbers, self._pauli_value)
 
+    def variance(self, observable: Any) -> Number:
+        """``<H**2> - <H>**2`` for a Hermitian observable: the spread of single-shot
+        outcomes of ``H`` (Pauli sums through their square ``H @ H``, matrix observables
+        through their Pauli decomposition); exact in exact numbers, a float (never below 0)
+        in machine numbers."""
+        obs = _hermitian_terms(observable, self.n_qubits)
+        mean = self.expectation(obs)
+        value = self.expectation(obs @ obs) - mean * mean
+        if self.numbers.dtype.kind == "c":
+            return max(complex(value).real, 0.0)  # an eigenstate rounds to -1e-17
+        return self.numbers.simplify(value) if self.numbers.symbolic else value
+
+    def shot_estimate(
+        self, observable: Any, shots: int, seed: Seed = None
+    ) -> sampling.ShotEstimate:
+        """``<H>`` as ``shots`` measurements per Pauli term would give it on a device: each
+        term measured in its own eigenbasis (outcomes drawn with this state's exact
+        probabilities, seeded by ``seed``), averaged and weighted by its coefficient, with
+        the standard error of that average (:class:`~genqsim.states.sampling.ShotEstimate`;
+        the identity term is exact). The state is not changed."""
+        obs = _hermitian_terms(observable, self.n_qubits)
+        count = sampling.check_shots(shots)
+        if count < 1:
+            raise ShotsError(f"an estimate needs at least one shot, got {shots!r}")
+        generator = sampling.rng(seed)
+        constant, coefficients, means = 0.0, [], []
+        for c, pauli in obs.terms:
+            weight = to_python_complex(c, "observable coefficient").real
+            if not pauli:
+                constant += weight
+                continue
+            mean = self.expectation(PauliSum([(1, pauli)]))
+            coefficients.append(weight)
+            means.append(complex(self.numbers.to_complex(mean)).real)
+        found = sampling.pauli_term_estimate(coefficients, means, count, generator)
+        return dataclasses.replace(found, value=found.value + constant)
+
     def _numeric_distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
         """The (marginal) distribution as host floats, for drawing outcomes."""
         p = self.probabilities(qubits)
@@ -252,3 +290,18 @@ def _is_real_number(value: Any) -> bool:
     if is_sympy(value):
         return bool(value.is_number and value.is_real)
     return isinstance(value, (_abc.Real, np.floating, np.integer)) and not isinstance(value, bool)
+
+
+def _hermitian_terms(observable: Any, n_qubits: int) -> PauliSum:
+    """``observable`` as a Pauli sum with real coefficients (matrix observables through
+    their Pauli decomposition), or :class:`~genqsim.NumberTypeError`."""
+    obs = observable_for_state(observable, n_qubits)
+    if not isinstance(obs, PauliSum):
+        obs = obs.to_pauli_sum()
+    for c, _ in obs.terms:
+        if is_sympy(c) and c.is_real is False:
+            raise NumberTypeError(
+                f"variances and shot estimates take Hermitian observables (real coefficients), "
+                f"got the coefficient {c}"
+            )
+    return obs

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers as _abc
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -113,3 +114,40 @@ def keyed_counts(drawn: Mapping[int, int], width: int) -> dict[str, int]:
 def draw_outcome(p: np.ndarray, seed: Seed) -> int:
     """One index drawn from the normalised distribution ``p``."""
     return int(rng(seed).choice(p.size, p=p))
+
+
+@dataclass(frozen=True)
+class ShotEstimate:
+    """An expectation value estimated from shots: ``value`` and its ``standard_error``, from
+    ``shots`` measurements of each of ``settings`` measurement settings (one per Pauli term
+    that is not the identity)."""
+
+    value: float
+    standard_error: float
+    shots: int
+    settings: int
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.value:.6g} ± {self.standard_error:.2g} "
+            f"({self.shots} shots x {self.settings} settings)"
+        )
+
+
+def pauli_term_estimate(
+    coefficients: Sequence[float], means: Sequence[float], shots: int, generator: Any
+) -> ShotEstimate:
+    """Each term ``c_k P_k`` measured ``shots`` times in ``P_k``'s eigenbasis: outcomes
+    ``+-1`` with probabilities ``(1 +- <P_k>)/2``, their average ``m_k``; the estimate is
+    ``sum c_k m_k`` and its standard error ``sqrt(sum c_k**2 (1 - m_k**2) / (shots - 1))``
+    (the sample variance of each setting; terms measured separately are independent)."""
+    value, variance = 0.0, 0.0
+    for c, mean in zip(coefficients, means, strict=True):
+        plus = min(max((1.0 + mean) / 2.0, 0.0), 1.0)
+        m = 2.0 * generator.binomial(shots, plus) / shots - 1.0
+        value += c * m
+        variance += c * c * (1.0 - m * m) / max(shots - 1, 1)
+    return ShotEstimate(value, float(np.sqrt(variance)), shots, len(means))
