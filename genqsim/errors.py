@@ -161,3 +161,8 @@ class NoiseModelWarning(UserWarning):
 class NormalizationError(GenqsimError, ValueError):
     """A state given to start a run whose norm is not one (the message gives its squared
     norm and how to normalise it)."""
+
+
+class CollectiveMismatchError(GenqsimError, RuntimeError):
+    """MPI ranks that did not make the same collective call: one waited past the timeout for
+    the others, or they called different methods (the message names the call and the ranks)."""

@@ -130,8 +130,18 @@ class StandIn:
     def allgather(self, value: object) -> list[object]:
         return [value] * self.size
 
+    def Ibarrier(self) -> Arrived:
+        return Arrived()  # the collective guard's barrier: every rank is there
+
     def Split_type(self, kind: int) -> StandIn:
         return StandIn(1)  # alone on its node
+
+
+class Arrived:
+    """A completed request."""
+
+    def Test(self) -> bool:
+        return True
 
 
 def test_rank_counts_and_gate_widths_are_checked():

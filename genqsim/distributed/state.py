@@ -64,6 +64,7 @@ from ..support.memory import check_state_fits
 from ..support.optional import require
 from ..support.progress import bar_for
 from ..support.validation import as_qubit_tuple, check_n_qubits
+from .collective import collective
 from .exchange import DEFAULT_CHUNK, CommunicationStats, Exchanger, subspace
 from .layout import QubitLayout, initial_layout
 from .options import MPIOptions
@@ -231,6 +232,7 @@ class DistributedStateVector(StateBase):
         other._exchanger = Exchanger(self.comm, self.backend, self.numbers, self._exchanger.chunk)
         return other
 
+    @collective
     def gather(self, root: int = 0) -> np.ndarray | None:
         """The whole state, in logical order, on rank ``root`` (``None`` on the others);
         checks that it fits there first."""
@@ -240,6 +242,7 @@ class DistributedStateVector(StateBase):
         self.comm.Gather(local, full, root=root)
         return None if full is None else self._logical_order(full)
 
+    @collective
     def to_numpy(self) -> np.ndarray:
         """The whole state, in logical order, on every rank."""
         self._fits_everywhere(self.n_qubits, self.numbers.dtype.itemsize)
@@ -257,6 +260,7 @@ class DistributedStateVector(StateBase):
         return np.ascontiguousarray(physical.reshape((2,) * n).transpose(axes)).reshape(-1)
 
     # -- evolution -------------------------------------------------------------------------------
+    @collective
     def apply(
         self, circuit: Circuit | Operation, seed: Seed = None, progress: bool | None = None
     ) -> DistributedStateVector:
@@ -365,6 +369,7 @@ class DistributedStateVector(StateBase):
             if here != there:
                 self._swap_positions(here, there)
 
+    @collective
     def relayout(self, layout: QubitLayout) -> DistributedStateVector:
         """Move the amplitudes to ``layout`` (collective; the state itself is unchanged)."""
         if layout.n_qubits != self.n_qubits or layout.local_qubits != self.local_qubits:
@@ -381,12 +386,14 @@ class DistributedStateVector(StateBase):
     def _allreduce(self, value: complex) -> complex:
         return complex(self._allreduce_array(np.array([value], dtype=np.complex128))[0])
 
+    @collective
     def norm_squared(self) -> float:
         """``<psi|psi>``."""
         with self._threads():
             mine = self.numbers.to_complex(self.backend.norm_squared(self._local, self.numbers))
         return self._allreduce(mine).real
 
+    @collective
     def normalize(self) -> DistributedStateVector:
         """Scale to unit norm in place."""
         n2 = self.norm_squared()
@@ -395,6 +402,7 @@ class DistributedStateVector(StateBase):
         self._local *= self.numbers.dtype.type(1 / np.sqrt(n2))
         return self
 
+    @collective
     def probabilities(self, qubits: Sequence[int] | None = None) -> np.ndarray:
         """Probabilities of every basis state, or the marginal of ``qubits`` (``qubits[0]``
         the least-significant bit), on every rank."""
@@ -422,6 +430,7 @@ class DistributedStateVector(StateBase):
         out[index] = mine
         return self._allreduce_array(out)
 
+    @collective
     def expectation(self, observable: str | PauliSum) -> Number:
         """``<psi|H|psi>`` for a Pauli sum; a term with X or Y on rank qubits first brings those
         qubits onto local positions (a change of layout, not of the state). Collective."""
@@ -448,6 +457,7 @@ class DistributedStateVector(StateBase):
             self._restore(saved)
         return total
 
+    @collective
     def reduced_density_matrix(self, qubits: int | Sequence[int]) -> DensityMatrix:
         """The state of ``qubits`` with the others traced out (its qubit ``i`` is
         ``qubits[i]``), on every rank: the kept qubits are brought onto local positions, each
@@ -475,11 +485,13 @@ class DistributedStateVector(StateBase):
             self._restore(saved)
         return DensityMatrix(rho.astype(self.numbers.dtype), self.numbers)
 
+    @collective
     def entanglement_entropy(self, qubits: int | Sequence[int], base: float = 2) -> float:
         """The von Neumann entropy of ``qubits``' reduced state (bits by default), from the
         smaller side of the cut (a pure state's two sides have the same entropy)."""
         return pure_state_entropy(self, qubits, base)
 
+    @collective
     def inner(self, other: DistributedStateVector) -> complex:
         """``<self|other>`` (moves ``other`` to this state's layout first)."""
         if not isinstance(other, DistributedStateVector):
@@ -496,6 +508,7 @@ class DistributedStateVector(StateBase):
             mine = self.backend.inner(self._local, other._local, self.numbers)
         return self._allreduce(self.numbers.to_complex(mine))
 
+    @collective
     def fidelity(self, other: DistributedStateVector) -> float:
         """``|<self|other>|**2`` (for normalised states)."""
         return abs(self.inner(other)) ** 2
@@ -504,6 +517,7 @@ class DistributedStateVector(StateBase):
     def _distribution(self, qubits: tuple[int, ...] | None) -> np.ndarray:
         return sampling.host_distribution(self.probabilities(qubits))
 
+    @collective
     def sample(
         self, shots: int, seed: Seed = None, qubits: Sequence[int] | None = None
     ) -> dict[str, int]:
@@ -519,6 +533,7 @@ class DistributedStateVector(StateBase):
         )
         return dict(self.comm.bcast(drawn, root=0))
 
+    @collective
     def measure(self, qubits: Sequence[int] | None = None, seed: Seed = None) -> str:
         """Measure ``qubits`` (all when omitted), collapse onto the outcome and return it
         (``qubits[0]`` rightmost)."""
