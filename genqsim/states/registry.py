@@ -422,6 +422,16 @@ def _holds_objects(results: list[Any]) -> bool:
     return not all(isinstance(x, (int, float, complex, np.number)) for x in flat)
 
 
+def _has_narrower_cone(circuit: Circuit, observable: str | PauliSum) -> bool:
+    """Whether a term of ``observable`` has a light cone narrower than the circuit (else
+    one state of the whole circuit serves every observable of a list)."""
+    obs = PauliSum.for_state(observable, circuit.n_qubits)
+    return any(
+        circuit.light_cone(tuple(q for q, _ in pauli) or (0,)).size < circuit.n_qubits
+        for _, pauli in obs.terms
+    )
+
+
 def _expectation_at(
     circuit: Circuit,
     observable: Any,
@@ -436,7 +446,10 @@ def _expectation_at(
     if isinstance(observable, (list, tuple)):
         if not observable:
             raise ArgumentValueError("an empty list of observables: give at least one")
-        if light_cone and all(_cone_applies(circuit, o, initial, method) for o in observable):
+        if light_cone and all(
+            _cone_applies(circuit, o, initial, method) and _has_narrower_cone(circuit, o)
+            for o in observable
+        ):
             return [
                 _expectation_by_cones(circuit, o, numbers, backend, initial, method, method_options)
                 for o in observable
