@@ -88,3 +88,13 @@ def _merged(
         if ns.is_zero(out[key]) if in_ns else out[key] == 0:
             del out[key]
     return out
+
+
+def basis_value(terms: Terms, bits: int, zero: Any) -> Any:
+    """``<b| sum c P |b>`` on the basis state ``bits``: the strings without ``X`` or ``Y``,
+    each signed by ``(-1)**|z & b|``."""
+    total = zero
+    for (x, z), c in terms.items():
+        if not x:
+            total = total - c if (z & bits).bit_count() & 1 else total + c
+    return total

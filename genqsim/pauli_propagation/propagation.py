@@ -32,7 +32,7 @@ from ..linalg import packed_paulis
 from ..linalg.pauli import PauliSum
 from ..numbers import Number, NumberSystem, get_number_system
 from ..support.progress import ProgressBar
-from .dictionary import dictionary_step
+from .dictionary import basis_value, dictionary_step
 from .result import HeisenbergResult
 from .strings import masks_of
 from .transfer import Transfer, transfer_of
@@ -198,10 +198,7 @@ def _object_run(
             bar.update(done + 1)
     if bar is not None:
         bar.close()
-    value = ns.zero
-    for (x, z), c in terms.items():
-        if not x:
-            value = value - c if (z & bits).bit_count() & 1 else value + c
+    value = basis_value(terms, bits, ns.zero)
     real = all(getattr(c, "is_real", True) for c, _ in obs.terms)
     if real and not ns.symbolic:
         value = ns.real(value)

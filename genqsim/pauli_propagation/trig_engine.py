@@ -22,7 +22,7 @@ from ..numbers.trig.cossin import CosSinRing
 from ..numbers.trig.laurent import rational_value
 from ..numbers.trig.system import TrigNumbers
 from ..support.progress import ProgressBar
-from .dictionary import dictionary_step
+from .dictionary import basis_value, dictionary_step
 from .result import HeisenbergResult
 from .strings import masks_of
 from .transfer import Transfer
@@ -79,10 +79,7 @@ def trig_run(
         return None
     if bar is not None:
         bar.close()
-    total = ring.zero
-    for (x, z), c in terms.items():
-        if not x:
-            total = total - c if (z & bits).bit_count() & 1 else total + c
+    total = basis_value(terms, bits, ring.zero)
     snapshot = list(terms.items())
     result = HeisenbergResult(
         ring.to_trig(total),
