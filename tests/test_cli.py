@@ -396,3 +396,50 @@ def test_warmup_compiles_every_workload_for_both_precisions():
         [sys.executable, "-m", "genqsim", "warmup", "--quiet"], capture_output=True, text=True
     )
     assert out.returncode == 0 and out.stdout == ""
+
+
+def _fake_cupy(runtime: int, driver: int, capability: tuple[int, int]):
+    """A stand-in for CuPy's runtime API: versions and one device."""
+    import types
+
+    api = types.SimpleNamespace(
+        runtimeGetVersion=lambda: runtime,
+        driverGetVersion=lambda: driver,
+        getDeviceCount=lambda: 1,
+        getDeviceProperties=lambda i: {"name": b"Test GPU", "major": capability[0],
+                                       "minor": capability[1]},
+    )  # fmt: skip
+    return types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=api))
+
+
+def test_doctor_names_the_first_thing_to_fix(monkeypatch, capsys):
+    """What a machine lacks, in order: driver, wheel, a runtime newer than the driver, a
+    device older than the wheel's CUDA; each failing line carries its fix."""
+    import ctypes.util
+    import sys
+    import types
+
+    from genqsim.backends import gpu_doctor as doctor
+    from genqsim.cli.main import main
+
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    monkeypatch.setattr(doctor.shutil, "which", lambda name: None)
+    monkeypatch.setattr(doctor, "_distributions", lambda: [])
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "--  NVIDIA driver: no libcuda and no nvidia-smi: install the NVIDIA driver" in out
+    assert "--  CuPy: not installed: pip install 'genqsim[cuda]'" in out
+    assert out.rstrip().endswith("GPU: not usable; fix first: NVIDIA driver (its line says how)")
+
+    wheel = types.SimpleNamespace(metadata={"Name": "cupy-cuda13x"}, version="13.6.0")
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: "libcuda.so.1")
+    monkeypatch.setattr(doctor, "_distributions", lambda: [wheel])
+    monkeypatch.setattr(doctor, "_backend", lambda: doctor.Check("genqsim cupy backend", True, ""))
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(13000, 12040, (9, 0)))
+    text = doctor.report()
+    assert "ok  CuPy: cupy-cuda13x 13.6.0" in text
+    assert "--  CUDA: runtime 13.0, driver supports up to 12.4: update the driver" in text
+
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(13000, 13000, (6, 1)))
+    text = doctor.report()
+    assert "--  device 0: Test GPU, compute capability 6.1: CUDA 13 needs 7.5 or newer" in text

@@ -99,7 +99,7 @@ def _gpu_status() -> str:
             seen.append(f"{name}: {info.describe_devices()}")
     if seen:
         return "; ".join(seen)
-    return "no GPU backend available (pip install 'genqsim[cuda]' on a machine with CUDA)"
+    return "no GPU backend available (genqsim doctor says why)"
 
 
 def integer_at_least(least: int) -> Callable[[str], int]:
@@ -178,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="FILE.png", help="write a probability histogram")
     add_expect_parser(sub)
     sub.add_parser("info", help="version, number systems, backends, memory")
+    sub.add_parser("doctor", help="why a GPU is or is not used: each check, with its fix")
     w = sub.add_parser(
         "warmup",
         help="compile the common kernels now, so the first run after install starts fast",
@@ -208,6 +209,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "info":
             print(info())
+            return EXIT_OK
+        if args.command == "doctor":
+            from ..backends.gpu_doctor import report as doctor_report
+
+            print(doctor_report())
             return EXIT_OK
         if args.command == "warmup":
             from .warmup import warmup
