@@ -636,7 +636,9 @@ class Circuit:
         from .lightcone import light_cone
 
         qs = (qubits,) if isinstance(qubits, (int, np.integer)) else tuple(qubits)
-        return light_cone(self, as_qubit_tuple(qs, self.n_qubits))
+        checked = as_qubit_tuple(qs, self.n_qubits)
+        # kept on the circuit: expectations ask once per term and again per group
+        return self.derived(("light cone", checked), lambda: light_cone(self, checked))
 
     # -- whole-circuit transformations ----------------------------------------------------------
     @property
