@@ -234,7 +234,7 @@ def test_errors_in_gate_bodies_name_their_place():
         assert "gate 'cx' is given one qubit twice" in str(info.value)
 
 
-def test_a_call_takes_the_definition_in_force_where_it_stands():
+def test_a_call_before_its_definition_takes_that_definition():
     text = """OPENQASM 2.0;
 include "qelib1.inc";
 qreg q[2];
@@ -244,17 +244,23 @@ gate early a { s a; }
 flip q[0];
 flip /* read by the token parser */ q[0];
 flip q;
-gate flip a { h a; }
-flip q[1];
-flip
-  q;
-gate early a { t a; }
 """
     for simple in (True, False):
         c = Parser(text, simple_statements=simple).parse()
         got = [(op.gate.name, op.targets[0]) for op in c.operations]
-        assert got == [("t", 1), ("x", 0), ("x", 0), ("x", 0), ("x", 1), ("h", 1), ("h", 0),
-                       ("h", 1)], simple  # fmt: skip
+        assert got == [("s", 1), ("x", 0), ("x", 0), ("x", 0), ("x", 1)], simple
+
+
+@pytest.mark.parametrize("second", ["gate flip a { h a; }", "gate flip(t) a { rx(t) a; }"])
+def test_a_gate_defined_twice_is_refused_where_it_is_defined_again(second):
+    """OpenQASM names one gate once (Qiskit's reader refuses it too): the second definition
+    is an error at its name, pointing to the first."""
+    text = f'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate flip a {{ x a; }}\n{second}\n'
+    for simple in (True, False):
+        with pytest.raises(QasmError) as info:
+            Parser(text, simple_statements=simple).parse()
+        assert (info.value.line, info.value.column) == (4, 6)
+        assert "already defined (line 3, column 6)" in str(info.value)
 
 
 def test_a_conditional_takes_only_its_own_statement():
@@ -392,23 +398,21 @@ def test_qiskit_exports_read_alike_and_match_its_statevector(name):
     np.testing.assert_allclose(ours, expected, atol=1e-10)
 
 
-def test_a_gate_body_calls_the_definitions_in_force_where_the_gate_is_defined():
-    """A later definition of a gate that a body calls changes later calls of that gate,
-    not the body (a gate defined after the body is looked up when the body is expanded)."""
+def test_a_gate_body_calls_a_gate_defined_after_it():
+    """A body may call a gate defined after it: the call is looked up when the body is
+    expanded."""
     text = """OPENQASM 2.0;
 include "qelib1.inc";
 qreg q[2];
 gate inner a { h a; }
 gate outer a, b { inner b; u2(0, pi) a; later a; }
-gate inner a { x a; }
 gate later a { s a; }
 outer q[0], q[1];
 inner q[0];
-gate later a { t a; }
 outer q[1], q[0];
 """
     for simple in (True, False):
         c = Parser(text, simple_statements=simple).parse()
         got = [(op.gate.name, op.targets[0]) for op in c.operations]
-        assert got == [("h", 1), ("u", 0), ("s", 0), ("x", 0), ("h", 0), ("u", 1), ("s", 1)]
+        assert got == [("h", 1), ("u", 0), ("s", 0), ("h", 0), ("h", 0), ("u", 1), ("s", 1)]
     simple_and_token_agree(text)

@@ -13,9 +13,9 @@ from ...circuit.circuit import Circuit
 from .exporter import dumps
 from .lexer import QasmError
 from .parser import loads
-from .qasm3 import loads3
+from .qasm3 import QasmTimingWarning, loads3
 
-__all__ = ["QasmError", "dump", "dumps", "load", "loads", "loads3"]
+__all__ = ["QasmError", "QasmTimingWarning", "dump", "dumps", "load", "loads", "loads3"]
 
 
 WHOLE_FILE_MAX_BYTES = 1 << 20

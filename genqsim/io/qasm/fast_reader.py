@@ -46,7 +46,7 @@ _STATEMENT = re.compile(
     |(?:(?P<kind>qreg|creg)\s+(?P<reg>{_WORD})\s*\[\s*(?P<size>[0-9]+)\s*\]
     |(?P<measure>measure)\s+(?P<q>{_WORD})(?:\s*\[\s*(?P<qi>[0-9]+)\s*\])?
     \s*->\s*(?P<c>{_WORD})(?:\s*\[\s*(?P<ci>[0-9]+)\s*\])?
-    |include\s*"qelib1\.inc"
+    |(?P<qelib>include)\s*"qelib1\.inc"
     ){_END}
     |(?://[^\n]*)?\n
     )
@@ -59,6 +59,7 @@ else a register declaration, a measurement of a qubit or a whole register, the i
 the built-in ``qelib1.inc``, or the blank or commented rest of a line."""
 
 _SIZE = _STATEMENT.groupindex["size"]
+_QELIB = _STATEMENT.groupindex["qelib"]
 _MEASURED = tuple(_STATEMENT.groupindex[name] for name in ("q", "qi", "c", "ci"))
 
 _GATE = re.compile(
@@ -364,6 +365,9 @@ class SimpleStatements:
         if last is None:
             return True
         parser = self.parser
+        if last == _QELIB:
+            parser.include_qelib1()
+            return True
         qregs, cregs = parser.qregs, parser.cregs
         if last == _SIZE:
             kind, reg, size = m.group("kind", "reg", "size")
@@ -434,7 +438,9 @@ class SimpleStatements:
         qargs = _IDENTIFIER.findall(qargs_text)  # the pattern matched identifiers and commas
         positions = {a: i for i, a in enumerate(qargs)}
         if params is None or len(positions) != len(qargs) or name in self.builtin:
-            return False
+            return False  # a built-in name: the parser decides whether the file may define it
+        if name in self.parser.declared:
+            return False  # the parser reports it
         body_start = m.start("body")
         fixed = self._fixed_expansion(text, body_start, body_end, params, positions)
         if fixed is not None:
@@ -445,8 +451,14 @@ class SimpleStatements:
             if body is None:
                 return False
             g = self._gate_def(name, params, qargs, body, positions)
-        self.parser.gates[name] = g
+        self.parser.define(g, self._token_at(name, m.start("name")))
         return True
+
+    def forget(self, name: str) -> None:
+        """Stop taking ``name`` for a built-in gate: the file has defined it."""
+        self.library = {k: v for k, v in self.library.items() if k != name}
+        self.builtin = {k: v for k, v in self.builtin.items() if k != name}
+        self._gates = {k: v for k, v in self._gates.items() if k[0] != name}
 
     def _fixed_expansion(
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]

@@ -30,6 +30,7 @@ from ...support.lazysympy import is_sympy
 from ...support.validation import MAX_CIRCUIT_QUBITS
 from .fast_reader import ReaderTables, SimpleStatements
 from .lexer import Lexer, QasmError, Token
+from .recognize import is_candidate, table_operations
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
@@ -86,6 +87,18 @@ BUILTIN: dict[str, tuple[int, int, Apply]] = {
        for name, q in LIBRARY.items()},
     **DECOMPOSED,
 }  # fmt: skip
+
+LANGUAGE_GATES = frozenset({"U", "CX"})
+"""The gates OpenQASM 2.0 itself defines: no file may define them."""
+
+QELIB1_NAMES = frozenset(
+    """u3 u2 u1 cx id u0 u p x y z h s sdg t tdg rx ry rz sx sxdg cz cy swap
+    ch ccx cswap crx cry crz cu1 cp cu3 csx cu rxx rzz rccx rc3x c3x c3sqrtx c4x""".split()
+)
+"""The gates ``qelib1.inc`` declares (Qiskit's copy): a file that includes it may not define
+them again. Other names of the gate table (``dcx``, ``iswap``, ``ryy``, ...) are the file's
+to define, and a definition of one runs as the table gate where its unitary equals it (see
+:mod:`.recognize`)."""
 
 # qelib1.inc gates defined there by decomposition; loaded as ordinary user gates
 QELIB_DEFINITIONS = """
@@ -221,7 +234,9 @@ class GateDef:
     """A gate definition: its parameter and qubit argument names and its body, read once;
     its expansions are built on its calls."""
 
-    __slots__ = ("body", "expansions", "fixed", "name", "params", "positions", "qargs")
+    __slots__ = (
+        "body", "candidate", "expansions", "fixed", "name", "params", "positions", "qargs",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -246,6 +261,9 @@ class GateDef:
         self.positions = positions or {a: i for i, a in enumerate(qargs)}
         """Each qubit argument's position, the qubit it stands for in an expansion (given
         where the reader has it already)."""
+        self.candidate = is_candidate(name)
+        """Whether its name may stand for a table gate: each expansion is then compared with
+        that gate, and runs as it where they are equal (:func:`.recognize.table_operations`)."""
 
 
 @functools.cache
@@ -287,6 +305,13 @@ class Parser:
         self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
         self.cregs: dict[str, tuple[int, int]] = {}
         self.gates: dict[str, GateDef] = dict(_qelib_gates()) if define_qelib else {}
+        self.builtin = BUILTIN
+        """The built-in gates in force: ``BUILTIN`` less the names this file defines."""
+        self.declared = set(LANGUAGE_GATES)
+        """The names no definition may take: the language's gates, those of the included
+        ``qelib1.inc``, and those this file has defined."""
+        self.defined_at: dict[str, Token] = {}
+        """Where this file (and what it includes) defines each of its gates."""
         self.statements: list[tuple | Operation | list[Operation]] = []
         # simple statements are read whole, off the line (see .simple)
         self.simple = SimpleStatements(self, _reader_tables()) if simple_statements else None
@@ -442,7 +467,8 @@ class Parser:
         self.expect(";")
         filename = name.text.strip('"')
         if filename == "qelib1.inc":
-            return  # built in
+            self.include_qelib1()
+            return
         path = (self.base_dir or Path.cwd()) / filename
         if not path.is_file():
             raise self.error(f"cannot include {filename!r}: no such file", name)
@@ -452,7 +478,13 @@ class Parser:
                 sub.statement()
         if sub.statements or sub.qregs or sub.cregs:
             raise self.error(f"included file {filename!r} may only define gates", name)
-        self.gates.update(sub.gates)
+        for gate, where in sub.defined_at.items():
+            self.check_new_name(gate, where)
+            self.define(sub.gates[gate], where)
+
+    def include_qelib1(self) -> None:
+        """``include "qelib1.inc";``: its gates are built in; the file may not define them."""
+        self.declared |= QELIB1_NAMES
 
     def register(self, kind: str) -> None:
         self.advance()
@@ -534,9 +566,36 @@ class Parser:
                 f"{brace.column}: is its '}}' missing?"
             ) from None
         self.expect("}")
-        if name.text in BUILTIN:
-            raise self.error(f"gate {name.text!r} is built in and cannot be redefined", name)
-        self.gates[name.text] = GateDef(name.text, params, qargs, body)
+        self.check_new_name(name.text, name)
+        self.define(GateDef(name.text, params, qargs, body), name)
+
+    def check_new_name(self, name: str, where: Token) -> None:
+        """Raise ``QasmError`` at ``where`` if no definition may take ``name`` here."""
+        if name in LANGUAGE_GATES:
+            raise self.error(f"gate {name!r} is built into OpenQASM and cannot be redefined", where)
+        if name in self.defined_at:
+            first = self.defined_at[name]
+            raise self.error(
+                f"gate {name!r} is already defined (line {first.line}, column {first.column}); "
+                "give this definition another name", where,
+            )  # fmt: skip
+        if name in self.declared:
+            raise self.error(
+                f"gate {name!r} is declared by qelib1.inc and cannot be redefined; give this "
+                "definition another name, or drop the include if the file defines every gate "
+                "it calls", where,
+            )  # fmt: skip
+
+    def define(self, g: GateDef, where: Token) -> None:
+        """Make ``g`` the definition of its name from here on: a built-in name (``dcx``, not
+        declared by an include) is then the file's gate."""
+        self.gates[g.name] = g
+        self.defined_at[g.name] = where
+        self.declared.add(g.name)
+        if g.name in self.builtin:
+            self.builtin = {k: v for k, v in self.builtin.items() if k != g.name}
+            if self.simple is not None:
+                self.simple.forget(g.name)
 
     # -- arguments -------------------------------------------------------------------------------
     def argument(self, classical: bool = False) -> tuple[str, int | None, Token]:
@@ -654,7 +713,7 @@ class Parser:
         """The statement a gate call records: its operations, expanded now with the
         definition in force here (a later one of the same name applies to later calls), or,
         for a gate not defined yet, the call itself, expanded when the circuit is built."""
-        if name.text not in BUILTIN and name.text not in self.gates:
+        if name.text not in self.builtin and name.text not in self.gates:
             return ("call", name, params, args)
         ops: list[Operation] = []
         for qubits in self.broadcast(args, name):
@@ -727,8 +786,8 @@ class Parser:
         if depth > 64:
             raise self.error("gate definitions nest too deeply (recursive gate?)", name)
         g = defined or self.gates.get(name.text)
-        if name.text in BUILTIN:
-            n_params, n_qubits, apply = BUILTIN[name.text]
+        if defined is None and name.text in self.builtin:
+            n_params, n_qubits, apply = self.builtin[name.text]
         elif g is not None:
             n_params, n_qubits, apply = len(g.params), len(g.qargs), None
         else:
@@ -754,7 +813,7 @@ class Parser:
         """The operations of gate ``g`` called with ``params`` on its own qubits (0, 1, ...
         in argument order), expanded once per parameter values and remembered: a file calls
         its gates many times with the same few values."""
-        if g.fixed is not None:
+        if g.fixed is not None and not g.candidate:
             return g.fixed
         key: tuple | None = expansion_key(self.exact, params)
         try:
@@ -763,6 +822,17 @@ class Parser:
             key, done = None, None
         if done is not None:
             return done
+        done = g.fixed if g.fixed is not None else self.expand(name, g, params, key, depth)
+        if g.candidate:  # a definition that is a table gate runs as that gate
+            done = table_operations(g.name, params, len(g.qargs), done) or done
+        if key is not None:
+            g.expansions[key] = done
+        return done
+
+    def expand(
+        self, name: Token, g: GateDef, params: list, key: tuple | None, depth: int
+    ) -> tuple[Operation, ...]:
+        """Gate ``g``'s body called with ``params`` as operations on its own qubits."""
         env = dict(zip(g.params, params))
         env_key = None if key is None else tuple(zip(g.params, key[1], params))
         exact, where = self.exact, g.positions
@@ -782,10 +852,7 @@ class Parser:
                 raise self.error(message, tok) from None
             qubits = [where[a] for a in args]
             ops += self.call_operations(tok, values, qubits, depth + 1, callee)
-        done = tuple(ops)
-        if key is not None:
-            g.expansions[key] = done
-        return done
+        return tuple(ops)
 
 
 def expansion_key(exact: bool, params: Sequence[Any]) -> tuple:

@@ -1,34 +1,827 @@
-"""OpenQASM 3 import of the common subset, through the reference ``openqasm3`` parser.
+"""OpenQASM 3 to :class:`~genqsim.Circuit`, through the reference ``openqasm3`` parser.
 
-The supported subset is what OpenQASM 2 can say: ``qubit``/``bit`` declarations, the
-``stdgates.inc`` gates, ``gate`` definitions, ``measure``, ``reset`` and ``barrier``. Each
-statement is translated onto its own source line and read by the OpenQASM 2.0 reader, so
-error messages keep the line numbers of the original file. Anything beyond the subset (gate
-modifiers, classical variables and control flow, ``gphase``) is refused with its line.
+Read: what Qiskit's ``qasm3.dumps`` writes and the quantum core of the language around it.
+Qubits are declared (``qubit[n] q;``, ``qreg``) or physical (``$0``, ``$1``, as transpiled
+circuits write them: ``$k`` is qubit ``k``); classical bits are ``bit``/``bit[n]``/``creg``
+variables, written by measurement (``c[0] = measure q[0];``, ``c = measure q;``); gates are
+those of ``stdgates.inc``, ``U`` and ``gphase``, and the file's own ``gate`` definitions (a
+definition named after a table gate runs as that gate where its unitary equals it, see
+:mod:`.recognize`), under the ``ctrl @``, ``negctrl @``, ``inv @`` and ``pow(k) @``
+modifiers. ``if``/``else`` test a bit or a register against a value; ``for`` loops over
+ranges and sets are unrolled; ``input float``/``input angle`` parameters are free symbols,
+bound like any other (``circuit.bind``); ``const`` values are substituted; ``reset``,
+``barrier`` and ``box`` run; ``delay`` and durations are ignored with a
+:class:`QasmTimingWarning`. What needs a classical machine (``while``, subroutines with
+classical returns, ``extern``, classical arithmetic) is refused with a ``QasmError`` that
+names the construct and its line.
 """
 
 from __future__ import annotations
 
+import operator
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from ...circuit.circuit import Circuit, Operation, new_operation
+from ...circuit.gates import Measure, NamedGate, PauliRotation, Reset
+from ...errors import GenqsimError
 from .lexer import QasmError
-from .parser import loads
+from .parser import BUILTIN, Node, _value, barrier_operation, expansion_key
+from .recognize import is_candidate, table_operations
+
+STDGATES = frozenset(
+    """p x y z h s sdg t tdg sx rx ry rz cx cy cz cp crx cry crz ch swap ccx
+    cswap cu CX phase cphase id u1 u2 u3""".split()
+)
+"""The gates ``stdgates.inc`` declares: a file that includes it may not define them."""
+
+LANGUAGE_GATES = frozenset({"U", "gphase"})
+"""The gates OpenQASM 3 itself defines."""
 
 _RENAMED = {"phase": "p", "cphase": "cp"}
+"""``stdgates.inc`` names that the gate table spells otherwise."""
+
+_FUNCTIONS = {"sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "ln": "ln", "log": "ln",
+              "sqrt": "sqrt", "arcsin": "asin", "arccos": "acos", "arctan": "atan"}  # fmt: skip
+"""OpenQASM 3 functions of one real argument, by the names of the expression evaluator."""
+
+_CONSTANTS: dict[str, Node] = {
+    "pi": ("pi",), "π": ("pi",), "tau": ("*", ("int", 2), ("pi",)),
+    "τ": ("*", ("int", 2), ("pi",)), "euler": ("fn", "exp", ("int", 1)),
+    "ℇ": ("fn", "exp", ("int", 1)),
+}  # fmt: skip
+
+MAX_UNROLLED_STATEMENTS = 1_000_000
+"""Statements ``for`` loops may unroll to in one file: a larger loop is refused, not run."""
+
+MAX_CONDITION_BITS = 10
+"""A condition other than a register compared with one value, and an ``else``, run once per
+value of the bits they read that selects them: on more bits they are refused."""
+
+_CLASSICAL: dict[str, Any] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt,
+    "<=": operator.le, ">=": operator.ge, "&&": lambda a, b: bool(a) and bool(b),
+    "||": lambda a, b: bool(a) or bool(b), "&": operator.and_, "|": operator.or_,
+    "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "+": operator.add,
+    "-": operator.sub, "*": operator.mul,
+}  # fmt: skip
+"""The operators of conditions on classical bits."""
 
 
-def _fail(node: Any, message: str, source: str | None) -> QasmError:
-    span = getattr(node, "span", None)
-    if span is None:
-        return QasmError(message, source=source)
-    return QasmError(message, span.start_line, span.start_column + 1, source)
+class QasmTimingWarning(UserWarning):
+    """A ``delay`` or duration in an OpenQASM 3 file: genqsim simulates no timing, so it is
+    read as nothing."""
 
 
-def loads3(text: str, source: str | None = None):
-    """A circuit from OpenQASM 3 text (needs ``pip install 'genqsim[qasm3]'``)."""
+@dataclass
+class _Definition:
+    """A ``gate`` definition: parameter and qubit names, body, and expansions by values."""
+
+    name: str
+    params: list[str]
+    qubits: list[str]
+    body: list[Any]
+    expansions: dict[tuple, tuple[Operation, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class _Branch:
+    """An ``if``: the operations of ``body`` run when ``clbits`` hold one of ``values``."""
+
+    clbits: tuple[int, ...]
+    values: list[int]
+    body: list[Any]
+
+
+class _Reader:
+    """One OpenQASM 3 program read statement by statement into operations and branches."""
+
+    def __init__(self, source: str | None) -> None:
+        self.source = source
+        self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
+        self.physical = -1  # the largest $k met
+        self.bits: dict[str, tuple[int, int | None]] = {}  # name -> (offset, size or None)
+        self.n_clbits = 0
+        self.gates: dict[str, _Definition] = {}
+        self.declared = set(LANGUAGE_GATES)
+        self.inputs: dict[str, Any] = {}
+        self.unrolled = 0
+        self.timing_noted = False
+        self.statement: Any = None  # the statement being read, for errors
+
+    # -- errors ------------------------------------------------------------------------------
+    def fail(self, message: str, node: Any = None) -> QasmError:
+        """A ``QasmError`` at ``node`` (its statement where the node has no trusty span)."""
+        span = getattr(node, "span", None)
+        if span is None or type(node).__name__ == "Identifier":
+            span = getattr(self.statement, "span", None)
+        if span is None:
+            return QasmError(message, source=self.source)
+        return QasmError(message, span.start_line, span.start_column + 1, self.source)
+
+    # -- statements ----------------------------------------------------------------------------
+    def statements(self, nodes: Iterable[Any], env: dict[str, Any], out: list[Any]) -> None:
+        for node in nodes:
+            outer, self.statement = self.statement, node
+            self.read(node, env, out)
+            self.statement = outer
+
+    def read(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
+        from openqasm3 import ast
+
+        kind = type(node).__name__
+        if isinstance(node, ast.Include):
+            if node.filename != "stdgates.inc":
+                raise self.fail(f"cannot include {node.filename!r} (only stdgates.inc)", node)
+            self.declared |= STDGATES
+        elif isinstance(node, ast.QubitDeclaration):
+            self.declare_qubits(node, env)
+        elif isinstance(node, ast.ClassicalDeclaration):
+            self.declare_classical(node, env, out)
+        elif isinstance(node, ast.IODeclaration):
+            self.declare_io(node)
+        elif isinstance(node, ast.ConstantDeclaration):
+            env[node.identifier.name] = self.value(node.init_expression, env)
+        elif isinstance(node, ast.QuantumGateDefinition):
+            self.define(node)
+        elif isinstance(node, (ast.QuantumGate, ast.QuantumPhase)):
+            out += self.call(node, env)
+        elif isinstance(node, ast.QuantumMeasurementStatement):
+            out += self.measure(node.measure.qubit, node.target, env)
+        elif isinstance(node, ast.QuantumReset):
+            out += [new_operation(Reset(), (q,)) for q in self.qubits(node.qubits, env)]
+        elif isinstance(node, ast.QuantumBarrier):
+            qubits = [q for arg in node.qubits for q in self.qubits(arg, env)]
+            out.append(("barrier", qubits))
+        elif isinstance(node, ast.DelayInstruction):
+            self.note_timing()
+            for arg in node.qubits:
+                self.qubits(arg, env)  # checked, then nothing runs
+        elif isinstance(node, ast.Box):
+            if node.duration is not None:
+                self.note_timing()
+            self.statements(node.body, env, out)
+        elif isinstance(node, ast.BranchingStatement):
+            self.branch(node, env, out)
+        elif isinstance(node, ast.ForInLoop):
+            self.loop(node, env, out)
+        elif isinstance(node, ast.Pragma):
+            pass  # a note to tools, with no meaning for the circuit
+        else:
+            what = {
+                "WhileLoop": "while loops", "SubroutineDefinition": "subroutines (def)",
+                "ExternDeclaration": "extern declarations", "ReturnStatement": "return",
+                "ClassicalAssignment": "classical assignment", "ExpressionStatement":
+                "classical expressions", "CalibrationStatement": "calibrations (cal)",
+                "CalibrationDefinition": "calibrations (defcal)", "BreakStatement": "break",
+                "ContinueStatement": "continue", "SwitchStatement": "switch",
+                "AliasStatement": "let aliases",
+            }.get(kind, kind)  # fmt: skip
+            raise self.fail(f"{what} are outside what genqsim reads of OpenQASM 3", node)
+
+    def note_timing(self) -> None:
+        if not self.timing_noted:
+            self.timing_noted = True
+            warnings.warn(
+                f"{self.source or 'OpenQASM 3 text'}: delay and durations are ignored "
+                "(genqsim simulates no timing)",
+                QasmTimingWarning,
+                stacklevel=4,
+            )
+
+    # -- declarations ----------------------------------------------------------------------------
+    def new_name(self, name: str, node: Any) -> None:
+        if name in self.qregs or name in self.bits or name in self.inputs:
+            raise self.fail(f"{name!r} is declared twice", node)
+
+    def size(self, node: Any, env: dict[str, Any]) -> int | None:
+        if node is None:
+            return None
+        value = self.integer(node, env)
+        if value < 1:
+            raise self.fail(f"a register size is a positive integer, got {value}", node)
+        return value
+
+    def declare_qubits(self, node: Any, env: dict[str, Any]) -> None:
+        name = node.qubit.name
+        self.new_name(name, node)
+        if self.physical >= 0:
+            raise self.fail("declared qubits and physical qubits ($n) cannot be mixed", node)
+        size = self.size(node.size, env)
+        offset = sum(s for _, s in self.qregs.values())
+        self.qregs[name] = (offset, 1 if size is None else size)
+
+    def declare_classical(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
+        from openqasm3 import ast
+
+        if not isinstance(node.type, ast.BitType):
+            raise self.fail(
+                f"classical variables of type {type(node.type).__name__} are outside what "
+                "genqsim reads (bit and bit[n] are read)", node,
+            )  # fmt: skip
+        name = node.identifier.name
+        self.new_name(name, node)
+        size = self.size(node.type.size, env)
+        self.bits[name] = (self.n_clbits, size)
+        self.n_clbits += 1 if size is None else size
+        init = node.init_expression
+        if isinstance(init, ast.QuantumMeasurement):
+            out += self.measure(init.qubit, node.identifier, env)
+        elif init is not None:
+            raise self.fail("a bit is initialised only by a measurement here", node)
+
+    def declare_io(self, node: Any) -> None:
+        from openqasm3 import ast
+
+        name = node.identifier.name
+        if node.io_identifier is ast.IOKeyword.output:
+            if isinstance(node.type, ast.BitType):
+                size = self.size(node.type.size, {})
+                self.new_name(name, node)
+                self.bits[name] = (self.n_clbits, size)
+                self.n_clbits += 1 if size is None else size
+                return
+            raise self.fail("only bit outputs are read", node)
+        if not isinstance(node.type, (ast.FloatType, ast.AngleType)):
+            raise self.fail("only float and angle inputs are read (as gate parameters)", node)
+        import sympy
+
+        self.new_name(name, node)
+        self.inputs[name] = sympy.Symbol(name, real=True)
+
+    def define(self, node: Any) -> None:
+        name = node.name.name
+        if name in self.declared or name in self.gates:
+            where = (
+                "is built into OpenQASM 3"
+                if name in LANGUAGE_GATES
+                else ("is already defined" if name in self.gates else "is declared by stdgates.inc")
+            )
+            raise self.fail(f"gate {name!r} {where} and cannot be defined again", node)
+        qubits = [q.name for q in node.qubits]
+        if len(set(qubits)) != len(qubits):
+            raise self.fail(f"gate {name!r} repeats a qubit argument", node)
+        params = [a.name for a in node.arguments]
+        self.gates[name] = _Definition(name, params, qubits, list(node.body))
+
+    # -- qubits and bits -------------------------------------------------------------------------
+    def qubits(self, node: Any, env: dict[str, Any], local: dict[str, int] | None = None
+               ) -> list[int]:  # fmt: skip
+        """The qubits an argument names: a register, one of its qubits, a physical qubit, or
+        (in a gate body, ``local``) a qubit argument of the gate."""
+        from openqasm3 import ast
+
+        if isinstance(node, ast.Identifier):
+            name = node.name
+            if local is not None:
+                if name not in local:
+                    raise self.fail(f"{name!r} is not a qubit argument of this gate", node)
+                return [local[name]]
+            if name.startswith("$"):
+                if self.qregs:
+                    raise self.fail("declared qubits and physical qubits ($n) cannot be mixed")
+                index = int(name[1:])
+                self.physical = max(self.physical, index)
+                return [index]
+            if name not in self.qregs:
+                raise self.fail(f"unknown qubit register {name!r}", node)
+            offset, size = self.qregs[name]
+            return list(range(offset, offset + size))
+        if isinstance(node, ast.IndexedIdentifier) and local is None:
+            if node.name.name not in self.qregs:
+                raise self.fail(f"unknown qubit register {node.name.name!r}", node)
+            offset, size = self.qregs[node.name.name]
+            return [offset + i for i in self.indices(node.indices, size, node.name.name, env)]
+        raise self.fail("a qubit argument is a register, an indexed qubit or $n", node)
+
+    def indices(self, indices: Sequence[Any], size: int, name: str, env: dict[str, Any]
+                ) -> list[int]:  # fmt: skip
+        """The positions ``name[...]`` selects: one index, a set ``{0, 2}`` or a range."""
+        from openqasm3 import ast
+
+        if len(indices) != 1:
+            raise self.fail(f"{name} takes one index")
+        index = indices[0]
+        if isinstance(index, ast.DiscreteSet):
+            items = [self.integer(v, env) for v in index.values]
+        elif (
+            isinstance(index, list)
+            and len(index) == 1
+            and isinstance(index[0], ast.RangeDefinition)
+        ):
+            items = self.range(index[0], env, size)
+        elif isinstance(index, list) and len(index) == 1:
+            items = [self.integer(index[0], env)]
+        else:
+            raise self.fail(f"unsupported index of {name}")
+        out = []
+        for i in items:
+            j = i + size if i < 0 else i
+            if not 0 <= j < size:
+                raise self.fail(f"index {i} out of range for {name!r} of size {size}")
+            out.append(j)
+        return out
+
+    def range(self, node: Any, env: dict[str, Any], size: int | None = None) -> list[int]:
+        """The integers of ``[start:step:end]`` (``end`` included, as OpenQASM 3 reads it)."""
+        start = 0 if node.start is None else self.integer(node.start, env)
+        step = 1 if node.step is None else self.integer(node.step, env)
+        if node.end is None:
+            if size is None:
+                raise self.fail("a range needs its end here")
+            end = size - 1
+        else:
+            end = self.integer(node.end, env)
+        if step == 0:
+            raise self.fail("a range's step cannot be 0")
+        return list(range(start, end + (1 if step > 0 else -1), step))
+
+    def clbits(self, node: Any, env: dict[str, Any]) -> list[int]:
+        """The classical bits a bit variable, register or indexed register names."""
+        from openqasm3 import ast
+
+        if isinstance(node, ast.Identifier):
+            if node.name not in self.bits:
+                raise self.fail(f"unknown classical bit or register {node.name!r}", node)
+            offset, size = self.bits[node.name]
+            return list(range(offset, offset + (1 if size is None else size)))
+        if isinstance(node, (ast.IndexedIdentifier, ast.IndexExpression)):
+            name_node = node.name if isinstance(node, ast.IndexedIdentifier) else node.collection
+            indices = node.indices if isinstance(node, ast.IndexedIdentifier) else [node.index]
+            name = getattr(name_node, "name", None)
+            if name not in self.bits:
+                raise self.fail(f"unknown classical register {name!r}", node)
+            offset, size = self.bits[name]
+            return [offset + i for i in self.indices(indices, size or 1, name, env)]
+        raise self.fail("expected a classical bit or register", node)
+
+    def measure(self, qubit: Any, target: Any, env: dict[str, Any]) -> list[Any]:
+        qubits = self.qubits(qubit, env)
+        if target is None:  # ``measure q;``: outcomes kept in bits of their own
+            clbits = list(range(self.n_clbits, self.n_clbits + len(qubits)))
+            self.n_clbits += len(qubits)
+        else:
+            clbits = self.clbits(target, env)
+        if len(clbits) != len(qubits):
+            raise self.fail(
+                f"measure maps {len(qubits)} qubit(s) onto {len(clbits)} classical bit(s)"
+            )
+        return [new_operation(Measure(c), (q,)) for q, c in zip(qubits, clbits)]
+
+    # -- expressions -----------------------------------------------------------------------------
+    def tree(self, node: Any, names: Sequence[str] = ()) -> Node:
+        """``node`` as an expression tree of :mod:`.parser` (``names``: a gate's parameters)."""
+        from openqasm3 import ast
+
+        if isinstance(node, ast.IntegerLiteral):
+            return ("int", node.value)
+        if isinstance(node, ast.FloatLiteral):
+            return ("real", node.value)
+        if isinstance(node, ast.BooleanLiteral):
+            return ("int", int(node.value))
+        if isinstance(node, ast.Identifier):
+            if node.name in _CONSTANTS:
+                return _CONSTANTS[node.name]
+            return ("param", node.name)
+        if isinstance(node, ast.UnaryExpression) and node.op.name == "-":
+            return ("neg", self.tree(node.expression, names))
+        if isinstance(node, ast.BinaryExpression) and node.op.name in ("+", "-", "*", "/", "**"):
+            op = "^" if node.op.name == "**" else node.op.name
+            return (op, self.tree(node.lhs, names), self.tree(node.rhs, names))
+        if isinstance(node, ast.FunctionCall) and node.name.name in _FUNCTIONS:
+            if len(node.arguments) != 1:
+                raise self.fail(f"{node.name.name} takes one argument", node)
+            return ("fn", _FUNCTIONS[node.name.name], self.tree(node.arguments[0], names))
+        if isinstance(node, ast.Cast):
+            return self.tree(node.argument, names)
+        raise self.fail(f"the expression {_text(node)!r} is outside what genqsim reads", node)
+
+    def value(self, node: Any, env: dict[str, Any]) -> Any:
+        """The value of a parameter expression: exact (SymPy) where the text is, inputs as
+        symbols, loop variables and constants substituted."""
+        tree = self.tree(node)
+        scope = {**self.inputs, **env}
+        for leaf in _params(tree):
+            if leaf not in scope:
+                raise self.fail(f"unknown identifier {leaf!r} in expression", node)
+        try:
+            return _value(tree, {k: scope[k] for k in _params(tree)}, True)
+        except ZeroDivisionError:
+            raise self.fail("division by zero", node) from None
+        except (GenqsimError, ArithmeticError, ValueError, TypeError) as exc:
+            raise self.fail(f"cannot evaluate {_text(node)!r}: {exc}", node) from None
+
+    def integer(self, node: Any, env: dict[str, Any]) -> int:
+        value = self.value(node, env)
+        try:
+            as_int = int(value)
+        except (TypeError, ValueError):
+            raise self.fail(f"expected an integer, got {_text(node)!r}", node) from None
+        if as_int != value:
+            raise self.fail(f"expected an integer, got {_text(node)!r}", node)
+        return as_int
+
+    # -- gates -----------------------------------------------------------------------------------
+    def call(self, node: Any, env: dict[str, Any], local: dict[str, int] | None = None
+             ) -> list[Any]:  # fmt: skip
+        """The operations of a gate call or ``gphase`` under its modifiers; in a gate body,
+        ``local`` maps the gate's qubit arguments to its own qubits."""
+        from openqasm3 import ast
+
+        qubit_lists = [self.qubits(q, env, local) for q in node.qubits]
+        controls: list[tuple[int, int]] = []  # (how many, control value) per ctrl modifier
+        for modifier in node.modifiers:
+            if modifier.modifier.name in ("ctrl", "negctrl"):
+                count = 1 if modifier.argument is None else self.integer(modifier.argument, env)
+                if count < 1:
+                    raise self.fail("ctrl @ takes at least one control", node)
+                controls.append((count, 1 if modifier.modifier.name == "ctrl" else 0))
+        n_controls = sum(k for k, _ in controls)
+        if isinstance(node, ast.QuantumPhase):
+            name, args = "gphase", [node.argument]
+        else:
+            name, args = node.name.name, node.arguments
+        values = [self.value(a, env) for a in args]
+        calls = _broadcast(qubit_lists, self, node)
+        out: list[Any] = []
+        for qubits in calls:
+            if len(set(qubits)) != len(qubits):
+                raise self.fail(f"a qubit is used twice in one call of {name!r}", node)
+            gate_qubits = qubits[n_controls:]
+            ops = self.gate(name, values, gate_qubits, node)
+            # modifiers apply from the innermost (rightmost) out; each ctrl takes its qubits
+            # from the front of the call's qubit list
+            position = n_controls
+            for modifier in reversed(node.modifiers):
+                kind = modifier.modifier.name
+                if kind == "inv":
+                    ops = _inverse(ops, self, node)
+                elif kind == "pow":
+                    ops = self.power(ops, self.value(modifier.argument, env), node)
+                else:
+                    count, bit = controls.pop()
+                    position -= count
+                    ops = _controlled(ops, qubits[position : position + count], bit)
+            out += ops
+        return out
+
+    def gate(self, name: str, values: list[Any], qubits: Sequence[int], node: Any) -> list[Any]:
+        """The operations of gate ``name(values)`` on ``qubits`` (no modifiers)."""
+        if name == "gphase":
+            if len(values) != 1 or qubits:
+                raise self.fail("gphase takes one angle and no qubits", node)
+            return [("gphase", values[0])]
+        definition = self.gates.get(name)
+        if definition is not None:
+            return [op.remapped(qubits) if isinstance(op, Operation) else op
+                    for op in self.expansion(definition, values, node)]  # fmt: skip
+        table = BUILTIN.get(_RENAMED.get(name, name))
+        if table is None:
+            raise self.fail(f"unknown gate {name!r}", node)
+        n_params, n_qubits, apply = table
+        if len(values) != n_params:
+            raise self.fail(f"gate {name!r} takes {n_params} parameter(s), got {len(values)}", node)
+        if len(qubits) != n_qubits:
+            raise self.fail(f"gate {name!r} acts on {n_qubits} qubit(s), got {len(qubits)}", node)
+        ops: list[Operation] = []
+        try:
+            apply(ops, values, qubits, True)
+        except (GenqsimError, ArithmeticError, ValueError, TypeError) as exc:
+            raise self.fail(f"gate {name!r}: {exc}", node) from None
+        return list(ops)
+
+    def expansion(self, g: _Definition, values: list[Any], node: Any) -> tuple[Any, ...]:
+        """Definition ``g`` called with ``values`` on its own qubits ``0, 1, ...``: its body
+        once per values (a table gate where it equals one)."""
+        if len(values) != len(g.params):
+            raise self.fail(
+                f"gate {g.name!r} takes {len(g.params)} parameter(s), got {len(values)}", node
+            )
+        try:
+            key: tuple | None = expansion_key(True, values)
+            done = g.expansions.get(key)  # type: ignore[arg-type]
+        except TypeError:
+            key, done = None, None
+        if done is not None:
+            return done
+        if getattr(self, "_depth", 0) > 64:
+            raise self.fail("gate definitions nest too deeply (recursive gate?)", node)
+        self._depth = getattr(self, "_depth", 0) + 1
+        env = dict(zip(g.params, values))
+        local = {q: i for i, q in enumerate(g.qubits)}
+        ops: list[Any] = []
+        outer = self.statement
+        try:
+            for statement in g.body:
+                self.statement = statement
+                ops += self.body_statement(statement, env, local)
+        finally:
+            self.statement = outer
+            self._depth -= 1
+        done = tuple(ops)
+        if is_candidate(g.name) and all(isinstance(op, Operation) for op in done):
+            done = table_operations(g.name, values, len(g.qubits), done) or done
+        if key is not None:
+            g.expansions[key] = done
+        return done
+
+    def body_statement(self, node: Any, env: dict[str, Any], local: dict[str, int]
+                       ) -> list[Any]:  # fmt: skip
+        from openqasm3 import ast
+
+        if isinstance(node, (ast.QuantumGate, ast.QuantumPhase)):
+            return self.call(node, env, local)
+        if isinstance(node, ast.QuantumBarrier):
+            qubits = [q for arg in node.qubits for q in self.qubits(arg, env, local)]
+            return [barrier_operation(qubits or local.values())]
+        if isinstance(node, ast.DelayInstruction):
+            self.note_timing()
+            return []
+        raise self.fail(f"{type(node).__name__} is not allowed in a gate body", node)
+
+    def power(self, ops: list[Any], exponent: Any, node: Any) -> list[Any]:
+        """``pow(k) @``: integer ``k`` repeats (a negative one inverts); another real ``k``
+        takes the principal power of the gate's unitary (:meth:`Circuit.power`)."""
+        try:
+            k = float(exponent)
+        except TypeError:
+            raise self.fail("pow @ takes a number, not a symbol", node) from None
+        if k == int(k):
+            base = ops if k >= 0 else _inverse(ops, self, node)
+            return list(base) * abs(int(k))
+        qubits = sorted({q for op in ops if isinstance(op, Operation) for q in op.qubits})
+        if not qubits or any(not isinstance(op, Operation) for op in ops):
+            raise self.fail("pow @ with a fractional exponent needs a gate on qubits", node)
+        position = {q: i for i, q in enumerate(qubits)}
+        local = Circuit(len(qubits), [_to_local(op, position) for op in ops])
+        try:
+            powered = local.power(k)
+        except GenqsimError as exc:
+            raise self.fail(f"pow @: {exc}", node) from None
+        return [op.remapped(qubits) for op in powered.operations]
+
+    # -- control flow ----------------------------------------------------------------------------
+    def condition(self, node: Any, env: dict[str, Any]) -> tuple[tuple[int, ...], list[int]]:
+        """``(bits, values)`` of an ``if`` condition: it holds where ``bits`` (the first the
+        lowest) hold one of ``values``. A bit or register compared with a value is read
+        directly; any other expression of bits (``!``, ``^``, ``&&``, ``||``, comparisons,
+        as Qiskit writes parities: ``(a[0] ^ a[1]) == true``) is evaluated on every value of
+        the bits it reads, up to :data:`MAX_CONDITION_BITS` of them."""
+        from openqasm3 import ast
+
+        if isinstance(node, ast.BinaryExpression) and node.op.name == "==":
+            lhs, rhs = node.lhs, node.rhs
+            if isinstance(lhs, (ast.IntegerLiteral, ast.BooleanLiteral)):
+                lhs, rhs = rhs, lhs
+            if _is_bits(lhs) and isinstance(rhs, (ast.IntegerLiteral, ast.BooleanLiteral)):
+                bits = tuple(self.clbits(lhs, env))
+                value = int(rhs.value)
+                if not 0 <= value < 1 << len(bits):
+                    raise self.fail(f"value {value} does not fit in {len(bits)} bit(s)", node)
+                return bits, [value]
+        if _is_bits(node):
+            bits = tuple(self.clbits(node, env))
+            if len(bits) != 1:
+                raise self.fail("a register is compared with a value: if (c == 3)", node)
+            return bits, [1]
+        names: dict[int, None] = {}
+        self.condition_bits(node, env, names)
+        bits = tuple(names)
+        if len(bits) > MAX_CONDITION_BITS:
+            raise self.fail(
+                f"a condition on more than {MAX_CONDITION_BITS} bits is refused unless it "
+                "compares one register with a value", node,
+            )  # fmt: skip
+        position = {b: i for i, b in enumerate(bits)}
+        values = [v for v in range(1 << len(bits)) if self.holds(node, env, v, position)]
+        return bits, values
+
+    def condition_bits(self, node: Any, env: dict[str, Any], found: dict[int, None]) -> None:
+        """The classical bits a condition reads, into ``found`` in order."""
+        if _is_bits(node):
+            found.update(dict.fromkeys(self.clbits(node, env)))
+            return
+        for child in ("expression", "lhs", "rhs"):
+            inner = getattr(node, child, None)
+            if inner is not None:
+                self.condition_bits(inner, env, found)
+
+    def holds(self, node: Any, env: dict[str, Any], value: int, position: dict[int, int]) -> Any:
+        """The condition ``node`` evaluated where the bits hold ``value``."""
+        from openqasm3 import ast
+
+        if _is_bits(node):
+            bits = self.clbits(node, env)
+            return sum(((value >> position[b]) & 1) << i for i, b in enumerate(bits))
+        if isinstance(node, (ast.IntegerLiteral, ast.BooleanLiteral)):
+            return int(node.value)
+        if isinstance(node, ast.UnaryExpression):
+            inner = self.holds(node.expression, env, value, position)
+            if node.op.name == "!":
+                return int(not inner)
+            if node.op.name == "~":
+                width = len(self.clbits(node.expression, env)) if _is_bits(node.expression) else 1
+                return ~inner & ((1 << width) - 1)
+            return -inner
+        if isinstance(node, ast.BinaryExpression) and node.op.name in _CLASSICAL:
+            lhs = self.holds(node.lhs, env, value, position)
+            rhs = self.holds(node.rhs, env, value, position)
+            return int(_CLASSICAL[node.op.name](lhs, rhs))
+        raise self.fail(
+            f"the condition {_text(node)!r} is outside what genqsim reads (bits and registers "
+            "under !, ~, ^, &, |, &&, ||, comparisons and integers)", node,
+        )  # fmt: skip
+
+    def branch(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
+        bits, values = self.condition(node.condition, env)
+        then: list[Any] = []
+        otherwise: list[Any] = []
+        self.statements(node.if_block, env, then)
+        self.statements(node.else_block or [], env, otherwise)
+        others: list[int] = []
+        if otherwise:
+            if len(bits) > MAX_CONDITION_BITS:
+                raise self.fail(
+                    f"an else on more than {MAX_CONDITION_BITS} bits is refused (it runs once "
+                    "per other value of them)", node,
+                )  # fmt: skip
+            chosen = set(values)
+            others = [v for v in range(1 << len(bits)) if v not in chosen]
+        written = {op.gate.clbit for part in (then, otherwise) for op in _operations(part)
+                   if isinstance(op.gate, Measure)}  # fmt: skip
+        if written & set(bits) and (otherwise or len(values) > 1):
+            raise self.fail(
+                "a branch that measures into the bits its condition reads is read only as a "
+                "plain if on one value", node,
+            )  # fmt: skip
+        if then and values:
+            out.append(_Branch(bits, values, then))
+        if otherwise and others:
+            out.append(_Branch(bits, others, otherwise))
+
+    def loop(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
+        from openqasm3 import ast
+
+        domain = node.set_declaration
+        if isinstance(domain, ast.RangeDefinition):
+            items: list[Any] = self.range(domain, env)
+        elif isinstance(domain, ast.DiscreteSet):
+            items = [self.value(v, env) for v in domain.values]
+        else:
+            raise self.fail("a for loop runs over a range [a:b] or a set {a, b}", node)
+        self.unrolled += len(items) * max(1, len(node.block))
+        if self.unrolled > MAX_UNROLLED_STATEMENTS:
+            raise self.fail(
+                f"for loops unroll to more than {MAX_UNROLLED_STATEMENTS} statements", node
+            )
+        name = node.identifier.name
+        for item in items:
+            self.statements(node.block, {**env, name: item}, out)
+
+    # -- the circuit -----------------------------------------------------------------------------
+    def circuit(self, items: list[Any]) -> Circuit:
+        n_qubits = sum(s for _, s in self.qregs.values()) + self.physical + 1
+        c = Circuit(n_qubits, n_clbits=self.n_clbits)
+        _emit(c, items, self)
+        return c
+
+
+def _emit(c: Circuit, items: list[Any], reader: _Reader) -> None:
+    for item in items:
+        if isinstance(item, Operation):
+            c._append_op(item)
+        elif isinstance(item, _Branch):
+            body = Circuit(c.n_qubits, n_clbits=c.n_clbits)
+            _emit(body, item.body, reader)
+            if any(op.qubits for op in body.operations if op.gate.name != "barrier"):
+                for value in item.values:
+                    c.if_(item.clbits, value, body)
+        elif item[0] == "barrier":
+            c._append_op(barrier_operation(item[1] or range(c.n_qubits)))
+        elif item[0] == "gphase":  # exp(i phi) = exp(-i (-2 phi) I / 2), on any qubit
+            if c.n_qubits:
+                c._append_op(new_operation(PauliRotation("I", -2 * item[1]), (0,)))
+
+
+def _is_bits(node: Any) -> bool:
+    """Whether ``node`` names classical bits: a bit or register, or an indexed register."""
+    return type(node).__name__ in ("Identifier", "IndexExpression", "IndexedIdentifier")
+
+
+def _operations(items: list[Any]) -> Iterable[Operation]:
+    for item in items:
+        if isinstance(item, Operation):
+            yield item
+        elif isinstance(item, _Branch):
+            yield from _operations(item.body)
+
+
+def _to_local(op: Operation, position: dict[int, int]) -> Operation:
+    return new_operation(
+        op.gate,
+        tuple(position[q] for q in op.targets),
+        tuple(position[q] for q in op.controls),
+        op.control_values,
+    )
+
+
+def _inverse(ops: Sequence[Any], reader: _Reader, node: Any) -> list[Any]:
+    """``inv @``: the operations in reverse order, each inverted (a global phase negated)."""
+    out: list[Any] = []
+    for op in reversed(ops):
+        if isinstance(op, tuple):
+            if op[0] == "gphase":
+                out.append(("gphase", -op[1]))
+            else:
+                out.append(op)
+            continue
+        if op.gate.name == "barrier":
+            out.append(op)
+            continue
+        try:
+            inverse = op.gate.inverse()
+        except (GenqsimError, NotImplementedError):
+            raise reader.fail(f"inv @: {op.gate.name} has no inverse", node) from None
+        out.append(new_operation(inverse, op.targets, op.controls, op.control_values))
+    return out
+
+
+def _controlled(ops: Sequence[Any], controls: Sequence[int], bit: int) -> list[Any]:
+    """``ops`` under the ``controls`` (each active on ``bit``): a global phase becomes a
+    phase gate on the last control, under the others."""
+    out: list[Any] = []
+    for op in ops:
+        if isinstance(op, tuple):
+            if op[0] != "gphase":
+                continue  # a barrier under control: nothing to run
+            *rest, last = controls
+            phase = new_operation(NamedGate("p", op[1]), (last,), tuple(rest), (bit,) * len(rest))
+            flip = [] if bit else [new_operation(NamedGate("x"), (last,))]
+            out += [*flip, phase, *flip]
+            continue
+        if op.gate.name == "barrier":
+            continue
+        out.append(
+            new_operation(
+                op.gate,
+                op.targets,
+                tuple(controls) + op.controls,
+                (bit,) * len(controls) + op.control_values,
+            )
+        )
+    return out
+
+
+def _broadcast(lists: list[list[int]], reader: _Reader, node: Any) -> list[list[int]]:
+    """Qubit tuples of a call: registers iterate together (all of one size)."""
+    sizes = {len(x) for x in lists if len(x) != 1}
+    if len(sizes) > 1:
+        raise reader.fail("registers of different sizes cannot be broadcast together", node)
+    count = sizes.pop() if sizes else 1
+    return [[x[i] if len(x) > 1 else x[0] for x in lists] for i in range(count)]
+
+
+def _params(tree: Node) -> list[str]:
+    if tree[0] == "param":
+        return [tree[1]]
+    return [name for child in tree[1:] if isinstance(child, tuple) for name in _params(child)]
+
+
+def _text(node: Any) -> str:
     try:
         import openqasm3
-        from openqasm3 import ast
+
+        return openqasm3.dumps(node)
+    except Exception:  # the printer does not print every node alone
+        return type(node).__name__
+
+
+def _syntax_error(exc: Exception, source: str | None) -> QasmError:
+    """The reference parser's error at its line and column: a lexer error says them in its
+    message (``L3:C5: ...``), a parser error in the token it stopped at."""
+    match = re.match(r"L(\d+):C(\d+): (.*)", str(exc), re.S)
+    if match:
+        line, column, message = match.groups()
+        return QasmError(f"OpenQASM 3 syntax error: {message}", int(line), int(column) + 1,
+                         source)  # fmt: skip
+    cause = exc.__cause__
+    inner = cause.args[0] if cause is not None and cause.args else None
+    token = getattr(inner, "offendingToken", None)
+    if token is not None:
+        found = "end of input" if token.text == "<EOF>" else repr(token.text)
+        return QasmError(f"OpenQASM 3 syntax error at {found}", token.line, token.column + 1,
+                         source)  # fmt: skip
+    return QasmError(f"OpenQASM 3 syntax error: {exc or type(exc).__name__}", source=source)
+
+
+def loads3(text: str, source: str | None = None) -> Circuit:
+    """A circuit from OpenQASM 3 text (needs ``pip install 'genqsim[qasm3]'``); raises
+    ``QasmError`` naming line and column (see the module's documentation for what is read)."""
+    try:
+        import openqasm3
     except ImportError:
         raise QasmError(
             "reading OpenQASM 3 needs the openqasm3 parser: pip install 'genqsim[qasm3]'"
@@ -36,63 +829,11 @@ def loads3(text: str, source: str | None = None):
     try:
         program = openqasm3.parse(text)
     except Exception as exc:  # the reference parser's own error types vary by version
-        raise QasmError(f"OpenQASM 3 syntax error: {exc}", source=source) from None
+        raise _syntax_error(exc, source) from None
+    reader = _Reader(source)
+    items: list[Any] = []
+    reader.statements(program.statements, {}, items)
+    return reader.circuit(items)
 
-    def expr(node: Any) -> str:
-        return openqasm3.dumps(node).replace("**", "^").replace("π", "pi")
 
-    def qubit(node: Any) -> str:
-        if isinstance(node, ast.Identifier):
-            return node.name
-        if isinstance(node, ast.IndexedIdentifier) and len(node.indices) == 1:
-            (index,) = node.indices
-            index = list(index)  # type: ignore[arg-type]  # a discrete set or a list of one
-            if len(index) == 1 and isinstance(index[0], ast.IntegerLiteral):
-                return f"{node.name.name}[{index[0].value}]"  # type: ignore[union-attr]
-        raise _fail(node, "only single integer indices are supported", source)
-
-    def gate_call(node: Any) -> str:
-        if node.modifiers:
-            raise _fail(node, "gate modifiers (ctrl @, inv @, pow @) are not supported", source)
-        name = _RENAMED.get(node.name.name, node.name.name)
-        args = f"({', '.join(expr(a) for a in node.arguments)})" if node.arguments else ""
-        return f"{name}{args} {', '.join(qubit(q) for q in node.qubits)};"
-
-    def statement(node: Any) -> str:
-        if isinstance(node, ast.Include):
-            if node.filename != "stdgates.inc":
-                raise _fail(node, f"cannot include {node.filename!r}", source)
-            return 'include "qelib1.inc";'
-        if isinstance(node, ast.QubitDeclaration):
-            size = 1 if node.size is None else node.size.value  # type: ignore[attr-defined]
-            return f"qreg {node.qubit.name}[{size}];"
-        if isinstance(node, ast.ClassicalDeclaration):
-            if not isinstance(node.type, ast.BitType) or node.init_expression is not None:
-                raise _fail(node, "only uninitialised bit registers are supported", source)
-            size = 1 if node.type.size is None else node.type.size.value  # type: ignore[attr-defined]
-            return f"creg {node.identifier.name}[{size}];"
-        if isinstance(node, ast.QuantumGate):
-            return gate_call(node)
-        if isinstance(node, ast.QuantumGateDefinition):
-            params = f"({', '.join(a.name for a in node.arguments)})" if node.arguments else ""
-            body = " ".join(statement(s) for s in node.body)
-            qubits = ", ".join(q.name for q in node.qubits)
-            return f"gate {node.name.name}{params} {qubits} {{ {body} }}"
-        if isinstance(node, ast.QuantumMeasurementStatement):
-            if node.target is None:
-                raise _fail(node, "a measurement needs a target bit (c = measure q;)", source)
-            return f"measure {qubit(node.measure.qubit)} -> {qubit(node.target)};"
-        if isinstance(node, ast.QuantumReset):
-            return f"reset {qubit(node.qubits)};"
-        if isinstance(node, ast.QuantumBarrier):
-            return f"barrier {', '.join(qubit(q) for q in node.qubits)};"
-        kind = type(node).__name__
-        raise _fail(node, f"{kind} is outside the supported OpenQASM 3 subset", source)
-
-    lines: dict[int, list[str]] = {}
-    for node in program.statements:
-        line = node.span.start_line if node.span is not None else 0
-        lines.setdefault(line, []).append(statement(node))
-    last = max(lines, default=0)
-    translated = "\n".join(" ".join(lines.get(i, [])) for i in range(1, last + 1))
-    return loads(translated, source)
+__all__ = ["QasmTimingWarning", "loads3"]

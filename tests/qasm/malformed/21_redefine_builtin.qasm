@@ -1,2 +1,3 @@
-// expect: line 2, column 6: gate 'cx' is built in and cannot be redefined
+// expect: line 3, column 6: gate 'cx' is declared by qelib1.inc and cannot be redefined
+include "qelib1.inc";
 gate cx a, b { h a; }

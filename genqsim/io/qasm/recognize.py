@@ -1,0 +1,134 @@
+"""Gate definitions that are table gates: a file's own ``gate dcx a, b { ... }``, or the
+``mcx``/``mcphase`` definitions Qiskit writes for its multi-controlled gates, run as the one
+table gate (on its controlled kernel) when their unitary equals it.
+
+A definition is a candidate by its name alone (a table name such as ``rzz``, or a
+multi-controlled family such as ``mcx``, with or without the ``_<n>`` suffix Qiskit gives
+distinct definitions of one name); it is recognised per parameter values, once, when its
+expansion on its own qubits acts as the table gate does on :data:`CHECK_STATES` random
+states to :data:`TOLERANCE` (so a definition whose body ignores its parameter, as Qiskit's
+``mcphase(param0)`` does, is recognised only at the value it was written for). A candidate
+that acts otherwise keeps its expansion: the file's definition is what runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...circuit.circuit import Circuit, Operation, new_operation
+from ...circuit.gates import GATE_SPECS, NamedGate, qasm_names
+from ...errors import GenqsimError
+
+MULTI_CONTROLLED: dict[str, str] = {
+    # family name (as Qiskit and OpenQASM libraries write it) -> the table gate controlled
+    "mcx": "x", "mct": "x", "mcx_gray": "x", "mcx_recursive": "x", "mcx_vchain": "x",
+    "mcx_noancilla": "x", "c3x": "x", "c4x": "x", "cccx": "x", "ccccx": "x",
+    "mcy": "y", "mcz": "z", "ccz": "z", "mcphase": "p", "mcp": "p", "mcu1": "p",
+    "mcrx": "rx", "mcry": "ry", "mcrz": "rz", "cs": "s", "csdg": "sdg", "ct": "t",
+    "ctdg": "tdg", "c3sx": "sx", "c3sqrtx": "sx", "mcsx": "sx", "ccy": "y", "cch": "h",
+}  # fmt: skip
+"""Multi-controlled gates by family name: the last declared qubit is the target, the others
+its controls (ancilla-using variants: the controls, the target, then the ancillas)."""
+
+ANCILLA_VARIANTS = ("mcx_recursive", "mcx_vchain")
+"""Families whose definitions may take ancillas after the target (one for the recursive
+form, ``controls - 2`` for the v-chain): a layout is recognised only where the definition
+leaves every ancilla as it found it, whatever it held."""
+
+CHECK_STATES = 2
+"""Random states a candidate's expansion and the table gate are compared on."""
+
+TOLERANCE = 1e-12
+"""Largest 2-norm of the difference of the two images of a unit state that counts as equal."""
+
+CHECK_MAX_QUBITS = 20
+"""Wider definitions are not compared (each comparison runs ``2**n`` amplitudes)."""
+
+_SEED = 20260427
+_NUMBERED = re.compile(r"_\d+$")
+
+
+def family(name: str) -> str:
+    """``name`` without the ``_<n>`` suffix Qiskit adds to distinct definitions of a name."""
+    stripped = _NUMBERED.sub("", name)
+    return stripped if stripped in MULTI_CONTROLLED or stripped in qasm_names() else name
+
+
+def is_candidate(name: str) -> bool:
+    """Whether a definition named ``name`` may stand for a table gate (checked when called)."""
+    base = family(name)
+    return base in MULTI_CONTROLLED or base in qasm_names()
+
+
+def table_operations(
+    name: str, params: Sequence[Any], n_qubits: int, expansion: Sequence[Operation]
+) -> tuple[Operation, ...] | None:
+    """The table gate, as one operation on qubits ``0 .. n_qubits - 1``, that the definition
+    ``name`` called with ``params`` stands for, where its ``expansion`` (on those qubits)
+    acts as that gate does; else ``None``."""
+    if not 0 < n_qubits <= CHECK_MAX_QUBITS or _has_symbols(params, expansion):
+        return None
+    for candidate in _candidates(family(name), tuple(params), n_qubits):
+        if _same_action(candidate, expansion, n_qubits):
+            return candidate
+    return None
+
+
+def _candidates(base: str, params: tuple, n_qubits: int) -> list[tuple[Operation, ...]]:
+    """The table operations ``base(params)`` may mean on ``n_qubits`` qubits."""
+    named = qasm_names().get(base)
+    if named is not None:
+        if named.n_params != len(params) or named.n_qubits != n_qubits:
+            return []
+        if len(params) not in GATE_SPECS[named.gate].n_params:
+            return []
+        k = named.n_controls
+        return [_controlled(named.gate, params, tuple(range(k)), tuple(range(k, n_qubits)))]
+    gate = MULTI_CONTROLLED.get(base)
+    if gate is None or len(params) not in GATE_SPECS[gate].n_params:
+        return []
+    if GATE_SPECS[gate].n_qubits != 1:
+        return []
+    layouts = [n_qubits - 1]  # controls, then the target
+    if base in ANCILLA_VARIANTS:
+        layouts += [n_qubits - 2, (n_qubits + 1) // 2]  # one ancilla; a v-chain's k - 2
+    out: list[tuple[Operation, ...]] = []
+    for k in dict.fromkeys(layouts):
+        if 0 < k < n_qubits:
+            out.append(_controlled(gate, params, tuple(range(k)), (k,)))
+    return out
+
+
+def _controlled(gate: str, params: tuple, controls: tuple, targets: tuple) -> tuple[Operation]:
+    return (new_operation(NamedGate(gate, *params), targets, controls, (1,) * len(controls)),)
+
+
+def _has_symbols(params: Sequence[Any], expansion: Sequence[Operation]) -> bool:
+    """Whether free symbols occur (a symbolic definition is not compared: it expands)."""
+    if any(getattr(p, "free_symbols", None) for p in params):
+        return True
+    return any(op.gate.free_symbols for op in expansion)
+
+
+def _same_action(a: Sequence[Operation], b: Sequence[Operation], n_qubits: int) -> bool:
+    """Whether the operation lists ``a`` and ``b`` map :data:`CHECK_STATES` random unit states
+    alike, to :data:`TOLERANCE` (complex128)."""
+    from ...states.registry import simulate
+
+    rng = np.random.default_rng(_SEED)
+    first, second = Circuit(n_qubits, list(a)), Circuit(n_qubits, list(b))
+    for _ in range(CHECK_STATES):
+        v = rng.normal(size=1 << n_qubits) + 1j * rng.normal(size=1 << n_qubits)
+        v /= np.linalg.norm(v)
+        try:
+            x = simulate(first, numbers="complex128", initial=v, fuse=False).to_numpy()
+            y = simulate(second, numbers="complex128", initial=v, fuse=False).to_numpy()
+        except (GenqsimError, ArithmeticError, TypeError, ValueError):
+            return False  # a parameter without a complex value: not compared
+        if not np.linalg.norm(x - y) <= TOLERANCE:
+            return False
+    return True

@@ -1,0 +1,192 @@
+"""A file's own gate definitions: names of the gate table that the includes do not declare
+are the file's to define, and a definition whose unitary equals a table gate (a plain one, or
+a multi-controlled family Qiskit writes: ``mcx``, ``mcphase``, ``cs``, ``ccz``, ...) runs as
+that one gate. References: Qiskit's own reader and ``Statevector`` of the same text, and
+dense ``kron``-built matrices."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy
+
+import genqsim as gq
+from genqsim.io.qasm import QasmError
+from genqsim.io.qasm.parser import Parser
+
+qiskit = pytest.importorskip("qiskit")
+
+
+def qiskit_state(text: str) -> np.ndarray:
+    """Qiskit's state of an OpenQASM 2.0 text (little-endian, like genqsim), its gates
+    decomposed first (a wide custom gate makes ``Statevector`` build its dense matrix)."""
+    from qiskit import qasm2, transpile
+    from qiskit.quantum_info import Statevector
+
+    qc = qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
+    qc = transpile(qc, basis_gates=["u", "cx"], optimization_level=0)
+    return Statevector(qc).data
+
+
+def library_circuit():
+    """A circuit of the Qiskit library gates that OpenQASM 2.0 export writes definitions for."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.library import (
+        C3SXGate,
+        CCZGate,
+        CSdgGate,
+        CSGate,
+        DCXGate,
+        MCPhaseGate,
+        MCXGate,
+        RYYGate,
+        iSwapGate,
+    )  # fmt: skip
+
+    qc = QuantumCircuit(6)
+    for q in range(6):
+        qc.ry(0.3 + 0.2 * q, q)
+    qc.append(MCXGate(4), [0, 1, 2, 3, 4])
+    qc.append(MCPhaseGate(np.pi / 4, 3), [1, 2, 3, 5])
+    qc.append(DCXGate(), [0, 5])
+    qc.append(iSwapGate(), [2, 4])
+    qc.append(RYYGate(0.3), [1, 3])
+    qc.append(C3SXGate(), [0, 1, 2, 3])
+    qc.append(CSGate(), [4, 5])
+    qc.append(CSdgGate(), [5, 1])
+    qc.append(CCZGate(), [0, 2, 4])
+    qc.append(MCXGate(5), [5, 4, 3, 2, 1, 0])
+    return qc
+
+
+def test_qiskit_definitions_of_table_gates_run_as_one_operation_each():
+    from qiskit import qasm2
+
+    text = qasm2.dumps(library_circuit())
+    for name in ("gate mcx ", "gate mcphase(", "gate dcx ", "gate iswap ", "gate ryy(", "gate cs "):
+        assert name in text  # the file defines them
+    for simple in (True, False):
+        c = Parser(text, simple_statements=simple).parse()
+        ops = [op for op in c.operations if op.gate.name != "ry"]
+        got = [(op.gate.name, op.controls, op.targets) for op in ops]
+        assert got == [
+            ("x", (0, 1, 2, 3), (4,)), ("p", (1, 2, 3), (5,)), ("x", (0,), (5,)),
+            ("x", (5,), (0,)), ("iswap", (), (2, 4)), ("ryy", (), (1, 3)),
+            ("sx", (0, 1, 2), (3,)), ("s", (4,), (5,)), ("sdg", (5,), (1,)), ("z", (0, 2), (4,)),
+            ("x", (5, 4, 3, 2, 1), (0,)),
+        ]  # fmt: skip
+        np.testing.assert_allclose(gq.simulate(c).amplitudes, qiskit_state(text), atol=1e-12)
+    phase = next(op for op in c.operations if op.gate.name == "p")
+    assert phase.gate.params[0] == sympy.pi / 4  # exact, as the call writes it
+
+
+def test_a_definition_that_differs_from_the_table_gate_is_the_files_gate():
+    """``iswap`` is not in qelib1.inc: a file may define it as anything, and that runs."""
+    text = (
+        'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate iswap a, b { h a; cx a, b; }\n'
+        "qreg q[2];\niswap q[0], q[1];\n"
+    )
+    for simple in (True, False):
+        c = Parser(text, simple_statements=simple).parse()
+        assert [op.gate.name for op in c.operations] == ["h", "x"]
+    bell = np.array([1, 0, 0, 1]) / np.sqrt(2)
+    np.testing.assert_allclose(gq.simulate(gq.qasm.loads(text)).amplitudes, bell, atol=1e-15)
+
+
+def test_dcx_defined_in_the_file_gives_qiskits_state():
+    text = (
+        'OPENQASM 2.0; include "qelib1.inc"; gate dcx a,b { cx a,b; cx b,a; }\n'
+        "qreg q[2]; x q[0]; dcx q[0],q[1];"
+    )
+    c = gq.qasm.loads(text)
+    np.testing.assert_allclose(gq.simulate(c).amplitudes, qiskit_state(text), atol=1e-15)
+    # |q1 q0> = |01> -> cx(0->1) |11> -> cx(1->0) |10>
+    np.testing.assert_allclose(gq.simulate(c).amplitudes, [0, 0, 1, 0], atol=1e-15)
+
+
+def test_a_definition_is_recognised_only_at_the_parameters_it_equals_the_gate():
+    """Qiskit writes ``mcphase(param0)`` with a body for one angle that ignores ``param0``:
+    called with that angle it is the controlled phase; called with another, the file's body
+    (the angle it was written for) is what runs."""
+    body = "cp(pi/4) a, b;"
+    text = (
+        f'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate mcphase(param0) a, b {{ {body} }}\n'
+        "qreg q[2];\nh q;\nmcphase(pi/4) q[0], q[1];\nmcphase(pi/2) q[0], q[1];\n"
+    )
+    c = gq.qasm.loads(text)
+    got = [(op.gate.name, op.gate.params) for op in c.operations[2:]]
+    assert got == [("p", (sympy.pi / 4,)), ("p", (sympy.pi / 4,))]  # the file's angle, twice
+    np.testing.assert_allclose(gq.simulate(c).amplitudes, qiskit_state(text), atol=1e-14)
+
+
+def test_an_ancilla_variant_is_native_only_where_it_leaves_the_ancilla_alone():
+    """Qiskit's v-chain needs its ancilla in ``|0>``: on other ancilla states it is not the
+    plain multi-controlled X, so it keeps its body; a body that is the plain gate on the
+    controls and target (the ancilla untouched) runs natively."""
+    from qiskit import QuantumCircuit, qasm2
+
+    qc = QuantumCircuit(5)
+    qc.h(range(5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        qc.mcx([0, 1, 2], 4, ancilla_qubits=[3], mode="v-chain")
+    text = qasm2.dumps(qc)
+    assert "gate mcx_vchain" in text
+    c = gq.qasm.loads(text)
+    assert len(c.operations) > 6  # expanded
+    np.testing.assert_allclose(gq.simulate(c).amplitudes, qiskit_state(text), atol=1e-12)
+    plain = (
+        'OPENQASM 2.0;\ninclude "qelib1.inc";\n'
+        "gate mcx_recursive a, b, c, t, anc { ccx a, b, anc; ccx anc, c, t; ccx a, b, anc; "
+        "ccx anc, c, t; ccx a, b, c; ccx a, b, c; }\n"
+        "qreg q[5];\nh q;\nmcx_recursive q[0], q[1], q[2], q[3], q[4];\n"
+    )
+    c = gq.qasm.loads(plain)
+    assert [(op.gate.name, op.controls, op.targets) for op in c.operations[5:]] == [
+        ("x", (0, 1, 2), (3,))
+    ]
+    np.testing.assert_allclose(gq.simulate(c).amplitudes, qiskit_state(plain), atol=1e-12)
+
+
+def test_recognised_gates_keep_exact_parameters_for_symbolic_runs():
+    """Read exactly, a recognised ``ryy(pi/3)`` is the table's exact gate, so an exact run
+    gives the closed form: after ``ry(a)`` on qubit 0, ``ryy(t)`` gives ``<Z0> = cos(a)
+    cos(t)``, 1/4 at ``a = t = pi/3``."""
+    text = (
+        'OPENQASM 2.0;\ninclude "qelib1.inc";\n'
+        "gate ryy(param0) q0,q1 { sxdg q0; sxdg q1; cx q0,q1; rz(param0) q1; cx q0,q1; sx q0; "
+        "sx q1; }\nqreg q[2];\nry(pi/3) q[0];\nryy(pi/3) q[0], q[1];\n"
+    )
+    c = gq.qasm.loads(text)
+    assert c.operations[1].gate.name == "ryy"
+    assert c.operations[1].gate.params == (sympy.pi / 3,)
+    value = gq.expectation(c, "Z0", numbers="sympy")
+    # ryy(t) on ry(a)|0>|0>: <Z0> = cos(a) cos(t)
+    assert sympy.simplify(sympy.sympify(value) - sympy.Rational(1, 4)) == 0
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('include "qelib1.inc";\ngate rzz(t) a, b { cx a, b; }\n', "gate 'rzz' is declared by"),
+        ('include "qelib1.inc";\ngate rccx a, b, c { x a; }\n', "gate 'rccx' is declared by"),
+        ("gate U(a, b, c) q { }\n", "gate 'U' is built into OpenQASM"),
+    ],
+)
+def test_gates_an_include_or_the_language_declares_cannot_be_redefined(text, message):
+    with pytest.raises(QasmError, match=message) as info:
+        gq.qasm.loads(text)
+    assert info.value.line == text.count("\n")
+    assert info.value.column == 6
+
+
+def test_without_the_include_a_file_may_define_qelib_names():
+    """OpenQASM's rule: only an include declares ``h``; a file without it may define ``h``."""
+    text = "OPENQASM 2.0;\ngate h a { U(pi/2, 0, pi) a; }\ngate cx a, b { CX a, b; }\n"
+    text += "qreg q[2];\nh q[0];\ncx q[0], q[1];\n"
+    c = gq.qasm.loads(text)
+    assert [op.gate.name for op in c.operations] == ["h", "x"]
+    bell = np.array([1, 0, 0, 1]) / np.sqrt(2)
+    np.testing.assert_allclose(gq.simulate(c).amplitudes, bell, atol=1e-15)
