@@ -1,4 +1,5 @@
-"""OpenQASM 2.0 import and export: ``gq.qasm.loads/load/dumps/dump``."""
+"""OpenQASM import and export: ``gq.qasm.loads/load/dumps/dump`` (2.0), ``loads3``/``dumps3``
+(3)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...circuit.circuit import Circuit
-from .exporter import dumps
+from .exporter import dumps, dumps3
 from .lexer import QasmError
 from .parser import loads
 from .qasm3 import QasmTimingWarning, loads3
 
-__all__ = ["QasmError", "QasmTimingWarning", "dump", "dumps", "load", "loads", "loads3"]
+__all__ = [
+    "QasmError", "QasmTimingWarning", "dump", "dumps", "dumps3", "load", "loads", "loads3",
+]  # fmt: skip
 
 
 WHOLE_FILE_MAX_BYTES = 1 << 20

@@ -1,9 +1,13 @@
-"""Circuit to OpenQASM 2.0 text (``qreg q[n]``, ``creg c[m]``, qelib1 gate names).
+"""Circuit to OpenQASM text: 2.0 (:func:`dumps`) and 3 (:func:`dumps3`).
 
-Controlled library gates map to their qelib1 names (``cx``, ``ccx``, ``c3x``, ``crz``, ``cu``,
-``cswap``, ...); control value 0 is written as X before and after. Pauli rotations are written
-as their basis-change / CNOT-ladder / ``rz`` decomposition. Arbitrary matrices have no
-OpenQASM 2.0 form and are refused with a clear error.
+OpenQASM 2.0 (``qreg q[n]``, ``creg c[m]``, qelib1 gate names): controlled library gates map to
+their qelib1 names (``cx``, ``ccx``, ``c3x``, ``crz``, ``cu``, ``cswap``, ...); control value 0
+is written as X before and after. OpenQASM 3 (``qubit[n] q``, ``bit[m] c``, ``stdgates.inc``)
+says what 2.0 cannot: any number of controls and control values (``ctrl(k) @``,
+``negctrl @``), conditions on any bits (``if (c[0] == 1 && c[2] == 0) { ... }``), global
+phases (``gphase``) and free parameters (``input float[64] theta;``). In both, Pauli rotations
+are written as their basis-change / CNOT-ladder / ``rz`` decomposition, and arbitrary
+matrices and noise channels have no form and are refused with a clear error.
 """
 
 from __future__ import annotations
@@ -30,9 +34,10 @@ _CONTROLLED = {key: name for key, (name, _) in QASM_CONTROLLED.items()}
 
 
 @functools.cache
-def _printer() -> Any:
-    """A SymPy printer for OpenQASM syntax: ``^`` for powers, ``ln`` for logarithms, and
-    floats with all 17 significant digits (built on first use: it imports SymPy)."""
+def _printer(version: int = 2) -> Any:
+    """A SymPy printer for OpenQASM syntax: ``^`` for powers and ``ln`` for logarithms in
+    2.0, ``**`` and ``log`` in 3, and floats with all 17 significant digits (built on first
+    use: it imports SymPy)."""
     import sympy
     from sympy.printing.str import StrPrinter
 
@@ -42,10 +47,10 @@ def _printer() -> Any:
                 return f"sqrt({self._print(expr.base)})"
             base = self.parenthesize(expr.base, 100)
             exp = self.parenthesize(expr.exp, 100)
-            return f"{base}^{exp}"
+            return f"{base}{'^' if version == 2 else '**'}{exp}"
 
         def _print_log(self, expr: Any) -> str:
-            return f"ln({self._print(expr.args[0])})"
+            return f"{'ln' if version == 2 else 'log'}({self._print(expr.args[0])})"
 
         def _print_Float(self, expr: Any) -> str:
             return repr(float(expr))
@@ -53,28 +58,33 @@ def _printer() -> Any:
     return QasmPrinter()
 
 
-def _expr(value: Any) -> str:
+def _expr(value: Any, version: int = 2) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, complex):
-        raise QasmError(f"complex gate parameter {value} has no OpenQASM 2.0 form")
+        raise QasmError(f"complex gate parameter {value} has no OpenQASM form")
     import sympy
 
     expr = sympy.sympify(value)
-    if expr.free_symbols:
+    if expr.free_symbols and version == 2:
         names = ", ".join(sorted(map(str, expr.free_symbols)))
-        raise QasmError(f"OpenQASM 2.0 has no free parameters; bind {names} first")
-    return _printer().doprint(expr)
+        raise QasmError(
+            f"OpenQASM 2.0 has no free parameters; bind {names} first, or write OpenQASM 3 "
+            "(gq.qasm.dumps3), where they are inputs"
+        )
+    return _printer(version).doprint(expr)
 
 
-def _call(name: str, params: tuple, qubits: tuple[int, ...]) -> str:
-    args = f"({', '.join(_expr(p) for p in params)})" if params else ""
+def _call(name: str, params: tuple, qubits: tuple[int, ...], version: int = 2) -> str:
+    args = f"({', '.join(_expr(p, version) for p in params)})" if params else ""
     return f"{name}{args} " + ", ".join(f"q[{q}]" for q in qubits) + ";"
 
 
-def _pauli_rotation(op: Operation) -> list[str]:
+def _pauli_rotation(op: Operation, version: int = 2, prefix: str = "") -> list[str]:
+    """The basis change, CNOT ladder and ``rz`` of a Pauli rotation; ``prefix`` (modifiers
+    of OpenQASM 3) goes on the ``rz`` alone, which is all a control needs to guard."""
     gate = op.gate
     assert isinstance(gate, PauliRotation)
     active = [(q, p) for q, p in zip(op.targets, gate.pauli) if p != "I"]
@@ -88,11 +98,11 @@ def _pauli_rotation(op: Operation) -> list[str]:
             before.append(_call("h", (), (q,)))
             after.append(_call("h", (), (q,)))
         elif p == "Y":
-            before.append(_call("rx", (sympy.pi / 2,), (q,)))
-            after.append(_call("rx", (-sympy.pi / 2,), (q,)))
+            before.append(_call("rx", (sympy.pi / 2,), (q,), version))
+            after.append(_call("rx", (-sympy.pi / 2,), (q,), version))
     qs = [q for q, _ in active]
     ladder = [_call("cx", (), (a, b)) for a, b in itertools.pairwise(qs)]
-    middle = [_call("rz", gate.params, (qs[-1],))]
+    middle = [prefix + _call("rz", gate.params, (*op.controls, qs[-1]), version)]
     return before + ladder + middle + ladder[::-1] + after
 
 
@@ -210,3 +220,119 @@ def dumps(circuit: Circuit) -> str:
     for op in circuit.operations:
         lines.extend(_operation(op, registers))
     return "\n".join(lines) + "\n"
+
+
+# -- OpenQASM 3 ----------------------------------------------------------------------------------
+
+STDGATES_CONTROLLED = {("x", 1): "cx", ("y", 1): "cy", ("z", 1): "cz", ("p", 1): "cp",
+                       ("rx", 1): "crx", ("ry", 1): "cry", ("rz", 1): "crz", ("h", 1): "ch",
+                       ("x", 2): "ccx", ("swap", 1): "cswap"}  # fmt: skip
+"""Controlled gates ``stdgates.inc`` names (every control on 1); others take ``ctrl @``."""
+
+DEFINITIONS3 = {
+    "iswap": "gate iswap a, b { s a; s b; h a; cx a, b; cx b, a; h b; }",
+    "rzz": "gate rzz(theta) a, b { cx a, b; rz(theta) b; cx a, b; }",
+    "rxx": "gate rxx(theta) a, b { h a; h b; cx a, b; rz(theta) b; cx a, b; h a; h b; }",
+    "ryy": "gate ryy(theta) a, b { rx(pi/2) a; rx(pi/2) b; cx a, b; rz(theta) b; cx a, b; "
+           "rx(-pi/2) a; rx(-pi/2) b; }",
+}  # fmt: skip
+"""Definitions of the table gates ``stdgates.inc`` lacks, each exactly the gate (so reading
+them back runs the table gate, see :mod:`.recognize`)."""
+
+_BASE3 = {"sxdg": "inv @ sx", "iswapdg": "inv @ iswap", "u": "U"}
+"""Table gates written in OpenQASM 3 by another name or a modifier."""
+
+
+def _modifiers(values: tuple[int, ...]) -> str:
+    """``ctrl @``/``negctrl @`` prefixes for control values in order, runs merged."""
+    out = []
+    for value, run in itertools.groupby(values):
+        k = len(list(run))
+        word = "ctrl" if value else "negctrl"
+        out.append(f"{word} @ " if k == 1 else f"{word}({k}) @ ")
+    return "".join(out)
+
+
+class _Writer3:
+    """The OpenQASM 3 lines of a circuit: definitions it needs, then its operations."""
+
+    def __init__(self) -> None:
+        self.definitions: dict[str, str] = {}
+
+    def condition(self, gate: Conditional, n_clbits: int) -> str:
+        if gate.clbits == tuple(range(n_clbits)) and n_clbits > 1:
+            return f"c == {gate.value}"
+        return " && ".join(f"c[{b}] == {(gate.value >> i) & 1}" for i, b in enumerate(gate.clbits))
+
+    def operation(self, op: Operation, n_clbits: int, indent: str = "") -> list[str]:
+        gate = op.gate
+        if gate.kind is GateKind.BARRIER:
+            return [indent + "barrier " + ", ".join(f"q[{q}]" for q in op.targets) + ";"]
+        if isinstance(gate, Measure):
+            return [f"{indent}c[{gate.clbit}] = measure q[{op.targets[0]}];"]
+        if gate.kind is GateKind.RESET:
+            return [f"{indent}reset q[{op.targets[0]}];"]
+        if isinstance(gate, Conditional):
+            lines = [f"{indent}if ({self.condition(gate, n_clbits)}) {{"]
+            for inner in gate.operations_on(op.targets):
+                lines += self.operation(inner, n_clbits, indent + "  ")
+            return [*lines, indent + "}"]
+        if gate.kind is GateKind.CHANNEL:
+            raise QasmError(
+                f"noise channel {gate.name} has no OpenQASM form (export the noiseless "
+                "circuit and keep the noise model beside it)"
+            )
+        prefix = _modifiers(op.control_values)
+        if isinstance(gate, PauliRotation):
+            if set(gate.pauli) == {"I"}:  # exp(-i theta/2): a global phase
+                phase = -gate.params[0] / 2
+                if not op.controls:
+                    return [f"{indent}gphase({_expr(phase, 3)});"]
+                return [indent + prefix + _call("gphase", (phase,), op.controls, 3)]
+            return [indent + line for line in _pauli_rotation(op, 3, prefix)]
+        if not isinstance(gate, NamedGate):
+            raise QasmError(
+                f"{gate!r} has no OpenQASM form (only library gates and Pauli rotations do)"
+            )
+        return [indent + line for line in self.named(op, gate, prefix)]
+
+    def named(self, op: Operation, gate: NamedGate, prefix: str) -> list[str]:
+        qubits = op.controls + op.targets
+        params = gate.params[:3] if gate.name == "u" else gate.params
+        key = (gate.name, len(op.controls))
+        if key in STDGATES_CONTROLLED and all(op.control_values):
+            line = _call(STDGATES_CONTROLLED[key], params, qubits, 3)
+        else:
+            name = _BASE3.get(gate.name, GATE_SPECS[gate.name].qasm or gate.name)
+            if gate.name in DEFINITIONS3 or gate.name == "iswapdg":
+                self.definitions["iswap" if gate.name == "iswapdg" else gate.name] = DEFINITIONS3[
+                    "iswap" if gate.name == "iswapdg" else gate.name
+                ]
+            line = prefix + _call(name, params, qubits, 3)
+        lines = [line]
+        if gate.name == "u" and len(gate.params) == 4:  # U times exp(i gamma)
+            gamma = gate.params[3]
+            if op.controls:
+                lines.append(prefix + _call("gphase", (gamma,), op.controls, 3))
+            else:
+                lines.append(f"gphase({_expr(gamma, 3)});")
+        return lines
+
+
+def dumps3(circuit: Circuit) -> str:
+    """OpenQASM 3 text for ``circuit`` (``stdgates.inc`` names; free parameters as
+    ``input float[64]``); ``loads3(dumps3(c)) == c`` for library gates, and Qiskit's
+    ``qasm3.loads`` reads it."""
+    if not isinstance(circuit, Circuit):
+        raise ArgumentTypeError(f"dumps3() takes a Circuit, got {type(circuit).__name__}")
+    writer = _Writer3()
+    body: list[str] = []
+    for op in circuit.operations:
+        body.extend(writer.operation(op, circuit.n_clbits))
+    lines = ["OPENQASM 3.0;", 'include "stdgates.inc";']
+    lines += [f"input float[64] {name};" for name in sorted(map(str, circuit.parameters))]
+    lines += list(writer.definitions.values())
+    lines.append(f"qubit[{max(circuit.n_qubits, 1)}] q;")
+    if circuit.n_clbits:
+        lines.append(f"bit[{circuit.n_clbits}] c;")
+    return "\n".join(lines + body) + "\n"

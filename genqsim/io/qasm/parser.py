@@ -30,7 +30,7 @@ from ...support.lazysympy import is_sympy
 from ...support.validation import MAX_CIRCUIT_QUBITS
 from .fast_reader import ReaderTables, SimpleStatements
 from .lexer import Lexer, QasmError, Token
-from .recognize import is_candidate, table_operations
+from .recognize import TableMatch, is_candidate, table_operations
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
@@ -235,7 +235,8 @@ class GateDef:
     its expansions are built on its calls."""
 
     __slots__ = (
-        "body", "candidate", "expansions", "fixed", "name", "params", "positions", "qargs",
+        "body", "candidate", "expansions", "fixed", "match", "name", "params", "positions",
+        "qargs",
     )  # fmt: skip
 
     def __init__(
@@ -262,8 +263,9 @@ class GateDef:
         """Each qubit argument's position, the qubit it stands for in an expansion (given
         where the reader has it already)."""
         self.candidate = is_candidate(name)
-        """Whether its name may stand for a table gate: each expansion is then compared with
-        that gate, and runs as it where they are equal (:func:`.recognize.table_operations`)."""
+        """Whether its name may stand for a table gate: it then runs as that gate where they
+        are equal (:class:`.recognize.TableMatch`, :func:`.recognize.table_operations`)."""
+        self.match = TableMatch(name, len(params), len(qargs)) if self.candidate else None
 
 
 @functools.cache
@@ -822,9 +824,13 @@ class Parser:
             key, done = None, None
         if done is not None:
             return done
-        done = g.fixed if g.fixed is not None else self.expand(name, g, params, key, depth)
-        if g.candidate:  # a definition that is a table gate runs as that gate
-            done = table_operations(g.name, params, len(g.qargs), done) or done
+        if g.match is not None:  # a definition that is a table gate runs as that gate
+            done = g.match.operations(params, lambda v: self.expand(name, g, v, None, depth))
+            if done is None:
+                done = self.expand(name, g, params, key, depth)
+                done = table_operations(g.name, params, len(g.qargs), done) or done
+        else:
+            done = self.expand(name, g, params, key, depth)
         if key is not None:
             g.expansions[key] = done
         return done
@@ -833,6 +839,8 @@ class Parser:
         self, name: Token, g: GateDef, params: list, key: tuple | None, depth: int
     ) -> tuple[Operation, ...]:
         """Gate ``g``'s body called with ``params`` as operations on its own qubits."""
+        if g.fixed is not None:
+            return g.fixed
         env = dict(zip(g.params, params))
         env_key = None if key is None else tuple(zip(g.params, key[1], params))
         exact, where = self.exact, g.positions

@@ -30,7 +30,7 @@ from ...circuit.gates import Measure, NamedGate, PauliRotation, Reset
 from ...errors import GenqsimError
 from .lexer import QasmError
 from .parser import BUILTIN, Node, _value, barrier_operation, expansion_key
-from .recognize import is_candidate, table_operations
+from .recognize import TableMatch, is_candidate, table_operations
 
 STDGATES = frozenset(
     """p x y z h s sdg t tdg sx rx ry rz cx cy cz cp crx cry crz ch swap ccx
@@ -85,6 +85,12 @@ class _Definition:
     qubits: list[str]
     body: list[Any]
     expansions: dict[tuple, tuple[Operation, ...]] = field(default_factory=dict)
+    match: TableMatch | None = None
+    """Set where the name may stand for a table gate (see :mod:`.recognize`)."""
+
+    def __post_init__(self) -> None:
+        if is_candidate(self.name):
+            self.match = TableMatch(self.name, len(self.params), len(self.qubits))
 
 
 @dataclass
@@ -110,6 +116,7 @@ class _Reader:
         self.inputs: dict[str, Any] = {}
         self.unrolled = 0
         self.timing_noted = False
+        self.depth = 0  # gate definitions being expanded, one inside another
         self.statement: Any = None  # the statement being read, for errors
 
     # -- errors ------------------------------------------------------------------------------
@@ -507,9 +514,24 @@ class _Reader:
             key, done = None, None
         if done is not None:
             return done
-        if getattr(self, "_depth", 0) > 64:
+        done = (
+            None
+            if g.match is None
+            else g.match.operations(values, lambda v: self.expand(g, v, node))
+        )
+        if done is None:
+            done = self.expand(g, values, node)
+            if g.match is not None and all(isinstance(op, Operation) for op in done):
+                done = table_operations(g.name, values, len(g.qubits), done) or done
+        if key is not None:
+            g.expansions[key] = done
+        return done
+
+    def expand(self, g: _Definition, values: list[Any], node: Any) -> tuple[Any, ...]:
+        """The body of ``g`` called with ``values``, on the gate's own qubits."""
+        if self.depth > 64:
             raise self.fail("gate definitions nest too deeply (recursive gate?)", node)
-        self._depth = getattr(self, "_depth", 0) + 1
+        self.depth += 1
         env = dict(zip(g.params, values))
         local = {q: i for i, q in enumerate(g.qubits)}
         ops: list[Any] = []
@@ -520,13 +542,8 @@ class _Reader:
                 ops += self.body_statement(statement, env, local)
         finally:
             self.statement = outer
-            self._depth -= 1
-        done = tuple(ops)
-        if is_candidate(g.name) and all(isinstance(op, Operation) for op in done):
-            done = table_operations(g.name, values, len(g.qubits), done) or done
-        if key is not None:
-            g.expansions[key] = done
-        return done
+            self.depth -= 1
+        return tuple(ops)
 
     def body_statement(self, node: Any, env: dict[str, Any], local: dict[str, int]
                        ) -> list[Any]:  # fmt: skip
@@ -631,8 +648,8 @@ class _Reader:
             rhs = self.holds(node.rhs, env, value, position)
             return int(_CLASSICAL[node.op.name](lhs, rhs))
         raise self.fail(
-            f"the condition {_text(node)!r} is outside what genqsim reads (bits and registers "
-            "under !, ~, ^, &, |, &&, ||, comparisons and integers)", node,
+            f"{_text(node)!r} in a condition is outside what genqsim reads (bits and "
+            "registers under !, ~, ^, &, |, &&, ||, comparisons and integers)", node,
         )  # fmt: skip
 
     def branch(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:

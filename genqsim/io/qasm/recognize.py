@@ -4,17 +4,19 @@ table gate (on its controlled kernel) when their unitary equals it.
 
 A definition is a candidate by its name alone (a table name such as ``rzz``, or a
 multi-controlled family such as ``mcx``, with or without the ``_<n>`` suffix Qiskit gives
-distinct definitions of one name); it is recognised per parameter values, once, when its
-expansion on its own qubits acts as the table gate does on :data:`CHECK_STATES` random
-states to :data:`TOLERANCE` (so a definition whose body ignores its parameter, as Qiskit's
-``mcphase(param0)`` does, is recognised only at the value it was written for). A candidate
-that acts otherwise keeps its expansion: the file's definition is what runs.
+distinct definitions of one name). It is recognised when its expansion on its own qubits
+acts as the table gate does on :data:`CHECK_STATES` random states, to :data:`TOLERANCE`:
+once for every parameter value where its body is built from its parameters (compared at
+random values, :class:`TableMatch`), else per parameter values (so a body that ignores its
+parameter, as Qiskit's ``mcphase(param0)`` does, is recognised only at the value it was
+written for). A candidate that acts otherwise keeps its expansion: the file's definition is
+what runs. Free symbols (an ``input`` parameter) take random values for the comparison.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -70,12 +72,66 @@ def table_operations(
     """The table gate, as one operation on qubits ``0 .. n_qubits - 1``, that the definition
     ``name`` called with ``params`` stands for, where its ``expansion`` (on those qubits)
     acts as that gate does; else ``None``."""
-    if not 0 < n_qubits <= CHECK_MAX_QUBITS or _has_symbols(params, expansion):
+    layout = _matching_layout(name, params, n_qubits, expansion)
+    if layout is None:
         return None
-    for candidate in _candidates(family(name), tuple(params), n_qubits):
+    return _candidates(family(name), tuple(params), n_qubits)[layout]
+
+
+def _matching_layout(
+    name: str, params: Sequence[Any], n_qubits: int, expansion: Sequence[Operation]
+) -> int | None:
+    """Which of the candidates of ``name`` the ``expansion`` acts as, if any."""
+    if not 0 < n_qubits <= CHECK_MAX_QUBITS:
+        return None
+    for layout, candidate in enumerate(_candidates(family(name), tuple(params), n_qubits)):
         if _same_action(candidate, expansion, n_qubits):
-            return candidate
+            return layout
     return None
+
+
+_UNDECIDED = -1
+
+
+class TableMatch:
+    """Whether a parametrised definition is a table gate at every parameter value: decided
+    once, by comparing its body with the gate at :data:`CHECK_STATES` random values of its
+    parameters (a body built from its parameters, as ``gate rzz(t) a, b { cx a, b; rz(t)
+    b; cx a, b; }``). Then each call is the table gate at once, without expanding the body;
+    otherwise (a body written for one value, as Qiskit's ``mcphase(param0)``) each call's
+    expansion is compared with the gate at its own values (:func:`table_operations`)."""
+
+    __slots__ = ("layout", "n_params", "n_qubits", "name")
+
+    def __init__(self, name: str, n_params: int, n_qubits: int) -> None:
+        self.name, self.n_params, self.n_qubits = name, n_params, n_qubits
+        self.layout = _UNDECIDED if n_params else None
+        """The matching candidate's index for every value, ``None`` where there is none."""
+
+    def operations(
+        self, params: Sequence[Any], expand: Callable[[list[Any]], Sequence[Operation]]
+    ) -> tuple[Operation, ...] | None:
+        """The table operation for a call with ``params`` if the definition is the table gate
+        at every value; ``expand(values)`` gives its body at other values, for the check."""
+        if self.layout == _UNDECIDED:
+            self.layout = self._decide(expand)
+        if self.layout is None:
+            return None
+        return _candidates(family(self.name), tuple(params), self.n_qubits)[self.layout]
+
+    def _decide(self, expand: Callable[[list[Any]], Sequence[Operation]]) -> int | None:
+        rng = np.random.default_rng(_SEED + 1)
+        found: set[int | None] = set()
+        for _ in range(CHECK_STATES):
+            values = [float(v) for v in rng.uniform(-np.pi, np.pi, self.n_params)]
+            try:
+                expansion = expand(values)
+            except (GenqsimError, ArithmeticError, ValueError):
+                return None  # the body is reported when a call expands it
+            if not all(isinstance(op, Operation) for op in expansion):
+                return None  # a global phase of the body's own: not a table gate alone
+            found.add(_matching_layout(self.name, values, self.n_qubits, expansion))
+        return found.pop() if len(found) == 1 else None
 
 
 def _candidates(base: str, params: tuple, n_qubits: int) -> list[tuple[Operation, ...]]:
@@ -107,21 +163,27 @@ def _controlled(gate: str, params: tuple, controls: tuple, targets: tuple) -> tu
     return (new_operation(NamedGate(gate, *params), targets, controls, (1,) * len(controls)),)
 
 
-def _has_symbols(params: Sequence[Any], expansion: Sequence[Operation]) -> bool:
-    """Whether free symbols occur (a symbolic definition is not compared: it expands)."""
-    if any(getattr(p, "free_symbols", None) for p in params):
-        return True
-    return any(op.gate.free_symbols for op in expansion)
+def _symbols(ops: Sequence[Operation]) -> list[Any]:
+    """The free symbols of operations (an ``input`` parameter, a symbol of the circuit)."""
+    found: set[Any] = set()
+    for op in ops:
+        found |= set(op.gate.free_symbols)
+    return sorted(found, key=str)
 
 
 def _same_action(a: Sequence[Operation], b: Sequence[Operation], n_qubits: int) -> bool:
     """Whether the operation lists ``a`` and ``b`` map :data:`CHECK_STATES` random unit states
-    alike, to :data:`TOLERANCE` (complex128)."""
+    alike, to :data:`TOLERANCE` (complex128); free symbols take random values in
+    ``[-pi, pi]``, new ones for each state (two trigonometric polynomials that agree at
+    random points are equal)."""
     from ...states.registry import simulate
 
     rng = np.random.default_rng(_SEED)
-    first, second = Circuit(n_qubits, list(a)), Circuit(n_qubits, list(b))
+    symbols = _symbols([*a, *b])
     for _ in range(CHECK_STATES):
+        values = {s: float(rng.uniform(-np.pi, np.pi)) for s in symbols}
+        first = Circuit(n_qubits, [op.bind(values) if values else op for op in a])
+        second = Circuit(n_qubits, [op.bind(values) if values else op for op in b])
         v = rng.normal(size=1 << n_qubits) + 1j * rng.normal(size=1 << n_qubits)
         v /= np.linalg.norm(v)
         try:
