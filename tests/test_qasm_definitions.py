@@ -11,10 +11,14 @@ import warnings
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import random_circuit
 
 import genqsim as gq
 from genqsim.io.qasm import QasmError
 from genqsim.io.qasm.parser import Parser
+from genqsim.io.qasm.recognize import _applied
 
 qiskit = pytest.importorskip("qiskit")
 
@@ -190,3 +194,16 @@ def test_without_the_include_a_file_may_define_qelib_names():
     assert [op.gate.name for op in c.operations] == ["h", "x"]
     bell = np.array([1, 0, 0, 1]) / np.sqrt(2)
     np.testing.assert_allclose(gq.simulate(c).amplitudes, bell, atol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_circuit(n_max=6), st.integers(0, 2**32 - 1))
+def test_the_comparison_applies_gates_as_the_simulator_does(circuit, seed):
+    """The recognition's own small applier (dense matrices on the slices controls select)
+    against ``gq.simulate`` on random circuits of every gate kind, under controls."""
+    rng = np.random.default_rng(seed)
+    n = circuit.n_qubits
+    v = rng.normal(size=1 << n) + 1j * rng.normal(size=1 << n)
+    v /= np.linalg.norm(v)
+    expected = gq.simulate(circuit, initial=v).to_numpy()
+    np.testing.assert_allclose(_applied(circuit.operations, v, n), expected, atol=1e-12)

@@ -15,14 +15,15 @@ what runs. Free symbols (an ``input`` parameter) take random values for the comp
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ...circuit.circuit import Circuit, Operation, new_operation
-from ...circuit.gates import GATE_SPECS, NamedGate, qasm_names
+from ...circuit.circuit import Operation, new_operation
+from ...circuit.gates import GATE_SPECS, GateKind, NamedGate, qasm_names
 from ...errors import GenqsimError
 
 MULTI_CONTROLLED: dict[str, str] = {
@@ -81,13 +82,29 @@ def table_operations(
 def _matching_layout(
     name: str, params: Sequence[Any], n_qubits: int, expansion: Sequence[Operation]
 ) -> int | None:
-    """Which of the candidates of ``name`` the ``expansion`` acts as, if any."""
+    """Which of the candidates of ``name`` the ``expansion`` acts as, if any (remembered for
+    the process: a file read again, or files of one generator, compare each body once)."""
     if not 0 < n_qubits <= CHECK_MAX_QUBITS:
         return None
-    for layout, candidate in enumerate(_candidates(family(name), tuple(params), n_qubits)):
+    try:
+        return _remembered_layout(family(name), tuple(params), n_qubits, tuple(expansion))
+    except TypeError:  # an unhashable parameter: compare without remembering
+        return _compared_layout(family(name), tuple(params), n_qubits, tuple(expansion))
+
+
+def _compared_layout(
+    base: str, params: tuple, n_qubits: int, expansion: tuple[Operation, ...]
+) -> int | None:
+    for layout, candidate in enumerate(_candidates(base, params, n_qubits)):
         if _same_action(candidate, expansion, n_qubits):
             return layout
     return None
+
+
+REMEMBERED_COMPARISONS = 1024
+"""Comparisons of a body with its candidates kept for the process (the oldest dropped)."""
+
+_remembered_layout = functools.lru_cache(maxsize=REMEMBERED_COMPARISONS)(_compared_layout)
 
 
 _UNDECIDED = -1
@@ -176,21 +193,40 @@ def _same_action(a: Sequence[Operation], b: Sequence[Operation], n_qubits: int) 
     alike, to :data:`TOLERANCE` (complex128); free symbols take random values in
     ``[-pi, pi]``, new ones for each state (two trigonometric polynomials that agree at
     random points are equal)."""
-    from ...states.registry import simulate
-
     rng = np.random.default_rng(_SEED)
     symbols = _symbols([*a, *b])
     for _ in range(CHECK_STATES):
         values = {s: float(rng.uniform(-np.pi, np.pi)) for s in symbols}
-        first = Circuit(n_qubits, [op.bind(values) if values else op for op in a])
-        second = Circuit(n_qubits, [op.bind(values) if values else op for op in b])
         v = rng.normal(size=1 << n_qubits) + 1j * rng.normal(size=1 << n_qubits)
         v /= np.linalg.norm(v)
         try:
-            x = simulate(first, numbers="complex128", initial=v, fuse=False).to_numpy()
-            y = simulate(second, numbers="complex128", initial=v, fuse=False).to_numpy()
+            x = _applied([op.bind(values) if values else op for op in a], v, n_qubits)
+            y = _applied([op.bind(values) if values else op for op in b], v, n_qubits)
         except (GenqsimError, ArithmeticError, TypeError, ValueError):
             return False  # a parameter without a complex value: not compared
         if not np.linalg.norm(x - y) <= TOLERANCE:
             return False
     return True
+
+
+def _applied(ops: Sequence[Operation], vector: np.ndarray, n_qubits: int) -> np.ndarray:
+    """``vector`` (qubit ``q`` is bit ``q`` of the index) after the gates ``ops``, each as its
+    dense complex128 matrix on the slice its controls select: a few small gates on a few
+    qubits, where planning a run would cost more than running it."""
+    psi = vector.reshape((2,) * n_qubits).copy()
+    axis = {q: n_qubits - 1 - q for q in range(n_qubits)}  # C order: qubit 0 is the last axis
+    for op in ops:
+        if op.gate.kind is GateKind.BARRIER:
+            continue
+        k = len(op.targets)
+        matrix = np.asarray(op.gate.matrix("complex128"), dtype=np.complex128)
+        tensor = matrix.reshape((2,) * (2 * k))  # axes: targets[k-1] .. targets[0], twice
+        index: list[Any] = [slice(None)] * n_qubits
+        for c, value in zip(op.controls, op.control_values):
+            index[axis[c]] = value
+        kept = [ax for ax in range(n_qubits) if not isinstance(index[ax], int)]
+        where = [kept.index(axis[t]) for t in reversed(op.targets)]
+        part = psi[tuple(index)]
+        moved = np.tensordot(tensor, part, axes=(list(range(k, 2 * k)), where))
+        psi[tuple(index)] = np.moveaxis(moved, list(range(k)), where)
+    return psi.reshape(-1)
