@@ -13,12 +13,13 @@ import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import random_circuit
 
 import genqsim as gq
 from genqsim.io.qasm import QasmError
 from genqsim.io.qasm.parser import Parser
 from genqsim.io.qasm.recognize import _applied
+
+from strategies import random_circuit
 
 qiskit = pytest.importorskip("qiskit")
 
