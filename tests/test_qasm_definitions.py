@@ -208,3 +208,32 @@ def test_the_comparison_applies_gates_as_the_simulator_does(circuit, seed):
     v /= np.linalg.norm(v)
     expected = gq.simulate(circuit, initial=v).to_numpy()
     np.testing.assert_allclose(_applied(circuit.operations, v, n), expected, atol=1e-12)
+
+
+def test_dumps_writes_multi_controlled_gates_as_qiskit_reads_them():
+    """OpenQASM 2.0 has names up to ``c4x``: wider multi-controlled X, Z, Y and phase are
+    written as definitions of their families (``mcx_5``, ...), which Qiskit runs as written
+    and genqsim reads back as the one gate."""
+    c = gq.Circuit(7)
+    for q in range(7):
+        c.ry(0.3 + 0.1 * q, q)
+    c.mcx([0, 1, 2, 3, 4], 6, control_values=[1, 0, 1, 1, 1])
+    c.append(gq.gate("p", 0.7), [5], [0, 1, 2]).append("z", [0], [3, 4])
+    c.append("y", [2], [1, 6]).mcx([0, 1, 2, 3, 4, 5], 6)
+    text = gq.qasm.dumps(c)
+    for name in (
+        "gate mcx_5 ",
+        "gate mcx_6 ",
+        "gate mcphase_3(lam) ",
+        "gate mcz_2 ",
+        "gate mcy_2 ",
+    ):
+        assert name in text
+    np.testing.assert_allclose(qiskit_state(text), gq.simulate(c).to_numpy(), atol=1e-12)
+    back = [(op.gate.name, op.controls, op.targets) for op in gq.qasm.loads(text).operations]
+    assert back[7:] == [
+        ("x", (), (1,)), ("x", (0, 1, 2, 3, 4), (6,)), ("x", (), (1,)), ("p", (0, 1, 2), (5,)),
+        ("z", (3, 4), (0,)), ("y", (1, 6), (2,)), ("x", (0, 1, 2, 3, 4, 5), (6,)),
+    ]  # fmt: skip
+    with pytest.raises(QasmError, match=r"h with 2 control\(s\) has no OpenQASM 2.0 name; Op"):
+        gq.qasm.dumps(gq.Circuit(3).append("h", [0], [1, 2]))

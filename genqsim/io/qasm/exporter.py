@@ -159,7 +159,58 @@ def _all_operations(circuit: Circuit) -> list[Operation]:
     return out
 
 
-def _operation(op: Operation, registers: _Registers) -> list[str]:
+MULTI_CONTROLLED_MIN = {"x": 5, "z": 2, "p": 2, "y": 2}
+"""From how many controls a gate is written as a definition of its multi-controlled family
+(fewer have qelib1 names: ``cx`` .. ``c4x``, ``cz``, ``cp``, ``cy``)."""
+
+
+def _phase_parities(n: int, angle: str) -> list[str]:
+    """The body of ``mcphase(angle)`` on ``q0 .. q{n-1}`` (``exp(i angle)`` where all are 1):
+    ``prod x_i = 2**(1-n) sum over nonempty S of (-1)**(|S|+1) parity(S)``, each parity
+    built on its highest qubit ``t`` by CNOTs from the others in Gray-code order (one CNOT
+    and one ``u1`` per subset)."""
+    lines, scale = [], 2 ** (n - 1)
+    for t in range(n):
+        previous = 0
+        for i in range(1 << t):
+            gray = i ^ (i >> 1)
+            if gray != previous:
+                lines.append(f"cx q{(gray ^ previous).bit_length() - 1},q{t};")
+            sign = "-" if bin(gray).count("1") % 2 else ""
+            lines.append(f"u1({sign}({angle})/{scale}) q{t};")
+            previous = gray
+        if previous:
+            lines.append(f"cx q{previous.bit_length() - 1},q{t};")
+    return lines
+
+
+def _multi_controlled(gate: NamedGate, k: int, definitions: dict[str, str]) -> str | None:
+    """The name of a definition, added to ``definitions``, of ``gate`` under ``k`` controls
+    (qubits ``q0 .. q{k-1}``, target ``q{k}``), as the multi-controlled families Qiskit
+    writes and genqsim reads back as the one gate: ``mcx_<k>``, ``mcz_<k>``, ``mcy_<k>``,
+    ``mcphase_<k>(lam)``; ``None`` for other gates."""
+    if gate.name not in MULTI_CONTROLLED_MIN or k < MULTI_CONTROLLED_MIN[gate.name]:
+        return None
+    n = k + 1
+    qubits = ",".join(f"q{i}" for i in range(n))
+    family = {"x": "mcx", "z": "mcz", "y": "mcy", "p": "mcphase"}[gate.name]
+    name = f"{family}_{k}"
+    if gate.name == "p":
+        body = _phase_parities(n, "lam")
+        definitions.setdefault(name, f"gate {name}(lam) {qubits} {{ {' '.join(body)} }}")
+        return name
+    body = _phase_parities(n, "pi")
+    basis = {"x": (f"h q{k};", f"h q{k};"), "y": (f"sdg q{k}; h q{k};", f"h q{k}; s q{k};"),
+             "z": ("", "")}[gate.name]  # fmt: skip
+    definitions.setdefault(
+        name, f"gate {name} {qubits} {{ {basis[0]} {' '.join(body)} {basis[1]} }}"
+    )
+    return name
+
+
+def _operation(
+    op: Operation, registers: _Registers, definitions: dict[str, str] | None = None
+) -> list[str]:
     gate = op.gate
     if gate.kind is GateKind.BARRIER:
         return ["barrier " + ", ".join(f"q[{q}]" for q in op.targets) + ";"]
@@ -169,7 +220,7 @@ def _operation(op: Operation, registers: _Registers) -> list[str]:
         prefix = f"if({registers.register(gate.clbits)}=={gate.value}) "
         lines = []
         for inner in gate.operations_on(op.targets):
-            body = _operation(inner, registers)
+            body = _operation(inner, registers, definitions)
             if len(body) != 1:
                 raise QasmError(
                     f"{inner.gate!r} under a condition needs {len(body)} OpenQASM 2.0 "
@@ -201,9 +252,16 @@ def _operation(op: Operation, registers: _Registers) -> list[str]:
             raise QasmError("U with a global phase has no uncontrolled OpenQASM 2.0 form")
         return [_call(qasm, gate.params, op.targets)]
     key = (gate.name, len(op.controls))
-    if key not in _CONTROLLED:
-        raise QasmError(f"{gate.name} with {len(op.controls)} control(s) has no OpenQASM 2.0 name")
     params = gate.params
+    if key not in _CONTROLLED:
+        family = _multi_controlled(gate, len(op.controls), {} if definitions is None
+                                   else definitions)  # fmt: skip
+        if family is None:
+            raise QasmError(
+                f"{gate.name} with {len(op.controls)} control(s) has no OpenQASM 2.0 name; "
+                "OpenQASM 3 (gq.qasm.dumps3) writes any controls"
+            )
+        return [*flips, _call(family, params, op.controls + op.targets), *flips]
     if gate.name == "u" and len(params) == 3:
         params = (*params, 0)
     line = _call(_CONTROLLED[key], params, op.controls + op.targets)
@@ -214,12 +272,15 @@ def dumps(circuit: Circuit) -> str:
     """OpenQASM 2.0 text for ``circuit``; ``loads(dumps(c)) == c`` for library gates."""
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"dumps() takes a Circuit, got {type(circuit).__name__}")
-    lines = ["OPENQASM 2.0;", 'include "qelib1.inc";', f"qreg q[{max(circuit.n_qubits, 1)}];"]
     registers = _Registers(circuit)
-    lines.extend(registers.declarations())
+    definitions: dict[str, str] = {}
+    body: list[str] = []
     for op in circuit.operations:
-        lines.extend(_operation(op, registers))
-    return "\n".join(lines) + "\n"
+        body.extend(_operation(op, registers, definitions))
+    lines = ["OPENQASM 2.0;", 'include "qelib1.inc";', *definitions.values()]
+    lines.append(f"qreg q[{max(circuit.n_qubits, 1)}];")
+    lines.extend(registers.declarations())
+    return "\n".join(lines + body) + "\n"
 
 
 # -- OpenQASM 3 ----------------------------------------------------------------------------------
