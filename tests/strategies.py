@@ -15,17 +15,27 @@ NAMED = {
 angles = st.floats(-6.3, 6.3, allow_nan=False)
 
 
+KINDS = ("named", "pauli", "dense", "diagonal", "permutation")
+
+
 @st.composite
-def random_circuit(draw, n_min=1, n_max=8):
+def random_circuit(draw, n_min=1, n_max=8, kinds=KINDS, named=None):
+    """Up to 15 gates of ``kinds`` (library gates from ``named``, default :data:`NAMED`:
+    name -> (qubits, angles); a ``u`` may take its fourth, global-phase angle), each under
+    up to three controls of either value."""
+    named = NAMED if named is None else named
     n = draw(st.integers(n_min, n_max))
     c = gq.Circuit(n)
     for _ in range(draw(st.integers(1, 15))):
         qubits = draw(st.permutations(range(n)))
-        kind = draw(st.sampled_from(["named", "pauli", "dense", "diagonal", "permutation"]))
+        kind = draw(st.sampled_from(kinds))
         if kind == "named":
-            name = draw(st.sampled_from(sorted(NAMED)))
-            arity, n_angles = NAMED[name]
-            gate = gq.gate(name, *(draw(angles) for _ in range(n_angles)))
+            name = draw(st.sampled_from(sorted(named)))
+            arity, n_angles = named[name]
+            params = [draw(angles) for _ in range(n_angles)]
+            if name == "u" and draw(st.booleans()):
+                params.append(draw(angles))
+            gate = gq.gate(name, *params)
         elif kind == "pauli":
             arity = draw(st.integers(1, min(4, n)))
             word = "".join(draw(st.lists(st.sampled_from("IXYZ"), min_size=arity, max_size=arity)))

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 import sympy
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import genqsim as gq
 from genqsim.io.qasm import QasmError, QasmTimingWarning
+
+from strategies import random_circuit
 
 pytest.importorskip("openqasm3")
 qiskit = pytest.importorskip("qiskit")
@@ -333,37 +334,8 @@ NAMED3 = {
 }  # fmt: skip
 
 
-@st.composite
-def library_circuit(draw):
-    """Library gates and Pauli rotations under controls of either value (what OpenQASM 3
-    says and 2.0 does not), with a global-phase U now and then."""
-    n = draw(st.integers(1, 5))
-    c = gq.Circuit(n)
-    angle = st.floats(-6.3, 6.3, allow_nan=False)
-    for _ in range(draw(st.integers(1, 12))):
-        qubits = draw(st.permutations(range(n)))
-        if draw(st.booleans()):
-            name = draw(st.sampled_from(sorted(NAMED3)))
-            arity, n_angles = NAMED3[name]
-            params = [draw(angle) for _ in range(n_angles)]
-            if name == "u" and draw(st.booleans()):
-                params.append(draw(angle))
-            gate = gq.gate(name, *params)
-        else:
-            arity = draw(st.integers(1, min(3, n)))
-            word = "".join(draw(st.lists(st.sampled_from("IXYZ"), min_size=arity,
-                                         max_size=arity)))  # fmt: skip
-            gate = gq.PauliRotation(word, draw(angle))
-        if arity > n:
-            continue
-        k = draw(st.integers(0, min(3, n - arity)))
-        values = draw(st.lists(st.integers(0, 1), min_size=k, max_size=k))
-        c.append(gate, qubits[:arity], qubits[arity : arity + k], values)
-    return c
-
-
 @settings(max_examples=40, deadline=None)
-@given(library_circuit())
+@given(random_circuit(n_max=5, kinds=("named", "pauli"), named=NAMED3))
 def test_dumps3_reads_back_and_into_qiskit_as_the_same_state(c):
     text = gq.qasm.dumps3(c)
     ours = gq.simulate(c).to_numpy()
