@@ -14,6 +14,7 @@ from hypothesis import given, settings
 
 import genqsim as gq
 from genqsim.io.qasm import QasmError, QasmTimingWarning
+from genqsim.io.qasm.qasm3 import _as_qasm2, _read
 
 from strategies import random_circuit
 
@@ -362,3 +363,42 @@ def test_dumps3_refuses_what_has_no_form():
         gq.qasm.dumps3(c)
     with pytest.raises(gq.errors.ArgumentTypeError, match="takes a Circuit"):
         gq.qasm.dumps3("h q[0];")
+
+
+PLAIN_EXPORT = (
+    HEADER
+    + """gate rzz(_gate_p_0) _gate_q_0, _gate_q_1 {
+  cx _gate_q_0, _gate_q_1;
+  rz(_gate_p_0) _gate_q_1;
+  cx _gate_q_0, _gate_q_1;
+}
+bit[2] c;
+bit b;
+qubit[3] q;
+qubit r;
+h q;
+phase(2**-1) q[1];
+cphase(pi/2**2) q[1], q[2];
+rzz(0.25) q[0], r;  // a comment
+barrier q[0], r;
+c[0] = measure q[0];
+b = measure r;
+c = measure q[1:2];
+"""
+)
+
+
+def test_plain_exports_read_as_openqasm_2_give_the_reference_parsers_circuit():
+    """Qiskit's plain OpenQASM 3 (no control flow, modifiers, physical qubits, inputs or
+    phases) is read line for line by the OpenQASM 2.0 reader: the same circuit as the
+    reference parser's tree gives, and anything else goes to that parser."""
+    plain = PLAIN_EXPORT.replace("c = measure q[1:2];\n", "")
+    assert _as_qasm2(plain) is not None
+    assert gq.qasm.loads3(plain) == _read(plain, None)
+    assert _as_qasm2(PLAIN_EXPORT) is None  # a range: the reference parser reads it
+    assert gq.qasm.loads3(PLAIN_EXPORT) == _read(PLAIN_EXPORT, None)
+    for other in ("ctrl @ x q[0], q[1];", "if (c[0]) { x q[0]; }", "h $0;", "gphase(0.1);",
+                  "rz(2 ^ 1) q[0];", "input float[64] t;", "measure q[0];"):  # fmt: skip
+        assert _as_qasm2(HEADER + "qubit[2] q;\nbit[2] c;\n" + other + "\n") is None
+    with pytest.raises(QasmError, match="line 4, column 1: unknown gate 'foo'"):
+        gq.qasm.loads3(HEADER + "qubit q;\nfoo q;\n")  # refused in the reference's words

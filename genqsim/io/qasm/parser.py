@@ -298,6 +298,7 @@ class Parser:
         exact: bool = True,
         define_qelib: bool = True,
         simple_statements: bool = True,
+        library_names: frozenset[str] | None = None,
     ) -> None:
         self.lexer = Lexer(text, source)
         self.tok: Token = self.lexer.token()
@@ -314,6 +315,9 @@ class Parser:
         ``qelib1.inc``, and those this file has defined."""
         self.defined_at: dict[str, Token] = {}
         """Where this file (and what it includes) defines each of its gates."""
+        self.library_names = QELIB1_NAMES if library_names is None else library_names
+        """What the include of the gate library declares (OpenQASM 3 text read here as 2.0:
+        ``stdgates.inc``'s names)."""
         self.statements: list[tuple | Operation | list[Operation]] = []
         # simple statements are read whole, off the line (see .simple)
         self.simple = SimpleStatements(self, _reader_tables()) if simple_statements else None
@@ -486,7 +490,7 @@ class Parser:
 
     def include_qelib1(self) -> None:
         """``include "qelib1.inc";``: its gates are built in; the file may not define them."""
-        self.declared |= QELIB1_NAMES
+        self.declared |= self.library_names
 
     def register(self, kind: str) -> None:
         self.advance()
