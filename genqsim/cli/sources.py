@@ -93,9 +93,9 @@ SOURCES_HELP = ", ".join(usage for usage, _, _ in BUILTIN_USAGE.values())
 
 
 def parse_source(source: str, exact: bool = True) -> Circuit:
-    """An OpenQASM file (``*.qasm``; 2.0, its parameters as floats with ``exact=False``, or 3
-    when its header says so) or a
-    built-in circuit: ``qft:3``, ``ghz:20``, ``qaoa-3reg:100:2``, ... (:data:`SOURCES_HELP`)."""
+    """An OpenQASM file (``*.qasm``: 2.0, its parameters as floats with ``exact=False``, or 3
+    when its header says so) or a built-in circuit: ``qft:3``, ``ghz:20``,
+    ``qaoa-3reg:100:2``, ... (:data:`SOURCES_HELP`)."""
     if source.endswith(".qasm") or Path(source).is_file():
         return qasm.load(source, exact=exact)
     if Path(source).is_dir():
