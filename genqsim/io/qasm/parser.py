@@ -829,7 +829,9 @@ class Parser:
         if done is not None:
             return done
         if g.match is not None:  # a definition that is a table gate runs as that gate
-            done = g.match.operations(params, lambda v: self.expand(name, g, v, None, depth))
+            done = None
+            if g.fixed is None:  # a body of constants is the gate at one value at most
+                done = g.match.operations(params, lambda v: self.expand(name, g, v, None, depth))
             if done is None:
                 done = self.expand(name, g, params, key, depth)
                 done = table_operations(g.name, params, len(g.qargs), done) or done

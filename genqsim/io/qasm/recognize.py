@@ -55,16 +55,22 @@ _SEED = 20260427
 _NUMBERED = re.compile(r"_\d+$")
 
 
+@functools.cache
+def _table_names() -> dict[str, Any]:
+    """The OpenQASM names of the gate table (built once: the table does not change)."""
+    return qasm_names()
+
+
 def family(name: str) -> str:
     """``name`` without the ``_<n>`` suffix Qiskit adds to distinct definitions of a name."""
     stripped = _NUMBERED.sub("", name)
-    return stripped if stripped in MULTI_CONTROLLED or stripped in qasm_names() else name
+    return stripped if stripped in MULTI_CONTROLLED or stripped in _table_names() else name
 
 
 def is_candidate(name: str) -> bool:
     """Whether a definition named ``name`` may stand for a table gate (checked when called)."""
     base = family(name)
-    return base in MULTI_CONTROLLED or base in qasm_names()
+    return base in MULTI_CONTROLLED or base in _table_names()
 
 
 def table_operations(
@@ -153,7 +159,7 @@ class TableMatch:
 
 def _candidates(base: str, params: tuple, n_qubits: int) -> list[tuple[Operation, ...]]:
     """The table operations ``base(params)`` may mean on ``n_qubits`` qubits."""
-    named = qasm_names().get(base)
+    named = _table_names().get(base)
     if named is not None:
         if named.n_params != len(params) or named.n_qubits != n_qubits:
             return []
