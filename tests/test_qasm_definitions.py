@@ -211,15 +211,17 @@ def test_the_comparison_applies_gates_as_the_simulator_does(circuit, seed):
 
 
 def test_dumps_writes_multi_controlled_gates_as_qiskit_reads_them():
-    """OpenQASM 2.0 has names up to ``c4x``: wider multi-controlled X, Z, Y and phase are
-    written as definitions of their families (``mcx_5``, ...), which Qiskit runs as written
-    and genqsim reads back as the one gate."""
+    """OpenQASM 2.0 has names up to ``c4x``: wider multi-controlled X, Y, Z, phase and
+    rotations are written as definitions of their families (``mcx_5``, ...), which Qiskit
+    runs as written and genqsim reads back as the one gate."""
     c = gq.Circuit(7)
     for q in range(7):
         c.ry(0.3 + 0.1 * q, q)
     c.mcx([0, 1, 2, 3, 4], 6, control_values=[1, 0, 1, 1, 1])
     c.append(gq.gate("p", 0.7), [5], [0, 1, 2]).append("z", [0], [3, 4])
     c.append("y", [2], [1, 6]).mcx([0, 1, 2, 3, 4, 5], 6)
+    c.append(gq.gate("rx", 0.4), [3], [0, 1]).append(gq.gate("ry", -0.9), [0], [6, 2, 5])
+    c.append(gq.gate("rz", 1.3), [1], [3, 4, 6])
     text = gq.qasm.dumps(c)
     for name in (
         "gate mcx_5 ",
@@ -234,6 +236,7 @@ def test_dumps_writes_multi_controlled_gates_as_qiskit_reads_them():
     assert back[7:] == [
         ("x", (), (1,)), ("x", (0, 1, 2, 3, 4), (6,)), ("x", (), (1,)), ("p", (0, 1, 2), (5,)),
         ("z", (3, 4), (0,)), ("y", (1, 6), (2,)), ("x", (0, 1, 2, 3, 4, 5), (6,)),
+        ("rx", (0, 1), (3,)), ("ry", (6, 2, 5), (0,)), ("rz", (3, 4, 6), (1,)),
     ]  # fmt: skip
     with pytest.raises(QasmError, match=r"h with 2 control\(s\) has no OpenQASM 2.0 name; Op"):
         gq.qasm.dumps(gq.Circuit(3).append("h", [0], [1, 2]))

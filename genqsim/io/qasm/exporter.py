@@ -159,7 +159,7 @@ def _all_operations(circuit: Circuit) -> list[Operation]:
     return out
 
 
-MULTI_CONTROLLED_MIN = {"x": 5, "z": 2, "p": 2, "y": 2}
+MULTI_CONTROLLED_MIN = {"x": 5, "z": 2, "p": 2, "y": 2, "rx": 2, "ry": 2, "rz": 2}
 """From how many controls a gate is written as a definition of its multi-controlled family
 (fewer have qelib1 names: ``cx`` .. ``c4x``, ``cz``, ``cp``, ``cy``)."""
 
@@ -188,23 +188,30 @@ def _multi_controlled(gate: NamedGate, k: int, definitions: dict[str, str]) -> s
     """The name of a definition, added to ``definitions``, of ``gate`` under ``k`` controls
     (qubits ``q0 .. q{k-1}``, target ``q{k}``), as the multi-controlled families Qiskit
     writes and genqsim reads back as the one gate: ``mcx_<k>``, ``mcz_<k>``, ``mcy_<k>``,
-    ``mcphase_<k>(lam)``; ``None`` for other gates."""
+    ``mcphase_<k>(lam)``, ``mcrx_<k>(theta)`` (and ``mcry``, ``mcrz``); ``None`` for other
+    gates. X, Y and Z are the phase ``pi`` in their basis; ``rz(theta)`` is the phase
+    ``theta`` times ``exp(-i theta/2)`` on the controls, ``rx`` and ``ry`` that in theirs."""
     if gate.name not in MULTI_CONTROLLED_MIN or k < MULTI_CONTROLLED_MIN[gate.name]:
         return None
     n = k + 1
     qubits = ",".join(f"q{i}" for i in range(n))
-    family = {"x": "mcx", "z": "mcz", "y": "mcy", "p": "mcphase"}[gate.name]
+    family = {"x": "mcx", "z": "mcz", "y": "mcy", "p": "mcphase", "rx": "mcrx", "ry": "mcry",
+              "rz": "mcrz"}[gate.name]  # fmt: skip
     name = f"{family}_{k}"
+    target = f"q{k}"
+    basis = {"x": "h", "rx": "h", "y": "y", "ry": "y"}.get(gate.name, "z")
+    before, after = {
+        "h": (f"h {target};", f"h {target};"), "z": ("", ""),
+        "y": (f"sdg {target}; h {target};", f"h {target}; s {target};"),
+    }[basis]  # fmt: skip
     if gate.name == "p":
-        body = _phase_parities(n, "lam")
-        definitions.setdefault(name, f"gate {name}(lam) {qubits} {{ {' '.join(body)} }}")
-        return name
-    body = _phase_parities(n, "pi")
-    basis = {"x": (f"h q{k};", f"h q{k};"), "y": (f"sdg q{k}; h q{k};", f"h q{k}; s q{k};"),
-             "z": ("", "")}[gate.name]  # fmt: skip
-    definitions.setdefault(
-        name, f"gate {name} {qubits} {{ {basis[0]} {' '.join(body)} {basis[1]} }}"
-    )
+        head, body = f"{name}(lam)", _phase_parities(n, "lam")
+    elif gate.name in ("rx", "ry", "rz"):
+        head = f"{name}(theta)"
+        body = _phase_parities(n, "theta") + _phase_parities(k, "-(theta)/2")
+    else:
+        head, body = name, _phase_parities(n, "pi")
+    definitions.setdefault(name, f"gate {head} {qubits} {{ {before} {' '.join(body)} {after} }}")
     return name
 
 
