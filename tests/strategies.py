@@ -19,10 +19,10 @@ KINDS = ("named", "pauli", "dense", "diagonal", "permutation")
 
 
 @st.composite
-def random_circuit(draw, n_min=1, n_max=8, kinds=KINDS, named=None):
+def random_circuit(draw, n_min=1, n_max=8, kinds=KINDS, named=None, u_phase=False):
     """Up to 15 gates of ``kinds`` (library gates from ``named``, default :data:`NAMED`:
-    name -> (qubits, angles); a ``u`` may take its fourth, global-phase angle), each under
-    up to three controls of either value."""
+    name -> (qubits, angles); with ``u_phase``, a ``u`` may take its fourth, global-phase
+    angle), each under up to three controls of either value."""
     named = NAMED if named is None else named
     n = draw(st.integers(n_min, n_max))
     c = gq.Circuit(n)
@@ -33,7 +33,7 @@ def random_circuit(draw, n_min=1, n_max=8, kinds=KINDS, named=None):
             name = draw(st.sampled_from(sorted(named)))
             arity, n_angles = named[name]
             params = [draw(angles) for _ in range(n_angles)]
-            if name == "u" and draw(st.booleans()):
+            if name == "u" and u_phase and draw(st.booleans()):
                 params.append(draw(angles))
             gate = gq.gate(name, *params)
         elif kind == "pauli":
