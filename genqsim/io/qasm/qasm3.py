@@ -572,8 +572,10 @@ class _Reader:
         qubits = sorted({q for op in ops if isinstance(op, Operation) for q in op.qubits})
         if not qubits or any(not isinstance(op, Operation) for op in ops):
             raise self.fail("pow @ with a fractional exponent needs a gate on qubits", node)
-        position = {q: i for i, q in enumerate(qubits)}
-        local = Circuit(len(qubits), [_to_local(op, position) for op in ops])
+        position = [0] * (qubits[-1] + 1)
+        for i, q in enumerate(qubits):
+            position[q] = i
+        local = Circuit(len(qubits), [op.remapped(position) for op in ops])
         try:
             powered = local.power(k)
         except GenqsimError as exc:
@@ -734,15 +736,6 @@ def _operations(items: list[Any]) -> Iterable[Operation]:
             yield item
         elif isinstance(item, _Branch):
             yield from _operations(item.body)
-
-
-def _to_local(op: Operation, position: dict[int, int]) -> Operation:
-    return new_operation(
-        op.gate,
-        tuple(position[q] for q in op.targets),
-        tuple(position[q] for q in op.controls),
-        op.control_values,
-    )
 
 
 def _inverse(ops: Sequence[Any], reader: _Reader, node: Any) -> list[Any]:

@@ -25,6 +25,7 @@ import numpy as np
 from ...circuit.circuit import Operation, new_operation
 from ...circuit.gates import GATE_SPECS, GateKind, NamedGate, qasm_names
 from ...errors import GenqsimError
+from ...linalg.generic import apply_matrix
 
 MULTI_CONTROLLED: dict[str, str] = {
     # family name (as Qiskit and OpenQASM libraries write it) -> the table gate controlled
@@ -217,22 +218,11 @@ def _same_action(a: Sequence[Operation], b: Sequence[Operation], n_qubits: int) 
 
 def _applied(ops: Sequence[Operation], vector: np.ndarray, n_qubits: int) -> np.ndarray:
     """``vector`` (qubit ``q`` is bit ``q`` of the index) after the gates ``ops``, each as its
-    dense complex128 matrix on the slice its controls select: a few small gates on a few
-    qubits, where planning a run would cost more than running it."""
-    psi = vector.reshape((2,) * n_qubits).copy()
-    axis = {q: n_qubits - 1 - q for q in range(n_qubits)}  # C order: qubit 0 is the last axis
+    dense complex128 matrix (:func:`~genqsim.linalg.generic.apply_matrix`): a few small
+    gates on a few qubits, where planning a simulator run would cost more than running it."""
+    psi = np.array(vector, dtype=np.complex128)
     for op in ops:
-        if op.gate.kind is GateKind.BARRIER:
-            continue
-        k = len(op.targets)
-        matrix = np.asarray(op.gate.matrix("complex128"), dtype=np.complex128)
-        tensor = matrix.reshape((2,) * (2 * k))  # axes: targets[k-1] .. targets[0], twice
-        index: list[Any] = [slice(None)] * n_qubits
-        for c, value in zip(op.controls, op.control_values):
-            index[axis[c]] = value
-        kept = [ax for ax in range(n_qubits) if not isinstance(index[ax], int)]
-        where = [kept.index(axis[t]) for t in reversed(op.targets)]
-        part = psi[tuple(index)]
-        moved = np.tensordot(tensor, part, axes=(list(range(k, 2 * k)), where))
-        psi[tuple(index)] = np.moveaxis(moved, list(range(k)), where)
-    return psi.reshape(-1)
+        if op.gate.kind is not GateKind.BARRIER:
+            matrix = np.asarray(op.gate.matrix("complex128"), dtype=np.complex128)
+            apply_matrix(psi, matrix, op.targets, op.controls, op.control_values)
+    return psi
