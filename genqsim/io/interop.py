@@ -6,6 +6,8 @@ first qubit most significant, so its amplitudes are genqsim's with the bit order
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,7 +34,7 @@ def _from_qiskit_param(value: Any) -> Any:
     if isinstance(value, ParameterExpression):
         if not value.parameters:
             return float(value)
-        expr = sympy.sympify(str(value))
+        expr = value.sympify()  # a ParameterVector element is the symbol "theta[0]"
         return expr.xreplace({s: sympy.Symbol(s.name, real=True) for s in expr.free_symbols})
     if isinstance(value, (int, float, np.integer, np.floating)):
         return float(value)
@@ -56,7 +58,7 @@ def from_qiskit(qc: Any) -> Circuit:
             _from_qiskit_if(qc, c, op, qubits, [qc.find_bit(b).index for b in item.clbits])
         elif getattr(op, "condition", None) is not None:
             raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
-        elif name == "barrier":
+        elif name in ("barrier", "delay"):  # a delay is an identity on an ideal machine
             c.barrier(qubits)
         elif name == "measure":
             c.measure(qubits[0], qc.find_bit(item.clbits[0]).index)
@@ -271,26 +273,60 @@ def _real_symbols(expr: Any) -> Any:
 
 
 def from_cirq(circuit: Any) -> Circuit:
-    """A genqsim circuit from a ``cirq.Circuit``. Gates of genqsim's table keep their names
-    (``H``, ``CNOT``, ``CZ``, ``TOFFOLI``, ``T``, ``Rx(t)``, ``X**0.5`` as ``sx``, ``Z**e`` as
-    ``p``, ...); other numeric operations go through their exact unitaries; parametrised
-    ``Rx/Ry/Rz``, ``X/Y/Z/CZ/CX**t`` and ``PhasedXPow`` keep their symbols; measurements map
-    to classical bits in order of appearance."""
+    """A genqsim circuit from a ``cirq.Circuit``, its qubits in sorted order becoming genqsim
+    qubits 0, 1, .... Gates of genqsim's table keep their names (``H``, ``CNOT``, ``CZ``,
+    ``TOFFOLI``, ``T``, ``Rx(t)``, ``X**0.5`` as ``sx``, ``Z**e`` as ``p``, ...); other
+    numeric operations go through their exact unitaries; parametrised ``Rx/Ry/Rz``,
+    ``X/Y/Z/CZ/CX**t`` and ``PhasedXPow`` keep their symbols; measurements map to classical
+    bits in order of appearance."""
     import cirq
 
     if not isinstance(circuit, cirq.AbstractCircuit):
         raise ArgumentTypeError(f"expected a cirq.Circuit, got {type(circuit).__name__}")
-    qubits = sorted(circuit.all_qubits())
+    return from_cirq_measured(circuit, sorted(circuit.all_qubits()))[0]
+
+
+@dataclass(frozen=True)
+class CirqMeasurement:
+    """One measurement of a Cirq key: the classical bits it wrote, in the order of its
+    qubits, and which of them Cirq reports inverted (its ``invert_mask``)."""
+
+    clbits: tuple[int, ...]
+    inverted: tuple[bool, ...]
+
+
+def from_cirq_measured(
+    circuit: Any, qubits: Sequence[Any]
+) -> tuple[Circuit, dict[str, list[CirqMeasurement]]]:
+    """:func:`from_cirq` with ``qubits[i]`` as genqsim qubit ``i`` (qubits the circuit leaves
+    idle included), and the measurements of each key in order of appearance."""
+    import cirq
+
     index = {q: i for i, q in enumerate(qubits)}
+    missing = set(circuit.all_qubits()) - set(index)
+    if missing:
+        raise ArgumentValueError(
+            f"the qubit order lacks the circuit's qubits {sorted(missing)}: list every qubit"
+        )
     c = Circuit(len(qubits))
+    records: dict[str, list[CirqMeasurement]] = {}
     clbit = 0
     for op in circuit.all_operations():
         qs = [index[q] for q in op.qubits]
         gate = op.gate
         if isinstance(gate, cirq.MeasurementGate):
+            if gate.confusion_map:
+                raise ArgumentValueError(
+                    f"measurement {gate.key!r} has a confusion map: genqsim applies readout "
+                    "errors from a NoiseModel (NoiseModel.add_readout_error)"
+                )
             for q in qs:
                 c.measure(q, clbit)
                 clbit += 1
+            found = CirqMeasurement(
+                tuple(range(clbit - len(qs), clbit)), tuple(gate.full_invert_mask())
+            )
+            records.setdefault(cirq.measurement_key_name(op), []).append(found)
         elif isinstance(gate, cirq.ResetChannel):
             c.reset(qs[0])
         elif not cirq.is_parameterized(op):
@@ -299,7 +335,7 @@ def from_cirq(circuit: Any) -> Circuit:
                 c.unitary(cirq.unitary(op), list(reversed(qs)))
         else:
             _symbolic_cirq_op(c, gate, qs)
-    return c
+    return c, records
 
 
 _CIRQ_CONTROLLED = {"CXPowGate": "x", "CZPowGate": "z", "CCXPowGate": "x", "CCZPowGate": "z"}

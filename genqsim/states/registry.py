@@ -21,7 +21,7 @@ import dataclasses
 import functools
 import importlib
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -358,7 +358,7 @@ def simulate(
 
 def expectation(
     circuit: Circuit,
-    observable: str | PauliSum,
+    observable: str | PauliSum | Sequence[str | PauliSum],
     numbers: str | NumberSystem | None = None,
     backend: str | None = None,
     initial: Any = None,
