@@ -1,0 +1,202 @@
+"""A Qiskit ``BackendV2`` that runs circuits on genqsim: ``transpile(qc, backend)`` keeps
+every standard gate (its ``Target`` is genqsim's gate table, with ``unitary``, measurement,
+reset, delay and ``if_else``), and ``backend.run(circuits, shots=...)`` returns a Qiskit
+``Result`` with counts and, on request, per-shot memory."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from typing import Any
+
+import numpy as np
+from qiskit.circuit import IfElseOp, QuantumCircuit
+from qiskit.circuit.library import UnitaryGate, get_standard_gate_name_mapping
+from qiskit.providers import BackendV2, JobStatus, JobV1, Options
+from qiskit.result import Result
+from qiskit.transpiler import Target
+
+from ..errors import ArgumentTypeError, UnboundParameterError
+from ..numbers import get_number_system
+from ..states.registry import AUTO, choose_method
+from ..states.sampling import check_shots, rng
+from ..version import __version__
+from .options import SIMULATE_KEYWORDS, SimulateSettings, as_noise_model, checked_options
+from .qiskit_primitives import Program
+from .shots import shot_bits
+
+RUN_OPTIONS = ("shots", "memory", "seed_simulator", "noise_model")
+"""Options ``run`` reads itself; the rest go to :func:`genqsim.simulate`."""
+
+
+def genqsim_target() -> Target:
+    """A ``Target`` of every gate genqsim runs, on any number of qubits (``num_qubits=None``:
+    the transpiler keeps the circuit's width), with no coupling map and no errors."""
+    target = Target(description="genqsim: every standard gate, any width", num_qubits=None)
+    for name, instruction in get_standard_gate_name_mapping().items():
+        target.add_instruction(instruction, properties=None, name=name)
+    target.add_instruction(UnitaryGate, name="unitary")
+    target.add_instruction(IfElseOp, name="if_else")
+    return target
+
+
+def as_integers(bits: np.ndarray) -> list[int]:
+    """Each row of bits (column ``j`` is bit ``j``) as an integer."""
+    if bits.shape[1] < 63:
+        return (bits.astype(np.int64) @ (np.int64(1) << np.arange(bits.shape[1]))).tolist()
+    return [int("".join(map(str, row[::-1])) or "0", 2) for row in bits.tolist()]
+
+
+class GenqsimJob(JobV1):
+    """A finished run: genqsim runs synchronously, so the result exists when ``run``
+    returns."""
+
+    _async = False
+
+    def __init__(self, backend: BackendV2, job_id: str, result: Result) -> None:
+        super().__init__(backend, job_id)
+        self._result = result
+
+    def submit(self) -> None:
+        """Nothing to submit: the job ran in ``backend.run``."""
+
+    def result(self, timeout: float | None = None) -> Result:
+        """The run's ``Result`` (``timeout`` is accepted and unused: it is already there)."""
+        return self._result
+
+    def status(self) -> JobStatus:
+        return JobStatus.DONE
+
+
+class GenqsimBackend(BackendV2):
+    """genqsim as a Qiskit backend.
+
+    ``backend.run(circuits, shots=1024, memory=False, seed_simulator=None,
+    noise_model=None, method="auto", ...)``: the options Qiskit Aer names (a noise model from
+    Aer or genqsim), and any keyword of :func:`genqsim.simulate` (``numbers``, ``device``,
+    ``threads``, a method's options). Set defaults in the constructor or with
+    ``set_options``. Circuits must have their parameters bound.
+
+    >>> from qiskit import QuantumCircuit, transpile
+    >>> from genqsim.qiskit import GenqsimBackend
+    >>> backend = GenqsimBackend()
+    >>> qc = QuantumCircuit(2, 2)
+    >>> _ = qc.h(0), qc.cx(0, 1), qc.measure([0, 1], [0, 1])
+    >>> counts = backend.run(transpile(qc, backend), shots=100, seed_simulator=1).result()
+    >>> sorted(counts.get_counts())
+    ['00', '11']
+    """
+
+    def __init__(self, *, noise_model: Any = None, **simulate_options: Any) -> None:
+        super().__init__(
+            name="genqsim",
+            description="genqsim: state vectors, density matrices, MPS and more, any numbers",
+            backend_version=__version__,
+        )
+        self._target = genqsim_target()
+        self._simulate_options = checked_options(simulate_options)
+        if noise_model is not None:
+            as_noise_model(noise_model)
+            self.set_options(noise_model=noise_model)
+
+    @property
+    def target(self) -> Target:
+        return self._target
+
+    @property
+    def max_circuits(self) -> None:
+        return None
+
+    @classmethod
+    def _default_options(cls) -> Options:
+        return Options(shots=1024, memory=False, seed_simulator=None, noise_model=None)
+
+    def run(self, run_input: Any, **options: Any) -> GenqsimJob:
+        """Run one circuit or a list of them; ``options`` override the backend's for this
+        run."""
+        circuits = [run_input] if isinstance(run_input, QuantumCircuit) else run_input
+        if not isinstance(circuits, (list, tuple)) or not all(
+            isinstance(c, QuantumCircuit) for c in circuits
+        ):
+            raise ArgumentTypeError(
+                f"run() takes a QuantumCircuit or a list of them, got {type(run_input).__name__}"
+            )
+        merged = {k: getattr(self.options, k) for k in RUN_OPTIONS}
+        merged.update({k: v for k, v in options.items() if k in RUN_OPTIONS})
+        simulate_options = {
+            **self._simulate_options,
+            **{k: v for k, v in options.items() if k not in RUN_OPTIONS},
+        }
+        settings = SimulateSettings.make(merged["noise_model"], simulate_options)
+        shots = check_shots(merged["shots"])
+        generator = rng(merged["seed_simulator"])
+        for qc in circuits:
+            if qc.parameters:
+                names = ", ".join(p.name for p in qc.parameters)
+                raise UnboundParameterError(
+                    f"circuit {qc.name!r} has unbound parameters ({names}): bind them with "
+                    "qc.assign_parameters(...) before run(), or use genqsim.qiskit.Sampler"
+                )
+        start = time.time()
+        results = [
+            self._run_circuit(qc, shots, bool(merged["memory"]), generator, settings)
+            for qc in circuits
+        ]
+        result = Result.from_dict(
+            {
+                "backend_name": self.name,
+                "backend_version": self.backend_version,
+                "job_id": str(uuid.uuid4()),
+                "qobj_id": "",
+                "results": results,
+                "status": "COMPLETED",
+                "success": True,
+                "time_taken": time.time() - start,
+            }
+        )
+        return GenqsimJob(self, result.job_id, result)
+
+    def _run_circuit(
+        self,
+        qc: QuantumCircuit,
+        shots: int,
+        memory: bool,
+        generator: np.random.Generator,
+        settings: SimulateSettings,
+    ) -> dict[str, Any]:
+        start = time.time()
+        program = Program(qc, settings.noise)
+        bits = shot_bits(program.circuit, shots, generator, settings)
+        outcomes = [hex(v) for v in as_integers(bits)]
+        data: dict[str, Any] = {"counts": dict(Counter(outcomes)) if qc.num_clbits else {}}
+        if memory:
+            data["memory"] = outcomes if qc.num_clbits else []
+        method = settings.options.get("method", AUTO)
+        if method == AUTO:
+            own = {k: v for k, v in settings.options.items() if k not in SIMULATE_KEYWORDS}
+            numbers = settings.options.get("numbers")
+            method = choose_method(
+                program.circuit, None if numbers is None else get_number_system(numbers), own
+            )
+        header = {
+            "name": qc.name,
+            "n_qubits": qc.num_qubits,
+            "qreg_sizes": [[r.name, r.size] for r in qc.qregs],
+            "creg_sizes": [[r.name, r.size] for r in qc.cregs],
+            "qubit_labels": [[r.name, j] for r in qc.qregs for j in range(r.size)],
+            "clbit_labels": [[r.name, j] for r in qc.cregs for j in range(r.size)],
+            "memory_slots": qc.num_clbits,
+            "global_phase": float(qc.global_phase),
+            "metadata": qc.metadata or {},
+        }
+        return {
+            "name": qc.name,
+            "shots": shots,
+            "data": data,
+            "status": "DONE",
+            "success": True,
+            "header": header,
+            "metadata": {"method": method, "simulator": "genqsim"},
+            "time_taken": time.time() - start,
+        }

@@ -1,0 +1,145 @@
+"""genqsim.cirq.Simulator against cirq.Simulator: final states, expectation values and samples
+on random circuits and parameter sweeps, qubit orders, initial states and measurement keys."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+cirq = pytest.importorskip("cirq")
+sympy = pytest.importorskip("sympy")
+
+from genqsim.cirq import Simulator  # noqa: E402
+from genqsim.errors import ArgumentTypeError, ArgumentValueError, UnknownOptionError  # noqa: E402
+
+QUBITS = cirq.LineQubit.range(4)
+
+
+def random_circuit(seed: int) -> cirq.Circuit:
+    return cirq.testing.random_circuit(QUBITS, n_moments=12, op_density=0.8, random_state=seed)
+
+
+def within_five_sigma(samples: np.ndarray, probabilities: np.ndarray) -> None:
+    shots = len(samples)
+    found = np.bincount(samples, minlength=probabilities.size)
+    sigma = np.sqrt(np.maximum(shots * probabilities * (1 - probabilities), 1.0))
+    assert np.all(np.abs(found - shots * probabilities) <= 5 * sigma)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_final_states_equal_cirq_on_random_circuits(seed):
+    circuit = random_circuit(seed)
+    theirs = cirq.Simulator(dtype=np.complex128).simulate(circuit).final_state_vector
+    ours = Simulator(dtype=np.complex128).simulate(circuit).final_state_vector
+    np.testing.assert_allclose(ours, theirs, atol=1e-12)
+    single = Simulator().simulate(circuit).final_state_vector
+    assert single.dtype == np.complex64
+    np.testing.assert_allclose(single, theirs, atol=2e-6)
+
+
+def test_qubit_order_and_initial_state():
+    a, b, c = cirq.LineQubit.range(3)
+    circuit = cirq.Circuit(cirq.H(a), cirq.CNOT(a, c), cirq.ry(0.4).on(b), cirq.CZ(b, c))
+    for order in ([c, a, b], [b, c, a]):
+        for initial in (0, 5, cirq.testing.random_superposition(8, random_state=1)):
+            kwargs = dict(qubit_order=order, initial_state=initial)
+            theirs = cirq.Simulator(dtype=np.complex128).simulate(circuit, **kwargs)
+            ours = Simulator(dtype=np.complex128).simulate(circuit, **kwargs)
+            np.testing.assert_allclose(
+                ours.final_state_vector, theirs.final_state_vector, atol=1e-12
+            )
+            assert ours.qubit_map == theirs.qubit_map
+
+
+def parametrised_circuit():
+    t, s = sympy.Symbol("t"), sympy.Symbol("s")
+    a, b, c = cirq.LineQubit.range(3)
+    circuit = cirq.Circuit(
+        cirq.H(a),
+        cirq.rx(t).on(b),
+        cirq.CNOT(a, b),
+        cirq.ZPowGate(exponent=s).on(c),
+        cirq.ry(2 * t).on(c),
+        cirq.CZPowGate(exponent=s).on(b, c),
+        cirq.XPowGate(exponent=t / 3).on(a),
+    )
+    sweep = cirq.Linspace("t", -1.0, 2.0, 5) * cirq.Points("s", [0.25, 0.7])
+    return circuit, sweep, (a, b, c)
+
+
+def test_sweeps_of_final_states_and_expectation_values_equal_cirq():
+    circuit, sweep, (a, b, c) = parametrised_circuit()
+    theirs = cirq.Simulator(dtype=np.complex128).simulate_sweep(circuit, sweep)
+    ours = Simulator(dtype=np.complex128).simulate_sweep(circuit, sweep)
+    assert len(ours) == len(theirs) == 10
+    for x, y in zip(ours, theirs):
+        assert x.params == y.params
+        np.testing.assert_allclose(x.final_state_vector, y.final_state_vector, atol=1e-12)
+    observables = [cirq.Z(a) * cirq.Z(b), 0.5 * cirq.X(c) - 0.25 * cirq.Y(a) * cirq.X(b)]
+    want = cirq.Simulator(dtype=np.complex128).simulate_expectation_values_sweep(
+        circuit, observables, sweep
+    )
+    got = Simulator().simulate_expectation_values_sweep(circuit, observables, sweep)
+    np.testing.assert_allclose(np.array(got), np.array(want), atol=1e-12)
+
+
+def test_expectation_of_idle_qubit_and_terminal_measurements():
+    a, b = cirq.LineQubit.range(2)
+    circuit = cirq.Circuit(cirq.X(a), cirq.measure(a, key="m"))
+    with pytest.raises(ValueError, match="terminal measurements"):
+        Simulator().simulate_expectation_values(circuit, cirq.Z(a))
+    got = Simulator().simulate_expectation_values(
+        circuit, [cirq.Z(a), cirq.Z(b)], permit_terminal_measurements=True
+    )
+    assert np.allclose(got, [-1, 1])
+
+
+def test_samples_equal_cirq_distribution_on_a_sweep():
+    circuit, sweep, qubits = parametrised_circuit()
+    measured = circuit + cirq.measure(*qubits, key="m")
+    results = Simulator(seed=4).run_sweep(measured, sweep, repetitions=3000)
+    states = cirq.Simulator(dtype=np.complex128).simulate_sweep(circuit, sweep)
+    for result, state in zip(results, states):
+        assert result.measurements["m"].shape == (3000, 3)
+        p = np.abs(state.final_state_vector) ** 2
+        within_five_sigma(result.data["m"].to_numpy(), p)
+
+
+def test_measurement_keys_invert_masks_and_repeated_keys():
+    a, b, c = cirq.LineQubit.range(3)
+    circuit = cirq.Circuit(
+        cirq.X(a),
+        cirq.measure(a, b, key="ab", invert_mask=(False, True)),  # a=1, b=0 -> 1, 1
+        cirq.X(c),
+        cirq.measure(c, key="c"),
+        cirq.X(c),
+        cirq.measure(c, key="c"),  # measured again: a second instance
+    )
+    ours = Simulator(seed=1).run(circuit, repetitions=5)
+    theirs = cirq.Simulator(seed=1).run(circuit, repetitions=5)
+    np.testing.assert_array_equal(ours.records["ab"], theirs.records["ab"])
+    np.testing.assert_array_equal(ours.records["c"], theirs.records["c"])
+    assert ours.records["c"].shape == (5, 2, 1)
+
+
+def test_mid_circuit_measurement_collapses_in_simulate():
+    a, b = cirq.LineQubit.range(2)
+    circuit = cirq.Circuit(cirq.H(a), cirq.measure(a, key="m"), cirq.CNOT(a, b))
+    for seed in range(6):
+        result = Simulator(seed=seed, dtype=np.complex128).simulate(circuit)
+        bit = int(result.measurements["m"][0])
+        expected = np.zeros(4)
+        expected[3 * bit] = 1
+        np.testing.assert_allclose(np.abs(result.final_state_vector), expected, atol=1e-12)
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ArgumentTypeError, match=r"complex64 or np\.complex128"):
+        Simulator(dtype=np.float64)
+    with pytest.raises(UnknownOptionError):
+        Simulator(bond=3)
+    with pytest.raises(ArgumentValueError, match="basis state"):
+        Simulator().simulate(cirq.Circuit(cirq.H(QUBITS[0])), initial_state=2)
+    for call in (Simulator().simulate, Simulator().run, Simulator().simulate_expectation_values):
+        with pytest.raises(ArgumentTypeError, match=r"cirq\.Circuit"):
+            call("circuit", *([cirq.Z(QUBITS[0])] if "expectation" in call.__name__ else []))

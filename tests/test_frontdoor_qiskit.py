@@ -1,0 +1,349 @@
+"""genqsim.qiskit against Qiskit itself: the V2 Sampler and Estimator give what Qiskit's
+``StatevectorSampler`` / ``StatevectorEstimator`` give (exact values to 1e-12, samples within
+5 sigma of Qiskit's exact probabilities), on PUBs with scalar, 1-D and 2-D parameter arrays
+and several observables; the BackendV2 passes ``transpile`` + ``run`` on library circuits and
+dynamic circuits; Aer noise models give Aer's density-matrix statistics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+qiskit = pytest.importorskip("qiskit")
+
+from qiskit import ClassicalRegister, QuantumCircuit, QuantumRegister, transpile  # noqa: E402
+from qiskit.circuit import Parameter  # noqa: E402
+from qiskit.circuit.library import QFTGate, XXPlusYYGate, efficient_su2, real_amplitudes  # noqa: E402
+from qiskit.primitives import StatevectorEstimator, StatevectorSampler  # noqa: E402
+from qiskit.quantum_info import SparseObservable, SparsePauliOp, Statevector  # noqa: E402
+
+from genqsim.errors import (  # noqa: E402
+    ArgumentTypeError,
+    ArgumentValueError,
+    UnboundParameterError,
+    UnknownMethodError,
+    UnknownOptionError,
+)
+from genqsim.qiskit import Estimator, GenqsimBackend, Sampler  # noqa: E402
+
+
+def qft(n: int) -> QuantumCircuit:
+    qc = QuantumCircuit(n)
+    qc.h(range(n))
+    qc.append(QFTGate(n), range(n))
+    return qc
+
+
+def ansatz() -> QuantumCircuit:
+    """3 qubits, 12 parameters in a ParameterVector (Qiskit's library ansatz)."""
+    return efficient_su2(3, reps=1, entanglement="linear")
+
+
+def hand_circuit() -> QuantumCircuit:
+    a, b = Parameter("a"), Parameter("b")
+    qc = QuantumCircuit(2)
+    qc.h(0)
+    qc.rzz(a, 0, 1)
+    qc.ry(2 * b + a, 1)
+    qc.crx(b, 1, 0)
+    return qc
+
+
+def within_five_sigma(counts: dict[str, int], probabilities: dict[str, float], shots: int):
+    for key in set(counts) | set(probabilities):
+        p = probabilities.get(key, 0.0)
+        sigma = np.sqrt(max(shots * p * (1 - p), 1.0))
+        assert abs(counts.get(key, 0) - shots * p) <= 5 * sigma, (key, counts, probabilities)
+
+
+# -- Estimator --------------------------------------------------------------------------------
+RNG = np.random.default_rng(11)
+
+ESTIMATOR_PUBS = [
+    pytest.param(lambda: (hand_circuit(), "ZZ", [0.3, -1.1]), id="scalar"),
+    pytest.param(
+        lambda: (
+            hand_circuit(),
+            SparsePauliOp(["XX", "IZ", "YI"], [0.5, -1.0, 0.25]),
+            RNG.uniform(-3, 3, (5, 2)),
+        ),
+        id="1d-values",
+    ),
+    pytest.param(
+        lambda: (
+            ansatz(),
+            [["ZZI"], ["XIX"], [SparsePauliOp(["IIZ", "YYI"], [1.0, 2.0])]],
+            RNG.uniform(-3, 3, (4, 12)),
+        ),
+        id="observables-column-by-values-row",
+    ),
+    pytest.param(lambda: (ansatz(), "XYZ", RNG.uniform(-3, 3, (2, 3, 12))), id="2d-values"),
+    pytest.param(lambda: (qft(3), ["ZII", "IXI"]), id="no-parameters"),
+]
+
+
+@pytest.mark.parametrize("make_pub", ESTIMATOR_PUBS)
+def test_estimator_equals_statevector_estimator(make_pub):
+    pub = make_pub()
+    ours = Estimator().run([pub]).result()[0]
+    theirs = StatevectorEstimator().run([pub]).result()[0]
+    assert ours.data.evs.shape == theirs.data.evs.shape
+    np.testing.assert_allclose(ours.data.evs, theirs.data.evs, atol=1e-12)
+    assert np.all(ours.data.stds == 0)
+    assert ours.metadata["target_precision"] == 0
+
+
+def test_estimator_projector_observables_equal_their_pauli_expansion():
+    """Qiskit's SparseObservable letters 0 1 + - r l, against Qiskit's own expansion."""
+    observables = [SparseObservable("0+r"), SparseObservable("1-l"), SparseObservable("Z1X")]
+    values = RNG.uniform(-3, 3, (2, 12))
+    ours = Estimator().run([(ansatz(), observables, values[:, None])]).result()[0].data.evs
+    expanded = [SparsePauliOp.from_sparse_observable(o) for o in observables]
+    pub = (ansatz(), expanded, values[:, None])
+    theirs = StatevectorEstimator().run([pub]).result()[0].data.evs
+    assert ours.shape == (2, 3)
+    np.testing.assert_allclose(ours, theirs, atol=1e-12)
+
+
+def test_estimator_several_pubs_in_order_and_methods():
+    pubs = [(hand_circuit(), "XX", [0.1, 0.2]), (ansatz(), "ZZZ", RNG.uniform(-1, 1, 12))]
+    theirs = [r.data.evs for r in StatevectorEstimator().run(pubs).result()]
+    for method in ("statevector", "density_matrix", "mps"):
+        ours = [r.data.evs for r in Estimator(method=method).run(pubs).result()]
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+def test_estimator_precision_samples_within_five_sigma():
+    qc, obs = hand_circuit(), SparsePauliOp(["XX", "IZ", "YI", "II"], [0.5, -1.0, 0.25, 0.3])
+    values = RNG.uniform(-3, 3, (40, 2))
+    exact = StatevectorEstimator().run([(qc, obs, values)]).result()[0].data.evs
+    result = Estimator(seed=5).run([(qc, obs, values)], precision=0.02).result()[0]
+    assert result.metadata["target_precision"] == 0.02
+    assert np.all(result.data.stds <= 0.02) and np.all(result.data.stds > 0)
+    assert np.all(np.abs(result.data.evs - exact) <= 5 * 0.02)
+    assert np.abs(result.data.evs - exact).max() > 1e-6  # sampled, not exact
+    again = Estimator(seed=5).run([(qc, obs, values)], precision=0.02).result()[0]
+    np.testing.assert_array_equal(again.data.evs, result.data.evs)
+
+
+def test_estimator_symbolic_closed_form_on_unbound_parameters():
+    import sympy
+
+    qc = hand_circuit()
+    (form,) = [Estimator(numbers=n).run([(qc, "ZZ")]).result()[0].data.evs for n in ["sympy"]]
+    assert form.shape == () and form.dtype == object
+    expr = sympy.sympify(form[()])
+    symbols = {str(s): s for s in expr.free_symbols}
+    assert set(symbols) == {"a", "b"}
+    for a, b in RNG.uniform(-3, 3, (3, 2)):
+        want = StatevectorEstimator().run([(qc, "ZZ", [a, b])]).result()[0].data.evs
+        got = complex(expr.subs({symbols["a"]: a, symbols["b"]: b}).evalf())
+        assert got.real == pytest.approx(float(want), abs=1e-12)
+
+
+def test_estimator_refuses_bad_input():
+    with pytest.raises(UnknownOptionError, match="max_bonds"):
+        Estimator(max_bonds=3)
+    with pytest.raises(UnknownMethodError):
+        Estimator(method="tensor")
+    with pytest.raises(ArgumentValueError, match="precision"):
+        Estimator(default_precision=-0.1)
+    with pytest.raises(ArgumentTypeError, match="list of PUBs"):
+        Estimator().run((hand_circuit(), "ZZ", [0, 0]))
+    with pytest.raises(ValueError, match="Hermitian"):  # Qiskit's own coercion refuses
+        Estimator().run([(hand_circuit(), SparsePauliOp(["XY"], [1j]), [0.1, 0.2])])
+
+
+# -- Sampler ----------------------------------------------------------------------------------
+def exact_distribution(qc: QuantumCircuit, values) -> dict[str, float]:
+    bound = qc.assign_parameters(values) if qc.num_parameters else qc
+    return Statevector(bound.remove_final_measurements(inplace=False)).probabilities_dict()
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 2)], ids=["scalar", "1d", "2d"])
+def test_sampler_matches_statevector_sampler(shape):
+    qc = ansatz()
+    qc.measure_all()
+    values = RNG.uniform(-3, 3, (*shape, 12))
+    ours = Sampler(seed=3).run([(qc, values)], shots=4000).result()[0]
+    theirs = StatevectorSampler(seed=3).run([(qc, values)], shots=4000).result()[0]
+    assert ours.data.meas.shape == theirs.data.meas.shape == shape
+    assert ours.data.meas.num_shots == 4000 and ours.data.meas.num_bits == 3
+    for index in np.ndindex(shape):
+        within_five_sigma(
+            ours.data.meas[index].get_counts(), exact_distribution(qc, values[index]), 4000
+        )
+
+
+def test_sampler_registers_and_bit_order():
+    q = QuantumRegister(3)
+    a, b = ClassicalRegister(2, "alpha"), ClassicalRegister(1, "beta")
+    qc = QuantumCircuit(q, a, b)
+    qc.x(0)
+    qc.x(2)
+    qc.measure(0, a[1])  # alpha = 0b10
+    qc.measure(1, a[0])
+    qc.measure(2, b[0])  # beta = 1
+    result = Sampler().run([qc], shots=10).result()[0]
+    theirs = StatevectorSampler().run([qc], shots=10).result()[0]
+    assert result.data.alpha.get_counts() == theirs.data.alpha.get_counts() == {"10": 10}
+    assert result.data.beta.get_counts() == theirs.data.beta.get_counts() == {"1": 10}
+    assert result.metadata["shots"] == 10
+
+
+def test_sampler_runs_dynamic_circuits_statevector_sampler_refuses():
+    """Teleportation with feed-forward: the teleported qubit's ry angle sets its statistics."""
+    qc = QuantumCircuit(3, 3)
+    qc.ry(1.1, 0)
+    qc.h(1)
+    qc.cx(1, 2)
+    qc.cx(0, 1)
+    qc.h(0)
+    qc.measure(0, 0)
+    qc.measure(1, 1)
+    with qc.if_test((qc.clbits[1], 1)):
+        qc.x(2)
+    with qc.if_test((qc.clbits[0], 1)):
+        qc.z(2)
+    qc.measure(2, 2)
+    shots = 4000
+    counts = Sampler(seed=9).run([qc], shots=shots).result()[0].data.c.get_counts()
+    ones = sum(n for k, n in counts.items() if k[0] == "1")
+    p = np.sin(1.1 / 2) ** 2
+    assert abs(ones - shots * p) <= 5 * np.sqrt(shots * p * (1 - p))
+
+
+def test_sampler_with_aer_noise_model_matches_aer_density_matrix():
+    aer = pytest.importorskip("qiskit_aer")
+    from qiskit_aer.noise import NoiseModel, ReadoutError, depolarizing_error
+
+    noise = NoiseModel()
+    noise.add_all_qubit_quantum_error(depolarizing_error(0.08, 1), ["h", "ry"])
+    noise.add_all_qubit_quantum_error(depolarizing_error(0.1, 2), ["cx"])
+    noise.add_all_qubit_readout_error(ReadoutError([[0.95, 0.05], [0.1, 0.9]]))
+    qc = QuantumCircuit(3)
+    qc.h(0)
+    qc.cx(0, 1)
+    qc.ry(0.7, 2)
+    qc.cx(1, 2)
+    qc.measure_all()
+    shots = 20000
+    simulator = aer.AerSimulator(method="density_matrix", noise_model=noise, seed_simulator=4)
+    theirs = simulator.run(qc, shots=shots).result().get_counts()
+    ours = Sampler(seed=4, noise_model=noise).run([qc], shots=shots).result()[0]
+    ours_counts = ours.data.meas.get_counts()
+    for key in set(theirs) | set(ours_counts):
+        p1, p2 = theirs.get(key, 0) / shots, ours_counts.get(key, 0) / shots
+        p = (p1 + p2) / 2
+        assert abs(p1 - p2) <= 5 * np.sqrt(max(p * (1 - p), 1 / shots) * 2 / shots), key
+
+
+def test_sampler_refuses_bad_input():
+    with pytest.raises(UnknownOptionError):
+        Sampler(bond=4)
+    with pytest.raises(ArgumentTypeError, match="noise_model"):
+        Sampler(noise_model="depolarizing")
+    qc = QuantumCircuit(1)
+    qc.h(0)
+    with pytest.warns(UserWarning, match="no classical registers"):
+        Sampler().run([qc], shots=5).result()
+
+
+# -- BackendV2 --------------------------------------------------------------------------------
+LIBRARY = {
+    "qft4": lambda: qft(4),
+    "real_amplitudes": lambda: real_amplitudes(4, reps=2).assign_parameters(
+        np.linspace(0.1, 1.2, 12)
+    ),
+    "ghz_ecr": lambda: _ghz_with_ecr(),
+}
+
+
+def _ghz_with_ecr() -> QuantumCircuit:
+    qc = QuantumCircuit(3)
+    qc.h(0)
+    qc.ecr(0, 1)
+    qc.rzx(0.4, 1, 2)
+    qc.append(XXPlusYYGate(0.3, 0.2), [0, 2])
+    return qc
+
+
+@pytest.mark.parametrize("name", sorted(LIBRARY))
+def test_backend_transpile_and_run_match_exact_probabilities(name):
+    qc = LIBRARY[name]()
+    measured = qc.copy()
+    measured.measure_all()
+    backend = GenqsimBackend()
+    compiled = transpile(measured, backend)
+    result = backend.run(compiled, shots=6000, seed_simulator=2, memory=True).result()
+    counts = result.get_counts()
+    within_five_sigma(counts, Statevector(qc).probabilities_dict(), 6000)
+    memory = result.get_memory()
+    assert len(memory) == 6000 and {k: memory.count(k) for k in set(memory)} == counts
+
+
+def test_backend_registers_format_like_aer_and_seeds_repeat():
+    aer = pytest.importorskip("qiskit_aer")
+    q = QuantumRegister(2)
+    a, b = ClassicalRegister(1, "a"), ClassicalRegister(2, "b")
+    qc = QuantumCircuit(q, a, b)
+    qc.x(1)
+    qc.measure(0, a[0])
+    qc.measure(1, b[1])
+    backend = GenqsimBackend()
+    ours = backend.run([qc, qc], shots=7, seed_simulator=1).result()
+    theirs = aer.AerSimulator().run(qc, shots=7).result().get_counts()
+    assert ours.get_counts(0) == ours.get_counts(1) == theirs == {"10 0": 7}
+    first = backend.run(qc.copy(), shots=50, seed_simulator=8, memory=True).result().get_memory()
+    again = backend.run(qc.copy(), shots=50, seed_simulator=8, memory=True).result().get_memory()
+    assert first == again
+
+
+def test_backend_dynamic_circuit_with_if_test_matches_aer():
+    aer = pytest.importorskip("qiskit_aer")
+    qc = QuantumCircuit(2, 2)
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.if_test((qc.clbits[0], 1)) as else_:
+        qc.ry(0.9, 1)
+    with else_:
+        qc.ry(2.1, 1)
+    qc.measure(1, 1)
+    backend = GenqsimBackend(method="statevector")
+    shots = 20000
+    ours = backend.run(transpile(qc, backend), shots=shots, seed_simulator=3).result().get_counts()
+    p = {"01": np.sin(0.9 / 2) ** 2 / 2, "00": np.sin(2.1 / 2) ** 2 / 2}
+    p = {"11": p["01"], "01": 0.5 - p["01"], "10": p["00"], "00": 0.5 - p["00"]}
+    within_five_sigma(ours, p, shots)
+    theirs = aer.AerSimulator().run(qc, shots=shots, seed_simulator=3).result().get_counts()
+    within_five_sigma(theirs, p, shots)  # the reference checked too
+
+
+def test_backend_noise_model_and_options():
+    aer = pytest.importorskip("qiskit_aer")
+    from qiskit_aer.noise import NoiseModel, depolarizing_error
+
+    noise = NoiseModel()
+    noise.add_all_qubit_quantum_error(depolarizing_error(0.2, 2), ["cx"])
+    qc = QuantumCircuit(2)
+    qc.h(0)
+    qc.cx(0, 1)
+    qc.measure_all()
+    shots = 20000
+    backend = GenqsimBackend(noise_model=noise)
+    ours = backend.run(qc, shots=shots, seed_simulator=5).result()
+    assert ours.results[0].metadata["method"] == "density_matrix"
+    dm = aer.AerSimulator(method="density_matrix", noise_model=noise)
+    theirs = dm.run(qc, shots=shots, seed_simulator=5).result().get_counts()
+    counts = ours.get_counts()
+    for key in set(theirs) | set(counts):
+        p1, p2 = theirs.get(key, 0) / shots, counts.get(key, 0) / shots
+        p = (p1 + p2) / 2
+        assert abs(p1 - p2) <= 5 * np.sqrt(max(p * (1 - p), 1 / shots) * 2 / shots), key
+    with pytest.raises(UnboundParameterError, match="assign_parameters"):
+        backend.run(hand_circuit())
+    with pytest.raises(UnknownOptionError):
+        backend.run(qc, max_bonds=2)
+    with pytest.raises(ArgumentTypeError):
+        backend.run("qc")
