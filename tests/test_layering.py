@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("states", "distributed", "mps", "pauli_propagation"),
     ("methods",),
     ("differentiation", "analysis", "library"),
-    ("io", "cli", "frontends", "qiskit", "cirq", "", "__main__"),
+    ("io", "cli", "frontends", "qiskit", "cirq", "pennylane", "", "__main__"),
 ]
 """Layers from the bottom up, as module names below ``genqsim`` ("" is the package itself);
 a name covers its submodules unless a longer name is listed."""

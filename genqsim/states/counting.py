@@ -8,7 +8,10 @@ and, for per-shot runs, the state vector's trajectory runner.
 
 from __future__ import annotations
 
+import functools
 import inspect
+from collections.abc import Mapping
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
@@ -17,6 +20,7 @@ from ..circuit.circuit import Circuit
 from ..circuit.noise import NoiseModel, Readout
 from ..errors import ArgumentTypeError, ArgumentValueError
 from ..numbers import get_number_system
+from .chunks import broadcast_points, run_points
 from .protocol import Seed, State
 from .registry import AUTO, choose_method, get_method, method_spec, simulate
 from .sampling import bitstring, check_shots, rng
@@ -32,8 +36,12 @@ def counts(
     shots: int,
     seed: Seed = None,
     readout: Any = None,
+    *,
+    values: Mapping[Any, Any] | None = None,
+    executor: Executor | None = None,
+    chunk_size: int | None = None,
     **simulate_options: Any,
-) -> dict[str, int]:
+) -> Any:
     """Measurement counts of ``shots`` runs of ``circuit``: over the classical bits when the
     circuit measures (bit ``n_clbits-1`` leftmost), else over every qubit.
 
@@ -45,7 +53,17 @@ def counts(
     each, the plan built once); others are simulated once and sampled. ``readout``: a
     :class:`~genqsim.circuit.noise.NoiseModel` or its ``readout``, whose confusion matrices
     change the reported bits. ``simulate_options`` go to :func:`genqsim.simulate`
-    (``method``, ``numbers``, ``initial``, ...)."""
+    (``method``, ``numbers``, ``initial``, ...).
+
+    ``values`` binds the circuit's parameters; arrays broadcast as NumPy's do, and the result
+    is an object array of counts of their broadcast shape. Each point draws from its own
+    child of ``SeedSequence(seed)``, so the counts do not depend on how the points are run:
+    here, or in chunks of ``chunk_size`` on ``executor`` (any ``concurrent.futures.Executor``,
+    a Dask client's ``get_executor()`` included; :mod:`genqsim.states.chunks`)."""
+    if values is not None or executor is not None:
+        return _swept_counts(
+            circuit, shots, seed, readout, values or {}, executor, chunk_size, simulate_options
+        )
 
     shots = check_shots(shots)
     readout, errors = _readout_errors(readout, circuit)
@@ -82,6 +100,35 @@ def counts(
     if errors:
         tally = readout.apply_to_counts(tally, errors, generator)
     return tally
+
+
+def _swept_counts(
+    circuit: Circuit,
+    shots: int,
+    seed: Seed,
+    readout: Any,
+    values: Mapping[Any, Any],
+    executor: Executor | None,
+    chunk_size: int | None,
+    simulate_options: dict[str, Any],
+) -> Any:
+    """:func:`counts` at every point of ``values``: an object array of counts."""
+    check_shots(shots)
+    shape, points = broadcast_points(values)
+    seeds = rng(seed).bit_generator.seed_seq.spawn(len(points))  # type: ignore[attr-defined]
+    task = functools.partial(_counts_point, shots=shots, readout=readout,
+                             simulate_options=simulate_options)  # fmt: skip
+    found = run_points(task, circuit, points, seeds, executor, chunk_size)
+    out = np.empty(len(found), dtype=object)
+    out[:] = found
+    return out.reshape(shape)
+
+
+def _counts_point(
+    circuit: Circuit, seed: Any, shots: int, readout: Any, simulate_options: dict[str, Any]
+) -> dict[str, int]:
+    """:func:`counts` at one bound point, drawing from the point's own seed."""
+    return counts(circuit, shots, np.random.default_rng(seed), readout, **simulate_options)
 
 
 def memory(source: Circuit | State, shots: int, seed: Seed = None, **options: Any) -> list[str]:

@@ -22,6 +22,7 @@ import functools
 import importlib
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -42,6 +43,7 @@ from ..errors import (
 from ..linalg.pauli import PauliSum
 from ..numbers import Number, NumberSystem, get_number_system
 from ..plan import check_bound
+from .chunks import broadcast_points, run_points
 from .options import RunOptions
 from .protocol import Seed, State
 
@@ -366,6 +368,8 @@ def expectation(
     *,
     method: str = DEFAULT_METHOD,
     light_cone: bool = True,
+    executor: Executor | None = None,
+    chunk_size: int | None = None,
     **method_options: Any,
 ) -> Number:
     """``<psi|observable|psi>`` for ``psi = circuit |initial>``, optionally binding ``values``;
@@ -383,37 +387,37 @@ def expectation(
     each from its light cones). ``values`` may hold arrays: they broadcast as NumPy arrays do,
     one run per point, and the result is an array of their broadcast shape (with a last axis
     over the observables when several are given), as Qiskit's Estimator shapes its results.
+    ``executor`` (any ``concurrent.futures.Executor``: a process pool, a Dask client's
+    ``get_executor()``) runs the points in chunks of ``chunk_size`` on its workers, with the
+    same values in the same order (:mod:`genqsim.states.chunks`).
 
     >>> import genqsim as gq
     >>> c = gq.Circuit(60).h(0).h(1).h(30).cx(0, 1)
     >>> round(gq.expectation(c, "X0 X1 + X30"), 12)  # a 2-qubit and a 1-qubit state, not 2**60
     2.0
     """
-    run = functools.partial(
-        _expectation_at,
+    task = functools.partial(
+        _expectation_point,
         observable=observable, numbers=numbers, backend=backend, initial=initial,
         method=method, light_cone=light_cone, method_options=method_options,
     )  # fmt: skip
     if not values:
-        return run(circuit)
-    swept = {k: np.asarray(v) for k, v in values.items() if np.ndim(v) > 0}
-    if not swept:
-        return run(circuit.bind(values))
-    try:
-        shape = np.broadcast(*swept.values()).shape
-    except ValueError:
-        shapes = ", ".join(f"{k}: {np.shape(v)}" for k, v in swept.items())
-        raise ArgumentValueError(
-            f"parameter arrays do not broadcast together ({shapes}); give arrays of one shape "
-            "or shapes NumPy broadcasts (a row and a column give a grid)"
-        ) from None
-    arrays = {k: np.broadcast_to(v, shape) for k, v in swept.items()}
-    out = [
-        run(circuit.bind({**values, **{k: a[point].item() for k, a in arrays.items()}}))
-        for point in np.ndindex(shape)
-    ]
+        if executor is not None:
+            raise ArgumentValueError(
+                "executor= splits a sweep over parameter points: give values= with arrays"
+            )
+        return task(circuit, None)
+    shape, points = broadcast_points(values)
+    if not shape and executor is None:
+        return task(circuit.bind(points[0]), None)
+    out = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
     result = np.array(out, dtype=object if _holds_objects(out) else None)
     return result.reshape(shape + result.shape[1:])
+
+
+def _expectation_point(circuit: Circuit, seed: Any, **settings: Any) -> Any:
+    """:func:`expectation` at one bound point of a sweep (``seed`` unused: exact values)."""
+    return _expectation_at(circuit, **settings)
 
 
 def _holds_objects(results: list[Any]) -> bool:

@@ -1,0 +1,372 @@
+"""A PennyLane device run by genqsim, on PennyLane's device API: ``qml.device(
+"genqsim.qubit", wires=..., shots=..., seed=..., method=..., numbers=...)``.
+
+PennyLane decomposes what the device does not run natively into gates it does, defers
+mid-circuit measurements, and hands over tapes; the device converts each into a genqsim
+circuit (wire ``wires[i]`` is genqsim qubit ``n-1-i``, so genqsim's amplitudes are
+PennyLane's state vector in the same order), simulates it and measures: expectation values
+of Pauli-word observables and sums of them by genqsim itself (every method: state vectors,
+density matrices, MPS); other measurements (variances, probabilities, states, samples,
+counts) through PennyLane's own processing of the state or of genqsim's samples.
+``diff_method="adjoint"`` and ``"device"`` run genqsim's exact adjoint gradient.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pennylane as qml
+import sympy
+from pennylane.devices import Device, ExecutionConfig
+from pennylane.devices.modifiers import simulator_tracking, single_tape_support
+from pennylane.devices.preprocess import (
+    decompose,
+    validate_device_wires,
+    validate_measurements,
+)
+from pennylane.measurements import ExpectationMP, VarianceMP
+from pennylane.tape import QuantumScript
+from pennylane.transforms import broadcast_expand, defer_measurements
+from pennylane.transforms.core import CompilePipeline
+from pennylane.wires import Wires
+
+from ..circuit.circuit import Circuit
+from ..differentiation.gradients import value_and_gradient
+from ..errors import ArgumentValueError, UnsupportedOperationError
+from ..linalg.observables import Hermitian
+from ..linalg.pauli import PauliSum
+from ..states.counting import memory
+from ..states.registry import simulate
+from ..states.sampling import rng
+from .options import SimulateSettings
+
+Builder = Callable[[Circuit, list[Any], list[int]], Any]
+"""Appends one PennyLane operation to a genqsim circuit: ``(circuit, parameters, qubits)``,
+qubits in the operation's wire order."""
+
+NATIVE: dict[str, Builder] = {
+    "Identity": lambda c, p, q: None,
+    "PauliX": lambda c, p, q: c.x(q[0]),
+    "PauliY": lambda c, p, q: c.y(q[0]),
+    "PauliZ": lambda c, p, q: c.z(q[0]),
+    "Hadamard": lambda c, p, q: c.h(q[0]),
+    "S": lambda c, p, q: c.s(q[0]),
+    "T": lambda c, p, q: c.t(q[0]),
+    "SX": lambda c, p, q: c.sx(q[0]),
+    "RX": lambda c, p, q: c.rx(p[0], q[0]),
+    "RY": lambda c, p, q: c.ry(p[0], q[0]),
+    "RZ": lambda c, p, q: c.rz(p[0], q[0]),
+    "PhaseShift": lambda c, p, q: c.p(p[0], q[0]),
+    "U1": lambda c, p, q: c.p(p[0], q[0]),
+    "U2": lambda c, p, q: c.u(np.pi / 2, p[0], p[1], q[0]),
+    "U3": lambda c, p, q: c.u(p[0], p[1], p[2], q[0]),
+    "Rot": lambda c, p, q: c.rz(p[0], q[0]).ry(p[1], q[0]).rz(p[2], q[0]),
+    "CNOT": lambda c, p, q: c.cx(q[0], q[1]),
+    "CY": lambda c, p, q: c.cy(q[0], q[1]),
+    "CZ": lambda c, p, q: c.cz(q[0], q[1]),
+    "CH": lambda c, p, q: c.ch(q[0], q[1]),
+    "SWAP": lambda c, p, q: c.swap(q[0], q[1]),
+    "ISWAP": lambda c, p, q: c.iswap(q[0], q[1]),
+    "CRX": lambda c, p, q: c.crx(p[0], q[0], q[1]),
+    "CRY": lambda c, p, q: c.cry(p[0], q[0], q[1]),
+    "CRZ": lambda c, p, q: c.crz(p[0], q[0], q[1]),
+    "ControlledPhaseShift": lambda c, p, q: c.cp(p[0], q[0], q[1]),
+    "IsingXX": lambda c, p, q: c.rxx(p[0], q[0], q[1]),
+    "IsingYY": lambda c, p, q: c.ryy(p[0], q[0], q[1]),
+    "IsingZZ": lambda c, p, q: c.rzz(p[0], q[0], q[1]),
+    "MultiRZ": lambda c, p, q: c.pauli_rotation("Z" * len(q), p[0], q),
+    "Toffoli": lambda c, p, q: c.ccx(q[0], q[1], q[2]),
+    "CSWAP": lambda c, p, q: c.cswap(q[0], q[1], q[2]),
+    "GlobalPhase": lambda c, p, q: c.pauli_rotation("I", 2 * p[0], [q[0] if q else 0]),
+}
+"""PennyLane operations genqsim runs as its own gates, parameters kept (so gradients and
+symbols pass through): conventions checked against PennyLane's matrices in the tests."""
+
+STATE_PREPARATIONS = ("StatePrep", "BasisState")
+
+
+def _pauli_rot(c: Circuit, op: Any, params: list[Any], qubits: list[int]) -> None:
+    c.pauli_rotation(op.hyperparameters["pauli_word"], params[0], qubits)
+
+
+def _multi_controlled_x(c: Circuit, op: Any, params: list[Any], qubits: list[int]) -> None:
+    values = [int(v) for v in op.hyperparameters["control_values"]]
+    c.mcx(qubits[:-1], qubits[-1], values)
+
+
+SPECIAL: dict[str, Callable[[Circuit, Any, list[Any], list[int]], None]] = {
+    "PauliRot": _pauli_rot,
+    "MultiControlledX": _multi_controlled_x,
+}
+"""Operations whose conversion reads their hyperparameters."""
+
+
+def runs_natively(op: Any) -> bool:
+    """Whether the device takes ``op`` as it is: a native gate, a state preparation, or a
+    fixed (untrainable) operation with a matrix of at most 3 qubits."""
+    name = op.name
+    if name in NATIVE or name in SPECIAL or name in STATE_PREPARATIONS:
+        return True
+    return bool(op.has_matrix and len(op.wires) <= 3 and not any(
+        qml.math.requires_grad(p) for p in op.data
+    ))  # fmt: skip
+
+
+@simulator_tracking
+@single_tape_support
+class GenqsimQubit(Device):
+    """genqsim as a PennyLane device: ``qml.device("genqsim.qubit", wires=2)``.
+
+    ``shots`` (``None``: exact results), ``seed`` (samples and mid-circuit outcomes), and
+    every keyword of :func:`genqsim.simulate` (``method``, ``numbers``, ``threads``, a
+    method's options such as ``max_bond``). Gradients: ``diff_method="adjoint"`` or
+    ``"device"`` (genqsim's exact adjoint, expectation values without shots),
+    ``"parameter-shift"`` and ``"finite-diff"`` (PennyLane's own).
+    """
+
+    name = "genqsim.qubit"
+
+    def __init__(
+        self, wires: Any = None, shots: Any = None, seed: Any = None, **simulate_options: Any
+    ) -> None:
+        super().__init__(wires=wires, shots=shots)
+        self._rng = rng(seed)
+        self._settings = SimulateSettings.make(None, simulate_options)
+
+    # -- what PennyLane asks first ---------------------------------------------------------
+    def preprocess_transforms(
+        self, execution_config: ExecutionConfig | None = None
+    ) -> CompilePipeline:
+        """Validate wires, defer mid-circuit measurements, decompose to what genqsim runs,
+        validate measurements, and split parameter broadcasting into tapes."""
+        program = CompilePipeline()
+        program.add_transform(validate_device_wires, wires=self.wires, name=self.name)
+        program.add_transform(defer_measurements, allow_postselect=False)
+        program.add_transform(
+            decompose,
+            stopping_condition=runs_natively,
+            skip_initial_state_prep=True,
+            name=self.name,
+        )
+        program.add_transform(validate_measurements, name=self.name)
+        program.add_transform(broadcast_expand)
+        return program
+
+    def setup_execution_config(
+        self, config: ExecutionConfig | None = None, circuit: QuantumScript | None = None
+    ) -> ExecutionConfig:
+        """Device gradients for ``"adjoint"``/``"device"``, computed after execution."""
+        config = config or ExecutionConfig()
+        if config.gradient_method in ("adjoint", "device"):
+            config = replace(config, use_device_gradient=True, grad_on_execution=False)
+        return config
+
+    def supports_derivatives(
+        self,
+        execution_config: ExecutionConfig | None = None,
+        circuit: QuantumScript | None = None,
+    ) -> bool:
+        """Exact device gradients of expectation values without shots."""
+        if execution_config is None:
+            return True
+        if execution_config.gradient_method not in ("adjoint", "device"):
+            return False
+        if circuit is None:
+            return True
+        return not circuit.shots and all(
+            isinstance(m, ExpectationMP) and m.obs is not None and m.obs.pauli_rep is not None
+            for m in circuit.measurements
+        )
+
+    # -- execution -------------------------------------------------------------------------
+    def execute(
+        self,
+        circuits: Sequence[QuantumScript],
+        execution_config: ExecutionConfig | None = None,
+    ) -> tuple[Any, ...]:
+        return tuple(self._execute_one(tape) for tape in circuits)
+
+    def _wire_order(self, tape: QuantumScript) -> Wires:
+        return self.wires if self.wires is not None else tape.wires
+
+    def _execute_one(self, tape: QuantumScript) -> Any:
+        wires = self._wire_order(tape)
+        circuit, initial = tape_circuit(tape, wires)
+        state = simulate(circuit, initial=initial, seed=self._rng, **self._settings.options)
+        if tape.shots:
+            return self._sampled(tape, state, wires)
+        values = [self._exact(m, state, wires) for m in tape.measurements]
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def _exact(self, mp: Any, state: Any, wires: Wires) -> Any:
+        """One measurement without shots: expectation values and variances by genqsim (Pauli
+        sums, or the observable's matrix), the rest by PennyLane from the state vector, in
+        the measurement's eigenbasis."""
+        if isinstance(mp, (ExpectationMP, VarianceMP)) and mp.obs is not None:
+            observable = genqsim_observable(mp.obs, wires)
+            mean = float(np.real(complex(state.expectation(observable))))
+            if isinstance(mp, ExpectationMP):
+                return np.float64(mean)
+            square = genqsim_observable(mp.obs, wires, squared=True)
+            return np.float64(float(np.real(complex(state.expectation(square)))) - mean**2)
+        return mp.process_state(self._vector(_rotated(state, mp, wires)), wires)
+
+    @staticmethod
+    def _vector(state: Any) -> np.ndarray:
+        amplitudes = getattr(state, "amplitudes", None)
+        if amplitudes is None:
+            raise UnsupportedOperationError(
+                "this measurement needs the state vector, which method="
+                f"{getattr(state, 'method', '?')!r} does not keep: use method='statevector'"
+            )
+        return np.asarray(amplitudes, dtype=np.complex128)
+
+    def _sampled(self, tape: QuantumScript, state: Any, wires: Wires) -> Any:
+        """Shots: one set of samples per eigenbasis the measurements need (the state rotated
+        by each measurement's diagonalising gates), processed by PennyLane."""
+        total = tape.shots.total_shots
+        drawn: dict[str, np.ndarray] = {}
+        for mp in tape.measurements:
+            key = repr(mp.diagonalizing_gates())
+            if key not in drawn:
+                outcomes = memory(_rotated(state, mp, wires), total, seed=self._rng)
+                drawn[key] = np.array([[int(b) for b in o] for o in outcomes], dtype=np.int64)
+        results = []
+        for lower, upper in tape.shots.bins():
+            found = tuple(
+                mp.process_samples(drawn[repr(mp.diagonalizing_gates())][lower:upper], wires)
+                for mp in tape.measurements
+            )
+            results.append(found[0] if len(found) == 1 else found)
+        return tuple(results) if tape.shots.has_partitioned_shots else results[0]
+
+    # -- gradients -------------------------------------------------------------------------
+    def compute_derivatives(
+        self,
+        circuits: Sequence[QuantumScript],
+        execution_config: ExecutionConfig | None = None,
+    ) -> tuple[Any, ...]:
+        """The Jacobian of each tape's expectation values in its trainable parameters, by
+        genqsim's adjoint method, shaped as PennyLane's own adjoint shapes it."""
+        return tuple(self._jacobian(tape) for tape in circuits)
+
+    def execute_and_compute_derivatives(
+        self,
+        circuits: Sequence[QuantumScript],
+        execution_config: ExecutionConfig | None = None,
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        return self.execute(circuits, execution_config), self.compute_derivatives(
+            circuits, execution_config
+        )
+
+    def _jacobian(self, tape: QuantumScript) -> Any:
+        wires = self._wire_order(tape)
+        circuit, initial = tape_circuit(tape, wires, symbolic=True)
+        if initial is not None:
+            raise UnsupportedOperationError(
+                "adjoint gradients start from |0...0>: the state preparation is not "
+                "differentiated; use diff_method='parameter-shift'"
+            )
+        names = [f"p{i}" for i in range(len(tape.trainable_params))]
+        values = dict(zip(names, (float(v) for v in tape.get_parameters(trainable_only=True))))
+        rows = []
+        for mp in tape.measurements:
+            _, grad = value_and_gradient(circuit, pauli_sum(mp.obs, wires), values, "adjoint")
+            by_name = {str(k): v for k, v in grad.items()}
+            rows.append([float(by_name.get(n, 0.0)) for n in names])
+        jac = np.squeeze(np.array(rows, dtype=np.float64))
+        if jac.ndim == 0:
+            return np.array(jac)
+        if jac.ndim == 1:
+            return tuple(np.array(j) for j in jac)
+        return tuple(tuple(np.array(x) for x in row) for row in jac)
+
+
+def tape_circuit(tape: QuantumScript, wires: Wires, symbolic: bool = False) -> tuple[Circuit, Any]:
+    """A genqsim circuit from a decomposed tape, and the initial state of its leading state
+    preparation (``None`` for ``|0...0>``). With ``symbolic``, trainable parameters become
+    the symbols ``p0, p1, ...`` in order, for gradients."""
+    n = len(wires)
+    qubit = {w: n - 1 - i for i, w in enumerate(wires)}
+    circuit = Circuit(n)
+    initial = None
+    trainable = set(tape.trainable_params) if symbolic else set()
+    symbols = iter(qml_symbols(len(trainable)))
+    index = 0
+    for position, op in enumerate(tape.operations):
+        qubits = [qubit[w] for w in op.wires]
+        params: list[Any] = []
+        for value in op.data:
+            params.append(next(symbols) if index in trainable else _number(value))
+            index += 1
+        if op.name in STATE_PREPARATIONS:
+            if position != 0:
+                raise UnsupportedOperationError(
+                    f"{op.name} after other operations: genqsim prepares states first only"
+                )
+            initial = np.asarray(op.state_vector(wire_order=wires), dtype=np.complex128)
+            initial = initial.reshape(-1)
+        elif op.name in NATIVE:
+            NATIVE[op.name](circuit, params, qubits)
+        elif op.name in SPECIAL:
+            SPECIAL[op.name](circuit, op, params, qubits)
+        else:
+            if any(isinstance(p, sympy.Symbol) for p in params):
+                raise UnsupportedOperationError(
+                    f"{op.name} has a trainable parameter but no genqsim generator: use "
+                    "diff_method='parameter-shift'"
+                )
+            matrix = np.asarray(qml.matrix(op), dtype=np.complex128)
+            circuit.unitary(matrix, list(reversed(qubits)))  # PennyLane's first wire is high
+    return circuit, initial
+
+
+def _rotated(state: Any, mp: Any, wires: Wires) -> Any:
+    """``state`` in the eigenbasis of ``mp``'s observable (itself when it has none)."""
+    gates = mp.diagonalizing_gates()
+    if not gates:
+        return state
+    rotation, _ = tape_circuit(QuantumScript(gates), wires)
+    return simulate(rotation, initial=state)
+
+
+def genqsim_observable(observable: Any, wires: Wires, squared: bool = False) -> Any:
+    """A genqsim observable from a PennyLane one (its square with ``squared``): a
+    ``PauliSum`` from its Pauli representation, else a ``Hermitian`` of its matrix."""
+    if observable.pauli_rep is not None:
+        found = pauli_sum(observable, wires)
+        return found @ found if squared else found
+    n = len(wires)
+    qubits = [n - 1 - list(wires).index(w) for w in reversed(observable.wires)]
+    matrix = np.asarray(qml.matrix(observable), dtype=np.complex128)
+    return Hermitian(matrix @ matrix if squared else matrix, qubits)
+
+
+def pauli_sum(observable: Any, wires: Wires) -> PauliSum:
+    """A genqsim ``PauliSum`` from a PennyLane observable with a Pauli representation."""
+    sentence = observable.pauli_rep
+    if sentence is None:
+        raise ArgumentValueError(f"{observable} has no Pauli decomposition")
+    n = len(wires)
+    qubit = {w: n - 1 - i for i, w in enumerate(wires)}
+    terms = []
+    for word, coefficient in sentence.items():
+        value = complex(_number(coefficient))
+        terms.append(
+            (value.real if value.imag == 0 else value, {qubit[w]: p for w, p in word.items()})
+        )
+    return PauliSum(terms)
+
+
+def _number(value: Any) -> Any:
+    """A PennyLane parameter as a Python number (autograd/NumPy tensors unwrapped)."""
+    array = np.asarray(qml.math.unwrap(value))
+    return array.item() if array.ndim == 0 else array
+
+
+def qml_symbols(count: int) -> list[sympy.Symbol]:
+    """The real symbols ``p0 ... p{count-1}`` trainable parameters become."""
+    return [sympy.Symbol(f"p{i}", real=True) for i in range(count)]

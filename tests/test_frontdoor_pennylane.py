@@ -1,0 +1,180 @@
+"""The ``genqsim.qubit`` PennyLane device against ``default.qubit``: expectation values,
+variances, probabilities and states to 1e-10, adjoint and device gradients on
+StronglyEntanglingLayers and a QAOA template, shots within 5 sigma, mid-circuit measurements,
+and 20 steps of training that land on the same parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+qml = pytest.importorskip("pennylane")
+
+from pennylane import numpy as pnp  # noqa: E402
+
+from genqsim.errors import UnknownOptionError  # noqa: E402
+from genqsim.pennylane import GenqsimQubit  # noqa: E402
+
+WIRES = 4
+
+
+def devices(**kwargs):
+    return qml.device("genqsim.qubit", wires=WIRES, **kwargs), qml.device(
+        "default.qubit", wires=WIRES
+    )
+
+
+def strongly_entangling(weights):
+    qml.StronglyEntanglingLayers(weights, wires=range(WIRES))
+    return qml.expval(qml.PauliZ(0) @ qml.PauliZ(1) + 0.4 * qml.PauliX(2) - 0.3 * qml.PauliY(3))
+
+
+RING = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)]
+COST = qml.Hamiltonian([1.0] * len(RING), [qml.PauliZ(a) @ qml.PauliZ(b) for a, b in RING])
+MIXER = qml.Hamiltonian([1.0] * WIRES, [qml.PauliX(q) for q in range(WIRES)])
+
+
+def qaoa(params):
+    for q in range(WIRES):
+        qml.Hadamard(q)
+    for gamma, beta in params:
+        qml.qaoa.cost_layer(gamma, COST)
+        qml.qaoa.mixer_layer(beta, MIXER)
+    return qml.expval(COST)
+
+
+def weights_and_qaoa_params():
+    rng = np.random.default_rng(3)
+    shape = qml.StronglyEntanglingLayers.shape(n_layers=2, n_wires=WIRES)
+    return (
+        pnp.array(rng.uniform(-np.pi, np.pi, shape), requires_grad=True),
+        pnp.array(rng.uniform(-1, 1, (2, 2)), requires_grad=True),
+    )
+
+
+@pytest.mark.parametrize("template", ["strongly_entangling", "qaoa"])
+@pytest.mark.parametrize("diff_method", ["adjoint", "device"])
+def test_values_and_gradients_equal_default_qubit(template, diff_method):
+    fn = {"strongly_entangling": strongly_entangling, "qaoa": qaoa}[template]
+    weights, params = weights_and_qaoa_params()
+    x = weights if template == "strongly_entangling" else params
+    ours_dev, ref_dev = devices()
+    ours = qml.QNode(fn, ours_dev, diff_method=diff_method)
+    ref = qml.QNode(fn, ref_dev, diff_method="backprop")
+    assert abs(float(ours(x)) - float(ref(x))) <= 1e-10
+    np.testing.assert_allclose(qml.grad(ours)(x), qml.grad(ref)(x), atol=1e-10)
+
+
+def test_many_measurements_equal_default_qubit():
+    def circuit(x):
+        qml.RX(x, 0)
+        qml.CRY(0.7, wires=[0, 2])
+        qml.Toffoli(wires=[0, 2, 1])
+        qml.PauliRot(0.3, "XYZ", wires=[3, 1, 0])
+        qml.QubitUnitary(qml.matrix(qml.Hadamard(0) @ qml.S(1)), wires=[3, 2])
+        qml.MultiControlledX(wires=[0, 1, 3], control_values=[1, 0])
+        return (
+            qml.expval(qml.PauliX(1) @ qml.PauliZ(3)),
+            qml.var(qml.PauliZ(0) + qml.PauliX(2)),
+            qml.probs(wires=[2, 0]),
+            qml.expval(qml.Hermitian(np.array([[1, 1j], [-1j, 2]]), wires=1)),
+            qml.state(),
+        )
+
+    ours_dev, ref_dev = devices()
+    ours = qml.QNode(circuit, ours_dev)(0.9)
+    ref = qml.QNode(circuit, ref_dev)(0.9)
+    for a, b in zip(ours, ref):
+        np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+def test_state_preparation_and_wire_labels():
+    dev = qml.device("genqsim.qubit", wires=["a", "b", 7])
+    ref_dev = qml.device("default.qubit", wires=["a", "b", 7])
+    vector = np.random.default_rng(1).normal(size=8) + 1j * np.random.default_rng(2).normal(size=8)
+    vector /= np.linalg.norm(vector)
+
+    def circuit():
+        qml.StatePrep(vector, wires=["a", "b", 7])
+        qml.CNOT(wires=[7, "a"])
+        qml.RY(0.3, wires="b")
+        return qml.state(), qml.expval(qml.PauliY("a") @ qml.PauliZ(7))
+
+    for a, b in zip(qml.QNode(circuit, dev)(), qml.QNode(circuit, ref_dev)()):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+    def basis():
+        qml.BasisState(np.array([1, 0, 1]), wires=["a", "b", 7])
+        return qml.probs(wires=["a", "b", 7])
+
+    np.testing.assert_allclose(qml.QNode(basis, dev)(), qml.QNode(basis, ref_dev)(), atol=0)
+
+
+def test_shots_within_five_sigma_samples_and_counts():
+    def circuit():
+        qml.Hadamard(0)
+        qml.RY(1.1, 1)
+        qml.CNOT([0, 2])
+        return (
+            qml.sample(wires=[0, 1, 2]),
+            qml.counts(wires=[0, 1]),
+            qml.expval(qml.PauliZ(1)),
+            qml.expval(qml.PauliX(1)),  # sampled in X's eigenbasis
+        )
+
+    shots = 4000
+    dev = qml.device("genqsim.qubit", wires=3, seed=5)
+    samples, counts, ev, x1 = qml.set_shots(qml.QNode(circuit, dev), shots=shots)()
+    sigma = np.sqrt((1 - np.sin(1.1) ** 2) / shots)
+    assert abs(x1 - np.sin(1.1)) <= 5 * sigma
+    assert samples.shape == (shots, 3)
+    assert np.all(samples[:, 0] == samples[:, 2])  # the CNOT copies wire 0 onto wire 2
+    p1 = np.sin(1.1 / 2) ** 2
+    ones = samples[:, 1].sum()
+    assert abs(ones - shots * p1) <= 5 * np.sqrt(shots * p1 * (1 - p1))
+    assert sum(counts.values()) == shots and set(counts) <= {"00", "01", "10", "11"}
+    assert abs(ev - np.cos(1.1)) <= 5 * np.sqrt((1 - np.cos(1.1) ** 2) / shots)
+    first, second = qml.set_shots(qml.QNode(circuit, dev), shots=[100, 200])()
+    assert first[0].shape == (100, 3) and second[0].shape == (200, 3)
+
+
+def test_mid_circuit_measurements_equal_default_qubit():
+    def circuit(x):
+        qml.RX(x, 0)
+        m = qml.measure(0)
+        qml.cond(m, qml.RY)(0.8, wires=1)
+        qml.cond(~m, qml.Hadamard)(wires=1)
+        return qml.expval(qml.PauliZ(1)), qml.probs(wires=[0, 1])
+
+    dev, ref_dev = devices()
+    for a, b in zip(qml.QNode(circuit, dev)(0.6), qml.QNode(circuit, ref_dev)(0.6)):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+def test_training_reaches_the_same_parameters_as_default_qubit():
+    weights, _ = weights_and_qaoa_params()
+    ours_dev, ref_dev = devices()
+    trained = []
+    for dev, diff_method in ((ours_dev, "adjoint"), (ref_dev, "backprop")):
+        cost = qml.QNode(strongly_entangling, dev, diff_method=diff_method)
+        opt = qml.GradientDescentOptimizer(stepsize=0.2)
+        x = pnp.array(weights, requires_grad=True)
+        for _ in range(20):
+            x = opt.step(cost, x)
+        trained.append((x, float(cost(x))))
+    (ours, ours_cost), (ref, ref_cost) = trained
+    np.testing.assert_allclose(ours, ref, atol=1e-9)
+    assert abs(ours_cost - ref_cost) <= 1e-10
+    assert ours_cost < float(qml.QNode(strongly_entangling, ref_dev)(weights))  # it trained
+
+
+def test_methods_and_numbers_pass_through_and_bad_options_fail():
+    weights, _ = weights_and_qaoa_params()
+    ref = qml.QNode(strongly_entangling, qml.device("default.qubit", wires=WIRES))(weights)
+    for options in ({"method": "density_matrix"}, {"method": "mps"}, {"numbers": "complex64"}):
+        dev = qml.device("genqsim.qubit", wires=WIRES, **options)
+        value = qml.QNode(strongly_entangling, dev)(weights)
+        atol = 1e-5 if options.get("numbers") == "complex64" else 1e-10
+        assert abs(float(value) - float(ref)) <= atol
+    with pytest.raises(UnknownOptionError):
+        GenqsimQubit(wires=2, max_bonds=3)
