@@ -347,3 +347,38 @@ def test_backend_noise_model_and_options():
         backend.run(qc, max_bonds=2)
     with pytest.raises(ArgumentTypeError):
         backend.run("qc")
+
+
+GENQSIM_LIBRARY = {
+    "qft5": lambda lib: lib.qft(5),
+    "ghz6": lambda lib: lib.ghz(6),
+    "walsh4": lambda lib: lib.walsh(4),
+    "phase_estimation5": lambda lib: lib.phase_estimation(5, 0.3),
+    "random6": lambda lib: lib.random_circuit(6, 8, seed=4),
+    "iqp3": lambda lib: lib.iqp([0.3, -1.2, 0.8, 2.0, 0.1, -0.5]),
+    "trotter4": lambda lib: lib.trotter("Z0 Z1 + Z1 Z2 + Z2 Z3 + 0.7*X0 + 0.7*X2", 0.8, 4, 2),
+    "qaoa_ring5": lambda lib: lib.qaoa_ring(5, 2).bind(
+        {"gamma0": 0.4, "beta0": 0.3, "gamma1": -0.2, "beta1": 0.9}
+    ),
+    "hardware_efficient4": lambda lib: _bound(lib.hardware_efficient(4, 2)),
+}
+
+
+def _bound(circuit):
+    rng = np.random.default_rng(0)
+    return circuit.bind({p: float(rng.uniform(-3, 3)) for p in circuit.parameters})
+
+
+@pytest.mark.parametrize("name", sorted(GENQSIM_LIBRARY))
+def test_backend_runs_genqsim_library_circuits_after_transpile(name):
+    """genqsim's library circuits, written as Qiskit circuits, through transpile + run,
+    against Qiskit's exact probabilities of the same Qiskit circuit."""
+    import genqsim as gq
+
+    qc = gq.to_qiskit(GENQSIM_LIBRARY[name](gq.library))
+    reference = Statevector(qc).probabilities_dict()
+    measured = qc.copy()
+    measured.measure_all()
+    backend = GenqsimBackend()
+    counts = backend.run(transpile(measured, backend), shots=4000, seed_simulator=6).result()
+    within_five_sigma(counts.get_counts(), reference, 4000)
