@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import genqsim as gq
-from genqsim.errors import ArgumentTypeError, ArgumentValueError
+from genqsim.errors import ArgumentTypeError, ArgumentValueError, UnknownOptionError
 
 
 def qaoa_ring(n: int = 6) -> gq.Circuit:
@@ -76,8 +76,35 @@ def test_sweep_errors_are_clear():
             gq.expectation(
                 circuit, "Z0", values={"gamma": [0, 1], "beta": 0}, executor=ex, chunk_size=0
             )
-    with pytest.raises(ArgumentValueError, match="values="):
+    with pytest.raises(UnknownOptionError, match="trajectories"):  # the only one with it
         with ThreadPoolExecutor(1) as ex:
-            gq.expectation(circuit.bind({"gamma": 0, "beta": 0}), "Z0", executor=ex)
+            gq.expectation(
+                circuit.bind({"gamma": 0, "beta": 0}), "Z0", method="statevector", executor=ex
+            )
     with pytest.raises(ArgumentValueError, match="broadcast"):
         gq.expectation(circuit, "Z0", values={"gamma": [0, 1, 2], "beta": [0, 1]})
+
+
+def test_trajectories_in_chunks_on_an_executor_equal_the_serial_run():
+    """Each trajectory keeps its seed, so chunks on workers give the serial estimates."""
+    noisy = (
+        gq.Circuit(4).h(0).cx(0, 1).depolarizing(0.1, 1).cx(1, 2).amplitude_damping(0.2, 2)
+        .ry(0.4, 3).measure(3).x(3)
+    )  # fmt: skip
+    observables = ["Z0 Z1", "Z2", "X0 X1 + Z3"]
+    serial = gq.simulate(noisy, method="trajectories", trajectories=300, seed=8)
+    with ProcessPoolExecutor(2) as pool:
+        chunked = gq.simulate(noisy, method="trajectories", trajectories=300, seed=8, executor=pool)
+        estimates = chunked.estimates(observables)
+        probabilities = chunked.probabilities()
+        through_expectation = gq.expectation(
+            noisy.split_terminal_measurements()[0], "Z2", method="trajectories",
+            trajectories=300, seed=8, executor=pool,
+        )  # fmt: skip
+    for a, b in zip(estimates, serial.estimates(observables)):
+        assert a.mean == pytest.approx(b.mean, abs=1e-12) and a.stderr == pytest.approx(b.stderr)
+    np.testing.assert_allclose(probabilities, serial.probabilities(), atol=1e-12)
+    exact = gq.expectation(noisy.split_terminal_measurements()[0], "Z2", method="density_matrix")
+    assert abs(through_expectation - exact) <= 5 * 0.05
+    with pytest.raises(ArgumentTypeError, match="Executor"):
+        gq.simulate(noisy, method="trajectories", trajectories=10, executor="pool")

@@ -31,7 +31,9 @@ def test_every_built_in_method_is_registered_with_its_options():
     assert [f.name for f in method_fields(gq.MPSOptions)] == ["max_bond", "cutoff", "conserve"]
     assert [f.name for f in method_fields(gq.MPIOptions)] == ["exchange_chunk", "remap"]
     assert [f.name for f in method_fields(gq.DensityOptions)] == ["pauli_basis"]
-    assert [f.name for f in method_fields(gq.TrajectoryOptions)] == ["trajectories"]
+    assert [f.name for f in method_fields(gq.TrajectoryOptions)] == ["trajectories", "executor"]
+    cli = method_fields(gq.TrajectoryOptions, cli_only=True)
+    assert [f.name for f in cli] == ["trajectories"]  # an executor is no command-line flag
     for name in gq.available_methods():  # every option has its help text
         for f in method_fields(gq.states.method_spec(name).options):
             assert f.metadata["help"], (name, f.name)

@@ -48,7 +48,7 @@ def _option_flags() -> dict[str, list[str]]:
     """Every method option that is not shared, and the methods that have it."""
     owners: dict[str, list[str]] = {}
     for name in available_methods():
-        for f in method_fields(method_spec(name).options):
+        for f in method_fields(method_spec(name).options, cli_only=True):
             owners.setdefault(f.name, []).append(name)
     return owners
 
@@ -59,7 +59,7 @@ def add_method_flags(parser: argparse.ArgumentParser) -> None:
     seen: dict[str, tuple[type, dataclasses.Field[Any]]] = {}
     for name in available_methods():
         options = method_spec(name).options
-        for f in method_fields(options):
+        for f in method_fields(options, cli_only=True):
             seen.setdefault(f.name, (options, f))
     for name, (options, f) in seen.items():
         owners = ", ".join(_option_flags()[name])

@@ -69,10 +69,10 @@ def run_points(
             "executor takes a concurrent.futures.Executor (a ProcessPoolExecutor, or a Dask "
             f"client's client.get_executor()), got {type(executor).__name__}"
         )
-    size = _chunk_size(len(seeded), executor, chunk_size)
-    shipped = _shipped(circuit, executor)
+    size = chunk_size_for(len(seeded), executor, chunk_size)
+    sent = shipped(circuit, executor)
     futures = [
-        executor.submit(run_chunk, task, shipped, seeded[start : start + size])
+        executor.submit(run_chunk, task, sent, seeded[start : start + size])
         for start in range(0, len(seeded), size)
     ]
     return [value for future in futures for value in future.result()]
@@ -83,7 +83,9 @@ def run_chunk(task: Task, circuit: Circuit, seeded: Sequence[tuple[Mapping, Any]
     return [task(circuit.bind(point) if point else circuit, seed) for point, seed in seeded]
 
 
-def _chunk_size(n_points: int, executor: Executor, chunk_size: int | None) -> int:
+def chunk_size_for(n_points: int, executor: Executor, chunk_size: int | None = None) -> int:
+    """Points per chunk: ``chunk_size`` if given, else enough for :data:`CHUNKS_PER_WORKER`
+    chunks per worker of ``executor``."""
     if chunk_size is not None:
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
             raise ArgumentValueError(f"chunk_size is a positive integer, got {chunk_size!r}")
@@ -101,10 +103,11 @@ def _workers(executor: Executor) -> int:
     return int(getattr(executor, "_max_workers", DEFAULT_WORKERS) or DEFAULT_WORKERS)
 
 
-def _shipped(circuit: Circuit, executor: Executor) -> Any:
-    """The circuit as tasks receive it: on a Dask executor, a future of a copy scattered to
-    every worker (sent once per worker, not once per chunk); elsewhere the circuit."""
+def shipped(value: Any, executor: Executor) -> Any:
+    """``value`` (a circuit, an initial state) as tasks receive it: on a Dask executor, a
+    future of a copy scattered to every worker (sent once per worker, not once per chunk);
+    elsewhere the value itself."""
     client = getattr(executor, "_client", None)
     if client is not None and hasattr(client, "scatter"):
-        return client.scatter(circuit, broadcast=True)
-    return circuit
+        return client.scatter(value, broadcast=True)
+    return value

@@ -21,10 +21,16 @@ from ..errors import ArgumentValueError, ThreadCountError
 OptionsT = TypeVar("OptionsT", bound="RunOptions")
 
 
-def option(default: Any, help: str, *, choices: tuple[Any, ...] | None = None) -> Any:
+def option(
+    default: Any, help: str, *, choices: tuple[Any, ...] | None = None, cli: bool = True
+) -> Any:
     """A field of a method's options: its default, a one-line help text (shown by
-    ``--help`` and the docs) and, where the values are a short list, the ``choices``."""
-    return dataclasses.field(default=default, metadata={"help": help, "choices": choices})
+    ``--help`` and the docs), where the values are a short list the ``choices``, and
+    whether the command line has a flag for it (not for Python objects such as an
+    executor)."""
+    return dataclasses.field(
+        default=default, metadata={"help": help, "choices": choices, "cli": cli}
+    )
 
 
 @dataclass(frozen=True)
@@ -64,10 +70,17 @@ class RunOptions:
         return cls(**shared)
 
 
-def method_fields(options: type[RunOptions]) -> list[dataclasses.Field[Any]]:
-    """The fields a method's options add to the shared ones, in declaration order."""
+def method_fields(
+    options: type[RunOptions], *, cli_only: bool = False
+) -> list[dataclasses.Field[Any]]:
+    """The fields a method's options add to the shared ones, in declaration order (with
+    ``cli_only``, those the command line has flags for)."""
     shared = {f.name for f in dataclasses.fields(RunOptions)}
-    return [f for f in dataclasses.fields(options) if f.name not in shared]
+    return [
+        f
+        for f in dataclasses.fields(options)
+        if f.name not in shared and (f.metadata.get("cli", True) or not cli_only)
+    ]
 
 
 def positive_int(name: str, value: Any, *, none_ok: bool = False) -> None:

@@ -389,7 +389,8 @@ def expectation(
     over the observables when several are given), as Qiskit's Estimator shapes its results.
     ``executor`` (any ``concurrent.futures.Executor``: a process pool, a Dask client's
     ``get_executor()``) runs the points in chunks of ``chunk_size`` on its workers, with the
-    same values in the same order (:mod:`genqsim.states.chunks`).
+    same values in the same order (:mod:`genqsim.states.chunks`); without ``values`` it goes
+    to the method (``method="trajectories"`` runs chunks of its trajectories there).
 
     >>> import genqsim as gq
     >>> c = gq.Circuit(60).h(0).h(1).h(30).cx(0, 1)
@@ -402,9 +403,10 @@ def expectation(
         method=method, light_cone=light_cone, method_options=method_options,
     )  # fmt: skip
     if not values:
-        if executor is not None:
-            raise ArgumentValueError(
-                "executor= splits a sweep over parameter points: give values= with arrays"
+        if executor is not None:  # no points to split: the method's own (trajectories)
+            own = {**method_options, "executor": executor}
+            return _expectation_at(
+                circuit, observable, numbers, backend, initial, method, light_cone, own
             )
         return task(circuit, None)
     shape, points = broadcast_points(values)

@@ -15,8 +15,10 @@ same trajectories and the results are consistent with each other.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,7 @@ import numpy as np
 
 from ..circuit.circuit import Circuit, Operation
 from ..errors import (
+    ArgumentTypeError,
     ArgumentValueError,
     InvalidProbabilityError,
 )
@@ -36,6 +39,7 @@ from ..support.progress import bar_for
 from ..support.validation import as_qubit_tuple
 from . import sampling
 from .base import StateBase
+from .chunks import chunk_size_for, shipped
 from .options import RunOptions, option, positive_int
 from .protocol import Seed
 from .statevector import StateVector, StateVectorContext, initial_state
@@ -61,13 +65,24 @@ class Estimate:
 
 @dataclass(frozen=True)
 class TrajectoryOptions(RunOptions):
-    """``trajectories``: how many quantum trajectories are averaged."""
+    """``trajectories``: how many quantum trajectories are averaged; ``executor``: a
+    ``concurrent.futures.Executor`` (a process pool, a Dask client's ``get_executor()``) whose
+    workers run chunks of them, each trajectory with its own seed, so the estimates are those
+    of a serial run."""
 
     trajectories: int = option(1000, "trajectories averaged")
+    executor: Executor | None = option(  # noqa: RUF009 (option() is a dataclasses.field)
+        None, "a concurrent.futures.Executor that runs chunks of the trajectories", cli=False
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
         positive_int("trajectories", self.trajectories)
+        if self.executor is not None and not isinstance(self.executor, Executor):
+            raise ArgumentTypeError(
+                "executor takes a concurrent.futures.Executor (a ProcessPoolExecutor, or a "
+                f"Dask client's client.get_executor()), got {type(self.executor).__name__}"
+            )
 
 
 class TrajectoryRunner:
@@ -157,32 +172,23 @@ class TrajectoryState(StateBase):
     # -- the sweep -----------------------------------------------------------------------------
     def _sweep(self, observables: Sequence[PauliSum]) -> dict[str, Any]:
         """Run every trajectory once; collect the mean probabilities and, per observable, the
-        weighted mean and standard error."""
-        if self._runner is None:
-            self._runner = TrajectoryRunner(self._circuit, self._initial, self.options.fuse)
-        runner = self._runner
-        work = self.trajectories * len(runner.plan) * 2**self.n_qubits
-        label = f"trajectories, {self.n_qubits} qubits"
-        bar = bar_for(self.options.progress, self.trajectories, work, label)
-        probabilities = np.zeros(1 << self.n_qubits)
-        values = np.zeros((len(observables), self.trajectories))
-        weights = np.ones(self.trajectories)
-        for t, seed in enumerate(self._seeds):
-            rng = np.random.default_rng(int(seed))
-            state = runner.run(rng)
-            for qubits, outcome in self._postselected:
-                weights[t] *= _project(state, qubits, outcome)
-                if weights[t] == 0:
-                    break
-            if weights[t] > 0:
-                p = state.backend.to_numpy(state.probabilities())
-                probabilities += weights[t] * np.asarray(p, dtype=np.float64)
-                for k, obs in enumerate(observables):
-                    values[k, t] = _real(state.expectation(obs), obs)
+        weighted mean and standard error. With an ``executor`` in the options, chunks of the
+        trajectories run on its workers; each keeps its own seed, so the estimates are those
+        of a serial run."""
+        executor = getattr(self.options, "executor", None)
+        if executor is not None:
+            probabilities, values, weights = self._sweep_on(executor, observables)
+        else:
+            if self._runner is None:
+                self._runner = TrajectoryRunner(self._circuit, self._initial, self.options.fuse)
+            work = self.trajectories * len(self._runner.plan) * 2**self.n_qubits
+            label = f"trajectories, {self.n_qubits} qubits"
+            bar = bar_for(self.options.progress, self.trajectories, work, label)
+            probabilities, values, weights = run_seeded(
+                self._runner, self._seeds, self._postselected, observables, bar
+            )
             if bar is not None:
-                bar.update(t + 1)
-        if bar is not None:
-            bar.close()
+                bar.close()
         total = weights.sum()
         if not total > 0:
             raise InvalidProbabilityError("no trajectory is compatible with the measured outcomes")
@@ -190,6 +196,29 @@ class TrajectoryState(StateBase):
             "probabilities": probabilities / total,
             "estimates": [_weighted_estimate(v, weights) for v in values],
         }
+
+    def _sweep_on(
+        self, executor: Executor, observables: Sequence[PauliSum]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The trajectories in chunks on ``executor``, merged in seed order."""
+        size = chunk_size_for(self.trajectories, executor)
+        circuit = shipped(self._circuit, executor)
+        local = self._initial.copy()  # without the executor, which does not travel
+        if isinstance(local.options, TrajectoryOptions):
+            local.options = dataclasses.replace(local.options, executor=None)
+        initial = shipped(local, executor)
+        futures = [
+            executor.submit(
+                trajectory_chunk, circuit, initial, self._seeds[start : start + size],
+                list(self._postselected), list(observables),
+            )
+            for start in range(0, self.trajectories, size)
+        ]  # fmt: skip
+        parts = [f.result() for f in futures]
+        probabilities = np.sum([p for p, _, _ in parts], axis=0)
+        values = np.concatenate([v for _, v, _ in parts], axis=1)
+        weights = np.concatenate([w for _, _, w in parts])
+        return probabilities, values, weights
 
     def summary(self) -> dict[str, Any]:
         """What the command line reports beside the results."""
@@ -281,6 +310,48 @@ def _weighted_estimate(values: np.ndarray, weights: np.ndarray) -> Estimate:
         return Estimate(mean, math.inf, len(values))
     variance = float((weights * (values - mean) ** 2).sum() / total) * n_eff / (n_eff - 1)
     return Estimate(mean, math.sqrt(variance / n_eff), int(np.count_nonzero(weights)))
+
+
+def run_seeded(
+    runner: TrajectoryRunner,
+    seeds: Sequence[int] | np.ndarray,
+    postselected: Sequence[tuple[tuple[int, ...], int]],
+    observables: Sequence[PauliSum],
+    bar: Any = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One trajectory per seed: the weighted sum of their probabilities, each observable's
+    value per trajectory and each trajectory's post-selection weight."""
+    n_qubits = runner.initial.n_qubits
+    probabilities = np.zeros(1 << n_qubits)
+    values = np.zeros((len(observables), len(seeds)))
+    weights = np.ones(len(seeds))
+    for t, seed in enumerate(seeds):
+        rng = np.random.default_rng(int(seed))
+        state = runner.run(rng)
+        for qubits, outcome in postselected:
+            weights[t] *= _project(state, qubits, outcome)
+            if weights[t] == 0:
+                break
+        if weights[t] > 0:
+            p = state.backend.to_numpy(state.probabilities())
+            probabilities += weights[t] * np.asarray(p, dtype=np.float64)
+            for k, obs in enumerate(observables):
+                values[k, t] = _real(state.expectation(obs), obs)
+        if bar is not None:
+            bar.update(t + 1)
+    return probabilities, values, weights
+
+
+def trajectory_chunk(
+    circuit: Circuit,
+    initial: StateVector,
+    seeds: Sequence[int] | np.ndarray,
+    postselected: Sequence[tuple[tuple[int, ...], int]],
+    observables: Sequence[PauliSum],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`run_seeded` for a chunk of trajectories, in a worker (the plan built there)."""
+    runner = TrajectoryRunner(circuit, initial, initial.options.fuse)
+    return run_seeded(runner, seeds, postselected, observables)
 
 
 def run_trajectories(request: SimulationRequest) -> TrajectoryState:
