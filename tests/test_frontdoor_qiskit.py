@@ -341,6 +341,15 @@ def test_backend_noise_model_and_options():
         p1, p2 = theirs.get(key, 0) / shots, counts.get(key, 0) / shots
         p = (p1 + p2) / 2
         assert abs(p1 - p2) <= 5 * np.sqrt(max(p * (1 - p), 1 / shots) * 2 / shots), key
+    backend.set_options(method="trajectories")
+    traj = backend.run(qc, shots=200, seed_simulator=5, trajectories=50).result()
+    assert traj.results[0].metadata["method"] == "trajectories"
+    assert (
+        backend.run(qc, shots=10, method="automatic").result().results[0].metadata["method"]
+        == "density_matrix"
+    )
+    with pytest.raises(UnknownMethodError):
+        GenqsimBackend(method="tensor_network")
     with pytest.raises(UnboundParameterError, match="assign_parameters"):
         backend.run(hand_circuit())
     with pytest.raises(UnknownOptionError):

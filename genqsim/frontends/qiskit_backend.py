@@ -75,8 +75,9 @@ class GenqsimBackend(BackendV2):
     ``backend.run(circuits, shots=1024, memory=False, seed_simulator=None,
     noise_model=None, method="auto", ...)``: the options Qiskit Aer names (a noise model from
     Aer or genqsim), and any keyword of :func:`genqsim.simulate` (``numbers``, ``device``,
-    ``threads``, a method's options). Set defaults in the constructor or with
-    ``set_options``. Circuits must have their parameters bound.
+    ``threads``, a method's options; ``method="automatic"``, Aer's name, is ``"auto"``).
+    Set defaults in the constructor or with ``set_options``. Circuits must have their
+    parameters bound.
 
     >>> from qiskit import QuantumCircuit, transpile
     >>> from genqsim.qiskit import GenqsimBackend
@@ -88,7 +89,9 @@ class GenqsimBackend(BackendV2):
     ['00', '11']
     """
 
-    def __init__(self, *, noise_model: Any = None, **simulate_options: Any) -> None:
+    def __init__(
+        self, *, noise_model: Any = None, method: str = AUTO, **simulate_options: Any
+    ) -> None:
         super().__init__(
             name="genqsim",
             description="genqsim: state vectors, density matrices, MPS and more, any numbers",
@@ -96,6 +99,8 @@ class GenqsimBackend(BackendV2):
         )
         self._target = genqsim_target()
         self._simulate_options = checked_options(simulate_options)
+        checked_options({**simulate_options, "method": method})
+        self.set_options(method=method)
         if noise_model is not None:
             as_noise_model(noise_model)
             self.set_options(noise_model=noise_model)
@@ -110,7 +115,7 @@ class GenqsimBackend(BackendV2):
 
     @classmethod
     def _default_options(cls) -> Options:
-        return Options(shots=1024, memory=False, seed_simulator=None, noise_model=None)
+        return Options(shots=1024, memory=False, seed_simulator=None, noise_model=None, method=AUTO)
 
     def run(self, run_input: Any, **options: Any) -> GenqsimJob:
         """Run one circuit or a list of them; ``options`` override the backend's for this
@@ -124,9 +129,11 @@ class GenqsimBackend(BackendV2):
             )
         merged = {k: getattr(self.options, k) for k in RUN_OPTIONS}
         merged.update({k: v for k, v in options.items() if k in RUN_OPTIONS})
+        method = options.get("method", self.options.method)
         simulate_options = {
             **self._simulate_options,
             **{k: v for k, v in options.items() if k not in RUN_OPTIONS},
+            "method": AUTO if method == "automatic" else method,  # Aer's name for "auto"
         }
         settings = SimulateSettings.make(merged["noise_model"], simulate_options)
         shots = check_shots(merged["shots"])
