@@ -54,6 +54,36 @@ def test_repeated_parameter_binds_everywhere():
     np.testing.assert_allclose(gq.simulate(c, initial=psi0).amplitudes, expected, atol=1e-14)
 
 
+def test_binding_machine_numbers_equals_binding_exact_values():
+    """Floats take a fast path (symbols looked up, expressions compiled once); it agrees with
+    binding the same values as exact SymPy numbers, which go through SymPy."""
+    a, b = gq.parameters("a b")
+    c = (
+        gq.Circuit(3).rx(a, 0).rz(2 * b + a, 1).ry(a**2 - sympy.sin(b), 2).cp(b / 3, 0, 2)
+        .u(a, b, a * b, 1).pauli_rotation("XZ", sympy.cos(a) * b, [0, 2]).rzz(-a, 1, 2)
+        .depolarizing(0.1, 0).h(2)
+    )  # fmt: skip
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        x, y = rng.uniform(-3, 3, 2)
+        fast = c.bind({"a": x, b: np.float64(y)})
+        exact = c.bind({a: sympy.Rational(x), b: sympy.Rational(y)})
+        assert fast.parameters == () and len(fast) == len(c)
+        for f, e in zip(fast.operations, exact.operations):
+            assert (f.targets, f.controls) == (e.targets, e.controls)
+            if f.gate.kind is gq.GateKind.CHANNEL:
+                continue
+            assert all(isinstance(p, float) for p in f.gate.params)
+            np.testing.assert_allclose(
+                f.gate.matrix("complex128"), e.gate.matrix("complex128"), atol=1e-13
+            )
+    assert c.bind({"a": 1}).parameters == (b,)  # an int binds as a number, b stays free
+    with pytest.raises(gq.UnknownParameterError, match="no parameter 'c'"):
+        c.bind({"c": 0.5})
+    with pytest.raises(gq.NonFiniteError):
+        c.bind({"a": float("nan"), "b": 0.0})
+
+
 def test_inverse_reverses_and_inverts_every_gate():
     rng = np.random.default_rng(2)
     U = np.linalg.qr(rng.normal(size=(4, 4)) + 1j * rng.normal(size=(4, 4)))[0]

@@ -7,6 +7,7 @@ after :meth:`Circuit.bind` or symbolically as it is.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers as _abc
 from collections import Counter
@@ -663,6 +664,9 @@ class Circuit:
         floats bind as floats (so numeric runs stay fast), SymPy values stay exact.
         """
         by_name = {str(p): p for p in self.parameters}
+        numeric = _machine_reals(values, by_name)
+        if numeric is not None:
+            return self._bind_numbers(numeric)
         mapping: dict[sympy.Symbol, Any] = {}
         for key, value in values.items():
             name = key if isinstance(key, str) else str(key)
@@ -682,6 +686,27 @@ class Circuit:
                 )
             ops.append(bound)
         return Circuit(self.n_qubits, ops, n_clbits=self.n_clbits)
+
+    def _bind_numbers(self, numeric: dict[sympy.Symbol, float]) -> Circuit:
+        """:meth:`bind` for machine real values, the fast path of parameter sweeps: a gate's
+        parameter that is a symbol takes its value, an expression is evaluated by a compiled
+        function (made once per expression); other gates go the general way. The qubits of
+        every operation were checked when this circuit was built, so they are not again."""
+        out = Circuit(self.n_qubits, n_clbits=self.n_clbits)
+        keys = set(numeric)
+        general: dict[sympy.Symbol, Any] | None = None
+        for op in self._ops:
+            symbols = op.gate.free_symbols
+            if not symbols & keys:
+                out._push_checked(op)
+                continue
+            gate = _evaluated(op.gate, numeric) if symbols <= keys else None
+            if gate is None:
+                if general is None:
+                    general = {k: _bind_value(v, str(k)) for k, v in numeric.items()}
+                gate = _floated(op.gate.bind(general))
+            out._push_checked(new_operation(gate, op.targets, op.controls, op.control_values))
+        return out
 
     def inverse(self) -> Circuit:
         """The adjoint circuit: inverse gates in reverse order."""
@@ -864,6 +889,58 @@ def _holds_float(value: Any) -> bool:
     import sympy
 
     return isinstance(value, sympy.Float) or value.has(sympy.Float)
+
+
+def _machine_reals(
+    values: Mapping[Any, Any], by_name: Mapping[str, sympy.Symbol]
+) -> dict[sympy.Symbol, float] | None:
+    """``values`` by symbol as Python floats when every key is a parameter and every value a
+    finite real machine number; ``None`` otherwise (the general path checks and explains)."""
+    out = {}
+    for key, value in values.items():
+        symbol = by_name.get(key if isinstance(key, str) else str(key))
+        if symbol is None or isinstance(value, (bool, np.bool_)):
+            return None
+        if not isinstance(value, (int, float, np.integer, np.floating)):
+            return None
+        number = float(value)
+        if not math.isfinite(number):
+            return None
+        out[symbol] = number
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(expr: sympy.Expr) -> tuple[tuple[sympy.Symbol, ...], Callable[..., Any]]:
+    """A real expression of parameters as a Python function of its symbols (in name
+    order), compiled once per expression."""
+    import sympy
+
+    symbols = tuple(sorted(expr.free_symbols, key=str))
+    return symbols, sympy.lambdify(symbols, expr, modules="math")
+
+
+def _evaluated(gate: Gate, numeric: Mapping[sympy.Symbol, float]) -> Gate | None:
+    """A table gate or Pauli rotation with its parameters evaluated at ``numeric`` (every
+    free symbol of it is there); ``None`` for other gates or a value that is not real."""
+    if not isinstance(gate, (NamedGate, PauliRotation)):
+        return None
+    params = []
+    for p in gate.params:
+        if not is_sympy(p):
+            params.append(p)
+        elif p.is_Symbol:
+            params.append(numeric[p])
+        else:
+            symbols, fn = _compiled(p)
+            try:
+                value = fn(*(numeric[x] for x in symbols))
+            except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+                return None  # complex intermediate values, poles: the general path decides
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                return None
+            params.append(float(value))
+    return with_parameters(gate, params)
 
 
 def _floated(gate: Gate) -> Gate:

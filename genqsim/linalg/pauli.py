@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import tokenize
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -92,6 +92,14 @@ class PauliSum:
         self.terms: tuple[tuple[Any, PauliString], ...] = tuple(
             (c, k) for k, c in combined.items() if not c.is_zero
         )
+        self._derived: dict[Any, Any] = {}
+
+    def derived(self, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()``, computed once per ``key`` and kept (the terms never change): the
+        coefficients converted to a number system, for sums evaluated again and again."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return self._derived[key]
 
     @classmethod
     def parse(cls, text: str) -> PauliSum:

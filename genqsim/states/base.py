@@ -262,15 +262,24 @@ class StateBase:
         return self._latex()
 
 
+def _value_terms(obs: PauliSum, ns: NumberSystem) -> tuple[bool, list[Any], list[Any]]:
+    """Whether every coefficient is real, the coefficients in ``ns`` and each string's
+    masks: what :func:`pauli_sum_value` needs, made once per observable and number system."""
+    real_coeffs = all(_is_real_number(c) for c, _ in obs.terms)
+    convert = ns.real_scalar if real_coeffs else ns.scalar
+    coeffs = [convert(c) for c, _ in obs.terms]
+    return real_coeffs, coeffs, [pauli_masks(pauli) for _, pauli in obs.terms]
+
+
 def pauli_sum_value(obs: PauliSum, ns: NumberSystem, raw: Callable[[int, int], Number]) -> Number:
     """``sum_k c_k <P_k>`` from ``raw(x_mask, z_mask)`` = the value of ``X^x Z^z`` (each
     string is ``i**n_y X^x Z^z``): a float for machine numbers (complex if a coefficient is),
     the system's number otherwise. Every coefficient and string is checked before the first
     ``raw`` call (a distributed state exchanges nothing for a sum it will refuse)."""
-    real_coeffs = all(_is_real_number(c) for c, _ in obs.terms)
-    convert = ns.real_scalar if real_coeffs else ns.scalar
-    coeffs = [convert(c) for c, _ in obs.terms]
-    masks = [pauli_masks(pauli) for _, pauli in obs.terms]
+    if ns.dtype.kind == "c":  # machine numbers: converted once per observable
+        real_coeffs, coeffs, masks = obs.derived(("terms", ns.name), lambda: _value_terms(obs, ns))
+    else:  # other systems may depend on a context (a precision): converted each time
+        real_coeffs, coeffs, masks = _value_terms(obs, ns)
     numeric = ns.dtype.kind == "c"
     total: Any = 0.0 if numeric else ns.zero
     for coeff, (x, z, n_y) in zip(coeffs, masks):
