@@ -84,6 +84,26 @@ def test_binding_machine_numbers_equals_binding_exact_values():
         c.bind({"a": float("nan"), "b": 0.0})
 
 
+def test_a_bound_circuit_has_the_light_cones_of_its_own_operations():
+    """A bound circuit borrows the light cones of the circuit it was bound from (computed
+    once per sweep); they hold its own, bound operations, as computing them afresh does."""
+    from genqsim.circuit.lightcone import light_cone
+
+    a, b = gq.parameters("a b")
+    c = gq.Circuit(5).rx(a, 0).cx(0, 1).rz(b, 2).cx(2, 3).ry(a + b, 4).cz(3, 4).measure(1, 0)
+    for values in ({"a": 0.3, "b": -1.2}, {"a": sympy.Rational(1, 3), "b": sympy.pi}):
+        bound = c.bind(values)
+        for qubits in ([0], [3], [1, 4], [2]):
+            borrowed, fresh = bound.light_cone(qubits), light_cone(bound, tuple(qubits))
+            assert (borrowed.qubits, borrowed.indices) == (fresh.qubits, fresh.indices)
+            assert borrowed.circuit.operations == fresh.circuit.operations
+            assert not borrowed.circuit.parameters
+    bound = c.bind({"a": 0.3, "b": -1.2})
+    c.cx(0, 4)  # the source grows: the bound circuit no longer borrows its cones
+    assert bound.light_cone([4]).qubits == light_cone(bound, (4,)).qubits == (2, 3, 4)
+    assert pickle.loads(pickle.dumps(bound)).light_cone([4]).qubits == (2, 3, 4)
+
+
 def test_inverse_reverses_and_inverts_every_gate():
     rng = np.random.default_rng(2)
     U = np.linalg.qr(rng.normal(size=(4, 4)) + 1j * rng.normal(size=(4, 4)))[0]

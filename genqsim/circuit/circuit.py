@@ -174,6 +174,10 @@ class Circuit:
     n_qubits: int
     n_clbits: int
 
+    _bound_from: tuple[Circuit, int]
+    """Set on a circuit made by :meth:`bind`: the circuit it was bound from (the same
+    operations at the same places) and its length then, whose light cones serve this one."""
+
     def __init__(
         self, n_qubits: int, operations: Iterable[Operation] = (), n_clbits: int = 0
     ) -> None:
@@ -195,7 +199,9 @@ class Circuit:
         return value
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_derived": {}}
+        state = {**self.__dict__, "_derived": {}}
+        state.pop("_bound_from", None)  # a shortcut to the unbound circuit's light cones
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update({"_derived": {}, **state})
@@ -634,12 +640,25 @@ class Circuit:
         >>> cone.qubits, cone.indices
         ((0, 1), (0, 1))
         """
-        from .lightcone import light_cone
+        from .lightcone import LightCone, light_cone
 
         qs = (qubits,) if isinstance(qubits, (int, np.integer)) else tuple(qubits)
         checked = as_qubit_tuple(qs, self.n_qubits)
+
+        def build() -> LightCone:
+            source = self.__dict__.get("_bound_from")
+            if source is None or not (len(source[0]._ops) == source[1] == len(self._ops)):
+                return light_cone(self, checked)
+            # bound from a circuit of the same structure: its cone (kept there, computed
+            # once for a whole sweep) with this circuit's operations at the same places
+            cone = source[0].light_cone(checked)
+            sub = Circuit(self.n_qubits, n_clbits=cone.circuit.n_clbits)
+            for i in cone.indices:
+                sub._push_checked(self._ops[i])
+            return LightCone(sub, cone.qubits, cone.indices)
+
         # kept on the circuit: expectations ask once per term and again per group
-        return self.derived(("light cone", checked), lambda: light_cone(self, checked))
+        return self.derived(("light cone", checked), build)
 
     # -- whole-circuit transformations ----------------------------------------------------------
     @property
@@ -663,7 +682,7 @@ class Circuit:
         Keys are symbols or their names; unknown keys raise ``UnknownParameterError``. Python
         floats bind as floats (so numeric runs stay fast), SymPy values stay exact.
         """
-        by_name = {str(p): p for p in self.parameters}
+        by_name = self.derived("parameters by name", lambda: {str(p): p for p in self.parameters})
         numeric = _machine_reals(values, by_name)
         if numeric is not None:
             return self._bind_numbers(numeric)
@@ -685,7 +704,9 @@ class Circuit:
                     _floated(bound.gate), bound.targets, bound.controls, bound.control_values
                 )
             ops.append(bound)
-        return Circuit(self.n_qubits, ops, n_clbits=self.n_clbits)
+        out = Circuit(self.n_qubits, ops, n_clbits=self.n_clbits)
+        out._bound_from = (self, len(self._ops))
+        return out
 
     def _bind_numbers(self, numeric: dict[sympy.Symbol, float]) -> Circuit:
         """:meth:`bind` for machine real values, the fast path of parameter sweeps: a gate's
@@ -706,6 +727,7 @@ class Circuit:
                     general = {k: _bind_value(v, str(k)) for k, v in numeric.items()}
                 gate = _floated(op.gate.bind(general))
             out._push_checked(new_operation(gate, op.targets, op.controls, op.control_values))
+        out._bound_from = (self, len(self._ops))
         return out
 
     def inverse(self) -> Circuit:

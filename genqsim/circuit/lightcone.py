@@ -35,11 +35,10 @@ class LightCone:
         """The cone on ``len(qubits)`` qubits, qubit ``i`` standing for ``qubits[i]``."""
         position = {q: i for i, q in enumerate(self.qubits)}
         qubit_map = [position.get(q, 0) for q in range(self.circuit.n_qubits)]
-        return type(self.circuit)(
-            len(self.qubits),
-            [op.remapped(qubit_map) for op in self.circuit.operations],
-            n_clbits=self.circuit.n_clbits,
-        )
+        out = type(self.circuit)(len(self.qubits), n_clbits=self.circuit.n_clbits)
+        for op in self.circuit.operations:  # every qubit of the cone maps into it
+            out._push_checked(op.remapped(qubit_map))
+        return out
 
     @property
     def size(self) -> int:

@@ -10,6 +10,10 @@ from ..errors import StateTooLargeError
 MAX_QUBITS = 62
 """Basis indices are int64; beyond this the index arithmetic itself would overflow."""
 
+ALWAYS_FITS = 1 << 20
+"""States of at most this many bytes are not checked against free memory (unless
+``GENQSIM_MEMORY_LIMIT`` is set): a process that runs at all has a MiB to spare."""
+
 LIMIT_ENV = "GENQSIM_MEMORY_LIMIT"
 """Environment variable: a byte count that caps state size below what the machine has free."""
 
@@ -68,6 +72,8 @@ def check_state_fits(n_qubits: int, bytes_per_amplitude: int) -> None:
     if n_qubits > MAX_QUBITS:
         raise StateTooLargeError(f"{n_qubits} qubits exceeds the maximum of {MAX_QUBITS}")
     needed = (1 << n_qubits) * bytes_per_amplitude
+    if needed <= ALWAYS_FITS and not os.environ.get(LIMIT_ENV):
+        return  # not worth reading /proc for (sweeps make thousands of small states)
     free = available_memory()
     if needed > free:
         raise StateTooLargeError(
