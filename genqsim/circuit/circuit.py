@@ -597,13 +597,25 @@ class Circuit:
         measurements) touches its qubit and no later conditional reads its classical bit. A
         circuit that measures nothing is returned as it is (every ``apply`` asks).
         """
-        if not any(isinstance(op.gate, Measure) for op in self._ops):
+        kept, terminal = self.derived("terminal measurements", self._terminal_measurements)
+        if not terminal and len(kept) == len(self._ops):
             return self, []
+        rest = Circuit(self.n_qubits, n_clbits=self.n_clbits)
+        for i in kept:  # operations of this circuit: their qubits are checked already
+            rest._push_checked(self._ops[i])
+        return rest, list(terminal)
+
+    def _terminal_measurements(self) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """The positions of the operations that are not terminal measurements, and the
+        terminal ``(qubit, clbit)`` pairs, in order (worked out once per circuit)."""
+        if not any(isinstance(op.gate, Measure) for op in self._ops):
+            return tuple(range(len(self._ops))), ()
         busy_after: set[int] = set()
         read_after: set[int] = set()
-        keep: list[Operation] = []
+        keep: list[int] = []
         terminal: list[tuple[int, int]] = []
-        for op in reversed(self._ops):
+        for i in reversed(range(len(self._ops))):
+            op = self._ops[i]
             gate = op.gate
             if (
                 isinstance(gate, Measure)
@@ -616,9 +628,8 @@ class Circuit:
                 read_after.update(gate.clbits)
             if op.kind is not GateKind.BARRIER:
                 busy_after.update(op.qubits)
-            keep.append(op)
-        rest = Circuit(self.n_qubits, reversed(keep), n_clbits=self.n_clbits)
-        return rest, terminal[::-1]
+            keep.append(i)
+        return tuple(reversed(keep)), tuple(reversed(terminal))
 
     def barrier(self, *qubits: Any) -> Circuit:
         """A barrier on ``qubits`` (all when none given): no effect on the state, but gates are
