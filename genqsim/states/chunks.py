@@ -109,5 +109,5 @@ def shipped(value: Any, executor: Executor) -> Any:
     elsewhere the value itself."""
     client = getattr(executor, "_client", None)
     if client is not None and hasattr(client, "scatter"):
-        return client.scatter(value, broadcast=True)
+        return client.scatter(value, broadcast=True, hash=False)  # a fresh key per sweep
     return value
