@@ -310,8 +310,8 @@ def test_backend_dynamic_circuit_with_if_test_matches_aer():
     with else_:
         qc.ry(2.1, 1)
     qc.measure(1, 1)
-    backend = GenqsimBackend(method="statevector")
-    shots = 20000
+    backend = GenqsimBackend(method="statevector")  # one trajectory per shot
+    shots = 4000
     ours = backend.run(transpile(qc, backend), shots=shots, seed_simulator=3).result().get_counts()
     p = {"01": np.sin(0.9 / 2) ** 2 / 2, "00": np.sin(2.1 / 2) ** 2 / 2}
     p = {"11": p["01"], "01": 0.5 - p["01"], "10": p["00"], "00": 0.5 - p["00"]}
