@@ -28,18 +28,6 @@ import numpy as np
 import genqsim as gq
 
 
-def qaoa_ring(n: int) -> gq.Circuit:
-    gamma, beta = gq.parameters("gamma beta")
-    c = gq.Circuit(n)
-    for q in range(n):
-        c.h(q)
-    for q in range(n):
-        c.rzz(gamma, q, (q + 1) % n)
-    for q in range(n):
-        c.rx(2 * beta, q)
-    return c
-
-
 def timed(repeats: int, fn) -> tuple[float, object]:
     best, out = math.inf, None
     for _ in range(repeats):
@@ -60,8 +48,8 @@ def main() -> None:
 
     side = int(math.sqrt(args.points))
     values = {
-        "gamma": np.linspace(-1.5, 1.5, side)[:, None],
-        "beta": np.linspace(-1, 1, args.points // side),
+        "gamma0": np.linspace(-1.5, 1.5, side)[:, None],
+        "beta0": np.linspace(-1, 1, args.points // side),
     }
     observables = ["Z0 Z1", "X1 + 0.5*Y0 Y1"]
     print(f"# {platform.processor() or platform.machine()}, {args.workers} workers, "
@@ -77,7 +65,7 @@ def main() -> None:
         print(f"cluster start-up: {time.perf_counter() - t0:.2f} s")
         dask = client.get_executor()
         for n in args.qubits:
-            circuit = qaoa_ring(n)
+            circuit = gq.library.qaoa_ring(n)
 
             def sweep(executor=None, circuit=circuit):
                 return gq.expectation(

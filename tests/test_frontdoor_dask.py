@@ -12,22 +12,10 @@ import genqsim as gq
 from genqsim.errors import ArgumentTypeError, ArgumentValueError, UnknownOptionError
 
 
-def qaoa_ring(n: int = 6) -> gq.Circuit:
-    gamma, beta = gq.parameters("gamma beta")
-    c = gq.Circuit(n)
-    for q in range(n):
-        c.h(q)
-    for q in range(n):
-        c.rzz(gamma, q, (q + 1) % n)
-    for q in range(n):
-        c.rx(2 * beta, q)
-    return c
-
-
 def test_two_thousand_points_on_a_local_cluster_equal_the_serial_sweep():
     distributed = pytest.importorskip("distributed")
-    circuit = qaoa_ring()
-    values = {"gamma": np.linspace(-1.5, 1.5, 50)[:, None], "beta": np.linspace(-1, 1, 40)}
+    circuit = gq.library.qaoa_ring(6)
+    values = {"gamma0": np.linspace(-1.5, 1.5, 50)[:, None], "beta0": np.linspace(-1, 1, 40)}
     observables = ["Z0 Z1", "X3 + 0.5*Y2 Y3"]
     serial = gq.expectation(circuit, observables, values=values)
     assert serial.shape == (50, 40, 2)
@@ -39,8 +27,8 @@ def test_two_thousand_points_on_a_local_cluster_equal_the_serial_sweep():
     ):
         executor = client.get_executor()
         swept = gq.expectation(circuit, observables, values=values, executor=executor)
-        shots_circuit = qaoa_ring().measure_all()
-        few = {"gamma": values["gamma"][:5], "beta": values["beta"][:4]}
+        shots_circuit = gq.library.qaoa_ring(6).measure_all()
+        few = {"gamma0": values["gamma0"][:5], "beta0": values["beta0"][:4]}
         on_cluster = gq.counts(shots_circuit, 200, seed=11, values=few, executor=executor)
     np.testing.assert_allclose(swept, serial, atol=1e-12)
     here = gq.counts(shots_circuit, 200, seed=11, values=few)
@@ -49,8 +37,8 @@ def test_two_thousand_points_on_a_local_cluster_equal_the_serial_sweep():
 
 
 def test_seeded_counts_do_not_depend_on_workers_or_chunks():
-    circuit = qaoa_ring(4).measure_all()
-    values = {"gamma": np.linspace(0, 1, 6), "beta": 0.3}
+    circuit = gq.library.qaoa_ring(4).measure_all()
+    values = {"gamma0": np.linspace(0, 1, 6), "beta0": 0.3}
     here = gq.counts(circuit, 300, seed=5, values=values)
     with ProcessPoolExecutor(2) as pool:
         pooled = gq.counts(circuit, 300, seed=5, values=values, executor=pool, chunk_size=4)
@@ -59,8 +47,8 @@ def test_seeded_counts_do_not_depend_on_workers_or_chunks():
     assert list(here) == list(pooled) == list(threaded)
     assert all(sum(c.values()) == 300 for c in here)
     # each point's counts follow its own distribution (an independent check of the binding)
-    for gamma, tally in zip(values["gamma"], here):
-        bound = circuit.bind({"gamma": gamma, "beta": 0.3})
+    for gamma, tally in zip(values["gamma0"], here):
+        bound = circuit.bind({"gamma0": gamma, "beta0": 0.3})
         exact = gq.simulate(bound.split_terminal_measurements()[0]).probabilities()
         for key, n in tally.items():
             p = exact[int(key, 2)]
@@ -68,21 +56,21 @@ def test_seeded_counts_do_not_depend_on_workers_or_chunks():
 
 
 def test_sweep_errors_are_clear():
-    circuit = qaoa_ring(3)
+    circuit = gq.library.qaoa_ring(3)
     with pytest.raises(ArgumentTypeError, match="Executor"):
-        gq.expectation(circuit, "Z0", values={"gamma": [0, 1], "beta": 0}, executor=4)
+        gq.expectation(circuit, "Z0", values={"gamma0": [0, 1], "beta0": 0}, executor=4)
     with pytest.raises(ArgumentValueError, match="chunk_size"):
         with ThreadPoolExecutor(1) as ex:
             gq.expectation(
-                circuit, "Z0", values={"gamma": [0, 1], "beta": 0}, executor=ex, chunk_size=0
+                circuit, "Z0", values={"gamma0": [0, 1], "beta0": 0}, executor=ex, chunk_size=0
             )
     with pytest.raises(UnknownOptionError, match="trajectories"):  # the only one with it
         with ThreadPoolExecutor(1) as ex:
             gq.expectation(
-                circuit.bind({"gamma": 0, "beta": 0}), "Z0", method="statevector", executor=ex
+                circuit.bind({"gamma0": 0, "beta0": 0}), "Z0", method="statevector", executor=ex
             )
     with pytest.raises(ArgumentValueError, match="broadcast"):
-        gq.expectation(circuit, "Z0", values={"gamma": [0, 1, 2], "beta": [0, 1]})
+        gq.expectation(circuit, "Z0", values={"gamma0": [0, 1, 2], "beta0": [0, 1]})
 
 
 def test_trajectories_in_chunks_on_an_executor_equal_the_serial_run():

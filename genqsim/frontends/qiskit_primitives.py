@@ -92,7 +92,23 @@ def packed(bits: np.ndarray) -> np.ndarray:
     return np.packbits(msb_first, axis=-1)
 
 
-class Sampler(BaseSamplerV2):
+class Seeded:
+    """What both primitives keep: the seed every ``run`` starts from (checked when the
+    primitive is made, not in the job) and the settings for :func:`genqsim.simulate`."""
+
+    def _keep(self, seed: int | np.random.Generator | None, noise_model: Any,
+              simulate_options: dict[str, Any]) -> None:  # fmt: skip
+        rng(seed)
+        self._seed = seed
+        self._settings = SimulateSettings.make(noise_model, simulate_options)
+
+    @property
+    def seed(self) -> int | np.random.Generator | None:
+        """The seed each ``run`` call starts from."""
+        return self._seed
+
+
+class Sampler(Seeded, BaseSamplerV2):
     """Qiskit's ``BaseSamplerV2`` on genqsim: samples of every classical register, for every
     point of each PUB's parameter values.
 
@@ -120,19 +136,12 @@ class Sampler(BaseSamplerV2):
         **simulate_options: Any,
     ) -> None:
         self._default_shots = check_shots(default_shots)
-        self._seed = seed
-        rng(seed)  # a bad seed fails here, not in the job
-        self._settings = SimulateSettings.make(noise_model, simulate_options)
+        self._keep(seed, noise_model, simulate_options)
 
     @property
     def default_shots(self) -> int:
         """Shots of a PUB that names none, when ``run`` names none either."""
         return self._default_shots
-
-    @property
-    def seed(self) -> int | np.random.Generator | None:
-        """The seed each ``run`` call starts from."""
-        return self._seed
 
     def run(
         self, pubs: Iterable[Any], *, shots: int | None = None
@@ -178,7 +187,7 @@ class Sampler(BaseSamplerV2):
         )
 
 
-class Estimator(BaseEstimatorV2):
+class Estimator(Seeded, BaseEstimatorV2):
     """Qiskit's ``BaseEstimatorV2`` on genqsim: expectation values of each PUB's observables
     at each of its parameter points, broadcast together as Qiskit specifies.
 
@@ -207,9 +216,7 @@ class Estimator(BaseEstimatorV2):
         **simulate_options: Any,
     ) -> None:
         self._default_precision = _checked_precision(default_precision)
-        self._seed = seed
-        rng(seed)
-        self._settings = SimulateSettings.make(noise_model, simulate_options)
+        self._keep(seed, noise_model, simulate_options)
         numbers = self._settings.options.get("numbers")
         self._symbolic = numbers is not None and get_number_system(numbers).symbolic
 
@@ -217,11 +224,6 @@ class Estimator(BaseEstimatorV2):
     def default_precision(self) -> float:
         """Precision of a PUB that names none, when ``run`` names none either."""
         return self._default_precision
-
-    @property
-    def seed(self) -> int | np.random.Generator | None:
-        """The seed each ``run`` call starts from (sampled values only)."""
-        return self._seed
 
     def run(
         self, pubs: Iterable[Any], *, precision: float | None = None
