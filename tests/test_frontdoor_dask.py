@@ -46,6 +46,8 @@ def test_seeded_counts_do_not_depend_on_workers_or_chunks():
         threaded = gq.counts(circuit, 300, seed=5, values=values, executor=threads)
     assert list(here) == list(pooled) == list(threaded)
     assert all(sum(c.values()) == 300 for c in here)
+    single = gq.counts(circuit, 300, seed=5, values={"gamma0": 0.2, "beta0": 0.3})
+    assert isinstance(single, dict) and sum(single.values()) == 300  # no arrays: plain counts
     # each point's counts follow its own distribution (an independent check of the binding)
     for gamma, tally in zip(values["gamma0"], here):
         bound = circuit.bind({"gamma0": gamma, "beta0": 0.3})

@@ -56,7 +56,8 @@ def counts(
     (``method``, ``numbers``, ``initial``, ...).
 
     ``values`` binds the circuit's parameters; arrays broadcast as NumPy's do, and the result
-    is an object array of counts of their broadcast shape. Each point draws from its own
+    is an object array of counts of their broadcast shape (plain counts when no value is an
+    array). Each point draws from its own
     child of ``SeedSequence(seed)``, so the counts do not depend on how the points are run:
     here, or in chunks of ``chunk_size`` on ``executor`` (any ``concurrent.futures.Executor``,
     a Dask client's ``get_executor()`` included; :mod:`genqsim.states.chunks`)."""
@@ -112,13 +113,19 @@ def _swept_counts(
     chunk_size: int | None,
     simulate_options: dict[str, Any],
 ) -> Any:
-    """:func:`counts` at every point of ``values``: an object array of counts."""
+    """:func:`counts` at every point of ``values``: an object array of counts of their
+    broadcast shape (the counts themselves when no value is an array)."""
     check_shots(shots)
     shape, points = broadcast_points(values)
+    if not shape and executor is None:
+        bound = circuit.bind(points[0]) if points[0] else circuit
+        return counts(bound, shots, seed, readout, **simulate_options)
     seeds = rng(seed).bit_generator.seed_seq.spawn(len(points))  # type: ignore[attr-defined]
     task = functools.partial(_counts_point, shots=shots, readout=readout,
                              simulate_options=simulate_options)  # fmt: skip
     found = run_points(task, circuit, points, seeds, executor, chunk_size)
+    if not shape:
+        return found[0]
     out = np.empty(len(found), dtype=object)
     out[:] = found
     return out.reshape(shape)
