@@ -6,6 +6,7 @@ first qubit most significant, so its amplitudes are genqsim's with the bit order
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,8 +44,8 @@ def _from_qiskit_param(value: Any) -> Any:
 
 def from_qiskit(qc: Any) -> Circuit:
     """A genqsim circuit from a Qiskit ``QuantumCircuit`` (standard gates, ``unitary``,
-    measurements, resets, barriers, and ``if_test`` blocks conditioned on a classical bit or
-    register, ``else`` branches included)."""
+    measurements, resets, barriers and delays, ``if_test`` blocks with ``else`` branches, and
+    ``switch`` blocks: conditioned on a classical bit, a register, or an expression of them)."""
     from qiskit import QuantumCircuit
 
     if not isinstance(qc, QuantumCircuit):
@@ -54,8 +55,9 @@ def from_qiskit(qc: Any) -> Circuit:
         op = item.operation
         qubits = [qc.find_bit(q).index for q in item.qubits]
         name = op.name
-        if name == "if_else":
-            _from_qiskit_if(qc, c, op, qubits, [qc.find_bit(b).index for b in item.clbits])
+        if name in ("if_else", "switch_case"):
+            read = _from_qiskit_if if name == "if_else" else _from_qiskit_switch
+            read(qc, c, op, qubits, [qc.find_bit(b).index for b in item.clbits])
         elif getattr(op, "condition", None) is not None:
             raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
         elif name in ("barrier", "delay"):  # a delay is an identity on an ideal machine
@@ -90,31 +92,153 @@ def from_qiskit(qc: Any) -> Circuit:
     return c
 
 
-def _from_qiskit_if(qc: Any, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
-    """An ``IfElseOp`` as conditionals: the true block on the condition's value, the false
-    block (if any) on every other value of the tested bits."""
-    from qiskit.circuit import ClassicalRegister, Clbit
+MAX_CONDITION_BITS = 10
+"""Classical bits a condition of a Qiskit ``if_else`` or ``switch_case`` may read when it is
+an expression (or has an ``else``/default branch): it is evaluated on every value of them."""
 
-    condition = op.condition
-    if not isinstance(condition, tuple):
-        raise ArgumentValueError(
-            "only conditions of the form (classical bit or register, value) are supported, "
-            f"not the expression {condition}"
-        )
-    target, value = condition
+_BINARY = {
+    "BIT_AND": operator.and_, "BIT_OR": operator.or_, "BIT_XOR": operator.xor,
+    "LOGIC_AND": lambda a, b: bool(a) and bool(b), "LOGIC_OR": lambda a, b: bool(a) or bool(b),
+    "EQUAL": operator.eq, "NOT_EQUAL": operator.ne, "LESS": operator.lt,
+    "LESS_EQUAL": operator.le, "GREATER": operator.gt, "GREATER_EQUAL": operator.ge,
+    "SHIFT_LEFT": operator.lshift, "SHIFT_RIGHT": operator.rshift,
+}  # fmt: skip
+"""Qiskit's classical binary operators on integers (bits and registers as unsigned values)."""
+
+
+def _condition_bits(qc: Any, target: Any) -> list[int]:
+    """The classical bits (indices, lowest first) a Clbit, a register or an expression
+    reads."""
+    from qiskit.circuit import ClassicalRegister, Clbit
+    from qiskit.circuit.classical import expr
+
     if isinstance(target, Clbit):
-        tested = [qc.find_bit(target).index]
-    elif isinstance(target, ClassicalRegister):
-        tested = [qc.find_bit(b).index for b in target]
+        return [qc.find_bit(target).index]
+    if isinstance(target, ClassicalRegister):
+        return [qc.find_bit(b).index for b in target]
+    if isinstance(target, expr.Expr):
+        found: dict[int, None] = {}
+        for var in expr.iter_vars(target):
+            if not isinstance(var.var, (Clbit, ClassicalRegister)):
+                raise ArgumentValueError(
+                    f"the condition reads the classical variable {var.var!r}: genqsim reads "
+                    "conditions on classical bits and registers"
+                )
+            found.update(dict.fromkeys(_condition_bits(qc, var.var)))
+        return list(found)
+    raise ArgumentValueError(f"cannot read a condition on {target!r}")
+
+
+def _evaluate(qc: Any, node: Any, bits: dict[int, int]) -> int:
+    """A Qiskit classical expression where each classical bit ``i`` holds ``bits[i]``."""
+    from qiskit.circuit.classical import expr, types
+
+    if isinstance(node, expr.Var):
+        return sum(bits[b] << i for i, b in enumerate(_condition_bits(qc, node.var)))
+    if isinstance(node, expr.Value):
+        return int(node.value)
+    if isinstance(node, expr.Cast):
+        inner = _evaluate(qc, node.operand, bits)
+        return int(bool(inner)) if isinstance(node.type, types.Bool) else inner
+    if isinstance(node, expr.Index):
+        return (_evaluate(qc, node.target, bits) >> _evaluate(qc, node.index, bits)) & 1
+    if isinstance(node, expr.Unary):
+        inner = _evaluate(qc, node.operand, bits)
+        if node.op.name == "LOGIC_NOT":
+            return int(not inner)
+        if node.op.name == "BIT_NOT":
+            width = node.type.width if isinstance(node.type, types.Uint) else 1
+            return ~inner & ((1 << width) - 1)
+    if isinstance(node, expr.Binary) and node.op.name in _BINARY:
+        left, right = _evaluate(qc, node.left, bits), _evaluate(qc, node.right, bits)
+        return int(_BINARY[node.op.name](left, right))
+    raise ArgumentValueError(
+        f"the condition {node} is outside what genqsim reads (bits and registers under "
+        "not, and, or, xor, shifts, comparisons and integers)"
+    )
+
+
+def _values_where(qc: Any, condition: Any, tested: list[int]) -> list[int]:
+    """The values of the ``tested`` bits (the first the lowest) where ``condition`` holds."""
+    if len(tested) > MAX_CONDITION_BITS:
+        raise ArgumentValueError(
+            f"a condition expression on more than {MAX_CONDITION_BITS} classical bits is "
+            "refused (it is evaluated on every value of them)"
+        )
+    return [
+        v
+        for v in range(1 << len(tested))
+        if _evaluate(qc, condition, {b: (v >> i) & 1 for i, b in enumerate(tested)})
+    ]
+
+
+def _from_qiskit_if(qc: Any, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
+    """An ``IfElseOp`` as conditionals: the true block on the values of the tested bits where
+    the condition holds (a ``(bit or register, value)`` pair, or an expression evaluated on
+    every value of the bits it reads), the false block (if any) on every other value."""
+    condition = op.condition
+    if isinstance(condition, tuple):
+        target, value = condition
+        tested = _condition_bits(qc, target)
+        values = [int(value)]
     else:
-        raise ArgumentValueError(f"cannot read a condition on {target!r}")
-    value = int(value)
-    branches = [(op.params[0], [value])]
+        tested = _condition_bits(qc, condition)
+        values = _values_where(qc, condition, tested)
+    branches = [(op.params[0], values)]
     if len(op.params) > 1 and op.params[1] is not None:
-        if len(tested) > 6:
-            raise ArgumentValueError("an else branch on more than 6 classical bits is refused")
-        others = [v for v in range(1 << len(tested)) if v != value]
-        branches.append((op.params[1], others))
+        if len(tested) > MAX_CONDITION_BITS:
+            raise ArgumentValueError(
+                f"an else branch on more than {MAX_CONDITION_BITS} classical bits is refused "
+                "(it runs once per other value of them)"
+            )
+        chosen = set(values)
+        branches.append((op.params[1], [v for v in range(1 << len(tested)) if v not in chosen]))
+    _branches(c, branches, tested, qubits, clbits)
+
+
+def _from_qiskit_switch(qc: Any, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
+    """A ``SwitchCaseOp`` as conditionals: each case's block on the values of the target's
+    bits that select it (the default case on the values no other case names)."""
+    from qiskit.circuit import CASE_DEFAULT
+    from qiskit.circuit.classical import expr
+
+    tested = _condition_bits(qc, op.target)
+    cases = list(op.cases_specifier())
+    default = [block for labels, block in cases if CASE_DEFAULT in labels]
+    if not default and not isinstance(op.target, expr.Expr):  # the labels are the values
+        branches = [(block, [int(v) for v in labels]) for labels, block in cases]
+    else:
+        if len(tested) > MAX_CONDITION_BITS:
+            raise ArgumentValueError(
+                f"a switch on more than {MAX_CONDITION_BITS} classical bits with a default "
+                "case or an expression target is refused (it runs once per value of them)"
+            )
+        chosen: dict[int, Any] = {}
+        for v in range(1 << len(tested)):
+            if isinstance(op.target, expr.Expr):
+                key = _evaluate(qc, op.target, {b: (v >> i) & 1 for i, b in enumerate(tested)})
+            else:
+                key = v
+            block = next((b for labels, b in cases if key in labels), None)
+            if block is None and default:
+                block = default[0]
+            if block is not None:
+                chosen[v] = block
+        branches = [(block, [v for v, b in chosen.items() if b is block])
+                    for _, block in cases]  # fmt: skip
+    _branches(c, branches, tested, qubits, clbits)
+
+
+def _branches(
+    c: Circuit,
+    branches: list[tuple[Any, list[int]]],
+    tested: list[int],
+    qubits: list[int],
+    clbits: list[int],
+) -> None:
+    """Each Qiskit block as a conditional on each of its values of the ``tested`` bits (its
+    qubits and classical bits mapped to the outer circuit's ``qubits`` and ``clbits``)."""
+    bodies = []
     for block, values in branches:
         body = from_qiskit(block)
         local_clbits = [block.find_bit(b).index for b in block.clbits]
@@ -125,10 +249,20 @@ def _from_qiskit_if(qc: Any, c: Circuit, op: Any, qubits: list[int], clbits: lis
                     Measure(clbits[local_clbits.index(inner.gate.clbit)]), inner.targets
                 )
             remapped._append_op(inner)
-        if not remapped.operations:
+        bodies.append((remapped, values))
+    several = sum(len(values) for body, values in bodies if body.operations) > 1
+    written = {op.gate.clbit for body, _ in bodies for op in body.operations
+               if isinstance(op.gate, Measure)}  # fmt: skip
+    if several and written & set(tested):
+        raise ArgumentValueError(
+            "a branch measures into the bits its condition reads, and the condition holds on "
+            "several values or has an else: genqsim reads that only as a plain if on one value"
+        )
+    for body, values in bodies:
+        if not body.operations:
             continue
         for v in values:
-            c.if_(tested, v, remapped, qubits=qubits)
+            c.if_(tested, v, body, qubits=qubits)
 
 
 def _to_qiskit_param(value: Any, table: dict) -> Any:
