@@ -331,3 +331,32 @@ def test_wide_circuits_differentiate_in_the_heisenberg_picture_by_default():
         up = gq.expectation(c.bind({**values, p: values[p] + h}), "Z30 Z31 + 0.5*X31")
         down = gq.expectation(c.bind({**values, p: values[p] - h}), "Z30 Z31 + 0.5*X31")
         assert grads[p] == pytest.approx((up - down) / (2 * h), abs=1e-7)
+
+
+@pytest.mark.parametrize("mode", ["forward", "adjoint"])
+def test_gradients_broadcast_over_parameter_arrays(mode):
+    """Arrays of values broadcast as NumPy's (a column and a row give a grid); each point's
+    derivatives equal central finite differences of the expectation value there."""
+    a, b = gq.parameters("a b")
+    c = gq.Circuit(3).ry(a, 0).cx(0, 1).rz(b, 1).rx(a, 2).cx(1, 2).ry(b * a, 0)
+    obs = "Z0 Z1 + 0.5*X2 - Y1 Y2"
+    grid = {"a": np.linspace(-1, 1, 3)[:, None], b: np.linspace(0.2, 2, 4)}
+    grads = gq.gradient(c, obs, grid, mode)
+    assert set(grads) == {a, b} and all(g.shape == (3, 4) for g in grads.values())
+    values = gq.expectation(c, obs, values=grid)
+    h = 1e-6
+    for i, x in enumerate(np.linspace(-1, 1, 3)):
+        for j, y in enumerate(np.linspace(0.2, 2, 4)):
+            da = (gq.expectation(c, obs, values={a: x + h, b: y})
+                  - gq.expectation(c, obs, values={a: x - h, b: y})) / (2 * h)  # fmt: skip
+            db = (gq.expectation(c, obs, values={a: x, b: y + h})
+                  - gq.expectation(c, obs, values={a: x, b: y - h})) / (2 * h)  # fmt: skip
+            assert grads[a][i, j] == pytest.approx(da, abs=1e-7)
+            assert grads[b][i, j] == pytest.approx(db, abs=1e-7)
+    from genqsim.differentiation.gradients import value_and_gradient
+
+    energy, again = value_and_gradient(c, obs, grid, mode)
+    np.testing.assert_allclose(energy, values, atol=1e-12)
+    np.testing.assert_array_equal(again[a], grads[a])
+    with pytest.raises(gq.ArgumentValueError, match="broadcast"):
+        gq.gradient(c, obs, {"a": [0.1, 0.2, 0.3], "b": [0.1, 0.2]})

@@ -59,6 +59,7 @@ from ..plan import (
     run_restricted,
 )
 from ..plan.grouping import RunCall
+from ..states.chunks import broadcast_points
 from ..states.tangent import (
     DerivativeCalls,
     TangentState,
@@ -333,9 +334,12 @@ def gradient(
     """``{parameter: d<observable>/d parameter}`` at ``values``, exact (no finite differences).
 
     ``values`` maps every free parameter of ``circuit`` (SymPy symbols or their names) to a
-    real number; parameters listed but absent from the circuit get 0. ``mode``: ``"forward"``
-    (vectorised dual state on the fast kernels), ``"adjoint"`` (reverse mode by uncomputation,
-    three states of memory), ``"dual"`` (dual numbers in object arrays), ``"density_matrix"``
+    real number; parameters listed but absent from the circuit get 0. Arrays of values
+    broadcast as NumPy arrays do, one point each, and every derivative is then an array of
+    their broadcast shape (as :func:`~genqsim.expectation` broadcasts its values).
+    ``mode``: ``"forward"`` (vectorised dual state on the fast kernels), ``"adjoint"``
+    (reverse mode by uncomputation, three states of memory), ``"dual"`` (dual numbers in
+    object arrays), ``"density_matrix"``
     (dual numbers in a density matrix: circuits with noise channels, whose rates are
     parameters too, and with mid-circuit measurements), ``"pauli"`` (dual coefficients
     propagated in the Heisenberg picture, :func:`~genqsim.heisenberg`: wide shallow
@@ -352,6 +356,28 @@ def gradient(
     return value_and_gradient(circuit, observable, values, mode, backend=backend, device=device)[1]
 
 
+def _broadcast(
+    circuit: Circuit,
+    observable: str | PauliSum,
+    values: Mapping[Any, Any],
+    mode: str | None,
+    backend: str | None,
+    device: str | None,
+) -> tuple[np.ndarray, dict[sympy.Symbol, np.ndarray]]:
+    """:func:`value_and_gradient` at every point of array-valued ``values`` (broadcast as
+    NumPy's): the values and each parameter's derivative as arrays of the broadcast shape.
+    The circuit's adjoint program is planned once and serves every point."""
+    shape, points = broadcast_points(values)
+    found = [
+        value_and_gradient(circuit, observable, point, mode, backend=backend, device=device)
+        for point in points
+    ]
+    energies = np.array([v for v, _ in found]).reshape(shape)
+    params = list(found[0][1]) if found else []
+    grads = {p: np.array([g[p] for _, g in found]).reshape(shape) for p in params}
+    return energies, grads
+
+
 def value_and_gradient(
     circuit: Circuit,
     observable: str | PauliSum,
@@ -365,6 +391,9 @@ def value_and_gradient(
     """``(<observable>, gradient)`` at ``values`` from one run of the chosen mode (the value
     comes free with every one of them); arguments as for :func:`gradient`."""
     method = renamed_argument("value_and_gradient", "mode", mode, "method", method)
+    if any(np.ndim(v) > 0 for v in values.values()):
+        swept = _broadcast(circuit, observable, values, method, backend, device)
+        return cast("tuple[float, dict[sympy.Symbol, float]]", swept)  # arrays of values
     vals = _parameter_values(circuit, values)
     terms = real_terms(observable, circuit.n_qubits)
     chosen = _sweep_backend(circuit, method, backend, device)
