@@ -552,6 +552,13 @@ def qasm_names() -> dict[str, QasmName]:
 # -- gates ----------------------------------------------------------------------------------
 
 
+def has_infinity(expr: Any) -> bool:
+    """Whether a SymPy expression is or holds an infinity or NaN (``log(0)`` is ``zoo``)."""
+    import sympy
+
+    return bool(expr.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan))
+
+
 def _as_param(value: Any) -> Any:
     """Accept numbers and SymPy expressions; a string names a real parameter."""
     if value.__class__ is float and math.isfinite(value):  # the common case, first
@@ -567,6 +574,8 @@ def _as_param(value: Any) -> Any:
     if isinstance(value, (int, float, complex)) or is_sympy(value):
         if isinstance(value, (float, complex)):
             to_python_complex(value)  # raises NonFiniteError for NaN / inf
+        elif is_sympy(value) and not value.is_finite and has_infinity(value):
+            raise NonFiniteError(f"a gate parameter must be finite, got {value}")
         return value
     if _is_number_with_more(value):
         return value

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ...circuit.circuit import Circuit, Operation, new_operation
-from ...circuit.gates import Barrier, Measure, NamedGate, QasmName, qasm_names
-from ...errors import ArgumentTypeError
+from ...circuit.gates import Barrier, Measure, NamedGate, QasmName, has_infinity, qasm_names
+from ...errors import ArgumentTypeError, GenqsimError, NonFiniteError
 from ...numbers import python_number
 from ...support.lazysympy import is_sympy
 from ...support.validation import MAX_CIRCUIT_QUBITS
@@ -108,6 +108,14 @@ gate rc3x a,b,c,d { u2(0,pi) d; u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; cx 
   u1(pi/4) d; cx b,d; u1(-pi/4) d; cx a,d; u1(pi/4) d; cx b,d; u1(-pi/4) d; u2(0,pi) d;
   u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; }
 """
+
+MAX_GATE_OPERATIONS = 1_000_000
+"""Operations one call of a defined gate may expand to: definitions that call each other
+twice grow exponentially (``gate g1 a { g0 a; g0 a; }``, ...), and are refused at the call
+that crosses this instead of filling the memory."""
+
+MAX_EXPANDED_OPERATIONS = 20_000_000
+"""Operations the calls of defined gates of one program may expand to in all."""
 
 NOT_IN_GATE_BODIES = ("measure", "reset", "if", "gate", "qreg", "creg")
 
@@ -201,7 +209,10 @@ def _evaluate(node: Node, env: dict[str, Any], exact: bool) -> Any:
     """The value of ``node``: exact SymPy when ``exact`` and nothing in it is a float, else a
     Python float (through SymPy only where floats leave the reals or overflow)."""
     if exact and not _has_real(node, env):
-        return _sympy_value(node, env)
+        value = _sympy_value(node, env)
+        if not value.is_finite and has_infinity(value):  # ln(0), 0^-1: no angle
+            raise NonFiniteError(f"gate parameter must be finite, got {value}")
+        return value
     try:
         value = _float_value(node, env)
     except (ValueError, OverflowError, TypeError):
@@ -319,6 +330,8 @@ class Parser:
         """What the include of the gate library declares (OpenQASM 3 text read here as 2.0:
         ``stdgates.inc``'s names)."""
         self.statements: list[tuple | Operation | list[Operation]] = []
+        self.expanded = 0
+        """Operations the top-level calls of defined gates have expanded to so far."""
         # simple statements are read whole, off the line (see .simple)
         self.simple = SimpleStatements(self, _reader_tables()) if simple_statements else None
 
@@ -433,7 +446,7 @@ class Parser:
             raise self.error("the OPENQASM header must come first")
         elif tok.kind == "id":
             name = self.advance()
-            params = self.values(self.expression_list()) if self.tok.text == "(" else []
+            params = self.values(self.expression_list(), name) if self.tok.text == "(" else []
             args = self.argument_list()
             self.expect(";")
             self.statements.append(self.gate_call(name, params, args))
@@ -643,9 +656,16 @@ class Parser:
         self.expect(")")
         return exprs
 
-    def values(self, nodes: list[Node]) -> list[Any]:
-        """The values of parameter-free expression trees (see :func:`_evaluate`)."""
-        return [_value(node, None, self.exact) for node in nodes]
+    def values(self, nodes: list[Node], where: Token) -> list[Any]:
+        """The values of parameter-free expression trees (see :func:`_evaluate`); one that
+        is not a finite number (``1e400``, ``ln(0)``) is an error at ``where``."""
+        try:
+            return [_value(node, None, self.exact) for node in nodes]
+        except ZeroDivisionError:
+            raise self.error(f"division by zero in a parameter of {where.text!r}", where) from None
+        except (GenqsimError, ArithmeticError, ValueError) as exc:
+            message = f"a parameter of {where.text!r} is not a finite real number ({exc})"
+            raise self.error(message, where) from None
 
     def expression(self, names: list[str] | None) -> Node:
         value = self.term(names)
@@ -810,7 +830,16 @@ class Parser:
             raise self.error(f"gate {name.text!r} is given one qubit twice", name)
         if apply is None:
             assert g is not None
-            return renamed(self.expansion(name, g, params, depth), qubits)
+            ops = renamed(self.expansion(name, g, params, depth), qubits)
+            if depth == 0:
+                self.expanded += len(ops)
+                if self.expanded > MAX_EXPANDED_OPERATIONS:
+                    raise self.error(
+                        f"the calls of defined gates expand to more than "
+                        f"{MAX_EXPANDED_OPERATIONS:,} operations in all (genqsim.io.qasm."
+                        "parser.MAX_EXPANDED_OPERATIONS)", name,
+                    )  # fmt: skip
+            return ops
         out: list[Operation] = []
         apply(out, params, qubits, self.exact)
         return out
@@ -864,8 +893,20 @@ class Parser:
             except ZeroDivisionError:
                 message = f"division by zero in the body of gate {name.text!r}"
                 raise self.error(message, tok) from None
+            except (GenqsimError, ArithmeticError, ValueError) as exc:
+                message = (
+                    f"a parameter in the body of gate {name.text!r} is not a finite real "
+                    f"number ({exc})"
+                )
+                raise self.error(message, tok) from None
             qubits = [where[a] for a in args]
             ops += self.call_operations(tok, values, qubits, depth + 1, callee)
+            if len(ops) > MAX_GATE_OPERATIONS:
+                raise self.error(
+                    f"gate {name.text!r} expands to more than {MAX_GATE_OPERATIONS:,} "
+                    "operations (definitions that call each other several times grow "
+                    "exponentially; genqsim.io.qasm.parser.MAX_GATE_OPERATIONS)", tok,
+                )  # fmt: skip
         return tuple(ops)
 
 

@@ -29,7 +29,16 @@ from ...circuit.circuit import Circuit, Operation, new_operation
 from ...circuit.gates import Measure, NamedGate, PauliRotation, Reset
 from ...errors import GenqsimError
 from .lexer import QasmError
-from .parser import BUILTIN, Node, Parser, _value, barrier_operation, expansion_key
+from .parser import (
+    BUILTIN,
+    MAX_EXPANDED_OPERATIONS,
+    MAX_GATE_OPERATIONS,
+    Node,
+    Parser,
+    _value,
+    barrier_operation,
+    expansion_key,
+)
 from .recognize import TableMatch, is_candidate, table_operations
 
 STDGATES = frozenset(
@@ -117,6 +126,7 @@ class _Reader:
         self.unrolled = 0
         self.timing_noted = False
         self.depth = 0  # gate definitions being expanded, one inside another
+        self.expanded = 0  # operations the top-level calls of defined gates expanded to
         self.statement: Any = None  # the statement being read, for errors
 
     # -- errors ------------------------------------------------------------------------------
@@ -483,8 +493,16 @@ class _Reader:
             return [("gphase", values[0])]
         definition = self.gates.get(name)
         if definition is not None:
+            done = self.expansion(definition, values, node)
+            if self.depth == 0:
+                self.expanded += len(done)
+                if self.expanded > MAX_EXPANDED_OPERATIONS:
+                    raise self.fail(
+                        f"the calls of defined gates expand to more than "
+                        f"{MAX_EXPANDED_OPERATIONS:,} operations in all", node,
+                    )  # fmt: skip
             return [op.remapped(qubits) if isinstance(op, Operation) else op
-                    for op in self.expansion(definition, values, node)]  # fmt: skip
+                    for op in done]  # fmt: skip
         table = BUILTIN.get(_RENAMED.get(name, name))
         if table is None:
             raise self.fail(f"unknown gate {name!r}", node)
@@ -540,6 +558,12 @@ class _Reader:
             for statement in g.body:
                 self.statement = statement
                 ops += self.body_statement(statement, env, local)
+                if len(ops) > MAX_GATE_OPERATIONS:
+                    raise self.fail(
+                        f"gate {g.name!r} expands to more than {MAX_GATE_OPERATIONS:,} "
+                        "operations (definitions that call each other several times grow "
+                        "exponentially)", statement,
+                    )  # fmt: skip
         finally:
             self.statement = outer
             self.depth -= 1
