@@ -352,6 +352,9 @@ def test_backend_noise_model_and_options():
         GenqsimBackend(method="tensor_network")
     with pytest.raises(UnboundParameterError, match="assign_parameters"):
         backend.run(hand_circuit())
+    with pytest.raises(ArgumentValueError, match="one value per experiment"):
+        a, b = sorted(hand_circuit().parameters, key=lambda p: p.name)
+        backend.run(hand_circuit(), parameter_binds=[{a: [0.1, 0.2], b: [0.3]}])
     with pytest.raises(UnknownOptionError):
         backend.run(qc, max_bonds=2)
     with pytest.raises(ArgumentTypeError):
@@ -460,3 +463,21 @@ def test_a_branch_that_measures_into_its_own_condition_bits_is_refused_when_ambi
         qc.measure(1, 0)
     with pytest.raises(ArgumentValueError, match="measures into the bits"):
         gq.from_qiskit(qc)
+
+
+def test_backend_parameter_binds_run_an_experiment_per_position_as_aer_does():
+    aer = pytest.importorskip("qiskit_aer")
+    qc = hand_circuit()
+    qc.measure_all()
+    a, b = sorted(qc.parameters, key=lambda p: p.name)
+    binds = [{a: [0.1, 1.3, 2.0], b: [-0.4, 0.0, 0.9]}]
+    ours = GenqsimBackend().run(qc, shots=4000, seed_simulator=1, parameter_binds=binds).result()
+    theirs = aer.AerSimulator().run(qc, shots=4000, parameter_binds=binds).result()
+    assert len(ours.results) == len(theirs.results) == 3
+    for i, (x, y) in enumerate(zip(binds[0][a], binds[0][b])):
+        exact = Statevector(qc.remove_final_measurements(inplace=False).assign_parameters(
+            {a: x, b: y})).probabilities_dict()  # fmt: skip
+        within_five_sigma(ours.get_counts(i), exact, 4000)
+    # Aer 0.18 runs as many experiments, but its third differs from Qiskit's exact state for
+    # this circuit (the same circuit bound by assign_parameters first agrees): it is not used
+    # as the reference here

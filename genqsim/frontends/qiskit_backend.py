@@ -17,7 +17,7 @@ from qiskit.providers import BackendV2, JobStatus, JobV1, Options
 from qiskit.result import Result
 from qiskit.transpiler import Target
 
-from ..errors import ArgumentTypeError, UnboundParameterError
+from ..errors import ArgumentTypeError, ArgumentValueError, UnboundParameterError
 from ..numbers import get_number_system
 from ..states.registry import AUTO, choose_method
 from ..states.sampling import check_shots, rng
@@ -48,6 +48,30 @@ def as_integers(bits: np.ndarray) -> list[int]:
     return [int("".join(map(str, row[::-1])) or "0", 2) for row in bits.tolist()]
 
 
+def bound_circuits(circuits: list[QuantumCircuit], binds: Any) -> list[QuantumCircuit]:
+    """The experiments of ``run``: each circuit, or with Aer's ``parameter_binds`` (one
+    ``{parameter: [values]}`` per circuit, the lists of one length) each circuit bound at
+    each position of its lists, in order."""
+    if binds is None:
+        return circuits
+    if not isinstance(binds, (list, tuple)) or len(binds) != len(circuits):
+        raise ArgumentValueError(
+            f"parameter_binds holds one {{parameter: [values]}} per circuit: {len(circuits)} "
+            f"circuit(s), got {binds!r:.80}"
+        )
+    out = []
+    for qc, bind in zip(circuits, binds):
+        lengths = {len(v) for v in bind.values()} if bind else {1}
+        if len(lengths) != 1:
+            raise ArgumentValueError(
+                f"the value lists of parameter_binds for circuit {qc.name!r} differ in length "
+                f"({sorted(lengths)}): give each parameter one value per experiment"
+            )
+        for i in range(lengths.pop()):
+            out.append(qc.assign_parameters({p: v[i] for p, v in bind.items()}) if bind else qc)
+    return out
+
+
 class GenqsimJob(JobV1):
     """A finished run: genqsim runs synchronously, so the result exists when ``run``
     returns."""
@@ -75,7 +99,9 @@ class GenqsimBackend(BackendV2):
     ``backend.run(circuits, shots=1024, memory=False, seed_simulator=None,
     noise_model=None, method="auto", ...)``: the options Qiskit Aer names (a noise model from
     Aer or genqsim), and any keyword of :func:`genqsim.simulate` (``numbers``, ``device``,
-    ``threads``, a method's options; ``method="automatic"``, Aer's name, is ``"auto"``).
+    ``threads``, a method's options; ``method="automatic"``, Aer's name, is ``"auto"``), and
+    Aer's ``parameter_binds`` (one ``{parameter: [values]}`` per circuit: an experiment per
+    position of the lists).
     Set defaults in the constructor or with ``set_options``. Circuits must have their
     parameters bound.
 
@@ -127,6 +153,7 @@ class GenqsimBackend(BackendV2):
             raise ArgumentTypeError(
                 f"run() takes a QuantumCircuit or a list of them, got {type(run_input).__name__}"
             )
+        circuits = bound_circuits(list(circuits), options.pop("parameter_binds", None))
         merged = {k: getattr(self.options, k) for k in RUN_OPTIONS}
         merged.update({k: v for k, v in options.items() if k in RUN_OPTIONS})
         method = options.get("method", self.options.method)
