@@ -902,12 +902,17 @@ class Parser:
             qubits = [where[a] for a in args]
             ops += self.call_operations(tok, values, qubits, depth + 1, callee)
             if len(ops) > MAX_GATE_OPERATIONS:
-                raise self.error(
-                    f"gate {name.text!r} expands to more than {MAX_GATE_OPERATIONS:,} "
-                    "operations (definitions that call each other several times grow "
-                    "exponentially; genqsim.io.qasm.parser.MAX_GATE_OPERATIONS)", tok,
-                )  # fmt: skip
+                raise self.error(too_large(name.text), tok)
         return tuple(ops)
+
+
+def too_large(gate: str) -> str:
+    """Why a gate's expansion is refused past :data:`MAX_GATE_OPERATIONS` (both readers)."""
+    return (
+        f"gate {gate!r} expands to more than {MAX_GATE_OPERATIONS:,} operations (definitions "
+        "that call each other several times grow exponentially; genqsim.io.qasm.parser."
+        "MAX_GATE_OPERATIONS)"
+    )
 
 
 def expansion_key(exact: bool, params: Sequence[Any]) -> tuple:

@@ -38,6 +38,7 @@ from .parser import (
     _value,
     barrier_operation,
     expansion_key,
+    too_large,
 )
 from .recognize import TableMatch, is_candidate, table_operations
 
@@ -559,11 +560,7 @@ class _Reader:
                 self.statement = statement
                 ops += self.body_statement(statement, env, local)
                 if len(ops) > MAX_GATE_OPERATIONS:
-                    raise self.fail(
-                        f"gate {g.name!r} expands to more than {MAX_GATE_OPERATIONS:,} "
-                        "operations (definitions that call each other several times grow "
-                        "exponentially)", statement,
-                    )  # fmt: skip
+                    raise self.fail(too_large(g.name), statement)
         finally:
             self.statement = outer
             self.depth -= 1
