@@ -31,13 +31,6 @@ class SimulateSettings:
         system or method."""
         return cls(as_noise_model(noise_model), checked_options(options))
 
-    def with_options(self, **changes: Any) -> SimulateSettings:
-        """These settings with some keywords changed (``None`` removes one)."""
-        merged = {**self.options, **changes}
-        return SimulateSettings(
-            self.noise, checked_options({k: v for k, v in merged.items() if v is not None})
-        )
-
 
 def as_noise_model(noise_model: Any) -> NoiseModel | None:
     """A genqsim noise model from ``None``, a genqsim model or a Qiskit Aer ``NoiseModel``."""
