@@ -13,7 +13,7 @@
 Each time is the best of ``--repeats`` after one untimed call; ratios are genqsim's time over
 the peer's (below 1 genqsim is faster). Results are checked equal before timing.
 
-    python benchmarks/frontdoor_bench.py [--qubits 4 8 12] [--points 50] [--repeats 3]
+    python benchmarks/frontdoor_bench.py [--qubits 4 8 12] [--points 50] [--repeats 3] [--threads 1]
 """
 
 from __future__ import annotations
@@ -146,7 +146,13 @@ def main() -> None:
     parser.add_argument("--qubits", type=int, nargs="+", default=[4, 8, 12])
     parser.add_argument("--points", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=None, help="genqsim's CPU threads")
     args = parser.parse_args()
+    if args.threads is not None:
+        import genqsim as gq
+
+        gq.set_num_threads(args.threads)
+        print(f"# genqsim threads: {args.threads}")
     for n in args.qubits:
         qiskit_cases(n, args.points, args.repeats)
         pennylane_cases(n, args.repeats)

@@ -447,7 +447,8 @@ def test_conditions_on_expressions_and_switch_blocks_run_as_qiskit_defines_them(
             plain.x(3)
     plain.measure([2, 3], [2, 3])
     theirs = aer.AerSimulator().run(plain, shots=400, seed_simulator=2).result().get_counts()
-    ours = backend.run(plain, shots=400, seed_simulator=2).result().get_counts()
+    ours = backend.run(transpile(plain, backend), shots=400, seed_simulator=2).result()
+    ours = ours.get_counts()
     assert set(ours) == set(theirs) == {"10 00", "01 01", "10 10", "10 11"}
 
 

@@ -233,7 +233,8 @@ class GenqsimQubit(Device):
             key = repr(mp.diagonalizing_gates())
             if key not in drawn:
                 outcomes = memory(_rotated(state, mp, wires), total, seed=self._rng)
-                drawn[key] = np.array([[int(b) for b in o] for o in outcomes], dtype=np.int64)
+                digits = np.frombuffer("".join(outcomes).encode("ascii"), dtype=np.uint8)
+                drawn[key] = (digits.reshape(total, len(wires)) - ord("0")).astype(np.int64)
         results = []
         for lower, upper in tape.shots.bins():
             found = tuple(

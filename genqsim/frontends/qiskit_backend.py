@@ -1,7 +1,7 @@
 """A Qiskit ``BackendV2`` that runs circuits on genqsim: ``transpile(qc, backend)`` keeps
 every standard gate (its ``Target`` is genqsim's gate table, with ``unitary``, measurement,
-reset, delay and ``if_else``), and ``backend.run(circuits, shots=...)`` returns a Qiskit
-``Result`` with counts and, on request, per-shot memory."""
+reset, delay, ``if_else`` and ``switch_case``), and ``backend.run(circuits, shots=...)``
+returns a Qiskit ``Result`` with counts and, on request, per-shot memory."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from qiskit.circuit import IfElseOp, QuantumCircuit
+from qiskit.circuit import IfElseOp, QuantumCircuit, SwitchCaseOp
 from qiskit.circuit.library import UnitaryGate, get_standard_gate_name_mapping
 from qiskit.providers import BackendV2, JobStatus, JobV1, Options
 from qiskit.result import Result
@@ -38,6 +38,7 @@ def genqsim_target() -> Target:
         target.add_instruction(instruction, properties=None, name=name)
     target.add_instruction(UnitaryGate, name="unitary")
     target.add_instruction(IfElseOp, name="if_else")
+    target.add_instruction(SwitchCaseOp, name="switch_case")
     return target
 
 
