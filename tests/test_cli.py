@@ -12,6 +12,8 @@ import mpmath
 import numpy as np
 import pytest
 
+import genqsim as gq
+
 
 def genqsim(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -443,3 +445,12 @@ def test_doctor_names_the_first_thing_to_fix(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(13000, 13000, (6, 1)))
     text = doctor.report()
     assert "--  device 0: Test GPU, compute capability 6.1: CUDA 13 needs 7.5 or newer" in text
+
+
+def test_latex_drawing_file_is_written(tmp_path):
+    target = tmp_path / "qft.tex"
+    out = genqsim("run", "qft:3", "--quiet", "--latex", str(target))
+    assert out.returncode == 0, out.stderr
+    assert target.read_text() == gq.library.qft(3).draw("latex")
+    bad = genqsim("run", "qft:3", "--quiet", "--latex", str(tmp_path / "no" / "such.tex"))
+    assert bad.returncode == 2 and "--latex: cannot write" in bad.stderr

@@ -58,7 +58,7 @@ def test_mpl_drawing_on_given_axes_and_folded():
     assert any(t.get_text().startswith("... ") for t in folded.axes[0].texts)
     with pytest.raises(gq.ArgumentValueError, match="fold"):
         c.draw("mpl", fold=0)
-    with pytest.raises(gq.ArgumentValueError, match="'text' or 'mpl'"):
+    with pytest.raises(gq.ArgumentValueError, match="'text', 'mpl' or 'latex'"):
         c.draw("svg")
     assert c.draw() == str(c)
 

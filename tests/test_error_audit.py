@@ -138,6 +138,20 @@ CASES = [
     ("rule of the wrong width",
      lambda s: NoiseModel().add_error(channels.depolarizing(0.1), "h", [0, 1]),
      gq.NoiseModelError, ValueError, r"h acts on 1 qubit\(s\), but the rule names 2"),
+    ("PauliSum of a dict", lambda s: gq.PauliSum({"Z0": 1.0}), gq.ArgumentTypeError, TypeError,
+     r"PauliSum takes \(coefficient, pauli\) pairs, got dict .*gq.PauliSum.parse"),
+    ("PauliSum term of three", lambda s: gq.PauliSum([(1.0, {0: "Z"}, 2)]),
+     gq.ArgumentTypeError, TypeError, r"a PauliSum term is a \(coefficient, pauli\) pair"),
+    ("PauliSum coefficient of text", lambda s: gq.PauliSum([("Z0", {0: "Z"})]),
+     gq.ArgumentTypeError, TypeError, r"a PauliSum coefficient must be a number or SymPy"),
+    ("PauliSum qubit of a float", lambda s: gq.PauliSum([(1.0, {0.5: "Z"})]),
+     gq.PauliSyntaxError, ValueError, r"a Pauli string maps qubit indices to 'X', 'Y', 'Z'"),
+    ("PauliSum negative qubit", lambda s: gq.PauliSum([(1.0, {-1: "Z"})]), gq.QubitIndexError,
+     IndexError, r"qubit index -1 in a Pauli string is negative"),
+    ("drawing of a typo", lambda s: gq.Circuit(1).draw("tikz"), gq.ArgumentValueError,
+     ValueError, r"output must be 'text', 'mpl' or 'latex', got 'tikz'"),
+    ("latex fold of text", lambda s: gq.Circuit(1).h(0).draw("latex", fold="3"),
+     gq.ArgumentValueError, ValueError, r"fold must be a positive number of columns, got '3'"),
 ]  # fmt: skip
 
 

@@ -884,19 +884,35 @@ class Circuit:
         ax: Any = None,
         filename: str | None = None,
         fold: int | None = None,
+        standalone: bool = True,
     ) -> Any:
-        """The circuit drawn: ``"text"`` (the string ``print(circuit)`` shows) or ``"mpl"``
-        (a matplotlib figure, on ``ax`` when given, saved to ``filename`` when given; ``fold``
-        caps the columns drawn)."""
-        if output == "text":
-            from .drawing import draw
-
-            return draw(self)
+        """The circuit drawn: ``"text"`` (the string ``print(circuit)`` shows), ``"mpl"``
+        (a matplotlib figure, on ``ax`` when given; ``fold`` caps the columns drawn) or
+        ``"latex"`` (quantikz source: a whole document, or with ``standalone=False`` the
+        ``quantikz`` environment alone; ``fold`` wraps it into rows of that many columns).
+        ``filename`` also writes the figure or the source there."""
+        if output not in ("text", "mpl", "latex"):
+            raise ArgumentValueError(f"output must be 'text', 'mpl' or 'latex', got {output!r}")
         if output == "mpl":
             from .drawing_mpl import draw_mpl
 
             return draw_mpl(self, ax, filename=filename, fold=fold)
-        raise ArgumentValueError(f"output must be 'text' or 'mpl', got {output!r}")
+        if ax is not None:
+            raise ArgumentValueError(f"ax= is for output='mpl', not {output!r}")
+        if output == "text":
+            if fold is not None:
+                raise ArgumentValueError("fold= is for output='mpl' or 'latex', not 'text'")
+            from .drawing import draw
+
+            drawing = draw(self)
+        else:
+            from .drawing_latex import draw_latex
+
+            drawing = draw_latex(self, standalone=standalone, fold=fold)
+        if filename is not None:
+            with open(filename, "w", encoding="utf-8") as handle:
+                handle.write(drawing + ("" if drawing.endswith("\n") else "\n"))
+        return drawing
 
     def _repr_html_(self) -> str:
         """Jupyter shows the text drawing (monospace), headed by the circuit's size."""

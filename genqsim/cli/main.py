@@ -176,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="FILE.png", help="write a probability histogram")
+    p.add_argument(
+        "--latex", metavar="FILE.tex", help="write the circuit drawing as LaTeX (quantikz)"
+    )
     add_expect_parser(sub)
     sub.add_parser("info", help="version, number systems, backends, memory")
     sub.add_parser("doctor", help="why a GPU is or is not used: each check, with its fix")
@@ -186,6 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--quiet", action="store_true", help="print nothing")
     sub.add_parser("bench", help="CPU benchmark against peers (genqsim bench --help)")
     return parser
+
+
+def write_latex(source: str, path: str) -> None:
+    """``--latex``: the circuit's quantikz document, written to ``path``."""
+    try:
+        parse_source(source).draw("latex", filename=path)
+    except OSError as exc:
+        raise UsageError(f"--latex: cannot write {path!r}: {exc.strerror}") from None
 
 
 def _mpi_rank() -> int:
@@ -232,6 +243,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK  # every rank computed; rank 0 reports
         if args.plot:
             report.write_plot(result, args.plot)
+        if args.latex:
+            write_latex(args.source, args.latex)
         if args.format == "json":
             print(json.dumps(result, indent=2))
         else:

@@ -78,10 +78,17 @@ class PauliSum:
     def __init__(self, terms: Iterable[tuple[Any, Mapping[int, str] | PauliString]] = ()) -> None:
         import sympy
 
+        if isinstance(terms, (str, Mapping)):
+            raise ArgumentTypeError(
+                f"PauliSum takes (coefficient, pauli) pairs, got {type(terms).__name__} "
+                f"{terms!r}: parse text with gq.PauliSum.parse('0.5*Z0 Z1 + X2'), or pass "
+                "[(0.5, {0: 'Z', 1: 'Z'}), (1, {2: 'X'})]"
+            )
         combined: dict[PauliString, Any] = {}
-        for coeff, pauli in terms:
+        for term in terms:
+            coeff, pauli = _checked_term(term)
             key = _normalise(pauli)
-            combined[key] = combined.get(key, 0) + sympy.sympify(coeff)
+            combined[key] = combined.get(key, 0) + coeff
         for key, c in combined.items():
             if c.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
                 term = " ".join(f"{p}{q}" for q, p in key)
@@ -282,10 +289,46 @@ def _string_product(p: PauliString, q: PauliString) -> tuple[Any, PauliString]:
     return phase, tuple(sorted(letters.items()))
 
 
+def _checked_term(term: Any) -> tuple[Any, Mapping[int, str] | PauliString]:
+    """One ``(coefficient, pauli)`` pair of the constructor, its coefficient made SymPy."""
+    import sympy
+
+    if not isinstance(term, (tuple, list)) or len(term) != 2:
+        raise ArgumentTypeError(
+            f"a PauliSum term is a (coefficient, pauli) pair such as (0.5, {{0: 'Z'}}), "
+            f"got {term!r}"
+        )
+    coeff, pauli = term
+    try:
+        value = sympy.sympify(coeff, strict=True)
+    except (sympy.SympifyError, TypeError, ValueError):
+        raise ArgumentTypeError(
+            f"a PauliSum coefficient must be a number or SymPy expression, got {coeff!r}"
+        ) from None
+    if not isinstance(value, sympy.Expr):
+        raise ArgumentTypeError(
+            f"a PauliSum coefficient must be a number or SymPy expression, got {coeff!r}"
+        )
+    return value, pauli
+
+
 def _normalise(pauli: Mapping[int, str] | PauliString) -> PauliString:
     items = pauli.items() if isinstance(pauli, Mapping) else pauli
     out = []
-    for q, letter in items:
+    try:
+        pairs = [(q, letter) for q, letter in items]
+    except (TypeError, ValueError):
+        raise PauliSyntaxError(
+            f"a Pauli string is a mapping {{qubit: letter}} or (qubit, letter) pairs, got {pauli!r}"
+        ) from None
+    for q, letter in pairs:
+        integer = isinstance(q, (int, np.integer)) and not isinstance(q, bool)
+        if not isinstance(letter, str) or not integer:
+            raise PauliSyntaxError(
+                f"a Pauli string maps qubit indices to 'X', 'Y', 'Z' or 'I', got {q!r}: {letter!r}"
+            )
+        if q < 0:
+            raise QubitIndexError(f"qubit index {q} in a Pauli string is negative")
         letter = letter.upper()
         if letter not in "IXYZ" or len(letter) != 1:
             raise PauliSyntaxError(f"unknown Pauli {letter!r} on qubit {q}")
