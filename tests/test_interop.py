@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -261,3 +262,30 @@ def test_expectation_broadcasts_parameter_arrays_as_qiskits_estimator():
     assert line[1] == pytest.approx(gq.expectation(c, "Z0 Z1", values={a: 0.2, b: 0.7}))
     with pytest.raises(gq.ArgumentValueError, match="do not broadcast together"):
         gq.expectation(c, "Z0", values={a: [1, 2, 3], b: [1, 2]})
+
+
+def test_probabilities_broadcast_parameter_arrays_as_qiskits_statevector():
+    """gq.probabilities(values={a: (3, 1), b: (1, 4)}) is the (3, 4, 2**k) grid of Qiskit's
+    Statevector.probabilities at each binding; terminal measurements leave it as it is, a
+    thread pool gives the same grid, and symbolic numbers give exact objects."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from qiskit.quantum_info import Statevector
+
+    a, b = gq.parameters("a b")
+    c = gq.Circuit(3, n_clbits=3).ry(a, 0).cx(0, 1).rz(b, 1).rx(a * 0.5, 2).h(1).measure(1, 0)
+    qc = gq.to_qiskit(gq.Circuit(3, c.operations[:-1]))
+    grid_a, grid_b = np.linspace(-1, 2, 3)[:, None], np.linspace(0, 3, 4)[None, :]
+    for qubits in (None, [2, 0]):
+        ours = gq.probabilities(c, qubits, values={a: grid_a, b: grid_b})
+        assert ours.shape == (3, 4, 8 if qubits is None else 4) and ours.dtype == np.float64
+        for i, j in np.ndindex(3, 4):
+            bound = qc.assign_parameters({"a": grid_a[i, 0], "b": grid_b[0, j]}, strict=False)
+            theirs = Statevector(bound).probabilities(qubits)
+            np.testing.assert_allclose(ours[i, j], theirs, atol=1e-12)
+    with ThreadPoolExecutor(2) as pool:
+        pooled = gq.probabilities(c, values={a: grid_a, b: grid_b}, executor=pool, chunk_size=5)
+    np.testing.assert_array_equal(pooled, gq.probabilities(c, values={a: grid_a, b: grid_b}))
+    exact = gq.probabilities(gq.Circuit(1).ry(a, 0), numbers="sympy", values={a: [0, b]})
+    assert exact.dtype == object and exact.shape == (2, 2)
+    assert sympy.simplify(exact[1, 1] - sympy.sin(b / 2) ** 2) == 0 and exact[0, 0] == 1

@@ -10,7 +10,8 @@
   kinds (:mod:`.doubling` turns circuits into the ``vec(rho)`` circuits density matrices
   run).
 * :mod:`.sampling`: seeds, bitstrings and drawing from distributions, shared by every kind;
-  :mod:`.counting`: counts and per-shot memory of whole circuits.
+  :mod:`.counting`: counts and per-shot memory of whole circuits; :mod:`.distributions`:
+  their outcome probabilities, swept over parameter arrays.
 * :mod:`.options`: the run options a state carries, and :func:`~.options.option` for a
   method's own.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from .counting import counted_register, counts, memory
 from .density import DensityMatrix, DensityOptions
+from .distributions import probabilities
 from .interval import IntervalState, enclose
 from .options import RunOptions
 from .protocol import HasAmplitudes, HasOverlap, Seed, State
@@ -82,6 +84,7 @@ __all__ = [
     "load_state",
     "memory",
     "method_spec",
+    "probabilities",
     "register_method",
     "save_state",
     "simulate",

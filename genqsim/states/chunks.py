@@ -46,9 +46,15 @@ def broadcast_points(values: Mapping[Any, Any]) -> tuple[tuple[int, ...], list[d
     arrays = {k: np.broadcast_to(v, shape) for k, v in swept.items()}
     fixed = {k: v for k, v in values.items() if k not in swept}
     points = [
-        {**fixed, **{k: a[point].item() for k, a in arrays.items()}} for point in np.ndindex(shape)
+        {**fixed, **{k: _scalar(a[point]) for k, a in arrays.items()}}
+        for point in np.ndindex(shape)
     ]
     return shape, points
+
+
+def _scalar(value: Any) -> Any:
+    """One entry of a swept array as a Python number (a symbol of an object array as is)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def run_points(

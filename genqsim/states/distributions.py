@@ -1,0 +1,67 @@
+"""Outcome probabilities of whole circuits, at one parameter point or broadcast over arrays
+of them (:mod:`.chunks`): ``gq.probabilities(circuit, qubits, values={theta: grid})``, the
+distributions Qiskit's ``StatevectorSampler`` draws from, without the sampling.
+
+Above the state kinds: it runs circuits through :func:`~genqsim.states.registry.simulate`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from typing import Any
+
+import numpy as np
+
+from ..circuit.circuit import Circuit
+from .chunks import broadcast_points, run_points
+from .registry import simulate
+
+
+def probabilities(
+    circuit: Circuit,
+    qubits: Sequence[int] | None = None,
+    *,
+    values: Mapping[Any, Any] | None = None,
+    executor: Executor | None = None,
+    chunk_size: int | None = None,
+    **simulate_options: Any,
+) -> Any:
+    """Probabilities of the basis states of ``qubits`` (every qubit by default; ``qubits[0]``
+    the lowest bit of the index) in the state ``circuit`` leaves, as
+    :meth:`State.probabilities <genqsim.states.protocol.State.probabilities>` gives them.
+    Measurements at the end of the circuit are left out (they leave the distribution as it
+    is); mid-circuit ones collapse the state as :func:`genqsim.simulate` does, unless the
+    method keeps every branch (``method="density_matrix"``). ``simulate_options`` go to :func:`genqsim.simulate` (``method``, ``numbers``,
+    ``initial``, ...).
+
+    ``values`` binds the circuit's parameters; arrays broadcast as NumPy's do, and the result
+    has their broadcast shape followed by the ``2**len(qubits)`` outcomes (floats, or exact
+    objects for symbolic numbers). ``executor`` and ``chunk_size`` run the points in chunks
+    on any ``concurrent.futures.Executor``, as :func:`genqsim.expectation` does.
+
+    >>> import genqsim as gq, numpy as np
+    >>> theta = gq.parameters("theta")[0]
+    >>> p = gq.probabilities(gq.Circuit(1).ry(theta, 0), values={theta: [0, np.pi]})
+    >>> p.round(12).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    task = functools.partial(_probabilities_point, qubits=qubits, options=simulate_options)
+    if not values and executor is None:
+        return task(circuit, None)
+    shape, points = broadcast_points(values or {})
+    found = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
+    exact = any(np.asarray(p).dtype == object for p in found)
+    stacked = np.array([np.asarray(p) for p in found], dtype=object if exact else float)
+    return stacked.reshape(shape + stacked.shape[1:])
+
+
+def _probabilities_point(
+    circuit: Circuit, seed: Any, qubits: Sequence[int] | None, options: dict[str, Any]
+) -> Any:
+    """:func:`probabilities` at one bound point (``seed`` unused: exact values). Terminal
+    measurements do not change the distribution, so they are not run (a state vector would
+    collapse on one outcome)."""
+    rest, _ = circuit.split_terminal_measurements()
+    return simulate(rest, **options).probabilities(qubits)
