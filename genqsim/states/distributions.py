@@ -33,8 +33,8 @@ def probabilities(
     :meth:`State.probabilities <genqsim.states.protocol.State.probabilities>` gives them.
     Measurements at the end of the circuit are left out (they leave the distribution as it
     is); mid-circuit ones collapse the state as :func:`genqsim.simulate` does, unless the
-    method keeps every branch (``method="density_matrix"``). ``simulate_options`` go to :func:`genqsim.simulate` (``method``, ``numbers``,
-    ``initial``, ...).
+    method keeps every branch (``method="density_matrix"``). ``simulate_options`` go to
+    :func:`genqsim.simulate` (``method``, ``numbers``, ``initial``, ...).
 
     ``values`` binds the circuit's parameters; arrays broadcast as NumPy's do, and the result
     has their broadcast shape followed by the ``2**len(qubits)`` outcomes (floats, or exact
