@@ -14,6 +14,8 @@ a state's run options enter that setting once around a run (:meth:`NumbaBackend.
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
 from collections.abc import Iterator, Sequence
 from functools import cache, lru_cache
 from types import SimpleNamespace
@@ -31,6 +33,7 @@ from ..plan.calls import (
     PermutationCall,
     monomial_map,
 )
+from ..support.cpus import usable_cpus
 from . import numba_block_runs as runs
 from . import numba_common as common
 from . import numba_dense as dense
@@ -38,6 +41,7 @@ from . import numba_diagonal_permutation as diagonals
 from . import numba_kernels as K
 from . import numba_pauli_basis as pauli_basis
 from . import numba_pauli_strings as pauli_strings
+from . import numba_switch as switch
 from .protocol import (
     AdjointSteps,
     BlockLayout,
@@ -51,8 +55,9 @@ from .protocol import (
 
 GateCallOfRun = MatrixCall | DiagonalCall | PermutationCall
 
-PARALLEL_MIN_QUBITS = 14
-"""States below this size run the serial kernels: thread start-up costs more than it saves."""
+PARALLEL_MIN_QUBITS = min(switch.CANDIDATE_QUBITS)
+"""States below this size always run the serial kernels; from it on, the threaded ones once
+the state reaches the size measured on this machine (:mod:`.numba_switch`)."""
 
 _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
 
@@ -401,8 +406,14 @@ def _max_threads() -> int:
 
 
 def _kernels(state: np.ndarray) -> SimpleNamespace:
-    """The serial kernels for small states, the threaded ones for large states."""
-    return K.SERIAL if state.size < 1 << PARALLEL_MIN_QUBITS else K.PARALLEL
+    """The serial kernels for small states and for one thread, the threaded ones for states
+    from the size where this machine's threads pay off (:mod:`.numba_switch`)."""
+    if state.size < 1 << PARALLEL_MIN_QUBITS:
+        return K.SERIAL
+    threads = numba.get_num_threads()
+    if threads == 1 or state.size < 1 << switch.parallel_min_qubits(threads):
+        return K.SERIAL
+    return K.PARALLEL
 
 
 class NumbaBackend(
@@ -698,27 +709,45 @@ class NumbaBackend(
         return _max_threads()
 
     def default_threads(self) -> int:
-        """Numba's thread count on the calling thread."""
+        """The calling thread's thread count for runs that set none (:func:`get_num_threads`)."""
         return get_num_threads()
 
     def set_default_threads(self, count: int) -> None:
-        """Numba's thread count on the calling thread (validated first)."""
+        """The calling thread's thread count for runs that set none (validated first)."""
         set_num_threads(count)
 
+    def kernel_choices(self) -> list[str]:
+        """The serial/threaded switch per thread count, as measured here (or as set)."""
+        fixed = os.environ.get("GENQSIM_PARALLEL_MIN_QUBITS")
+        if fixed:
+            return [f"threaded kernels from {fixed} qubits (GENQSIM_PARALLEL_MIN_QUBITS)"]
+        known = switch.known_switches()
+        lines = [
+            f"{threads} threads: threaded kernels from {qubits} qubits (measured here)"
+            for threads, qubits in sorted(known.items())
+        ]
+        return lines or ["serial/threaded switch not measured yet ('genqsim warmup' does)"]
+
     def warmup_qubits(self) -> tuple[int, ...]:
-        """One size on each side of the serial/threaded switch."""
-        return (PARALLEL_MIN_QUBITS - 1, PARALLEL_MIN_QUBITS)
+        """One size on each side of the serial/threaded switch (measured here first for the
+        default thread count, so warming up also calibrates it)."""
+        threads = get_num_threads()
+        large = switch.parallel_min_qubits(threads) if threads > 1 else PARALLEL_MIN_QUBITS
+        return (PARALLEL_MIN_QUBITS - 1, max(PARALLEL_MIN_QUBITS, large))
 
     @contextlib.contextmanager
     def threads(self, count: int | None) -> Iterator[None]:
-        """Run this thread's kernels on ``count`` threads (Numba's setting is per thread, so
-        other threads are unaffected); ``None`` leaves the setting alone."""
-        if count is None:
+        """Run this thread's kernels on ``count`` threads, or with ``None`` on the calling
+        thread's default (:func:`get_num_threads`: the CPUs this process may use, not the
+        machine's). Numba's setting is per thread, so other threads are unaffected."""
+        if count is not None:
+            check_thread_count(count)
+        wanted = get_num_threads() if count is None else int(count)
+        saved = numba.get_num_threads()
+        if wanted == saved:
             yield
             return
-        check_thread_count(count)
-        saved = numba.get_num_threads()
-        numba.set_num_threads(int(count))
+        numba.set_num_threads(wanted)
         try:
             yield
         finally:
@@ -768,12 +797,30 @@ def check_thread_count(n: Any) -> None:
         )
 
 
+_chosen = threading.local()
+"""The thread count :func:`set_num_threads` set on each thread (absent: the default)."""
+
+
 def set_num_threads(n: int) -> None:
     """The default thread count for large states on the calling thread (at most
     ``NUMBA_NUM_THREADS``); a state's own ``threads=`` option overrides it for its runs."""
     check_thread_count(n)
+    _chosen.count = int(n)
     numba.set_num_threads(int(n))
 
 
 def get_num_threads() -> int:
-    return numba.get_num_threads()
+    """The calling thread's default: what :func:`set_num_threads` set on it, else
+    :func:`default_thread_count`."""
+    return getattr(_chosen, "count", None) or default_thread_count()
+
+
+@cache
+def default_thread_count() -> int:
+    """Threads for runs that ask for no count: ``NUMBA_NUM_THREADS`` where the environment
+    sets it, else the CPUs this process may use (its affinity and cgroup quota:
+    :func:`~genqsim.support.cpus.usable_cpus`), which on a shared node, in a container or
+    a CI runner is fewer than the machine's count Numba starts with."""
+    if os.environ.get("NUMBA_NUM_THREADS"):
+        return _max_threads()
+    return max(1, min(usable_cpus(), _max_threads()))

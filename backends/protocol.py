@@ -228,6 +228,11 @@ class ThreadScoped(Protocol):
         """State sizes at which its kernel builds differ (serial, threaded): what
         ``genqsim warmup`` runs to compile each build once."""
 
+    @abstractmethod
+    def kernel_choices(self) -> list[str]:
+        """How it picks among its kernel builds on this machine, a line each (for
+        ``genqsim info``): the measured serial/threaded switch, say."""
+
 
 class DeviceInfo(Protocol):
     """Describes the devices it can see (for ``genqsim info``)."""

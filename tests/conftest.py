@@ -3,9 +3,18 @@
 Hypothesis examples run with no deadline: a per-example deadline is a timed assertion, and
 it failed tests on a throttled machine (a 200 ms default against 341 ms for an example that
 is correct). Tests assert results; speed is measured in ``benchmarks/``.
+
+The Numba kernels' serial/threaded switch is fixed at 2**14 amplitudes, so tests that use
+states of 13 and 15 qubits run both builds on every machine (a measured switch would move
+with the CPU), and no test waits for the measurement; ``tests/test_threads.py`` tests the
+measurement itself.
 """
 
+import os
+
 from hypothesis import settings
+
+os.environ.setdefault("GENQSIM_PARALLEL_MIN_QUBITS", "14")
 
 settings.register_profile("genqsim", deadline=None)
 settings.load_profile("genqsim")

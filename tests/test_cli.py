@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -224,6 +225,10 @@ def test_threads_and_quiet_options():
 def test_info_reports_gpu_status():
     out = genqsim("info")
     assert out.returncode == 0 and "GPU: " in out.stdout
+    assert "numba kernels: threaded kernels from 14 qubits (GENQSIM_PARALLEL_MIN_QUBITS)" in (
+        out.stdout
+    )  # the test session fixes the switch (tests/conftest.py)
+    assert f"(CPUs this process may use: {len(os.sched_getaffinity(0))})" in out.stdout
 
 
 @pytest.mark.slow
@@ -454,3 +459,16 @@ def test_latex_drawing_file_is_written(tmp_path):
     assert target.read_text() == gq.library.qft(3).draw("latex")
     bad = genqsim("run", "qft:3", "--quiet", "--latex", str(tmp_path / "no" / "such.tex"))
     assert bad.returncode == 2 and "--latex: cannot write" in bad.stderr
+
+
+def test_bench_busy_neighbour_spins_only_while_it_measures():
+    """--busy-neighbour starts a CPU-bound process on this process's last CPU, measures
+    beside it, and stops it (no spinner is left behind)."""
+    out = genqsim("bench", "--quick", "--sims", "genqsim", "--threads", "1", "--repeat", "1",
+                  "--only", "h", "--busy-neighbour")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    found = re.search(r"busy neighbour: pid (\d+) spinning on CPU (\d+)", out.stdout)
+    assert found and "| H low n=16 |" in out.stdout
+    assert int(found.group(2)) == max(os.sched_getaffinity(0))
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(found.group(1)), 0)  # reaped: the pid no longer exists

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
 a name covers its submodules unless a longer name is listed."""
 
 BACKEND_MAY_IMPORT = ("numbers", "plan.calls", "errors", "linalg.generic", "linalg.packed_paulis",
-                      "support.memory",
+                      "support.memory", "support.cpus",
                       "support.optional", "backends")  # fmt: skip
 
 

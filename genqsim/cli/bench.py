@@ -23,12 +23,13 @@ is reported, never fatal.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -428,11 +429,35 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", nargs="+", choices=CASE_NAMES,
                         help="only these gates / circuits (e.g. --only ghz walsh)")  # fmt: skip
     parser.add_argument("--json", help="also write raw results here")
+    parser.add_argument("--busy-neighbour", action="store_true",
+                        help="measure beside a CPU-bound process pinned to one core, as on a "
+                             "shared node or a laptop")  # fmt: skip
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         worker(args.worker, args.threads[0], args.repeat, args.quick, args.only)
         return
+    with busy_neighbour() if args.busy_neighbour else contextlib.nullcontext():
+        measure_all(args)
+
+
+@contextlib.contextmanager
+def busy_neighbour() -> Iterator[None]:
+    """A CPU-bound process pinned to the last CPU this one may use, for the block's length."""
+    cpu = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pin)
+    print(f"busy neighbour: pid {spinner.pid} spinning on CPU {cpu}", flush=True)
+    try:
+        time.sleep(0.5)  # let it reach the core
+        yield
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+def measure_all(args: argparse.Namespace) -> None:
+    """Every simulator at every thread count, then the table."""
     bandwidth = measure_bandwidth()
     print(f"memory bandwidth (1 GiB copy, read + write): {bandwidth / 1e9:.2f} GB/s", flush=True)
     all_results, missing = {}, []

@@ -27,6 +27,7 @@ from ..errors import GenqsimError
 from ..methods import DENSITY_MATRIX_MAX_QUBITS
 from ..numbers import available_number_systems, missing_number_systems
 from ..states import AUTO, available_methods, method_spec, simulate
+from ..support.cpus import usable_cpus
 from ..support.memory import available_memory, format_bytes
 from . import report
 from .expect import add_expect_parser, expect, print_expect
@@ -65,7 +66,11 @@ def info() -> str:
         f"memory available for states: {format_bytes(available_memory())}",
     ]
     threaded = [(name, capability(get_backend(name), ThreadScoped)) for name in backends]
-    lines += [f"{name} threads: {b.default_threads()}" for name, b in threaded if b is not None]
+    for name, b in threaded:
+        if b is not None:
+            lines.append(f"{name} threads: {b.default_threads()} (CPUs this process may use: "
+                         f"{usable_cpus()})")  # fmt: skip
+            lines += [f"{name} kernels: {choice}" for choice in b.kernel_choices()]
     if not any(b is not None for _, b in threaded):
         lines.append("no threaded CPU backend could load (see unavailable backends)")
     missing = unavailable_backends()

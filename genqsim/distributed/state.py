@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import numbers as _abc
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -60,6 +59,7 @@ from ..states.base import StateBase, check_qubit_count
 from ..states.options import RunOptions, run_threads
 from ..states.protocol import Seed
 from ..states.statevector import StateVector, kept_first, pure_state_entropy
+from ..support.cpus import node_cpus, usable_cpus
 from ..support.memory import check_state_fits
 from ..support.optional import require
 from ..support.progress import bar_for
@@ -184,7 +184,8 @@ class DistributedStateVector(StateBase):
             selector.use_device(on_node % max(1, selector.device_count()))
         scoped = capability(self.backend, ThreadScoped)
         if scoped is not None and self.options.threads is None:
-            share = max(1, min(scoped.max_threads(), (os.cpu_count() or 1) // here))
+            node = node_cpus()  # ranks bound by mpiexec see their own cores in usable_cpus
+            share = max(1, min(scoped.max_threads(), usable_cpus(), node // here))
             self.options = replace(self.options, threads=share)
 
     def _fits_everywhere(self, n_qubits: int, itemsize: int, only: int | None = None) -> None:

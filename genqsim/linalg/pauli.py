@@ -91,9 +91,9 @@ class PauliSum:
             combined[key] = combined.get(key, 0) + coeff
         for key, c in combined.items():
             if c.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
-                term = " ".join(f"{p}{q}" for q, p in key)
+                written = " ".join(f"{p}{q}" for q, p in key)
                 raise NonFiniteError(
-                    f"the observable has a coefficient {c}{f' (of {term})' if term else ''} "
+                    f"the observable has a coefficient {c}{f' (of {written})' if written else ''} "
                     "that is not finite: every coefficient must be a finite number or expression"
                 )
         self.terms: tuple[tuple[Any, PauliString], ...] = tuple(

@@ -233,7 +233,7 @@ class DensityMatrix(StateBase):
         return DensityMatrix._make(self.n_qubits, members, self.numbers, self.backend, self.options)
 
     def _threads(self) -> contextlib.AbstractContextManager[None]:
-        return run_threads(self.backend, self.options)
+        return run_threads(self.backend, self.options, blas=True)
 
     # -- evolution -----------------------------------------------------------------------------
     def apply(

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..backends import ThreadScoped, capability
+from ..backends import ThreadScoped, available_backends, capability, get_backend
 from ..errors import ArgumentValueError, ThreadCountError
+from ..support.blas import BlasThreads
+from ..support.cpus import usable_cpus
 
 OptionsT = TypeVar("OptionsT", bound="RunOptions")
 
@@ -92,8 +95,37 @@ def positive_int(name: str, value: Any, *, none_ok: bool = False) -> None:
         raise ArgumentValueError(f"{name} must be {allowed}, got {value!r}")
 
 
-def run_threads(backend: Any, options: RunOptions) -> contextlib.AbstractContextManager[None]:
+def run_threads(
+    backend: Any, options: RunOptions, blas: bool = False
+) -> contextlib.AbstractContextManager[None]:
     """The run's thread count on ``backend``, entered once around a whole operation (a
-    backend without thread settings gets a no-op)."""
+    backend without thread settings gets a no-op); with ``blas``, the BLAS library NumPy
+    calls runs on the same count (:class:`~genqsim.support.blas.BlasThreads`), not on one
+    thread per CPU of the machine."""
     scoped = capability(backend, ThreadScoped)
-    return contextlib.nullcontext() if scoped is None else scoped.threads(options.threads)
+    kernels = contextlib.nullcontext() if scoped is None else scoped.threads(options.threads)
+    if not blas:
+        return kernels
+    return _with_blas(kernels, run_thread_count(backend, options))
+
+
+def run_thread_count(backend: Any, options: RunOptions) -> int:
+    """The threads a run uses: its own ``threads``, else the default of ``backend`` (or,
+    with ``None``, of the threaded CPU backends) for the calling thread
+    (:func:`genqsim.set_num_threads`), else the CPUs this process may use."""
+    if options.threads is not None:
+        return options.threads
+    candidates = [backend] if backend is not None else map(get_backend, available_backends())
+    counts = [s.default_threads() for s in map(_thread_scoped, candidates) if s is not None]
+    return max(counts, default=usable_cpus())
+
+
+def _thread_scoped(backend: Any) -> ThreadScoped | None:
+    return capability(backend, ThreadScoped)
+
+
+@contextlib.contextmanager
+def _with_blas(kernels: contextlib.AbstractContextManager[None], count: int) -> Iterator[None]:
+    with kernels, BlasThreads() as blas:
+        blas.use(count)
+        yield

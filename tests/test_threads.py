@@ -1,0 +1,178 @@
+"""Default thread counts from the CPUs a process may use: cgroup CPU quotas (v1 and v2, read
+from fake hierarchies laid out as the kernel lays them out), the affinity mask (set by the
+OS in a child process), and ``NUMBA_NUM_THREADS`` where the user sets it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+import genqsim as gq
+from genqsim.backends import get_backend
+from genqsim.support.cpus import cgroup_cpu_quota, node_cpus, usable_cpus
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_cgroup_v2_quota_is_the_smallest_on_the_path(tmp_path):
+    proc = tmp_path / "proc_cgroup"
+    write(proc, "0::/user.slice/job.scope\n")
+    root = tmp_path / "cgroup"
+    write(root / "user.slice" / "job.scope" / "cpu.max", "max 100000\n")
+    write(root / "user.slice" / "cpu.max", "150000 100000\n")  # 1.5 CPUs for the slice
+    assert cgroup_cpu_quota(root, proc) == pytest.approx(1.5)
+    assert usable_cpus(root, proc) == min(2, len(os.sched_getaffinity(0)))
+    write(root / "user.slice" / "cpu.max", "max 100000\n")
+    assert cgroup_cpu_quota(root, proc) is None
+
+
+def test_cgroup_v1_quota_in_a_container_whose_path_is_not_mounted(tmp_path):
+    proc = tmp_path / "proc_cgroup"
+    write(proc, "12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n")
+    root = tmp_path / "cgroup"
+    write(root / "cpu,cpuacct" / "cpu.cfs_quota_us", "50000\n")  # the container's own cgroup
+    write(root / "cpu,cpuacct" / "cpu.cfs_period_us", "100000\n")
+    assert cgroup_cpu_quota(root, proc) == pytest.approx(0.5)
+    assert usable_cpus(root, proc) == 1  # at least one
+    write(root / "cpu,cpuacct" / "cpu.cfs_quota_us", "-1\n")
+    assert cgroup_cpu_quota(root, proc) is None
+    assert node_cpus(root, proc) == os.cpu_count()
+
+
+def test_unreadable_cgroup_files_mean_no_quota(tmp_path):
+    assert cgroup_cpu_quota(tmp_path, tmp_path / "missing") is None
+    proc = tmp_path / "proc_cgroup"
+    write(proc, "0::/a\nnot a cgroup line\n")
+    write(tmp_path / "a" / "cpu.max", "garbage\n")
+    assert cgroup_cpu_quota(tmp_path, proc) is None
+
+
+def child(code: str, env: dict[str, str] | None = None, cpus: set[int] | None = None) -> str:
+    """``code`` run in a fresh interpreter, pinned to ``cpus`` before it starts."""
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus is not None else None
+    environment = {**os.environ, **(env or {})}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=environment, preexec_fn=pin, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip()
+
+
+PROBE = (
+    "import genqsim as gq, numba\n"
+    "from genqsim.backends import get_backend\n"
+    "with get_backend('numba').threads(None):\n"
+    "    inside = numba.get_num_threads()\n"
+    "print(gq.get_num_threads(), inside, numba.config.NUMBA_NUM_THREADS)\n"
+)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to pin to one")
+def test_a_process_pinned_to_one_cpu_runs_one_thread():
+    default, inside, numba_start = child(PROBE, cpus={min(os.sched_getaffinity(0))}).split()
+    assert default == inside == "1"
+    assert int(numba_start) >= 1
+    env = {"NUMBA_NUM_THREADS": "2"}  # the user's own setting wins
+    assert child(PROBE, env=env, cpus={min(os.sched_getaffinity(0))}).split() == ["2", "2", "2"]
+
+
+def test_explicit_counts_override_the_default_and_are_restored():
+    backend = get_backend("numba")
+    before = numba.get_num_threads()
+    with backend.threads(1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before
+    gq.set_num_threads(1)
+    try:
+        assert gq.get_num_threads() == 1
+        with backend.threads(None):
+            assert numba.get_num_threads() == 1
+    finally:
+        gq.set_num_threads(min(usable_cpus(), numba.config.NUMBA_NUM_THREADS))
+
+
+def blas_threads_now() -> int:
+    from threadpoolctl import threadpool_info
+
+    counts = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    assert len(counts) == 1, counts
+    return counts.pop()
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_mps_gates_on_small_bonds_use_one_blas_thread_and_large_ones_the_runs(monkeypatch):
+    from genqsim.mps import state as mps_state
+    from genqsim.mps.network import Network
+
+    seen: list[tuple[int, int]] = []
+    original = Network.apply_on
+
+    def recording(self, sites, blocks, truncation):
+        inner = self.bonds[sites[0] + 1 : sites[-1] + 1]
+        seen.append((max((sum(b.values()) for b in inner), default=0), blas_threads_now()))
+        return original(self, sites, blocks, truncation)
+
+    monkeypatch.setattr(Network, "apply_on", recording)
+    before = blas_threads_now()
+    circuit = gq.library.random_circuit(8, 6, seed=2)
+    gq.simulate(circuit, method="mps", threads=2)
+    assert seen and {threads for _, threads in seen} == {1}  # bonds of at most 16
+    assert blas_threads_now() == before
+    seen.clear()
+    monkeypatch.setattr(mps_state, "THREADED_BLAS_BOND", 4)
+    gq.simulate(circuit, method="mps", threads=2)
+    assert {threads for bond, threads in seen if bond >= 4} == {2}
+    assert {threads for bond, threads in seen if bond < 4} == {1}
+    assert blas_threads_now() == before
+
+
+def test_density_matrix_runs_use_the_runs_thread_count_for_blas():
+    rho = gq.simulate(gq.Circuit(2).h(0), method="density_matrix", threads=1)
+    before = blas_threads_now()
+    with rho._threads():
+        assert blas_threads_now() == 1
+    assert blas_threads_now() == before
+
+
+def test_the_switch_is_measured_once_and_kept_per_machine(tmp_path, monkeypatch):
+    """The measurement returns a size in (or just past) the candidates, writes it to the
+    cache file under the machine's key, and a later process reads it back instead of
+    measuring (its stderr stays silent)."""
+    from genqsim.backends import numba_switch as switch
+
+    monkeypatch.setenv("GENQSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("GENQSIM_PARALLEL_MIN_QUBITS")
+    monkeypatch.setattr(switch, "_known", {})
+    monkeypatch.setattr(switch, "CANDIDATE_QUBITS", range(12, 15))
+    found = switch.parallel_min_qubits(2)
+    assert 12 <= found <= 15
+    kept = json.loads((tmp_path / "calibration.json").read_text())
+    assert kept == {switch._machine_key(): {"2": found}}
+    assert switch.known_switches()[2] == found
+    code = "from genqsim.backends import numba_switch as s; print(s.parallel_min_qubits(2))"
+    env = {"GENQSIM_CACHE_DIR": str(tmp_path), "GENQSIM_PARALLEL_MIN_QUBITS": ""}
+    assert child(code, env=env) == str(found)  # read back, not measured again
+    (tmp_path / "calibration.json").write_text("{not json")
+    monkeypatch.setattr(switch, "_known", {})
+    assert 12 <= switch.parallel_min_qubits(2) <= 15  # a broken cache is measured over
+
+
+def test_one_thread_runs_the_serial_kernels_at_every_size(monkeypatch):
+    from genqsim.backends import numba_backend, numba_kernels
+
+    big = np.zeros(1 << 16, dtype=np.complex128)
+    with get_backend("numba").threads(1):
+        assert numba_backend._kernels(big) is numba_kernels.SERIAL
+    if numba.config.NUMBA_NUM_THREADS >= 2:
+        with get_backend("numba").threads(2):
+            assert numba_backend._kernels(big) is numba_kernels.PARALLEL  # switch: 2**14 here
+            assert numba_backend._kernels(big[: 1 << 13]) is numba_kernels.SERIAL
