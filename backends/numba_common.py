@@ -4,6 +4,7 @@ of a one-qubit gate's pairs."""
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,42 @@ import numpy as np
 from . import numba_low_chunks as low_chunks
 
 _SOURCES: dict[str, Callable[..., Any]] = {}
+
+
+class CompileNotice(nb.core.event.Listener):
+    """Says on stderr, once per number type and process, that genqsim's kernels are being
+    compiled: the first run after installing compiles for tens of seconds, and without a
+    word it looks like a hang. Numba announces a real compilation (not a load from its
+    on-disk cache) with a ``numba:compile`` event."""
+
+    def __init__(self) -> None:
+        self.said: set[str] = set()
+
+    def on_start(self, event: Any) -> None:
+        dispatcher = event.data.get("dispatcher") if isinstance(event.data, dict) else None
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        if not module.startswith("genqsim.backends"):
+            return
+        kinds = [
+            str(t.dtype)
+            for t in event.data.get("args", ())
+            if isinstance(t, nb.types.Array)
+            and isinstance(t.dtype, (nb.types.Complex, nb.types.Float))
+        ]
+        what = kinds[0] if kinds else "these arguments"
+        if what in self.said:
+            return
+        self.said.add(what)
+        print(f"genqsim: compiling kernels for {what} (once after installing: later runs load "
+              "them from Numba's cache; 'genqsim warmup' compiles them all ahead of time) ...",
+              file=sys.stderr, flush=True)  # fmt: skip
+
+    def on_end(self, event: Any) -> None:
+        pass
+
+
+COMPILE_NOTICE = CompileNotice()
+nb.core.event.register("numba:compile", COMPILE_NOTICE)
 
 
 def _inline(fn: Callable[..., Any]) -> Any:

@@ -100,10 +100,17 @@ def test_explicit_counts_override_the_default_and_are_restored():
         gq.set_num_threads(min(usable_cpus(), numba.config.NUMBA_NUM_THREADS))
 
 
-def blas_threads_now() -> int:
+def blas_counts() -> dict[str, int]:
+    """Each loaded BLAS library's thread count (NumPy's; SciPy's and peers' own copies)."""
     from threadpoolctl import threadpool_info
 
-    counts = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
+            if lib["user_api"] == "blas"}  # fmt: skip
+
+
+def blas_threads_now() -> int:
+    """The thread count every loaded BLAS library has (genqsim sets them all in its runs)."""
+    counts = set(blas_counts().values())
     assert len(counts) == 1, counts
     return counts.pop()
 
@@ -122,25 +129,25 @@ def test_mps_gates_on_small_bonds_use_one_blas_thread_and_large_ones_the_runs(mo
         return original(self, sites, blocks, truncation)
 
     monkeypatch.setattr(Network, "apply_on", recording)
-    before = blas_threads_now()
+    before = blas_counts()
     circuit = gq.library.random_circuit(8, 6, seed=2)
     gq.simulate(circuit, method="mps", threads=2)
     assert seen and {threads for _, threads in seen} == {1}  # bonds of at most 16
-    assert blas_threads_now() == before
+    assert blas_counts() == before  # each library's own count back
     seen.clear()
     monkeypatch.setattr(mps_state, "THREADED_BLAS_BOND", 4)
     gq.simulate(circuit, method="mps", threads=2)
     assert {threads for bond, threads in seen if bond >= 4} == {2}
     assert {threads for bond, threads in seen if bond < 4} == {1}
-    assert blas_threads_now() == before
+    assert blas_counts() == before
 
 
 def test_density_matrix_runs_use_the_runs_thread_count_for_blas():
     rho = gq.simulate(gq.Circuit(2).h(0), method="density_matrix", threads=1)
-    before = blas_threads_now()
+    before = blas_counts()
     with rho._threads():
         assert blas_threads_now() == 1
-    assert blas_threads_now() == before
+    assert blas_counts() == before
 
 
 def test_the_switch_is_measured_once_and_kept_per_machine(tmp_path, monkeypatch):
@@ -176,3 +183,31 @@ def test_one_thread_runs_the_serial_kernels_at_every_size(monkeypatch):
         with get_backend("numba").threads(2):
             assert numba_backend._kernels(big) is numba_kernels.PARALLEL  # switch: 2**14 here
             assert numba_backend._kernels(big[: 1 << 13]) is numba_kernels.SERIAL
+
+
+def test_compiling_a_kernel_is_said_once_per_number_type(capsys, monkeypatch):
+    """A real compilation (Numba's numba:compile event) of a genqsim kernel prints one line
+    on stderr per number type; other code's compilations print nothing."""
+    from genqsim.backends import numba_common
+
+    monkeypatch.setattr(numba_common.COMPILE_NOTICE, "said", set())
+
+    def scale(a, k):
+        for i in range(a.size):
+            a[i] *= k
+
+    def other(a):
+        return a.sum()
+
+    scale.__module__ = "genqsim.backends.test_fake"  # as a kernel module's function
+    kernel, foreign = numba.njit(scale), numba.njit(other)
+    kernel(np.ones(4, dtype=np.complex128), 2.0)
+    kernel(np.ones(4, dtype=np.complex128), 2)  # a new signature, the same number type
+    kernel(np.ones(4, dtype=np.complex64), 2.0)
+    foreign(np.ones(4))
+    lines = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert lines == [
+        f"genqsim: compiling kernels for {kind} (once after installing: later runs load them "
+        "from Numba's cache; 'genqsim warmup' compiles them all ahead of time) ..."
+        for kind in ("complex128", "complex64")
+    ]

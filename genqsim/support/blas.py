@@ -11,23 +11,28 @@ with one, and 107 / 102 ms without the neighbour (AMD EPYC Zen 3, 2 cores).
 
 from __future__ import annotations
 
-import functools
 import sys
 from types import TracebackType
 from typing import Any
 
+_found: tuple[int, Any] = (-1, None)
+"""The controller of the loaded BLAS libraries, and how many modules were loaded then."""
+
 
 def _blas_libraries() -> Any:
     """threadpoolctl's controller of the loaded BLAS libraries (``None`` without it or
-    without any): NumPy's, and SciPy's own copy once ``scipy.linalg`` is loaded."""
-    return _blas_libraries_found("scipy.linalg" in sys.modules)
+    without any). A library is only ever loaded with a module (NumPy's, SciPy's own copy,
+    a peer simulator's), so the scan (milliseconds) is redone only when modules were
+    imported since the last one."""
+    global _found
+    loaded = len(sys.modules)
+    if _found[0] != loaded:
+        _found = (loaded, _scan())
+    return _found[1]
 
 
-@functools.cache
-def _blas_libraries_found(with_scipy: bool) -> Any:
-    """The controller, found once per state of SciPy (a scan takes milliseconds)."""
+def _scan() -> Any:
     try:
-        import numpy  # noqa: F401  (its BLAS must be loaded to be found)
         from threadpoolctl import ThreadpoolController
     except ImportError:
         return None
