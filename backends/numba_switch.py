@@ -75,7 +75,7 @@ def _kept_or_measured(threads: int) -> int:
     if kept is not None:
         return int(kept)
     note = (f"genqsim: measuring where {threads} threads pay off on this CPU (once per "
-            "machine; 'genqsim warmup' does it ahead of time) ...")  # fmt: skip
+            f"machine, kept in {cache_file()}) ...")  # fmt: skip
     print(note, file=sys.stderr, flush=True)
     found = measure_switch(threads)
     cache.setdefault(key, {})[str(threads)] = found
