@@ -109,10 +109,12 @@ def blas_counts() -> dict[str, int]:
 
 
 def blas_threads_now() -> int:
-    """The thread count every loaded BLAS library has (genqsim sets them all in its runs)."""
-    counts = set(blas_counts().values())
-    assert len(counts) == 1, counts
-    return counts.pop()
+    """NumPy's BLAS thread count (the library genqsim's products and SVDs call; a peer's
+    own copy may be built single-threaded and stay at 1)."""
+    counts = blas_counts()
+    numpys = {n for path, n in counts.items() if "numpy" in path} or set(counts.values())
+    assert len(numpys) == 1, counts
+    return numpys.pop()
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
