@@ -18,10 +18,12 @@ _SOURCES: dict[str, Callable[..., Any]] = {}
 
 
 class CompileNotice(nb.core.event.Listener):
-    """Says on stderr, once per number type and process, that genqsim's kernels are being
-    compiled: the first run after installing compiles for tens of seconds, and without a
-    word it looks like a hang. Numba announces a real compilation (not a load from its
-    on-disk cache) with a ``numba:compile`` event."""
+    """Says on stderr, once per complex number type and process, that genqsim's kernels are
+    being compiled: the first run after installing compiles for tens of seconds, and without
+    a word it looks like a hang. Numba announces a real compilation (not a load from its
+    on-disk cache) with a ``numba:compile`` event. Helpers on real arrays or scalars compile
+    with a state's kernels and are covered by its line (or by one plain line if they come
+    first)."""
 
     def __init__(self) -> None:
         self.said: set[str] = set()
@@ -34,16 +36,15 @@ class CompileNotice(nb.core.event.Listener):
         kinds = [
             str(t.dtype)
             for t in event.data.get("args", ())
-            if isinstance(t, nb.types.Array)
-            and isinstance(t.dtype, (nb.types.Complex, nb.types.Float))
+            if isinstance(t, nb.types.Array) and isinstance(t.dtype, nb.types.Complex)
         ]
-        what = kinds[0] if kinds else "these arguments"
-        if what in self.said:
+        what = kinds[0] if kinds else ""
+        if what in self.said or (not what and self.said):
             return
         self.said.add(what)
-        print(f"genqsim: compiling kernels for {what} (once after installing: later runs load "
-              "them from Numba's cache; 'genqsim warmup' compiles them all ahead of time) ...",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(f"genqsim: compiling kernels{' for ' + what if what else ''} (once after "
+              "installing: later runs load them from Numba's cache; 'genqsim warmup' compiles "
+              "them all ahead of time) ...", file=sys.stderr, flush=True)  # fmt: skip
 
     def on_end(self, event: Any) -> None:
         pass

@@ -206,10 +206,18 @@ def test_compiling_a_kernel_is_said_once_per_number_type(capsys, monkeypatch):
     kernel(np.ones(4, dtype=np.complex128), 2.0)
     kernel(np.ones(4, dtype=np.complex128), 2)  # a new signature, the same number type
     kernel(np.ones(4, dtype=np.complex64), 2.0)
+    kernel(np.ones(4), 2.0)  # a real helper: covered by the lines already said
     foreign(np.ones(4))
     lines = [line for line in capsys.readouterr().err.splitlines() if line]
     assert lines == [
         f"genqsim: compiling kernels for {kind} (once after installing: later runs load them "
         "from Numba's cache; 'genqsim warmup' compiles them all ahead of time) ..."
         for kind in ("complex128", "complex64")
+    ]
+    monkeypatch.setattr(numba_common.COMPILE_NOTICE, "said", set())
+    kernel(np.ones(3), 3.0)  # a real one first: one plain line
+    kernel(np.ones(3, dtype=np.int64), 3)
+    assert capsys.readouterr().err.splitlines() == [
+        "genqsim: compiling kernels (once after installing: later runs load them from Numba's "
+        "cache; 'genqsim warmup' compiles them all ahead of time) ..."
     ]
