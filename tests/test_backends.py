@@ -178,10 +178,10 @@ def test_devices_map_to_backends_through_the_registry():
 def test_thread_count_travels_with_the_state():
     import numba
 
-    from genqsim.backends.numba_backend import PARALLEL_MIN_QUBITS
+    from genqsim.backends.numba_switch import parallel_min_qubits
 
     before = numba.get_num_threads()
-    c = gq.library.qft(PARALLEL_MIN_QUBITS + 1)
+    c = gq.library.qft(parallel_min_qubits(2) + 1)
     one = gq.simulate(c, threads=1)
     assert one.options.threads == 1 and numba.get_num_threads() == before  # restored
     np.testing.assert_allclose(one.amplitudes, gq.simulate(c).amplitudes, atol=1e-12)

@@ -48,9 +48,9 @@ def test_random_circuits_match_generic_routine(circuit, dtype, seed):
 @pytest.mark.parametrize("dtype", ["complex128", "complex64"])
 def test_multithreaded_path_matches_generic(dtype):
     """States above the parallel threshold run the prange loops on several threads."""
-    from genqsim.backends.numba_backend import PARALLEL_MIN_QUBITS
+    from genqsim.backends.numba_switch import parallel_min_qubits
 
-    n = PARALLEL_MIN_QUBITS + 1
+    n = parallel_min_qubits(2) + 1  # 15: the test session fixes the switch at 14
     rng = np.random.default_rng(1)
     U3 = np.linalg.qr(rng.normal(size=(8, 8)) + 1j * rng.normal(size=(8, 8)))[0]
     c = (
@@ -182,9 +182,9 @@ def test_pauli_transition_matches_a_dense_operator(n, data, dtype):
 
 
 def test_pauli_transition_threaded_path_matches_generic():
-    from genqsim.backends.numba_backend import PARALLEL_MIN_QUBITS
+    from genqsim.backends.numba_switch import parallel_min_qubits
 
-    n = PARALLEL_MIN_QUBITS + 1
+    n = parallel_min_qubits(2) + 1  # 15: the test session fixes the switch at 14
     rng = np.random.default_rng(3)
     bra, ket = random_state(n, rng), random_state(n, rng)
     ns = gq.get_number_system("complex128")
