@@ -3,16 +3,18 @@ this machine for each thread count and kept on disk.
 
 Every kernel exists twice (:mod:`.numba_kernels`): threads pay for themselves only once a
 pass over the state outlasts waking them, and where that happens depends on the CPU, its
-caches and its threading runtime (on a 2-core AMD EPYC Zen 3 the threaded build first wins
-at 2**16 amplitudes, and by 1.8x at 2**18). With one thread the serial build always runs:
+caches and its threading runtime (on a 2-core AMD EPYC Zen 3 the threaded build of a
+one-qubit gate takes 0.81-1.13 of the serial time at 2**14 amplitudes, 0.63-0.76 at 2**15
+and 0.43-0.60 at 2**20). With one thread the serial build always runs:
 it is as fast and never touches the threading runtime, whose idle threads spin.
 
 The measurement times a one-qubit dense gate (the commonest kernel) on the lowest and the
 highest qubit, both builds, at growing sizes, and takes the first size from which the
 threaded build is clearly faster (by :data:`MARGIN`, at two sizes in a row). It takes
-about 0.1-0.5 s, once per machine, thread count, CPU, and kernel source: the result is kept
-in ``$GENQSIM_CACHE_DIR`` (default ``~/.cache/genqsim``) and read back by later processes.
-``GENQSIM_PARALLEL_MIN_QUBITS=N`` sets the switch and skips the measurement.
+about a second (0.7-1.2 s there, with the import), once per machine, thread count, CPU and
+kernel source: the result is kept in ``$GENQSIM_CACHE_DIR`` (default ``~/.cache/genqsim``)
+and read back by later processes. ``GENQSIM_PARALLEL_MIN_QUBITS=N`` sets the switch and
+skips the measurement.
 """
 
 from __future__ import annotations
@@ -38,9 +40,6 @@ CANDIDATE_QUBITS = range(12, 21)
 
 MARGIN = 0.85
 """The threaded build counts as faster when it takes at most this share of the serial time."""
-
-FALLBACK_QUBITS = 14
-"""The switch where nothing could be measured (an unwritable cache is no obstacle)."""
 
 _lock = threading.Lock()
 _known: dict[int, int] = {}
@@ -135,7 +134,7 @@ def _seconds(kernel, state, gate, target, fixed) -> float:  # type: ignore[no-un
 @cache
 def _machine_key() -> str:
     """What the measurement depends on: the CPU (model and the target Numba compiles for),
-    the threading layer's library, and the kernels' source."""
+    the Numba version, and the kernels' source (every ``numba_*`` module but the dispatch)."""
     import llvmlite.binding as llvm
 
     model = platform.processor() or platform.machine()

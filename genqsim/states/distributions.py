@@ -52,8 +52,9 @@ def probabilities(
         return task(circuit, None)
     shape, points = broadcast_points(values or {})
     found = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
-    exact = any(np.asarray(p).dtype == object for p in found)
-    stacked = np.array([np.asarray(p) for p in found], dtype=object if exact else float)
+    arrays = [np.asarray(p) for p in found]
+    exact = any(a.dtype == object for a in arrays)
+    stacked = np.array(arrays, dtype=object if exact else float)
     return stacked.reshape(shape + stacked.shape[1:])
 
 

@@ -1,9 +1,10 @@
 """How many CPUs this process may use: the CPUs its affinity mask allows, capped by its
 cgroup's CPU quota (a container's ``--cpus``, a batch job's allocation, a CI runner's share).
 
-``os.cpu_count()`` is the machine's count; a process pinned to two cores of a 64-core node,
-or a container limited to 2 CPUs, that starts 64 threads has most of them waiting for a core
-(and spinning while they wait). genqsim's default thread count is this module's answer.
+``os.cpu_count()`` is the machine's count, and Numba starts with the affinity's count but
+never reads the quota: a container limited to 2 CPUs on a 64-core node that starts 64 threads
+has most of them waiting for a core (and spinning while they wait). genqsim's default thread
+count is this module's answer.
 """
 
 from __future__ import annotations
@@ -19,17 +20,17 @@ PROC_CGROUP = Path("/proc/self/cgroup")
 def usable_cpus(root: Path = CGROUP_ROOT, proc_cgroup: Path = PROC_CGROUP) -> int:
     """The CPUs this process may run on at once: its affinity, capped by its cgroup's CPU
     quota rounded up (at least 1)."""
-    count = affinity_cpus()
-    quota = cgroup_cpu_quota(root, proc_cgroup)
-    if quota is not None:
-        count = min(count, max(1, math.ceil(quota)))
-    return max(1, count)
+    return _capped(affinity_cpus(), root, proc_cgroup)
 
 
 def node_cpus(root: Path = CGROUP_ROOT, proc_cgroup: Path = PROC_CGROUP) -> int:
     """The machine's CPUs capped by the cgroup quota, ignoring this process's affinity: what
     processes sharing the node (MPI ranks) divide between them."""
-    count = os.cpu_count() or 1
+    return _capped(os.cpu_count() or 1, root, proc_cgroup)
+
+
+def _capped(count: int, root: Path, proc_cgroup: Path) -> int:
+    """``count`` capped by the cgroup's CPU quota rounded up (at least 1)."""
     quota = cgroup_cpu_quota(root, proc_cgroup)
     return max(1, min(count, math.ceil(quota)) if quota is not None else count)
 
