@@ -79,3 +79,16 @@ def test_expectation_of_string_with_y_terms():
 def test_complex_coefficients_give_complex_expectation():
     psi = gq.simulate(gq.Circuit(1))
     assert psi.expectation(gq.PauliSum([(1j, {0: "Z"})])) == pytest.approx(1j)
+
+
+def test_imaginary_decimal_literals_are_python_complex_numbers():
+    """``0.5j`` is Python's imaginary literal, not 0.5 times a coefficient named ``j``."""
+    for text, value in [
+        ("0.5j*Z0", 0.5j),
+        ("(0.5-1.04j)*Z0", 0.5 - 1.04j),
+        ("-2.5e-1J Z0", -0.25j),
+    ]:
+        ((coeff, pauli),) = gq.PauliSum.parse(text).terms
+        assert not coeff.free_symbols and complex(coeff) == value and pauli == ((0, "Z"),)
+    state = gq.simulate(gq.Circuit(1))
+    assert state.expectation("0.5j*Z0 + 0.25*Z0") == 0.25 + 0.5j

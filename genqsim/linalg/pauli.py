@@ -40,7 +40,8 @@ PAULI_MATRICES: dict[str, np.ndarray] = {
 PauliString = tuple[tuple[int, str], ...]
 
 _FACTOR = re.compile(r"(?<![A-Za-z0-9_.])([IXYZ])(\d+)(?![A-Za-z0-9_])")
-_FLOAT = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?")
+_FLOAT = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?([jJ](?!\w))?")
+"""A decimal literal, imaginary with Python's ``j`` suffix (``0.5j``)."""
 _LOOKS_LIKE_PAULI = re.compile(r"(?:[IXYZixyz]\d+)+|[A-Z]\d+|[IXYZ]")
 """Coefficient names refused as likely typos of Pauli factors: ``Q1``, a bare ``Z``."""
 
@@ -124,12 +125,13 @@ class PauliSum:
             found[sym.name] = sym
             return f" {sym.name} "
 
-        literals: dict[str, sympy.Float] = {}
+        literals: dict[str, sympy.Expr] = {}
 
         def replace_float(m: re.Match) -> str:
             # decimal literals become doubles, equal to the same numbers written in Python
             name = f"__number_{len(literals)}"
-            literals[name] = sympy.Float(float(m.group(0)))
+            value = sympy.Float(float(m.group(0).rstrip("jJ")))
+            literals[name] = value * sympy.I if m.group(1) else value
             return f" {name} "
 
         rewritten = _FLOAT.sub(replace_float, _FACTOR.sub(replace, text))
