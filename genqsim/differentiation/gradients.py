@@ -366,11 +366,12 @@ def _broadcast(
 ) -> tuple[np.ndarray, dict[sympy.Symbol, np.ndarray]]:
     """:func:`value_and_gradient` at every point of array-valued ``values`` (broadcast as
     NumPy's): the values and each parameter's derivative as arrays of the broadcast shape.
-    The circuit's adjoint program is planned once and serves every point."""
+    The observable is read once, and the circuit's adjoint program is planned once and
+    serves every point."""
     shape, points = broadcast_points(values)
+    terms = real_terms(observable, circuit.n_qubits)  # once, not once per point
     found = [
-        value_and_gradient(circuit, observable, point, mode, backend=backend, device=device)
-        for point in points
+        _value_and_gradient_at(circuit, terms, point, mode, backend, device) for point in points
     ]
     energies = np.array([v for v, _ in found]).reshape(shape)
     params = list(found[0][1]) if found else []
@@ -394,8 +395,21 @@ def value_and_gradient(
     if any(np.ndim(v) > 0 for v in values.values()):
         swept = _broadcast(circuit, observable, values, method, backend, device)
         return cast("tuple[float, dict[sympy.Symbol, float]]", swept)  # arrays of values
-    vals = _parameter_values(circuit, values)
     terms = real_terms(observable, circuit.n_qubits)
+    return _value_and_gradient_at(circuit, terms, values, method, backend, device)
+
+
+def _value_and_gradient_at(
+    circuit: Circuit,
+    terms: list[tuple[float, Any]],
+    values: Mapping[Any, Any],
+    method: str | None,
+    backend: str | None,
+    device: str | None,
+) -> tuple[float, dict[sympy.Symbol, float]]:
+    """:func:`value_and_gradient` at one point, the observable's ``terms`` read already
+    (:func:`~genqsim.states.tangent.real_terms`)."""
+    vals = _parameter_values(circuit, values)
     chosen = _sweep_backend(circuit, method, backend, device)
     method = "adjoint" if chosen is not None else _choose(method, len(vals), circuit)
     params = list(vals)
