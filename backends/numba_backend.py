@@ -50,6 +50,7 @@ from .protocol import (
     MonomialRunner,
     PauliCoordinates,
     PauliPropagator,
+    SweepRunner,
     ThreadScoped,
 )
 
@@ -421,6 +422,7 @@ class NumbaBackend(
     AdjointSteps,
     BlockRunner,
     MonomialRunner,
+    SweepRunner,
     ThreadScoped,
     PauliCoordinates,
     PauliPropagator,
@@ -612,6 +614,50 @@ class NumbaBackend(
         tile_qubits, series, series_size = _tile_series(run.qubits)
         tiles = self._scratch_for(state.dtype, 1 << run.block_qubits, "tile")
         k.apply_tile_run(state, tile_qubits, series, series_size, *arrays, scratch, tiles)
+
+    # -- parameter sweeps -----------------------------------------------------------------------
+    def sweep_layout(
+        self, run: BlockRun, dtype: np.dtype, positions: Sequence[int]
+    ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+        """The run's encoded numbers and where the calls at ``positions`` keep theirs: a
+        dense call all its entries, a sparse one its nonzeros (in ``np.nonzero`` order), a
+        diagonal the entries other than one."""
+        dtype = np.dtype(dtype)
+        arrays, _ = self._encoded(run, dtype)
+        kinds, data_ptr, data = arrays[0], arrays[6], arrays[7]
+        places = []
+        for g in positions:
+            call = run.local_calls[g]
+            where = np.arange(data_ptr[g], data_ptr[g + 1], dtype=np.int64)
+            if kinds[g] == runs.KIND_DENSE:
+                entries = np.arange(where.size, dtype=np.int64)
+            elif kinds[g] == runs.KIND_SPARSE:
+                matrix = _entries(call.data, dtype)
+                rows, cols = np.nonzero(matrix)
+                entries = rows * matrix.shape[1] + cols
+            elif kinds[g] == runs.KIND_DIAGONAL:
+                entries = np.flatnonzero(_entries(call.data, dtype) != 1)
+            else:
+                raise ValueError(f"call {g} of {run!r} has no numbers a sweep can change")
+            if entries.size != where.size:
+                raise ValueError(f"call {g} of {run!r} is not encoded from its data")
+            places.append((where, entries.astype(np.int64)))
+        return data.copy(), places
+
+    def apply_block_run_points(self, states: np.ndarray, run: BlockRun, data: np.ndarray) -> None:
+        """Every row of ``states`` in one call: the threads take the points (each state
+        whole on one thread), as many as pay off for the points' amplitudes together."""
+        if states.ndim != 2 or states.shape[1] != 1 << run.block_qubits or not run.contiguous:
+            raise QubitCountMismatchError(
+                f"{run!r} runs whole states of {run.block_qubits} qubits, not rows of "
+                f"{states.shape}"
+            )
+        arrays, max_dim = self._encoded(run, states.dtype)
+        if data.shape != (states.shape[0], arrays[7].size):
+            raise ValueError(f"sweep numbers of shape {data.shape} do not fit {run!r}")
+        scratch = self._scratch_for(states.dtype, max_dim)
+        k = _kernels(states.reshape(-1)) if states.shape[0] > 1 else K.SERIAL
+        k.apply_block_run_points(states, *arrays[:7], np.ascontiguousarray(data), scratch)
 
     # -- monomial runs --------------------------------------------------------------------------
     def apply_monomial_run(self, state: np.ndarray, run: MonomialRun) -> None:

@@ -639,6 +639,18 @@ def apply_block_run(state, block_size, kinds, fixed_values, fixed_ptr, fixed, in
                     data, scratch[nb.get_thread_id()])  # fmt: skip
 
 
+@_kernel
+def apply_block_run_points(states, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
+                           data_ptr, data, scratch):  # fmt: skip
+    """A run over whole states at many parameter points: row ``p`` of ``states`` is one
+    state, run with its own numbers ``data[p]`` (the run's encoding otherwise shared). The
+    threads share out the points, each state whole on one thread (a sweep of small
+    states)."""
+    for p in prange(states.shape[0]):
+        _run_on_row(states[p], kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
+                    data_ptr, data[p], scratch[nb.get_thread_id()])  # fmt: skip
+
+
 PREFETCH_BYTES = 4096
 """A gather requests the series that starts about this many bytes of series later (at
 least the next one): 16 series of 256 bytes ahead, 4 of 1 KiB. A pass over a 26-qubit state

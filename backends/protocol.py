@@ -6,10 +6,10 @@ significant bit of the index). ``numbers`` is the state's number system; complex
 ignore it, object-array routines need it for conjugates and ``|z|**2``.
 
 Capabilities (:class:`BlockRunner`, :class:`DeviceSampler`, :class:`IQPEncoder`,
-:class:`BatchPrimitives`, :class:`ThreadScoped`, :class:`DeviceInfo`) are Protocols whose
-methods are abstract. A backend declares one by subclassing it, and the core asks with
-:func:`capability` — a nominal check, never an attribute probe: a backend that declares a
-capability but misspells one of its methods cannot even be constructed.
+:class:`BatchPrimitives`, :class:`SweepRunner`, :class:`ThreadScoped`, :class:`DeviceInfo`)
+are Protocols whose methods are abstract. A backend declares one by subclassing it, and the
+core asks with :func:`capability` — a nominal check, never an attribute probe: a backend
+that declares a capability but misspells one of its methods cannot even be constructed.
 """
 
 from __future__ import annotations
@@ -203,6 +203,27 @@ class BatchPrimitives(Protocol):
         """Whether ``array`` is a batch of states this backend runs whole."""
 
 
+class SweepRunner(Protocol):
+    """Runs one :class:`~genqsim.plan.BlockRun` over many whole states in one call, each
+    with its own numbers for the run's calls: a circuit at many parameter points from one
+    plan (:mod:`genqsim.plan.sweep`)."""
+
+    @abstractmethod
+    def sweep_layout(
+        self, run: BlockRun, dtype: np.dtype, positions: Sequence[int]
+    ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+        """The numbers of ``run`` as this backend encodes them for ``dtype`` (a 1-D copy),
+        and for each call at ``positions`` a pair ``(where, entries)``: the places of its
+        numbers in that array and which entries of the call's flattened ``data`` they
+        hold. The calls' data must be generic there (no entry that is zero or one only at
+        these values), so that every other point fits the same encoding."""
+
+    @abstractmethod
+    def apply_block_run_points(self, states: Any, run: BlockRun, data: Any) -> None:
+        """Apply ``run`` (over every qubit of the states) to each row ``p`` of ``states``
+        (shape ``(points, 2**n)``) with the run's numbers replaced by ``data[p]``."""
+
+
 class ThreadScoped(Protocol):
     """Runs on several CPU threads; the count travels with a state's run options and is
     entered once around a run, never toggled per primitive."""
@@ -373,6 +394,7 @@ CAPABILITIES = (
     DeviceSampler,
     IQPEncoder,
     BatchPrimitives,
+    SweepRunner,
     ThreadScoped,
     DeviceInfo,
     DeviceSelector,

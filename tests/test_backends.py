@@ -134,6 +134,7 @@ def test_capabilities_are_declared_and_a_misspelt_one_cannot_be_built():
         "AdjointSteps",
         "BlockRunner",
         "MonomialRunner",
+        "SweepRunner",
         "ThreadScoped",
         "PauliCoordinates",
         "PauliPropagator",

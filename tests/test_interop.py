@@ -285,7 +285,8 @@ def test_probabilities_broadcast_parameter_arrays_as_qiskits_statevector():
             np.testing.assert_allclose(ours[i, j], theirs, atol=1e-12)
     with ThreadPoolExecutor(2) as pool:
         pooled = gq.probabilities(c, values={a: grid_a, b: grid_b}, executor=pool, chunk_size=5)
-    np.testing.assert_array_equal(pooled, gq.probabilities(c, values={a: grid_a, b: grid_b}))
+    swept = gq.probabilities(c, values={a: grid_a, b: grid_b})  # one plan: the same to rounding
+    np.testing.assert_allclose(pooled, swept, rtol=0, atol=1e-15)
     exact = gq.probabilities(gq.Circuit(1).ry(a, 0), numbers="sympy", values={a: [0, b]})
     assert exact.dtype == object and exact.shape == (2, 2)
     assert sympy.simplify(exact[1, 1] - sympy.sin(b / 2) ** 2) == 0 and exact[0, 0] == 1

@@ -732,7 +732,7 @@ class Circuit:
             if not symbols & keys:
                 out._push_checked(op)
                 continue
-            gate = _evaluated(op.gate, numeric) if symbols <= keys else None
+            gate = evaluated_gate(op.gate, numeric) if symbols <= keys else None
             if gate is None:
                 if general is None:
                     general = {k: _bind_value(v, str(k)) for k, v in numeric.items()}
@@ -969,7 +969,7 @@ def _compiled(expr: sympy.Expr) -> tuple[tuple[sympy.Symbol, ...], Callable[...,
     return symbols, sympy.lambdify(symbols, expr, modules="math")
 
 
-def _evaluated(gate: Gate, numeric: Mapping[sympy.Symbol, float]) -> Gate | None:
+def evaluated_gate(gate: Gate, numeric: Mapping[sympy.Symbol, float]) -> Gate | None:
     """A table gate or Pauli rotation with its parameters evaluated at ``numeric`` (every
     free symbol of it is there); ``None`` for other gates or a value that is not real."""
     if not isinstance(gate, (NamedGate, PauliRotation)):

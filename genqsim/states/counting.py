@@ -22,7 +22,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError
 from ..numbers import get_number_system
 from .chunks import broadcast_points, run_points
 from .protocol import Seed, State
-from .registry import AUTO, choose_method, get_method, method_spec, simulate
+from .registry import AUTO, choose_method, get_method, method_spec, simulate, swept_states
 from .sampling import bitstring, check_shots, rng
 from .statevector import initial_state, run_statevector
 from .trajectories import TrajectoryRunner, run_trajectories
@@ -92,12 +92,29 @@ def counts(
         return {k: int(c) for k, c in zip(keys, drawn) if c}
     if rest.has_non_unitary:
         tally = _per_shot(circuit, rest, terminal, measured, shots, generator, simulate_options)
+        if errors:
+            tally = readout.apply_to_counts(tally, errors, generator)
+        return tally
+    state = simulate(rest, **simulate_options)
+    return _drawn(state, circuit, terminal, shots, generator, readout, errors)
+
+
+def _drawn(
+    state: State,
+    circuit: Circuit,
+    terminal: list[tuple[int, int]],
+    shots: int,
+    generator: np.random.Generator,
+    readout: Any,
+    errors: dict[int, Any],
+) -> dict[str, int]:
+    """Counts of ``shots`` draws from ``state`` (the final state of a unitary ``circuit``
+    without its ``terminal`` measurements), on the classical bits those write if any, with
+    the readout's ``errors``."""
+    if not terminal:
+        tally = state.sample(shots, seed=generator)
     else:
-        state = simulate(rest, **simulate_options)
-        if not terminal:
-            tally = state.sample(shots, seed=generator)
-        else:
-            tally = _on_clbits(state, terminal, circuit.n_clbits, shots, generator)
+        tally = _on_clbits(state, terminal, circuit.n_clbits, shots, generator)
     if errors:
         tally = readout.apply_to_counts(tally, errors, generator)
     return tally
@@ -116,14 +133,36 @@ def _swept_counts(
     """:func:`counts` at every point of ``values``: an object array of counts of their
     broadcast shape (the counts themselves when no value is an array)."""
     check_shots(shots)
+    sweep = None if executor is not None else swept_states(circuit, values, simulate_options)
+    if sweep is not None:  # one plan, every point's state from the fast kernels
+        seeds = _point_seeds(seed, int(np.prod(sweep.shape, dtype=np.int64)))
+        readout, errors = _readout_errors(readout, circuit)
+        _, terminal = circuit.split_terminal_measurements()
+        found = [
+            _drawn(state, circuit, terminal, shots, np.random.default_rng(s), readout, errors)
+            for state, s in zip(sweep.states(), seeds)
+        ]
+        return _shaped(found, sweep.shape)
     shape, points = broadcast_points(values)
     if not shape and executor is None:
         bound = circuit.bind(points[0]) if points[0] else circuit
         return counts(bound, shots, seed, readout, **simulate_options)
-    seeds = rng(seed).bit_generator.seed_seq.spawn(len(points))  # type: ignore[attr-defined]
+    seeds = _point_seeds(seed, len(points))
     task = functools.partial(_counts_point, shots=shots, readout=readout,
                              simulate_options=simulate_options)  # fmt: skip
     found = run_points(task, circuit, points, seeds, executor, chunk_size)
+    return _shaped(found, shape)
+
+
+def _point_seeds(seed: Seed, count: int) -> list[Any]:
+    """One child of ``SeedSequence(seed)`` per point: a point's draws do not depend on how
+    the points are run."""
+    return rng(seed).bit_generator.seed_seq.spawn(count)  # type: ignore[attr-defined]
+
+
+def _shaped(found: list[dict[str, int]], shape: tuple[int, ...]) -> Any:
+    """The counts of a sweep as an object array of its broadcast ``shape`` (the counts
+    themselves for the shape ``()``)."""
     if not shape:
         return found[0]
     out = np.empty(len(found), dtype=object)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..circuit.circuit import Circuit
 from .chunks import broadcast_points, run_points
-from .registry import simulate
+from .registry import simulate, swept_states
 
 
 def probabilities(
@@ -50,8 +50,13 @@ def probabilities(
     task = functools.partial(_probabilities_point, qubits=qubits, options=simulate_options)
     if not values and executor is None:
         return task(circuit, None)
-    shape, points = broadcast_points(values or {})
-    found = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
+    sweep = None if executor is not None else swept_states(circuit, values or {}, simulate_options)
+    if sweep is not None:  # one plan, every point's state from the fast kernels
+        shape = sweep.shape
+        found = [state.probabilities(qubits) for state in sweep.states()]
+    else:
+        shape, points = broadcast_points(values or {})
+        found = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
     arrays = [np.asarray(p) for p in found]
     exact = any(a.dtype == object for a in arrays)
     stacked = np.array(arrays, dtype=object if exact else float)

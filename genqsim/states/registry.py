@@ -36,6 +36,7 @@ from ..circuit.growth import TRIG_STATE_LOG2_TERMS, trig_growth_log2
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
+    GenqsimError,
     NumberTypeError,
     UnknownMethodError,
     UnknownOptionError,
@@ -87,6 +88,8 @@ Method = Callable[[SimulationRequest], State]
 
 AutoRule = Callable[[Circuit, "NumberSystem | None"], bool]
 """Whether ``method="auto"`` should run a circuit (in these numbers) with a method."""
+Sweeper = Callable[[Circuit, Mapping[Any, Any], Mapping[str, Any]], Any]
+"""A method's sweep over parameter arrays from one plan (:attr:`MethodSpec.sweep`)."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,11 @@ class MethodSpec:
     :class:`~genqsim.states.protocol.HasRecordDistribution`), so :func:`~genqsim.counts`
     draws all shots from one run instead of one run per shot. ``light_cone``: the method's
     expectation values are exact functions of the state, so :func:`expectation` may run each
-    term on its own light cone (a smaller circuit) and give the same value.
+    term on its own light cone (a smaller circuit) and give the same value. ``sweep``: how
+    the method runs a circuit at every point of broadcast parameter arrays from one plan,
+    ``sweep(circuit, values, simulate_options)``, giving an object with the points'
+    ``shape``, their ``states()`` and ``expectations(observable)``, or ``None`` where it
+    does not serve those arguments (then every point is run on its own).
     """
 
     name: str
@@ -114,6 +121,7 @@ class MethodSpec:
     priority: int = 0
     ensemble: bool = False
     light_cone: bool = False
+    sweep: Sweeper | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or self.name == AUTO:
@@ -409,12 +417,52 @@ def expectation(
                 circuit, observable, numbers, backend, initial, method, light_cone, own
             )
         return task(circuit, None)
-    shape, points = broadcast_points(values)
-    if not shape and executor is None:
-        return task(circuit.bind(points[0]), None)
-    out = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
+    options = {"numbers": numbers, "backend": backend, "initial": initial, "method": method,
+               **method_options}  # fmt: skip
+    sweep = None if executor is not None else swept_states(circuit, values, options)
+    if sweep is not None and _listed_observables(observable):
+        # one plan, every point's state from the fast kernels; values read as a run gives them
+        shape, out = sweep.shape, sweep.expectations(observable)
+    else:
+        shape, points = broadcast_points(values)
+        if not shape and executor is None:
+            return task(circuit.bind(points[0]), None)
+        out = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
     result = np.array(out, dtype=object if _holds_objects(out) else None)
     return result.reshape(shape + result.shape[1:])
+
+
+def swept_states(
+    circuit: Circuit, values: Mapping[Any, Any], simulate_options: Mapping[str, Any]
+) -> Any:
+    """``circuit`` at every point of the parameter arrays in ``values``, from one plan, as
+    the method :func:`simulate` runs with ``simulate_options`` computes it
+    (:attr:`MethodSpec.sweep`); ``None`` where that method has no sweep or its sweep does
+    not serve these arguments, and for mistakes the point-by-point path explains."""
+    options = dict(simulate_options)
+    method = options.pop("method", AUTO) or AUTO
+    if method == AUTO:
+        numbers = options.get("numbers")
+        own = {k: v for k, v in options.items() if k not in _SWEEP_SHARED}
+        try:
+            ns = None if numbers is None else get_number_system(numbers)
+            method = choose_method(circuit, ns, own)
+        except GenqsimError:
+            return None
+    spec = _specs().get(method)
+    if spec is None or spec.sweep is None:
+        return None
+    return spec.sweep(circuit, values, options)
+
+
+_SWEEP_SHARED = frozenset({"numbers", "backend", "initial", "device", "seed"})
+"""Arguments of :func:`simulate` that are not a method's options."""
+
+
+def _listed_observables(observable: Any) -> bool:
+    """Whether ``observable`` is one observable or a non-empty list of them (an empty list
+    goes the point-by-point way, which refuses it)."""
+    return not isinstance(observable, (list, tuple)) or len(observable) > 0
 
 
 def _expectation_point(circuit: Circuit, seed: Any, **settings: Any) -> Any:

@@ -1,0 +1,180 @@
+"""Parameter sweeps from one plan: the final state vector at every point of broadcast
+parameter arrays, as :func:`genqsim.expectation`, :func:`genqsim.probabilities` and
+:func:`genqsim.counts` take them (``values={theta: grid}``).
+
+The circuit is planned once (:class:`~genqsim.plan.sweep.SweepPlan`, kept on the circuit
+for the next sweep), every point's gate numbers are computed together, and the states of
+many points run in one call of the fast kernels. Each point's state is then a
+:class:`~genqsim.states.statevector.StateVector` like the one :func:`genqsim.simulate`
+returns, so every value read from it is the one a run at that point gives.
+
+It serves what a sweep most often is: a unitary circuit (measurements at the end allowed),
+machine numbers, a state vector that fits one of the backend's blocks, real parameter
+values. Anything else goes point by point (:mod:`genqsim.states.chunks`), which also
+explains any mistake in the arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..backends import backend_for
+from ..circuit.circuit import Circuit
+from ..errors import GenqsimError
+from ..linalg.observables import observable_for_state
+from ..linalg.pauli import PauliSum
+from ..numbers import NumberSystem, get_number_system
+from ..plan.sweep import SweepPlan
+from .base import pauli_sum_values
+from .statevector import StateVector, initial_state
+
+SWEPT_OPTIONS = frozenset({"threads"})
+"""Run options a swept run honours (any other sends the sweep point by point)."""
+
+
+def point_values(
+    circuit: Circuit, values: Mapping[Any, Any]
+) -> tuple[tuple[int, ...], np.ndarray] | None:
+    """The broadcast shape of ``values`` and, in C order, every point's values of the
+    circuit's parameters (``(points, parameters)`` floats, columns in the order of
+    ``circuit.parameters``); ``None`` unless each parameter has real finite values and
+    every key names one (the point-by-point path explains the rest)."""
+    by_name = {str(p): k for k, p in enumerate(circuit.parameters)}
+    columns: dict[int, np.ndarray] = {}
+    for key, value in values.items():
+        k = by_name.get(key if isinstance(key, str) else str(key))
+        if k is None or k in columns:
+            return None
+        columns[k] = np.asarray(value)
+        if columns[k].dtype.kind not in "iuf":
+            return None
+    if len(columns) != len(by_name) or not all(np.all(np.isfinite(a)) for a in columns.values()):
+        return None
+    try:
+        shape = np.broadcast(*columns.values()).shape if columns else ()
+    except ValueError:
+        return None
+    points = int(np.prod(shape, dtype=np.int64))
+    table = np.empty((points, len(columns)))
+    for k, array in columns.items():
+        table[:, k] = np.broadcast_to(array, shape).reshape(-1)
+    return shape, table
+
+
+class Sweep:
+    """A circuit's final states over the points of a sweep (see the module's text): their
+    broadcast :attr:`shape`, and the states a chunk of points at a time."""
+
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        plan: SweepPlan,
+        data: np.ndarray,
+        start: StateVector,
+        initial: np.ndarray | None,
+        threads: int | None,
+    ) -> None:
+        self.shape = shape
+        self.plan = plan
+        self.data = data
+        self.start = start
+        self.initial = initial
+        self.threads = threads
+
+    @property
+    def numbers(self) -> NumberSystem:
+        """The states' number system."""
+        return self.start.numbers
+
+    def chunks(self) -> Iterator[np.ndarray]:
+        """The points' states as ``(points, 2**n)`` arrays, in C order of :attr:`shape`."""
+        return self.plan.states(self.data, self.initial, self.threads)
+
+    def states(self) -> Iterator[StateVector]:
+        """Each point's state, as :func:`genqsim.simulate` returns it (rows of a chunk)."""
+        for chunk in self.chunks():
+            for row in chunk:
+                yield self._state(row)
+
+    def expectations(self, observable: Any) -> list[Any]:
+        """``<observable>`` at every point (a list per point for a list of observables):
+        Pauli sums over whole chunks at once (:func:`~genqsim.states.base.pauli_sum_values`),
+        matrix observables state by state."""
+        n = self.plan.n_qubits
+        many = isinstance(observable, (list, tuple))
+        parsed = [observable_for_state(o, n) for o in (observable if many else [observable])]
+        found: list[Any] = []
+        for chunk in self.chunks():
+            columns = [
+                pauli_sum_values(o, self.numbers, chunk) if isinstance(o, PauliSum)
+                else [self._state(row).expectation(o) for row in chunk]
+                for o in parsed
+            ]  # fmt: skip
+            found.extend(list(point) if many else point[0] for point in zip(*columns))
+        return found
+
+    def _state(self, row: np.ndarray) -> StateVector:
+        """A point's state: a row of a chunk, on the backend that ran it."""
+        return StateVector(row, self.numbers, self.plan.backend, self.start.options)
+
+
+def sweep_for(
+    circuit: Circuit,
+    values: Mapping[Any, Any],
+    numbers: str | NumberSystem | None = None,
+    backend: str | None = None,
+    initial: Any = None,
+    options: Mapping[str, Any] | None = None,
+) -> Sweep | None:
+    """The final states of ``circuit`` (without its terminal measurements) at every point
+    of ``values``, run as ``genqsim.simulate(..., method="statevector")`` with these
+    arguments would run them; ``None`` where the sweep is not served (module text)."""
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    if not set(options) <= SWEPT_OPTIONS:
+        return None
+    threads = options.get("threads")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or threads < 1):  # fmt: skip
+        return None
+    if backend is not None and not isinstance(backend, str):
+        return None
+    try:
+        ns = get_number_system("complex128" if numbers is None else numbers)
+    except GenqsimError:
+        return None
+    if ns.dtype.kind != "c" or ns.symbolic:
+        return None
+    rest, _ = circuit.split_terminal_measurements()
+    found = point_values(circuit, values)
+    if found is None or rest.has_non_unitary or not found[0]:
+        return None
+    shape, table = found
+    start = initial_state(circuit.n_qubits, initial, ns, backend)
+    if not isinstance(start.amplitudes, np.ndarray):
+        return None  # a device's state: swept point by point there
+    # the fastest backend for the numbers, also for states a single run keeps on NumPy:
+    # many points in one call pay for the compiled kernels
+    runner = backend_for(ns, None, backend)
+    plan = circuit.derived(
+        ("sweep plan", ns.name, runner.name), lambda: SweepPlan.build(rest, ns, runner)
+    )
+    if plan is None or plan.parameters != circuit.parameters:
+        return None
+    data = plan.numbers_at(table)
+    if data is None:
+        return None
+    return Sweep(shape, plan, data, start, None if initial is None else start.amplitudes, threads)
+
+
+def sweep_with(
+    circuit: Circuit, values: Mapping[Any, Any], simulate_options: Mapping[str, Any]
+) -> Sweep | None:
+    """:func:`sweep_for` with the keywords of :func:`genqsim.simulate` (``numbers``,
+    ``backend``, ``initial`` and the run options): the state vector's
+    :attr:`~genqsim.states.MethodSpec.sweep`."""
+    options = dict(simulate_options)
+    picked = {k: options.pop(k, None) for k in ("numbers", "backend", "initial")}
+    return sweep_for(circuit, values, options=options, **picked)

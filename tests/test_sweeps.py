@@ -1,0 +1,266 @@
+"""Parameter sweeps from one plan (genqsim.plan.sweep, genqsim.states.swept): every point's
+state against the generic NumPy routine run on the bound circuit, the values expectation,
+probabilities and counts read from them against the point-by-point path (a thread pool
+takes it) and Qiskit, the batched kernel's serial and threaded builds against one state at
+a time, and the sweeps a plan does not serve going point by point with their errors."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import genqsim as gq
+from genqsim.backends import get_backend
+from genqsim.backends import numba_kernels as K
+from genqsim.circuit.noise import NoiseModel
+from genqsim.plan import BlockRun
+from genqsim.plan import sweep as sweep_module
+from genqsim.plan.sweep import SweepPlan
+from genqsim.states.base import pauli_sum_values
+from genqsim.states.swept import sweep_for
+
+from strategies import angles, random_circuit
+
+A, B, C = gq.parameters("a b c")
+EXPRESSIONS = [A, B, C, 2 * A - 0.3, A * B, sympy.sin(A) + C / 2, -B]
+"""Angles of the swept gates: bare parameters, affine and non-affine expressions."""
+
+SWEPT_GATES = {"rx": 1, "ry": 1, "rz": 1, "p": 1, "u": 1, "rxx": 2, "ryy": 2, "rzz": 2}
+"""Parametrised library gates and their widths (``u`` built point by point, the others in
+closed form)."""
+
+
+@st.composite
+def swept_circuit(draw):
+    """A random circuit of fixed gates of every kind with parametrised gates (library gates
+    and Pauli rotations, under up to two controls) put between them."""
+    base = draw(random_circuit(n_min=1, n_max=6))
+    n = base.n_qubits
+    ops = list(base.operations)
+    for _ in range(draw(st.integers(1, 8))):
+        qubits = draw(st.permutations(range(n)))
+        if draw(st.booleans()):
+            name = draw(st.sampled_from(sorted(SWEPT_GATES)))
+            arity = SWEPT_GATES[name]
+            count = 3 if name == "u" else 1
+            params = [draw(st.sampled_from(EXPRESSIONS)) for _ in range(count)]
+            gate = gq.gate(name, *params)
+        else:
+            arity = draw(st.integers(1, min(3, n)))
+            word = "".join(draw(st.lists(st.sampled_from("XYZ"), min_size=arity, max_size=arity)))
+            gate = gq.PauliRotation(word, draw(st.sampled_from(EXPRESSIONS)))
+        if arity > n:
+            continue
+        controls = qubits[arity : arity + draw(st.integers(0, min(2, n - arity)))]
+        values = [draw(st.integers(0, 1)) for _ in controls]
+        at = draw(st.integers(0, len(ops)))
+        ops.insert(at, gq.Circuit(n).append(gate, qubits[:arity], controls, values).operations[0])
+    return gq.Circuit(n, ops)
+
+
+def _bound_state(circuit, point, dtype="complex128"):
+    """The reference: the circuit bound at ``point`` and run by the generic NumPy routine."""
+    bound = circuit.bind(dict(zip(circuit.parameters, point)))
+    return gq.simulate(bound, numbers=dtype, backend="numpy").to_numpy()
+
+
+@settings(max_examples=40)
+@given(
+    swept_circuit(),
+    st.sampled_from(["complex128", "complex64"]),
+    st.lists(st.tuples(angles, angles, angles), min_size=1, max_size=5),
+)
+def test_every_points_state_is_the_bound_circuits(circuit, dtype, points):
+    values = np.array(points)[:, : len(circuit.parameters)]
+    sweep = sweep_for(circuit, {p: values[:, k] for k, p in enumerate(circuit.parameters)},
+                      numbers=dtype)  # fmt: skip
+    if not circuit.parameters:
+        assert sweep is None  # nothing swept: one run
+        return
+    assert sweep is not None and sweep.shape == (len(points),)
+    states = np.concatenate(list(sweep.chunks()))
+    tolerance = 1e-12 if dtype == "complex128" else 2e-5
+    for state, point in zip(states, values):
+        np.testing.assert_allclose(state, _bound_state(circuit, point, dtype), atol=tolerance)
+
+
+def test_closed_forms_cover_the_rotations_and_u_goes_point_by_point():
+    c = gq.Circuit(3).rx(A, 0).crz(2 * B, 1, 2).rzz(A * B, 0, 2).p(C, 1).u(A, B, C, 2)
+    c.pauli_rotation("XYZ", -A, [0, 1, 2])
+    plan = SweepPlan.build(c, gq.get_number_system("complex128"), get_backend("numba"))
+    assert plan is not None
+    closed = {slot.operation.gate.name: slot.closed is not None for slot in plan.slots}
+    assert closed == {"rx": True, "rz": True, "rzz": True, "p": True, "u": False,
+                      "pauli_rotation": True}  # fmt: skip
+
+
+def test_the_batched_kernel_builds_equal_one_state_at_a_time():
+    """apply_block_run_points in its serial and threaded builds (the switch picks either)
+    gives each row what apply_block_run gives that state alone with the row's numbers."""
+    rng = np.random.default_rng(3)
+    c = gq.Circuit(6)
+    for q in range(6):
+        c.ry(A * (q + 1), q).rz(B - q, q)
+    for q in range(5):
+        c.cx(q, q + 1).rzz(C, q, q + 1)
+    c.h(3).swap(0, 5).ccx(0, 1, 2)
+    backend = get_backend("numba")
+    for dtype in (np.complex128, np.complex64):
+        plan = SweepPlan.build(c, gq.get_number_system(np.dtype(dtype).name), backend)
+        data = plan.numbers_at(rng.uniform(-3, 3, (9, 3)))
+        start = rng.normal(size=(9, 64)) + 1j * rng.normal(size=(9, 64))
+        arrays, max_dim = backend._encoded(plan.run, np.dtype(dtype))
+        scratch = backend._scratch_for(np.dtype(dtype), max_dim)
+        expected = start.astype(dtype)
+        for row, numbers in zip(expected, data):
+            one = BlockRun(plan.run.calls, 6)
+            encoded, dim = backend._encoded(one, np.dtype(dtype))
+            encoded[7][:] = numbers
+            K.SERIAL.apply_block_run(row, np.int64(64), *encoded,
+                                     backend._scratch_for(np.dtype(dtype), dim))  # fmt: skip
+        for build in (K.SERIAL, K.PARALLEL):
+            states = start.astype(dtype)
+            build.apply_block_run_points(states, *arrays[:7], data, scratch)
+            tolerance = 1e-5 if dtype == np.complex64 else 1e-12
+            np.testing.assert_allclose(states, expected, atol=tolerance)
+
+
+@settings(max_examples=30)
+@given(st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_pauli_sums_over_many_states_equal_each_states_value(n, seed):
+    rng = np.random.default_rng(seed)
+    states = rng.normal(size=(4, 2**n)) + 1j * rng.normal(size=(4, 2**n))
+    states /= np.linalg.norm(states, axis=1, keepdims=True)
+    terms = []
+    for _ in range(rng.integers(1, 6)):
+        qubits = rng.permutation(n)[: rng.integers(1, n + 1)]
+        word = " ".join(f"{rng.choice(list('XYZ'))}{q}" for q in qubits)
+        coeff = rng.normal() + (1j * rng.normal() if rng.random() < 0.3 else 0)
+        terms.append(f"({coeff})*{word}")
+    obs = gq.PauliSum.parse(" + ".join(terms))
+    ns = gq.get_number_system("complex128")
+    found = pauli_sum_values(obs, ns, states)
+    for state, value in zip(states, found):
+        expected = gq.StateVector(state.copy()).expectation(obs)
+        assert type(value) is type(expected)
+        assert value == pytest.approx(expected, abs=1e-12)
+
+
+def _grid_circuit():
+    c = gq.Circuit(4, n_clbits=2).ry(A, 0).cx(0, 1).rzz(B, 1, 2).u(A, B, 0.3, 3).crx(A + B, 3, 0)
+    return c.h(2).measure(0, 0).measure(2, 1)
+
+
+def test_expectation_probabilities_and_counts_equal_the_point_by_point_path():
+    """The sweep and the point-by-point path (a thread pool) give the same values, the same
+    distributions and, from the same seed, the same counts (readout errors included)."""
+    c = _grid_circuit()
+    grid = {A: np.linspace(-1, 2, 3)[:, None], B: np.linspace(0, 3, 4)[None, :]}
+    observables = ["Z0 Z1 + 0.5*X2", "Y3", gq.Hermitian(np.diag([1.0, -1.0]), [1])]
+    noise = NoiseModel().add_readout_error([[0.9, 0.1], [0.2, 0.8]], 0)
+    unmeasured = gq.Circuit(4, c.operations[:-2])
+    with ThreadPoolExecutor(2) as pool:
+        for run in (
+            lambda **kw: gq.expectation(c, observables, values=grid, **kw),
+            lambda **kw: gq.expectation(c, "1j*Z0 + X1", values=grid, **kw),
+            lambda **kw: gq.probabilities(c, [3, 1], values=grid, **kw),
+            lambda **kw: gq.counts(c, 200, seed=5, readout=noise, values=grid, **kw),
+            lambda **kw: gq.counts(unmeasured, 100, seed=2, values=grid, **kw),
+        ):
+            swept, pooled = run(), run(executor=pool)
+            assert swept.shape == pooled.shape
+            if swept.dtype == object:
+                assert swept.tolist() == pooled.tolist()
+            else:
+                np.testing.assert_allclose(swept, pooled, atol=1e-12)
+
+
+def test_sweeps_read_as_qiskits_estimator_reads_them():
+    from qiskit.primitives import StatevectorEstimator
+    from qiskit.quantum_info import SparsePauliOp
+
+    c = gq.Circuit(4).ry(A, 0).cx(0, 1).rzz(B, 1, 2).u(A, B, 0.3, 3).crx(A + B, 3, 0)
+    qc = gq.to_qiskit(c)
+    a = np.linspace(-1, 2, 5)[:, None]
+    b = np.linspace(0, 3, 3)[None, :]
+    ours = gq.expectation(c, "Z0 Z1 + 0.5*X2 Y3", values={A: a, B: b})
+    bindings = np.stack(np.broadcast_arrays(a, b), axis=-1)  # Qiskit orders them by name
+    op = SparsePauliOp.from_list([("IIZZ", 1.0), ("YXII", 0.5)])
+    evs = StatevectorEstimator().run([(qc, op, bindings)]).result()[0].data.evs
+    np.testing.assert_allclose(ours, evs, atol=1e-12)
+
+
+def test_chunks_and_threads_give_the_same_values(monkeypatch):
+    c = _grid_circuit()
+    grid = {A: np.linspace(-1, 2, 7), B: 0.4}
+    whole = gq.expectation(c, "Z0 Z1 + X2", values=grid)
+    monkeypatch.setattr(sweep_module, "SWEEP_CHUNK_BYTES", 3 * 16 * 16)  # 3 points a chunk
+    chunked = gq.expectation(c, "Z0 Z1 + X2", values=grid, threads=1)
+    np.testing.assert_allclose(chunked, whole, atol=1e-12)
+
+
+def test_initial_states_and_complex64_sweeps():
+    c = gq.Circuit(2).ry(A, 0).cx(0, 1)
+    values = {A: [0.0, np.pi]}
+    from_one = gq.expectation(c, "Z0", values=values, initial="01")
+    np.testing.assert_allclose(from_one, [-1.0, 1.0], atol=1e-12)
+    single = gq.probabilities(c, values=values, numbers="complex64")
+    np.testing.assert_allclose(single, [[1, 0, 0, 0], [0, 0, 0, 1]], atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "circuit, options",
+    [
+        (gq.Circuit(2).ry(A, 0).measure(0, 0).cx(0, 1), {}),  # a mid-circuit measurement
+        (gq.Circuit(2).ry(A, 0), {"numbers": "sympy"}),
+        (gq.Circuit(2).ry(A, 0), {"backend": "numpy"}),
+        (gq.Circuit(2).ry(A, 0), {"options": {"fuse": 2}}),
+        (gq.Circuit(20).ry(A, 0), {}),  # wider than one block
+        (gq.Circuit(2).ry(A, 0), {"values": {A: [1, np.nan]}}),  # not a finite value
+        (gq.Circuit(2).ry(A, 0).rz(B, 1), {"values": {A: [1, 2]}}),  # an unbound parameter
+        (gq.Circuit(2).ry(A, 0), {"values": {A: [1, 2], "nosuch": 1}}),
+        (gq.Circuit(2).ry(A, 0), {"values": {A: [1j, 2]}}),
+        (gq.Circuit(2).ry(A, 0), {"values": {A: 0.5}}),  # no array: one run
+        (gq.Circuit(2).ry(sympy.sqrt(A), 0), {"values": {A: [1, -1]}}),  # a complex angle
+    ],
+)
+def test_sweeps_a_plan_does_not_serve_go_point_by_point(circuit, options):
+    options = dict(options)
+    values = options.pop("values", {A: [0.1, 0.2]})
+    assert sweep_for(circuit, values, **options) is None
+
+
+def test_mistakes_in_a_sweep_get_the_point_by_point_errors():
+    c = gq.Circuit(2).ry(A, 0).rz(B, 1)
+    with pytest.raises(gq.UnknownParameterError):
+        gq.expectation(c, "Z0", values={A: [1, 2], B: 0.1, "nosuch": [1, 2]})
+    with pytest.raises(gq.UnboundParameterError):
+        gq.expectation(c, "Z0 + X1", values={A: [1, 2]})
+    with pytest.raises(gq.NonFiniteError):
+        gq.expectation(c, "Z0", values={A: [1, np.inf], B: 0.1})
+    with pytest.raises(gq.ArgumentValueError, match="do not broadcast together"):
+        gq.expectation(c, "Z0", values={A: [1, 2, 3], B: [1, 2]})
+    with pytest.raises(gq.QubitIndexError):
+        gq.expectation(c, "Z5", values={A: [1, 2], B: 0.1})
+
+
+def test_methods_without_a_sweep_run_every_point():
+    """A named method other than the state vector, and a noisy circuit that "auto" runs as
+    a density matrix, have no sweep: their points run one by one, with their own values."""
+    from genqsim.circuit import channels
+    from genqsim.states.registry import swept_states
+
+    c = gq.Circuit(2).ry(A, 0).cx(0, 1)
+    values = {A: np.array([0.3, 1.1])}
+    assert swept_states(c, values, {"method": "density_matrix"}) is None
+    assert swept_states(c, values, {"method": "statevector"}) is not None
+    noisy = gq.Circuit(2).ry(A, 0).cx(0, 1).append(channels.depolarizing(0.2), [0])
+    assert swept_states(noisy, values, {}) is None
+    found = gq.expectation(noisy, "Z0 Z1", values=values)
+    # <Z0 Z1> = 1 before the channel; X and Y errors (p/3 each) flip it: 1 - 4p/3
+    np.testing.assert_allclose(found, [1 - 4 * 0.2 / 3] * 2, atol=1e-12)
