@@ -78,6 +78,10 @@ ESTIMATOR_PUBS = [
         id="observables-column-by-values-row",
     ),
     pytest.param(lambda: (ansatz(), "XYZ", RNG.uniform(-3, 3, (2, 3, 12))), id="2d-values"),
+    pytest.param(
+        lambda: (ansatz(), ["ZZI", "XIX", "IYY", "ZIZ"], RNG.uniform(-3, 3, (4, 12))),
+        id="one-observable-per-point",
+    ),
     pytest.param(lambda: (qft(3), ["ZII", "IXI"]), id="no-parameters"),
 ]
 
