@@ -644,6 +644,17 @@ class NumbaBackend(
             places.append((where, entries.astype(np.int64)))
         return data.copy(), places
 
+    def pauli_strings_points(
+        self, states: np.ndarray, x_masks: np.ndarray, z_masks: np.ndarray
+    ) -> np.ndarray:
+        """One compiled pass over each point's state per string, the threads taking the
+        points."""
+        found = np.zeros((states.shape[0], len(x_masks)), dtype=np.complex128)
+        k = _kernels(states.reshape(-1)) if states.shape[0] > 1 else K.SERIAL
+        k.pauli_strings_points(states, np.ascontiguousarray(x_masks, dtype=np.int64),
+                               np.ascontiguousarray(z_masks, dtype=np.int64), found)  # fmt: skip
+        return found
+
     def apply_block_run_points(self, states: np.ndarray, run: BlockRun, data: np.ndarray) -> None:
         """Every row of ``states`` in one call: the threads take the points (each state
         whole on one thread), as many as pay off for the points' amplitudes together."""

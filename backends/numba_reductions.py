@@ -67,3 +67,24 @@ def transition_xz(bra, ket, x_mask, z_mask, fixed, fixed_value):
         re += sign * (np.float64(a.real) * b.real + np.float64(a.imag) * b.imag)
         im += sign * (np.float64(a.real) * b.imag - np.float64(a.imag) * b.real)
     return complex(re, im)
+
+
+@_kernel
+def pauli_strings_points(states, x_masks, z_masks, out):
+    """``out[p, t] = <psi_p| X^x_t Z^z_t |psi_p>`` for every row ``p`` of ``states`` and every
+    string ``t``, one pass over the state per string with the sums in registers (a state of
+    a sweep stays in cache for all its strings). The threads share out the points."""
+    for p in prange(states.shape[0]):
+        psi = states[p]
+        for t in range(x_masks.size):
+            x = x_masks[t]
+            z = z_masks[t]
+            re = 0.0
+            im = 0.0
+            for j in range(psi.size):
+                sign = 1.0 - 2.0 * _parity(j & z)
+                a = psi[j ^ x]
+                b = psi[j]
+                re += sign * (np.float64(a.real) * b.real + np.float64(a.imag) * b.imag)
+                im += sign * (np.float64(a.real) * b.imag - np.float64(a.imag) * b.real)
+            out[p, t] = complex(re, im)

@@ -223,6 +223,12 @@ class SweepRunner(Protocol):
         """Apply ``run`` (over every qubit of the states) to each row ``p`` of ``states``
         (shape ``(points, 2**n)``) with the run's numbers replaced by ``data[p]``."""
 
+    @abstractmethod
+    def pauli_strings_points(self, states: Any, x_masks: Any, z_masks: Any) -> np.ndarray:
+        """``<psi_p| X^x_t Z^z_t |psi_p>`` for every row ``p`` of ``states`` and every
+        string ``t`` of the masks, as a ``(points, strings)`` complex array on the host (the
+        generic routine: :func:`~genqsim.linalg.generic.pauli_strings_points`)."""
+
 
 class ThreadScoped(Protocol):
     """Runs on several CPU threads; the count travels with a state's run options and is

@@ -18,6 +18,7 @@ import genqsim as gq
 from genqsim.backends import get_backend
 from genqsim.backends import numba_kernels as K
 from genqsim.circuit.noise import NoiseModel
+from genqsim.linalg import generic
 from genqsim.plan import BlockRun
 from genqsim.plan import sweep as sweep_module
 from genqsim.plan.sweep import SweepPlan
@@ -133,6 +134,8 @@ def test_the_batched_kernel_builds_equal_one_state_at_a_time():
 @settings(max_examples=30)
 @given(st.integers(1, 5), st.integers(0, 2**32 - 1))
 def test_pauli_sums_over_many_states_equal_each_states_value(n, seed):
+    """The batched strings kernel (serial and threaded builds) and the generic routine give
+    every row's ``<X^x Z^z>``, and the sums built from them are each state's own value."""
     rng = np.random.default_rng(seed)
     states = rng.normal(size=(4, 2**n)) + 1j * rng.normal(size=(4, 2**n))
     states /= np.linalg.norm(states, axis=1, keepdims=True)
@@ -141,14 +144,33 @@ def test_pauli_sums_over_many_states_equal_each_states_value(n, seed):
         qubits = rng.permutation(n)[: rng.integers(1, n + 1)]
         word = " ".join(f"{rng.choice(list('XYZ'))}{q}" for q in qubits)
         coeff = rng.normal() + (1j * rng.normal() if rng.random() < 0.3 else 0)
-        terms.append(f"({coeff})*{word}")
+        terms.append(f"({coeff.real!r} + {coeff.imag!r}j)*{word}")
     obs = gq.PauliSum.parse(" + ".join(terms))
+    x = rng.integers(0, 2**n, 6)
+    z = rng.integers(0, 2**n, 6)
+    dense = np.array([[np.vdot(s, _string(n, a, b) @ s) for a, b in zip(x, z)] for s in states])
+    np.testing.assert_allclose(generic.pauli_strings_points(states, x, z), dense, atol=1e-12)
+    numba_backend = get_backend("numba")
+    for build in (K.SERIAL, K.PARALLEL):
+        out = np.zeros((4, 6), dtype=np.complex128)
+        build.pauli_strings_points(states, x.astype(np.int64), z.astype(np.int64), out)
+        np.testing.assert_allclose(out, dense, atol=1e-12)
     ns = gq.get_number_system("complex128")
-    found = pauli_sum_values(obs, ns, states)
+    found = pauli_sum_values(obs, ns, lambda a, b: numba_backend.pauli_strings_points(states, a, b))
     for state, value in zip(states, found):
         expected = gq.StateVector(state.copy()).expectation(obs)
         assert type(value) is type(expected)
         assert value == pytest.approx(expected, abs=1e-12)
+
+
+def _string(n, x, z):
+    """The matrix of ``X^x Z^z`` on ``n`` qubits, from Kronecker products (qubit 0 last)."""
+    X, Z, one = np.array([[0, 1], [1, 0]]), np.diag([1, -1]), np.eye(2)
+    out = np.eye(1)
+    for q in reversed(range(n)):
+        factor = (X if x >> q & 1 else one) @ (Z if z >> q & 1 else one)
+        out = np.kron(out, factor)
+    return out
 
 
 def _grid_circuit():

@@ -188,6 +188,21 @@ def norm_squared(state: np.ndarray, numbers: NumberSystem) -> object:
     return np.sum(abs2(state, numbers))
 
 
+def pauli_strings_points(
+    states: np.ndarray, x_masks: Sequence[int] | np.ndarray, z_masks: Sequence[int] | np.ndarray
+) -> np.ndarray:
+    """``<psi_p| X^x_t Z^z_t |psi_p>`` for every row ``p`` of ``states`` (``(points, 2**n)``
+    machine numbers) and string ``t``: ``sum_j conj(psi[j ^ x]) (-1)**popcount(j & z)
+    psi[j]``, a ``(points, strings)`` complex array."""
+    n_qubits = states.shape[1].bit_length() - 1
+    index = np.arange(states.shape[1], dtype=np.int64)
+    out = np.empty((states.shape[0], len(x_masks)), dtype=np.complex128)
+    for t, (x, z) in enumerate(zip(x_masks, z_masks)):
+        product = np.conj(states[:, index ^ int(x)]) * states
+        out[:, t] = product @ pauli_signs(n_qubits, int(z))
+    return out
+
+
 def pauli_signs(n_qubits: int, z_mask: int) -> np.ndarray:
     """``(-1)**popcount(j & z_mask)`` for every basis index ``j`` (int8)."""
     j = np.arange(1 << n_qubits, dtype=np.int64)

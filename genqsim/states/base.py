@@ -40,7 +40,6 @@ import numpy as np
 
 from ..circuit.circuit import Circuit, Operation
 from ..errors import ArgumentTypeError, NumberTypeError, QubitCountMismatchError, ShotsError
-from ..linalg.generic import pauli_signs
 from ..linalg.observables import Hermitian, SparseObservable, observable_for_state
 from ..linalg.pauli import PauliSum, pauli_masks
 from ..numbers import Number, NumberSystem, to_python_complex
@@ -295,24 +294,22 @@ def pauli_sum_value(obs: PauliSum, ns: NumberSystem, raw: Callable[[int, int], N
     return total if ns.symbolic or not real_coeffs else ns.real(total)
 
 
-def pauli_sum_values(obs: PauliSum, ns: NumberSystem, states: np.ndarray) -> list[Number]:
-    """:func:`pauli_sum_value` of each row of ``states`` (``(points, 2**n)`` machine-number
-    amplitudes on the host) at once: the strings that flip the same qubits share one product
-    ``conj(psi[j ^ x]) psi[j]`` per point, and each string's value is that product summed
-    with its signs. The same values as the rows' states give, one by one."""
+def pauli_sum_values(
+    obs: PauliSum, ns: NumberSystem, strings: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> list[Number]:
+    """:func:`pauli_sum_value` at many points at once, from ``strings(x_masks, z_masks)``:
+    the ``(points, strings)`` values of ``X^x Z^z`` (a backend's
+    :meth:`~genqsim.backends.SweepRunner.pauli_strings_points` on a chunk of states). The
+    same values as the points' states give one by one (machine numbers)."""
     _, coeffs, masks = obs.derived(("terms", ns.name), lambda: _value_terms(obs, ns))
-    n_qubits = states.shape[1].bit_length() - 1
-    index = np.arange(states.shape[1], dtype=np.int64)
-    total = np.zeros(states.shape[0], dtype=complex)
-    by_flip: dict[int, list[tuple[Any, int, int]]] = {}
-    for coeff, (x, z, n_y) in zip(coeffs, masks):
-        by_flip.setdefault(x, []).append((coeff, z, n_y))
-    for x, terms in by_flip.items():
-        product = np.conj(states[:, index ^ x] if x else states) * states
-        for coeff, z, n_y in terms:
-            raw = product.sum(axis=1) if not z else product @ pauli_signs(n_qubits, z)
-            total += complex(coeff) * (_PHASE_OF_Y_COUNT[n_y % 4] * raw).real
-    return [float(t.real) if t.imag == 0 else complex(t) for t in total]
+    if not masks:
+        return []
+    x_masks = np.array([x for x, _, _ in masks], dtype=np.int64)
+    z_masks = np.array([z for _, z, _ in masks], dtype=np.int64)
+    phases = np.array([_PHASE_OF_Y_COUNT[n_y % 4] for _, _, n_y in masks])
+    weights = np.array([complex(c) for c in coeffs])
+    total = (strings(x_masks, z_masks) * phases).real @ weights
+    return [float(t.real) if t.imag == 0 else complex(t) for t in np.atleast_1d(total)]
 
 
 def _is_real_number(value: Any) -> bool:

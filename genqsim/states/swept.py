@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import backend_for
+from ..backends import SweepRunner, backend_for, capability
 from ..circuit.circuit import Circuit
 from ..errors import GenqsimError
+from ..linalg.generic import pauli_strings_points
 from ..linalg.observables import observable_for_state
 from ..linalg.pauli import PauliSum
 from ..numbers import NumberSystem, get_number_system
@@ -106,10 +107,17 @@ class Sweep:
         n = self.plan.n_qubits
         many = isinstance(observable, (list, tuple))
         parsed = [observable_for_state(o, n) for o in (observable if many else [observable])]
+        runner = capability(self.plan.backend, SweepRunner)
         found: list[Any] = []
         for chunk in self.chunks():
+
+            def strings(x: np.ndarray, z: np.ndarray, chunk: np.ndarray = chunk) -> np.ndarray:
+                if runner is None:
+                    return pauli_strings_points(chunk, x, z)
+                return runner.pauli_strings_points(chunk, x, z)
+
             columns = [
-                pauli_sum_values(o, self.numbers, chunk) if isinstance(o, PauliSum)
+                pauli_sum_values(o, self.numbers, strings) if isinstance(o, PauliSum)
                 else [self._state(row).expectation(o) for row in chunk]
                 for o in parsed
             ]  # fmt: skip
