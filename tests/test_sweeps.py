@@ -286,3 +286,20 @@ def test_methods_without_a_sweep_run_every_point():
     found = gq.expectation(noisy, "Z0 Z1", values=values)
     # <Z0 Z1> = 1 before the channel; X and Y errors (p/3 each) flip it: 1 - 4p/3
     np.testing.assert_allclose(found, [1 - 4 * 0.2 / 3] * 2, atol=1e-12)
+
+
+def test_a_sweep_of_more_parameters_than_numpy_broadcasts_at_once():
+    """100 swept parameters (``np.broadcast`` takes at most 64 arrays): the sweep and the
+    point-by-point path both take them."""
+    thetas = gq.parameters(" ".join(f"t{k}" for k in range(100)))
+    c = gq.Circuit(4)
+    for k, t in enumerate(thetas):
+        c.ry(t, k % 4)
+    table = np.random.default_rng(2).uniform(-3, 3, (3, 100))
+    values = {t: table[:, k] for k, t in enumerate(thetas)}
+    expected = [np.cos(table[:, q::4].sum(axis=1)) for q in range(4)]  # RYs on a qubit add up
+    found = gq.expectation(c, ["Z0", "Z1", "Z2", "Z3"], values=values)
+    np.testing.assert_allclose(found, np.array(expected).T, atol=1e-12)
+    with ThreadPoolExecutor(1) as pool:
+        pooled = gq.expectation(c, ["Z0", "Z1", "Z2", "Z3"], values=values, executor=pool)
+    np.testing.assert_allclose(pooled, found, atol=1e-12)

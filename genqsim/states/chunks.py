@@ -35,8 +35,8 @@ def broadcast_points(values: Mapping[Any, Any]) -> tuple[tuple[int, ...], list[d
     """The broadcast shape of the array-valued entries of ``values`` and, in C order, the
     mapping that binds each point (scalar entries bound at every point)."""
     swept = {k: np.asarray(v) for k, v in values.items() if np.ndim(v) > 0}
-    try:
-        shape = np.broadcast(*swept.values()).shape if swept else ()
+    try:  # broadcast_shapes takes any number of arrays (np.broadcast at most 64)
+        shape = np.broadcast_shapes(*(a.shape for a in swept.values()))
     except ValueError:
         shapes = ", ".join(f"{k}: {np.shape(v)}" for k, v in swept.items())
         raise ArgumentValueError(

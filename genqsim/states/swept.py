@@ -55,7 +55,7 @@ def point_values(
     if len(columns) != len(by_name) or not all(np.all(np.isfinite(a)) for a in columns.values()):
         return None
     try:
-        shape = np.broadcast(*columns.values()).shape if columns else ()
+        shape = np.broadcast_shapes(*(a.shape for a in columns.values()))
     except ValueError:
         return None
     points = int(np.prod(shape, dtype=np.int64))
