@@ -394,9 +394,14 @@ def test_warmup_compiles_every_workload_for_both_precisions():
     seen = {(" ".join(r[:-5]), r[-5], int(r[-4])) for r in rows}
     for n in (COMPILED_MIN_STATE_QUBITS, DEFAULT_FUSION_MIN_QUBITS):
         for numbers in ("complex128", "complex64"):
-            for name in ("gates", "fused blocks", "measurements"):
+            for name in ("gates", "fused blocks", "measurements", "sweeps"):
                 assert (name, numbers, n) in seen
         assert ("adjoint gradients", "complex128", n) in seen
+    from genqsim.backends import numba_kernels as K
+
+    for build in (K.SERIAL, K.PARALLEL):  # a sweep's kernels, in both builds and precisions
+        for kernel in (build.apply_block_run_points, build.pauli_strings_points):
+            assert len(kernel.signatures) >= 2
     assert sum(float(r[-2]) for r in rows) <= total + 0.1
     assert lines[-1].startswith("kernels ready in")
     out = subprocess.run(

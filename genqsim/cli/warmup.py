@@ -5,16 +5,18 @@ Numba compiles a kernel the first time a process calls it and keeps the machine 
 on-disk cache (``cache=True``), so only the first run after installing (or upgrading) pays
 for compilation, about 5-30 s depending on what it touches. ``genqsim warmup`` pays that cost
 at a moment of the user's choosing: it runs small representative workloads (dense, diagonal
-and permutation gates, fused blocks, expectation values, sampling, adjoint gradients) in
-both machine precisions, on a state just large enough for the serial kernel builds and on
-one large enough for the threaded builds, cache-blocked runs and default fusion. Later
-processes load the kernels from the cache.
+and permutation gates, fused blocks, expectation values, sampling, parameter sweeps, adjoint
+gradients) in both machine precisions, on a state just large enough for the serial kernel
+builds and on one large enough for the threaded builds, cache-blocked runs and default
+fusion. Later processes load the kernels from the cache.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+
+import numpy as np
 
 from ..backends import (
     ThreadScoped,
@@ -29,6 +31,9 @@ from ..plan.build import DEFAULT_FUSION_MIN_QUBITS
 from ..states import simulate
 
 Step = tuple[str, Callable[[], object]]
+
+SWEEP_QUBITS = 10
+"""Qubits of the circuit a warm-up sweep runs (at as many points as a large state needs)."""
 
 
 def _steps(n: int, numbers: str, backend: str) -> list[Step]:
@@ -60,7 +65,22 @@ def _steps(n: int, numbers: str, backend: str) -> list[Step]:
 
         return gradient(ansatz, "Z0", values, mode="adjoint", backend=backend)
 
-    steps: list[Step] = [("gates", gates), ("fused blocks", fused), ("measurements", measured)]
+    def swept() -> object:
+        from ..states.registry import expectation
+
+        # as many amplitudes over all points as one state of n qubits: the same kernel build
+        width = min(n, SWEEP_QUBITS)
+        small = hardware_efficient(width, 1)
+        points = max(2, 1 << (n - width))
+        grid = {p: np.full(points, 0.1 * (k + 1)) for k, p in enumerate(small.parameters)}
+        return expectation(small, "Z0 Z1 + X0", values=grid, numbers=numbers, backend=backend)
+
+    steps: list[Step] = [
+        ("gates", gates),
+        ("fused blocks", fused),
+        ("measurements", measured),
+        ("sweeps", swept),
+    ]
     if numbers == "complex128":
         steps.append(("adjoint gradients", gradients))
     return steps
