@@ -1,8 +1,9 @@
 """Parameter sweeps from one plan (genqsim.plan.sweep, genqsim.states.swept): every point's
 state against the generic NumPy routine run on the bound circuit, the values expectation,
-probabilities and counts read from them against the point-by-point path (a thread pool
-takes it) and Qiskit, the batched kernel's serial and threaded builds against one state at
-a time, and the sweeps a plan does not serve going point by point with their errors."""
+probabilities and counts read from them against the point-by-point path (an option a
+sweep does not take sends it there) and Qiskit, the batched kernels' serial and threaded
+builds against one state at a time, and the sweeps a plan does not serve going point by
+point with their errors."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from genqsim.plan import BlockRun
 from genqsim.plan import sweep as sweep_module
 from genqsim.plan.sweep import SweepPlan
 from genqsim.states.base import pauli_sum_values
+from genqsim.states.registry import swept_states
 from genqsim.states.swept import sweep_for
 
 from strategies import angles, random_circuit
@@ -179,13 +181,15 @@ def _grid_circuit():
 
 
 def test_expectation_probabilities_and_counts_equal_the_point_by_point_path():
-    """The sweep and the point-by-point path (a thread pool) give the same values, the same
+    """The sweep, the point-by-point path (``fuse=False``, an option a sweep does not take)
+    and a thread pool's chunks (each a sweep of its points) give the same values, the same
     distributions and, from the same seed, the same counts (readout errors included)."""
     c = _grid_circuit()
     grid = {A: np.linspace(-1, 2, 3)[:, None], B: np.linspace(0, 3, 4)[None, :]}
     observables = ["Z0 Z1 + 0.5*X2", "Y3", gq.Hermitian(np.diag([1.0, -1.0]), [1])]
     noise = NoiseModel().add_readout_error([[0.9, 0.1], [0.2, 0.8]], 0)
     unmeasured = gq.Circuit(4, c.operations[:-2])
+    assert swept_states(c, grid, {"fuse": False}) is None
     with ThreadPoolExecutor(2) as pool:
         for run in (
             lambda **kw: gq.expectation(c, observables, values=grid, **kw),
@@ -194,12 +198,13 @@ def test_expectation_probabilities_and_counts_equal_the_point_by_point_path():
             lambda **kw: gq.counts(c, 200, seed=5, readout=noise, values=grid, **kw),
             lambda **kw: gq.counts(unmeasured, 100, seed=2, values=grid, **kw),
         ):
-            swept, pooled = run(), run(executor=pool)
-            assert swept.shape == pooled.shape
-            if swept.dtype == object:
-                assert swept.tolist() == pooled.tolist()
-            else:
-                np.testing.assert_allclose(swept, pooled, atol=1e-12)
+            swept = run()
+            for other in (run(fuse=False), run(executor=pool, chunk_size=5)):
+                assert swept.shape == other.shape
+                if swept.dtype == object:
+                    assert swept.tolist() == other.tolist()
+                else:
+                    np.testing.assert_allclose(swept, other, atol=1e-12)
 
 
 def test_sweeps_read_as_qiskits_estimator_reads_them():
@@ -275,7 +280,6 @@ def test_methods_without_a_sweep_run_every_point():
     """A named method other than the state vector, and a noisy circuit that "auto" runs as
     a density matrix, have no sweep: their points run one by one, with their own values."""
     from genqsim.circuit import channels
-    from genqsim.states.registry import swept_states
 
     c = gq.Circuit(2).ry(A, 0).cx(0, 1)
     values = {A: np.array([0.3, 1.1])}

@@ -30,6 +30,11 @@ DEFAULT_WORKERS = 8
 Task = Callable[[Circuit, Any], Any]
 """What a sweep runs at each point: ``task(bound_circuit, seed)``."""
 
+ChunkTask = Callable[[Circuit, Mapping[Any, Any]], "list[Any] | None"]
+"""What a sweep may run on a whole chunk at once: ``chunk_task(circuit, values)`` with the
+chunk's points as arrays (:func:`chunk_values`), the results in point order, or ``None``
+where it does not serve them (then :data:`Task` runs at each point)."""
+
 
 def broadcast_points(values: Mapping[Any, Any]) -> tuple[tuple[int, ...], list[dict[Any, Any]]]:
     """The broadcast shape of the array-valued entries of ``values`` and, in C order, the
@@ -64,12 +69,14 @@ def run_points(
     seeds: Sequence[Any] | None = None,
     executor: Executor | None = None,
     chunk_size: int | None = None,
+    chunk_task: ChunkTask | None = None,
 ) -> list[Any]:
     """``task(circuit.bind(point), seed)`` at every point, in order: here, or in chunks of
-    ``chunk_size`` points on ``executor`` (default: a few chunks per worker)."""
+    ``chunk_size`` points on ``executor`` (default: a few chunks per worker); a chunk goes
+    whole to ``chunk_task`` first where one is given (a broadcast sweep of its points)."""
     seeded = list(zip(points, seeds if seeds is not None else [None] * len(points)))
     if executor is None:
-        return run_chunk(task, circuit, seeded)
+        return run_chunk(task, circuit, seeded, chunk_task)
     if not isinstance(executor, Executor):
         raise ArgumentTypeError(
             "executor takes a concurrent.futures.Executor (a ProcessPoolExecutor, or a Dask "
@@ -78,15 +85,31 @@ def run_points(
     size = chunk_size_for(len(seeded), executor, chunk_size)
     sent = shipped(circuit, executor)
     futures = [
-        executor.submit(run_chunk, task, sent, seeded[start : start + size])
+        executor.submit(run_chunk, task, sent, seeded[start : start + size], chunk_task)
         for start in range(0, len(seeded), size)
     ]
     return [value for future in futures for value in future.result()]
 
 
-def run_chunk(task: Task, circuit: Circuit, seeded: Sequence[tuple[Mapping, Any]]) -> list[Any]:
-    """One chunk: the task at each of its points (run in a worker)."""
+def run_chunk(
+    task: Task,
+    circuit: Circuit,
+    seeded: Sequence[tuple[Mapping, Any]],
+    chunk_task: ChunkTask | None = None,
+) -> list[Any]:
+    """One chunk (run in a worker): ``chunk_task`` on all its points at once where given and
+    it serves them, else the task at each point."""
+    if chunk_task is not None and seeded:
+        found = chunk_task(circuit, chunk_values([point for point, _ in seeded]))
+        if found is not None:
+            return found
     return [task(circuit.bind(point) if point else circuit, seed) for point, seed in seeded]
+
+
+def chunk_values(points: Sequence[Mapping[Any, Any]]) -> dict[Any, np.ndarray]:
+    """The points of a chunk as one array per key, in point order (every point of a sweep
+    binds the same keys)."""
+    return {key: np.array([point[key] for point in points]) for key in points[0]}
 
 
 def chunk_size_for(n_points: int, executor: Executor, chunk_size: int | None = None) -> int:

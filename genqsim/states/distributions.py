@@ -56,11 +56,25 @@ def probabilities(
         found = [state.probabilities(qubits) for state in sweep.states()]
     else:
         shape, points = broadcast_points(values or {})
-        found = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
+        whole = functools.partial(_probabilities_chunk, qubits=qubits, options=simulate_options)
+        found = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size,
+                           chunk_task=whole)  # fmt: skip
     arrays = [np.asarray(p) for p in found]
     exact = any(a.dtype == object for a in arrays)
     stacked = np.array(arrays, dtype=object if exact else float)
     return stacked.reshape(shape + stacked.shape[1:])
+
+
+def _probabilities_chunk(
+    circuit: Circuit,
+    values: Mapping[Any, Any],
+    qubits: Sequence[int] | None,
+    options: dict[str, Any],
+) -> list[Any] | None:
+    """A chunk of a sweep on an executor's worker as one broadcast sweep of its points
+    (``None`` where the method's sweep does not serve it: then point by point)."""
+    sweep = swept_states(circuit, values, options)
+    return None if sweep is None else [state.probabilities(qubits) for state in sweep.states()]
 
 
 def _probabilities_point(

@@ -427,7 +427,9 @@ def expectation(
         shape, points = broadcast_points(values)
         if not shape and executor is None:
             return task(circuit.bind(points[0]), None)
-        out = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size)
+        whole = functools.partial(_expectation_chunk, observable=observable, options=options)
+        out = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size,
+                         chunk_task=whole)  # fmt: skip
     result = np.array(out, dtype=object if _holds_objects(out) else None)
     return result.reshape(shape + result.shape[1:])
 
@@ -457,6 +459,15 @@ def swept_states(
 
 _SWEEP_SHARED = frozenset({"numbers", "backend", "initial", "device", "seed"})
 """Arguments of :func:`simulate` that are not a method's options."""
+
+
+def _expectation_chunk(
+    circuit: Circuit, values: Mapping[Any, Any], observable: Any, options: Mapping[str, Any]
+) -> list[Any] | None:
+    """A chunk of a sweep on an executor's worker as one broadcast sweep of its points
+    (``None`` where the method's sweep does not serve it: then point by point)."""
+    sweep = swept_states(circuit, values, options) if _listed_observables(observable) else None
+    return None if sweep is None else sweep.expectations(observable)
 
 
 def _listed_observables(observable: Any) -> bool:
