@@ -28,11 +28,12 @@ def angles(n: int, layers: int) -> np.ndarray:
     return np.random.default_rng(n).uniform(-np.pi, np.pi, 2 * n * layers)
 
 
-def genqsim_gradient(n: int, layers: int, values: np.ndarray):
-    """A function returning the gradient (in the angles' order) with genqsim's adjoint."""
+def genqsim_ansatz(n: int, layers: int):
+    """The ansatz in genqsim and its angles ``t0, t1, ...`` in order: per layer RY, RZ on
+    every qubit, then a ring of CNOTs."""
     import genqsim as gq
 
-    symbols = gq.parameters(f"t0:{values.size}")
+    symbols = gq.parameters(f"t0:{2 * n * layers}")
     circuit = gq.Circuit(n)
     k = 0
     for _ in range(layers):
@@ -41,6 +42,14 @@ def genqsim_gradient(n: int, layers: int, values: np.ndarray):
             k += 2
         for q in range(n):
             circuit.cx(q, (q + 1) % n)
+    return circuit, symbols
+
+
+def genqsim_gradient(n: int, layers: int, values: np.ndarray):
+    """A function returning the gradient (in the angles' order) with genqsim's adjoint."""
+    import genqsim as gq
+
+    circuit, symbols = genqsim_ansatz(n, layers)
     bound = dict(zip(symbols, values))
 
     def run() -> np.ndarray:
@@ -48,6 +57,19 @@ def genqsim_gradient(n: int, layers: int, values: np.ndarray):
         return np.array([g[s] for s in symbols])
 
     return run
+
+
+def pennylane_layers(qml, n: int, layers: int, params) -> None:
+    """The ansatz as PennyLane operations: per layer RY(params[k]), RZ(params[k + 1]) on
+    every qubit, then a ring of CNOTs (genqsim's ``ansatz`` here, in the same order)."""
+    k = 0
+    for _ in range(layers):
+        for q in range(n):
+            qml.RY(params[k], wires=q)
+            qml.RZ(params[k + 1], wires=q)
+            k += 2
+        for q in range(n):
+            qml.CNOT(wires=[q, (q + 1) % n])
 
 
 def lightning_gradient(n: int, layers: int, values: np.ndarray):
@@ -59,14 +81,7 @@ def lightning_gradient(n: int, layers: int, values: np.ndarray):
 
     @qml.qnode(dev, diff_method="adjoint")
     def energy(params):
-        k = 0
-        for _ in range(layers):
-            for q in range(n):
-                qml.RY(params[k], wires=q)
-                qml.RZ(params[k + 1], wires=q)
-                k += 2
-            for q in range(n):
-                qml.CNOT(wires=[q, (q + 1) % n])
+        pennylane_layers(qml, n, layers, params)
         return qml.expval(qml.PauliZ(0))
 
     params = pnp.array(values, requires_grad=True)

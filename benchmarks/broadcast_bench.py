@@ -31,6 +31,8 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from adjoint_bench import genqsim_ansatz as ansatz  # the same ansatz as there
+from adjoint_bench import pennylane_layers
 
 import genqsim as gq
 
@@ -43,20 +45,6 @@ def best(repeats: int, fn: Callable[[], object]) -> tuple[float, object]:
         out = fn()
         fastest = min(fastest, time.perf_counter() - t0)
     return fastest, out
-
-
-def ansatz(n: int, layers: int) -> tuple[gq.Circuit, tuple]:
-    """The swept circuit and its parameters, in order."""
-    thetas = gq.parameters(" ".join(f"t{k}" for k in range(2 * n * layers)))
-    c = gq.Circuit(n)
-    k = 0
-    for _ in range(layers):
-        for q in range(n):
-            c.ry(thetas[k], q).rz(thetas[k + 1], q)
-            k += 2
-        for q in range(n):
-            c.cx(q, (q + 1) % n)
-    return c, thetas
 
 
 def hamiltonian(n: int) -> str:
@@ -100,14 +88,7 @@ def pennylane_runs(n: int, layers: int, table: np.ndarray) -> dict[str, Callable
 
         @qml.qnode(device, diff_method=None)
         def circuit(angles):
-            k = 0
-            for _ in range(layers):
-                for q in range(n):
-                    qml.RY(angles[k], wires=q)
-                    qml.RZ(angles[k + 1], wires=q)
-                    k += 2
-                for q in range(n):
-                    qml.CNOT(wires=[q, (q + 1) % n])
+            pennylane_layers(qml, n, layers, angles)
             return qml.expval(obs)
 
         columns = [table[:, k] for k in range(table.shape[1])]

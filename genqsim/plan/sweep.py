@@ -148,6 +148,7 @@ def _angle_function(expr: Any, parameters: Sequence[Any]) -> Callable[[np.ndarra
     return angle
 
 
+@dataclass
 class SweepPlan:
     """A circuit planned once for every parameter point (see the module's text). Build it
     with :meth:`build`, which says ``None`` for circuits it does not serve: measurements,
@@ -155,23 +156,16 @@ class SweepPlan:
     diagonal; states wider than one of the backend's blocks; backends that do not run
     sweeps."""
 
-    def __init__(
-        self,
-        n_qubits: int,
-        parameters: tuple[Any, ...],
-        numbers: NumberSystem,
-        backend: Any,
-        run: BlockRun | None,
-        base: np.ndarray,
-        slots: list[_Slot],
-    ) -> None:
-        self.n_qubits = n_qubits
-        self.parameters = parameters
-        self.numbers = numbers
-        self.backend = backend
-        self.run = run
-        self.base = base
-        self.slots = slots
+    n_qubits: int
+    parameters: tuple[Any, ...]
+    """The swept parameters, in the order of the columns of the values."""
+    numbers: NumberSystem
+    backend: Any
+    run: BlockRun | None
+    """The whole circuit as one run over the whole state (``None``: no gates)."""
+    base: np.ndarray
+    """The run's encoded numbers, the parametrised calls' at generic values."""
+    slots: list[_Slot]
 
     @classmethod
     def build(cls, circuit: Circuit, numbers: NumberSystem, backend: Any) -> SweepPlan | None:

@@ -17,6 +17,7 @@ explains any mistake in the arguments.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -65,25 +66,19 @@ def point_values(
     return shape, table
 
 
+@dataclass
 class Sweep:
     """A circuit's final states over the points of a sweep (see the module's text): their
     broadcast :attr:`shape`, and the states a chunk of points at a time."""
 
-    def __init__(
-        self,
-        shape: tuple[int, ...],
-        plan: SweepPlan,
-        data: np.ndarray,
-        start: StateVector,
-        initial: np.ndarray | None,
-        threads: int | None,
-    ) -> None:
-        self.shape = shape
-        self.plan = plan
-        self.data = data
-        self.start = start
-        self.initial = initial
-        self.threads = threads
+    shape: tuple[int, ...]
+    plan: SweepPlan
+    data: np.ndarray
+    """Every point's encoded numbers (:meth:`~genqsim.plan.sweep.SweepPlan.numbers_at`)."""
+    start: StateVector
+    """The initial state as a run makes it (its backend and options)."""
+    initial: np.ndarray | None
+    threads: int | None
 
     @property
     def numbers(self) -> NumberSystem:
