@@ -486,3 +486,19 @@ def test_backend_parameter_binds_run_an_experiment_per_position_as_aer_does():
     # Aer 0.18 runs as many experiments, but its third differs from Qiskit's exact state for
     # this circuit (the same circuit bound by assign_parameters first agrees): it is not used
     # as the reference here
+
+
+def test_sampler_draws_a_swept_pub_as_point_by_point_binding_draws_it():
+    """A parametrised PUB runs as one broadcast sweep; from the same seed it gives every
+    point the shots the point-by-point path gives (``fuse=False``, an option a sweep does
+    not take, sends the Sampler there), in the same order."""
+    qc = hand_circuit()
+    qc.measure_all()
+    values = np.random.default_rng(4).uniform(-3, 3, (3, 2, 2))
+    swept = Sampler(seed=9).run([(qc, values)], shots=300).result()[0].data.meas
+    bound = Sampler(seed=9, fuse=False).run([(qc, values)], shots=300).result()[0].data.meas
+    assert swept.shape == bound.shape == (3, 2)
+    np.testing.assert_array_equal(swept.array, bound.array)
+    for index in np.ndindex(3, 2):
+        exact = exact_distribution(qc, values[index])
+        within_five_sigma(swept[index].get_counts(), exact, 300)

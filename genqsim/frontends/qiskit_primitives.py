@@ -39,6 +39,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError
 from ..io.interop import from_qiskit
 from ..linalg.pauli import PauliSum
 from ..numbers import get_number_system
+from ..states.counting import counted_register, counts_at_points
 from ..states.registry import expectation
 from ..states.sampling import check_shots, pauli_term_estimate, rng
 from .options import SimulateSettings
@@ -168,6 +169,22 @@ class Sampler(Seeded, BaseSamplerV2):
         results = [self._run_pub(pub, generator) for pub in pubs]
         return PrimitiveResult(results, metadata={"version": 2, "simulator": "genqsim"})
 
+    def _swept_counts(
+        self, program: Program, values: np.ndarray, shots: int, generator: np.random.Generator
+    ) -> Any:
+        """Every point's counts, drawn from ``generator`` in point order from one broadcast
+        sweep (as binding and counting point after point draws them), where a sweep serves
+        the PUB's circuit (several points, a unitary circuit measured at the end); else
+        ``None``."""
+        if not program.kept or values.size < 2 * values.shape[-1]:
+            return None
+        if counted_register(program.circuit) != "classical bits":
+            return None
+        points = values.reshape(-1, values.shape[-1])
+        swept = {program.names[i]: points[:, i] for i in program.kept}
+        return counts_at_points(program.circuit, swept, shots, generator,
+                                self._settings.noise, **self._settings.options)  # fmt: skip
+
     def _run_pub(self, pub: SamplerPub, generator: np.random.Generator) -> SamplerPubResult:
         qc = pub.circuit
         program = Program(qc, self._settings.noise)
@@ -177,8 +194,11 @@ class Sampler(Seeded, BaseSamplerV2):
             name: np.zeros((*pub.shape, pub.shots, -(-len(bits) // 8)), dtype=np.uint8)
             for name, bits in registers.items()
         }
+        drawn = self._swept_counts(program, values, pub.shots, generator)
         for index in np.ndindex(pub.shape):
-            bits = shot_bits(program.at(values[index]), pub.shots, generator, self._settings)
+            tally = None if drawn is None else next(drawn)  # one broadcast sweep's states
+            bits = shot_bits(program.at(values[index]), pub.shots, generator, self._settings,
+                             tally)  # fmt: skip
             for name, columns in registers.items():
                 arrays[name][index] = packed(bits[:, columns])
         data = {name: BitArray(arrays[name], len(bits)) for name, bits in registers.items()}

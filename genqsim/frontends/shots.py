@@ -16,13 +16,16 @@ def shot_bits(
     shots: int,
     generator: np.random.Generator,
     settings: SimulateSettings,
+    tally: dict[str, int] | None = None,
 ) -> np.ndarray:
     """The classical bits of every shot, shape ``(shots, n_clbits)`` (column ``j`` is bit
-    ``j``); all zeros when the circuit writes no classical bit."""
+    ``j``); all zeros when the circuit writes no classical bit. ``tally``: the shots' counts
+    if they are drawn already (from a sweep, :func:`~genqsim.states.counting.counts_at_points`)."""
     width = circuit.n_clbits
     if width == 0 or shots == 0 or counted_register(circuit) != "classical bits":
         return np.zeros((shots, width), dtype=np.uint8)
-    tally = counts(circuit, shots, generator, readout=settings.noise, **settings.options)
+    if tally is None:
+        tally = counts(circuit, shots, generator, readout=settings.noise, **settings.options)
     table = np.array([[ch == "1" for ch in reversed(key)] for key in tally], dtype=np.uint8)
     rows = np.repeat(table, list(tally.values()), axis=0)
     return generator.permutation(rows, axis=0)

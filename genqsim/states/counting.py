@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Executor
 from typing import Any
 
@@ -118,6 +118,31 @@ def _drawn(
     if errors:
         tally = readout.apply_to_counts(tally, errors, generator)
     return tally
+
+
+def counts_at_points(
+    circuit: Circuit,
+    values: Mapping[Any, Any],
+    shots: int,
+    generator: np.random.Generator,
+    readout: Any = None,
+    **simulate_options: Any,
+) -> Iterator[dict[str, int]] | None:
+    """Counts of ``circuit`` at every point of the parameter arrays in ``values``, in C order,
+    drawn from the one ``generator`` point after point, from the states of one broadcast
+    sweep: what ``counts(circuit.bind(point), shots, generator, readout, ...)`` called point
+    after point draws. ``None`` where no sweep serves the circuit and options (then bind and
+    count each point)."""
+    sweep = swept_states(circuit, values, simulate_options)
+    if sweep is None:
+        return None
+    check_shots(shots)
+    readout, errors = _readout_errors(readout, circuit)
+    _, terminal = circuit.split_terminal_measurements()
+    return (
+        _drawn(state, circuit, terminal, shots, generator, readout, errors)
+        for state in sweep.states()
+    )
 
 
 def _swept_counts(
