@@ -655,6 +655,33 @@ class NumbaBackend(
                                np.ascontiguousarray(z_masks, dtype=np.int64), found)  # fmt: skip
         return found
 
+    def adjoint_block_run_points(
+        self,
+        psi: np.ndarray,
+        lam: np.ndarray,
+        run: BlockRun,
+        generators: Sequence[Any],
+        data: np.ndarray,
+    ) -> np.ndarray:
+        """:meth:`adjoint_block_run` on rows of whole states, each with its numbers."""
+        arrays, max_dim = self._encoded(run, psi.dtype)
+        steps = tuple(g for g, generator in enumerate(generators) if generator is not None)
+        slots, where = self._gradient_slots(run, psi.dtype, steps)
+        owners = _stacked([generators[g] for g in steps])
+        points = psi.shape[0]
+        variants = np.full((points, len(generators)), dense.ADJOINT_GENERAL, dtype=np.int64)
+        inverses = data[:, where].reshape(points * len(steps), 2, 2)
+        stacked_owners = np.broadcast_to(owners, (points, *owners.shape)).reshape(-1, 2, 2)
+        variants[:, list(steps)] = _adjoint_variants(inverses, stacked_owners).reshape(points, -1)
+        sums = np.zeros((points, max(1, len(steps)), 8))
+        scratch = self._scratch_for(psi.dtype, max_dim)
+        k = _kernels(psi.reshape(-1)) if points > 1 else K.SERIAL
+        k.adjoint_block_run_points(psi, lam, slots, variants, *arrays[:7],
+                                   np.ascontiguousarray(data), scratch, sums)  # fmt: skip
+        total = sums[:, : len(steps)]
+        t = (total[..., 0::2] + 1j * total[..., 1::2]).reshape(points, -1, 2, 2)
+        return np.einsum("gab,pgab->pg", owners, t).imag
+
     def apply_block_run_points(self, states: np.ndarray, run: BlockRun, data: np.ndarray) -> None:
         """Every row of ``states`` in one call: the threads take the points (each state
         whole on one thread), as many as pay off for the points' amplitudes together."""

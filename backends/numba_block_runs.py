@@ -715,6 +715,18 @@ def adjoint_block_run(psi, lam, block_size, slots, variants, kinds, fixed_values
 
 
 @_kernel
+def adjoint_block_run_points(psi, lam, slots, variants, kinds, fixed_values, fixed_ptr,
+                             fixed, index_ptr, index, data_ptr, data, scratch, sums):  # fmt: skip
+    """:func:`adjoint_block_run` over whole states at many parameter points: rows ``p`` of
+    ``psi`` and ``lam`` with their own numbers ``data[p]``, step variants ``variants[p]``
+    and gradient sums ``sums[p]``; the threads share out the points."""
+    for p in prange(psi.shape[0]):
+        _adjoint_on_rows(psi[p], lam[p], slots, variants[p], kinds, fixed_values, fixed_ptr,
+                         fixed, index_ptr, index, data_ptr, data[p], scratch[nb.get_thread_id()],
+                         sums[p])  # fmt: skip
+
+
+@_kernel
 def adjoint_tile_run(psi, lam, tile_qubits, series, series_size, slots, variants, kinds,
                      fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr, data, scratch,
                      prows, lrows, sums):  # fmt: skip

@@ -224,6 +224,14 @@ class SweepRunner(Protocol):
         (shape ``(points, 2**n)``) with the run's numbers replaced by ``data[p]``."""
 
     @abstractmethod
+    def adjoint_block_run_points(
+        self, psi: Any, lam: Any, run: BlockRun, generators: Sequence[Any], data: Any
+    ) -> np.ndarray:
+        """The backward steps of :meth:`AdjointSteps.adjoint_block_run` (``run`` over every
+        qubit) on each row ``p`` of ``psi`` and ``lam`` with the run's numbers ``data[p]``:
+        the ``(points, steps)`` values ``Im <lam| G |psi>`` of its gradient steps."""
+
+    @abstractmethod
     def pauli_strings_points(self, states: Any, x_masks: Any, z_masks: Any) -> np.ndarray:
         """``<psi_p| X^x_t Z^z_t |psi_p>`` for every row ``p`` of ``states`` and every
         string ``t`` of the masks, as a ``(points, strings)`` complex array on the host (the

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..backends import AdjointSteps, capability
+from ..backends import AdjointSteps, SweepRunner, capability
 from ..circuit.circuit import Operation
 from ..circuit.gates import pauli_generator, with_parameters
 from ..linalg.pauli import PAULI_MATRICES
@@ -41,7 +41,7 @@ from ..plan import (
 )
 from ..plan.build import run_item
 from ..plan.grouping import RunCall, group_block_runs
-from ..states.tangent import apply_pauli_sum, real_inner
+from ..states.tangent import apply_pauli_sum, pauli_sum_rows, real_inner
 from ..support.lazysympy import is_sympy
 
 EXACT_TOLERANCE = 1e-12
@@ -162,6 +162,22 @@ class _Rotations:
         weights = 2 * imag[self.row] * self.slope
         return np.bincount(self.column, weights, minlength=self.n_parameters)
 
+    def at_points(self, parameters: np.ndarray) -> np.ndarray:
+        """Every matrix at every row of ``parameters``: ``(points, rotations, 2, 2)``."""
+        to_angle = np.zeros((self.row.size, self.c.size))
+        to_angle[np.arange(self.row.size), self.row] = 1
+        theta = self.c + (self.slope * parameters[:, self.column]) @ to_angle
+        cos = np.cos(self.b * theta)[..., None, None]
+        sin = np.sin(self.b * theta)[..., None, None]
+        phase = np.exp(-1j * self.a * theta)[..., None, None]
+        return phase * (cos * self.u0 + sin * self.ku0)
+
+    def gradient_at_points(self, imag: np.ndarray) -> np.ndarray:
+        """:meth:`gradient` of every row of ``imag`` (``(points, rotations)``)."""
+        to_parameter = np.zeros((self.row.size, self.n_parameters))
+        to_parameter[np.arange(self.row.size), self.column] = 1
+        return (2 * imag[:, self.row] * self.slope) @ to_parameter
+
 
 class _Products:
     """The forward pass's products of adjacent one-target gates on the same qubit under the
@@ -192,6 +208,15 @@ class _Products:
                 np.array([r is not None for r, _ in sources]),
                 np.array([m for _, m in sources], dtype=np.complex128).reshape(-1, 2, 2),
             ))  # fmt: skip
+
+    def at_points(self, rotations: np.ndarray) -> np.ndarray:
+        """Every product at every point, from ``(points, rotations, 2, 2)`` matrices."""
+        out = np.empty((rotations.shape[0], len(self.chains), 2, 2), dtype=np.complex128)
+        out[:] = np.eye(2)
+        for at, rotation, is_rotation, fixed in self.positions:
+            factor = np.where(is_rotation[:, None, None], rotations[:, rotation], fixed)
+            out[:, at] = factor @ out[:, at]
+        return out
 
     def evaluate(self, rotations: np.ndarray) -> None:
         """Every product, from the rotations' current matrices."""
@@ -363,6 +388,53 @@ class AdjointProgram:
                 item.run(backend, psi)
                 item.run(backend, lam)
         return energy, rotations.gradient(imag)
+
+    def run_points(
+        self, parameters: np.ndarray, terms: Any
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(<H>, dE/dp)`` at every row of ``parameters`` (``(points, parameters)``, in the
+        planned order) at once: every rotation and product for every point computed
+        together, the forward run and the backward steps of all points each in one kernel
+        call (a backend's :class:`~genqsim.backends.SweepRunner`, the threads taking the
+        points). ``None`` where the sweep is not one run over the whole state each way or the
+        backend does not run sweeps (then :meth:`run` serves each point)."""
+        runner = capability(self.backend, SweepRunner)
+        forward, backward = self.forward, self.backward
+        if runner is None or not (len(forward) == len(backward) == 1):
+            return None
+        run_f, run_b = forward[0], backward[0]
+        if not (isinstance(run_f, BlockRun) and isinstance(run_b, BlockRun)):
+            return None
+        if run_f.block_qubits != self.n_qubits or run_b.block_qubits != self.n_qubits:
+            return None
+        points = parameters.shape[0]
+        matrices = self.rotations.at_points(np.asarray(parameters, dtype=float))
+        inverses = np.conj(matrices).swapaxes(-1, -2)
+        products = self.products.at_points(matrices)
+        dtype = np.dtype(np.complex128)
+        psi = np.zeros((points, 1 << self.n_qubits), dtype=dtype)
+        psi[:, 0] = 1
+        runner.apply_block_run_points(psi, run_f, self._numbers_of(runner, run_f, products))
+        lam = pauli_sum_rows(terms, psi)
+        energies = np.einsum("pj,pj->p", np.conj(psi), lam).real
+        data = self._numbers_of(runner, run_b, inverses)
+        generators = self.generators[id(run_b)]
+        steps = runner.adjoint_block_run_points(psi, lam, run_b, generators, data)
+        imag = np.zeros((points, self.rotations.c.size))
+        imag[:, self.updates[id(run_b)][1]] = steps
+        return energies, self.rotations.gradient_at_points(imag)
+
+    def _numbers_of(self, runner: Any, run: BlockRun, matrices: np.ndarray) -> np.ndarray:
+        """The encoded numbers of ``run`` at every point: its fixed calls' as encoded, its
+        rotations' (or products') 2x2 ``matrices[p]`` in their places."""
+        positions, indices = self.updates.get(id(run), ((), np.zeros(0, dtype=np.int64)))
+        base, places = runner.sweep_layout(run, np.dtype(np.complex128), positions)
+        data = np.empty((matrices.shape[0], base.size), dtype=np.complex128)
+        data[:] = base
+        if places:
+            where = np.concatenate([w for w, _ in places])
+            data[:, where] = matrices[:, indices].reshape(matrices.shape[0], -1)
+        return data
 
     def _refresh(self, item: Any, matrices: np.ndarray) -> np.ndarray:
         """Write the current matrices of a block run's rotations (or products) into its

@@ -60,6 +60,7 @@ from ..plan import (
 )
 from ..plan.grouping import RunCall
 from ..states.chunks import broadcast_points
+from ..states.swept import point_values
 from ..states.tangent import (
     DerivativeCalls,
     TangentState,
@@ -370,6 +371,9 @@ def _broadcast(
     serves every point."""
     shape, points = broadcast_points(values)
     terms = real_terms(observable, circuit.n_qubits)  # once, not once per point
+    batched = _adjoint_points(circuit, terms, values, points, mode, backend, device)
+    if batched is not None:
+        return batched[0].reshape(shape), {p: g.reshape(shape) for p, g in batched[1].items()}
     found = [
         _value_and_gradient_at(circuit, terms, point, mode, backend, device) for point in points
     ]
@@ -377,6 +381,43 @@ def _broadcast(
     params = list(found[0][1]) if found else []
     grads = {p: np.array([g[p] for _, g in found]).reshape(shape) for p in params}
     return energies, grads
+
+
+def _adjoint_points(
+    circuit: Circuit,
+    terms: list[tuple[float, Any]],
+    values: Mapping[Any, Any],
+    points: list[dict[Any, Any]],
+    mode: str | None,
+    backend: str | None,
+    device: str | None,
+) -> tuple[np.ndarray, dict[Any, np.ndarray]] | None:
+    """Values and gradients at every point from the circuit's planned adjoint sweep run on
+    all points at once (:meth:`~genqsim.differentiation.adjoint.AdjointProgram.run_points`),
+    where the adjoint mode is chosen on the default backend and the program serves them;
+    ``None`` otherwise (then point by point)."""
+    if backend is not None or device is not None or len(points) < 2:
+        return None
+    first = _parameter_values(circuit, points[0])
+    if _choose(mode, len(first), circuit) != "adjoint":
+        return None
+    params = list(first)
+    program = _adjoint_program(circuit, params)
+    if program is None:
+        return None
+    swept = point_values(circuit, values)  # the arrays as they are, where they are clean
+    if swept is not None and set(params) == set(circuit.parameters):
+        order = [circuit.parameters.index(q) for q in params]
+        table = swept[1][:, order]
+    else:
+        rows = (_parameter_values(circuit, point) for point in points)
+        table = np.array([[row[q] for q in params] for row in rows])
+    with program.lock:
+        found = program.run_points(table, terms)
+    if found is None:
+        return None
+    energies, grads = found
+    return energies, {p: grads[:, k] for k, p in enumerate(params)}
 
 
 def value_and_gradient(

@@ -30,9 +30,9 @@ from ..errors import (
     QubitIndexError,
     UnboundParameterError,
 )
-from ..linalg.generic import marginalize
+from ..linalg.generic import marginalize, pauli_signs
 from ..linalg.observables import pauli_sum_of
-from ..linalg.pauli import PauliSum
+from ..linalg.pauli import PauliSum, pauli_masks
 from ..numbers import NumberSystem, get_number_system, to_python_complex
 from ..numbers.dual import Dual, DualNumbers, split
 from ..plan import GateCall, PermutationCall, call_for, run_restricted
@@ -136,6 +136,19 @@ def real_terms(observable: str | PauliSum, n_qubits: int) -> list[tuple[float, A
             raise NumberTypeError(f"observable coefficients must be real (Hermitian), got {coeff}")
         terms.append((z.real, pauli))
     return terms
+
+
+def pauli_sum_rows(terms: list[tuple[float, Any]], states: np.ndarray) -> np.ndarray:
+    """``H |psi_p>`` for every row ``p`` of ``states`` (``(points, 2**n)`` machine numbers),
+    a new array: each term's ``i**n_y X^x Z^z`` as a signed, permuted copy of the rows."""
+    n_qubits = states.shape[1].bit_length() - 1
+    index = np.arange(states.shape[1], dtype=np.int64)
+    out = np.zeros_like(states)
+    for coeff, pauli in terms:
+        x, z, n_y = pauli_masks(pauli)
+        signed = states * pauli_signs(n_qubits, z) if z else states
+        out += (coeff * 1j ** (n_y % 4)) * (signed[:, index ^ x] if x else signed)
+    return out
 
 
 def apply_pauli_sum(
