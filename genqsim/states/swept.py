@@ -16,6 +16,7 @@ explains any mistake in the arguments.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,6 @@ import numpy as np
 from ..backends import SweepRunner, backend_for, capability
 from ..circuit.circuit import Circuit
 from ..errors import GenqsimError
-from ..linalg.generic import pauli_strings_points
 from ..linalg.observables import observable_for_state
 from ..linalg.pauli import PauliSum
 from ..numbers import NumberSystem, get_number_system
@@ -103,14 +103,10 @@ class Sweep:
         many = isinstance(observable, (list, tuple))
         parsed = [observable_for_state(o, n) for o in (observable if many else [observable])]
         runner = capability(self.plan.backend, SweepRunner)
+        assert runner is not None  # a sweep plan is only built for backends that run sweeps
         found: list[Any] = []
         for chunk in self.chunks():
-
-            def strings(x: np.ndarray, z: np.ndarray, chunk: np.ndarray = chunk) -> np.ndarray:
-                if runner is None:
-                    return pauli_strings_points(chunk, x, z)
-                return runner.pauli_strings_points(chunk, x, z)
-
+            strings = functools.partial(runner.pauli_strings_points, chunk)
             columns = [
                 pauli_sum_values(o, self.numbers, strings) if isinstance(o, PauliSum)
                 else [self._state(row).expectation(o) for row in chunk]
