@@ -11,6 +11,7 @@ parameter point.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Iterable, Mapping
@@ -182,8 +183,9 @@ class Sampler(Seeded, BaseSamplerV2):
             return None
         points = values.reshape(-1, values.shape[-1])
         swept = {program.names[i]: points[:, i] for i in program.kept}
-        return counts_at_points(program.circuit, swept, shots, generator,
-                                self._settings.noise, **self._settings.options)  # fmt: skip
+        found = counts_at_points(program.circuit, swept, shots, itertools.repeat(generator),
+                                 self._settings.noise, **self._settings.options)  # fmt: skip
+        return None if found is None else found[1]
 
     def _run_pub(self, pub: SamplerPub, generator: np.random.Generator) -> SamplerPubResult:
         qc = pub.circuit

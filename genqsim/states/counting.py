@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Iterator, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Executor
 from typing import Any
 
@@ -124,25 +125,27 @@ def counts_at_points(
     circuit: Circuit,
     values: Mapping[Any, Any],
     shots: int,
-    generator: np.random.Generator,
+    generators: Iterable[np.random.Generator],
     readout: Any = None,
     **simulate_options: Any,
-) -> Iterator[dict[str, int]] | None:
-    """Counts of ``circuit`` at every point of the parameter arrays in ``values``, in C order,
-    drawn from the one ``generator`` point after point, from the states of one broadcast
-    sweep: what ``counts(circuit.bind(point), shots, generator, readout, ...)`` called point
-    after point draws. ``None`` where no sweep serves the circuit and options (then bind and
-    count each point)."""
+) -> tuple[tuple[int, ...], Iterator[dict[str, int]]] | None:
+    """The broadcast shape of the parameter arrays in ``values`` and the counts of
+    ``circuit`` at every point, in C order, point ``i`` drawn from the ``i``-th of
+    ``generators`` (one generator repeated, or one per point), from the states of one
+    broadcast sweep: what ``counts(circuit.bind(point), shots, generator, readout, ...)``
+    draws point after point. ``None`` where no sweep serves the circuit and options (then
+    bind and count each point)."""
     sweep = swept_states(circuit, values, simulate_options)
     if sweep is None:
         return None
     check_shots(shots)
     readout, errors = _readout_errors(readout, circuit)
     _, terminal = circuit.split_terminal_measurements()
-    return (
+    drawn = (
         _drawn(state, circuit, terminal, shots, generator, readout, errors)
-        for state in sweep.states()
+        for state, generator in zip(sweep.states(), generators)
     )
+    return sweep.shape, drawn
 
 
 def _swept_counts(
@@ -158,16 +161,13 @@ def _swept_counts(
     """:func:`counts` at every point of ``values``: an object array of counts of their
     broadcast shape (the counts themselves when no value is an array)."""
     check_shots(shots)
-    sweep = None if executor is not None else swept_states(circuit, values, simulate_options)
-    if sweep is not None:  # one plan, every point's state from the fast kernels
-        seeds = _point_seeds(seed, int(np.prod(sweep.shape, dtype=np.int64)))
-        readout, errors = _readout_errors(readout, circuit)
-        _, terminal = circuit.split_terminal_measurements()
-        found = [
-            _drawn(state, circuit, terminal, shots, np.random.default_rng(s), readout, errors)
-            for state, s in zip(sweep.states(), seeds)
-        ]
-        return _shaped(found, sweep.shape)
+    if executor is None:  # one plan, every point's state from the fast kernels
+        family: Any = rng(seed).bit_generator.seed_seq
+        # spawning one child at a time gives the children spawn(count) gives
+        own = (np.random.default_rng(family.spawn(1)[0]) for _ in itertools.count())
+        swept = counts_at_points(circuit, values, shots, own, readout, **simulate_options)
+        if swept is not None:
+            return _shaped(list(swept[1]), swept[0])
     shape, points = broadcast_points(values)
     if not shape and executor is None:
         bound = circuit.bind(points[0]) if points[0] else circuit
