@@ -76,8 +76,7 @@ class Sweep:
     data: np.ndarray
     """Every point's encoded numbers (:meth:`~genqsim.plan.sweep.SweepPlan.numbers_at`)."""
     start: StateVector
-    """The initial state as a run makes it (its backend and options)."""
-    initial: np.ndarray | None
+    """The initial state as a run makes it (its amplitudes, backend and options)."""
     threads: int | None
 
     @property
@@ -87,7 +86,7 @@ class Sweep:
 
     def chunks(self) -> Iterator[np.ndarray]:
         """The points' states as ``(points, 2**n)`` arrays, in C order of :attr:`shape`."""
-        return self.plan.states(self.data, self.initial, self.threads)
+        return self.plan.states(self.data, self.start.amplitudes, self.threads)
 
     def states(self) -> Iterator[StateVector]:
         """Each point's state, as :func:`genqsim.simulate` returns it (rows of a chunk)."""
@@ -165,7 +164,7 @@ def sweep_for(
     data = plan.numbers_at(table)
     if data is None:
         return None
-    return Sweep(shape, plan, data, start, None if initial is None else start.amplitudes, threads)
+    return Sweep(shape, plan, data, start, threads)
 
 
 def sweep_with(
