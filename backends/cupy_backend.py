@@ -33,6 +33,7 @@ from .protocol import (
     DeviceSelector,
     GenericBackend,
     IQPEncoder,
+    PauliPropagator,
 )
 
 CUDA_DIR = Path(__file__).resolve().parent / "cuda"
@@ -279,6 +280,7 @@ class CupyBackend(
     DeviceInfo,
     DeviceSelector,
     ArrayNamespace,
+    PauliPropagator,
 ):
     """CUDA kernels for complex64/complex128 CuPy arrays (1-D states or (batch, 2**n))."""
 
@@ -320,6 +322,12 @@ class CupyBackend(
         _cupy().cuda.Device(index).use()
 
     def array_namespace(self) -> ModuleType:
+        return _cupy()
+
+    def pauli_namespace(self) -> ModuleType:
+        """Packed Pauli strings propagate in GPU memory: the reference routines of
+        :mod:`genqsim.linalg.packed_paulis` run on CuPy arrays as written (sorts, searches,
+        bincounts), one launch each."""
         return _cupy()
 
     # -- gates ---------------------------------------------------------------------------------

@@ -359,7 +359,13 @@ class PauliPropagator(Protocol):
     one operation's transfer matrix at a time (the Heisenberg picture,
     :mod:`genqsim.pauli_propagation`). The methods here are the NumPy reference of
     :mod:`genqsim.linalg.packed_paulis`; compiled backends override them with kernels that
-    give the same rows in the same order."""
+    give the same rows in the same order. The routines take NumPy or CuPy arrays alike, so a
+    GPU backend declares this capability with :meth:`pauli_namespace` alone."""
+
+    def pauli_namespace(self) -> ModuleType:
+        """The array module the strings live in while they propagate (NumPy: host memory;
+        CuPy on a GPU backend)."""
+        return np
 
     def pauli_local_codes(self, strings: np.ndarray, qubits: Sequence[int]) -> np.ndarray:
         """Each string's local code on ``qubits``."""

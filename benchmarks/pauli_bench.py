@@ -3,6 +3,7 @@ Qiskit's ``pauli-prop`` in the same process.
 
     pip install -e ".[interval]" pauli-prop qiskit
     python benchmarks/pauli_bench.py [--threads 1] [--repeat 3] [--steps 5] [--atol 1e-4]
+                                     [--device gpu]
 
 Symbolic (no peer gives closed forms): QAOA MaxCut on a random 3-regular graph of 100
 vertices, ``<Z_u Z_v>`` of one edge at p=1 and p=2 and the whole cost function at p=1 as
@@ -11,7 +12,8 @@ the trig state vector on a 12-vertex graph for comparison. Numeric: the kicked I
 of Kim et al. (Nature 618, 500 (2023)) on a heavy-hex lattice of 115 qubits (RX(theta_h) on
 every qubit, then RZZ(-pi/2) on every edge, ``--steps`` times), ``<Z>`` of a middle qubit,
 genqsim and pauli-prop at the same coefficient cutoff, and without truncation against the
-light-cone state vector where the cone fits. Prints times, values and ratios; asserts
+light-cone state vector where the cone fits; with ``--device gpu``, the same propagation in
+GPU memory beside the CPU's, and 3 steps deeper. Prints times, values and ratios; asserts
 nothing.
 """
 
@@ -80,7 +82,7 @@ def symbolic(gq, repeat: int) -> None:
           f"(Heisenberg {t_hp:.3f} s, {t_sv / t_hp:.0f}x faster, equal) | |")  # fmt: skip
 
 
-def numeric(gq, steps: int, atol: float, repeat: int) -> None:
+def numeric(gq, steps: int, atol: float, repeat: int, device: str = "cpu") -> None:
     from pauli_prop.propagation import propagate_through_circuit
     from qiskit import QuantumCircuit
     from qiskit.quantum_info import SparsePauliOp
@@ -117,6 +119,24 @@ def numeric(gq, steps: int, atol: float, repeat: int) -> None:
         theirs, t_theirs = best(peer, repeat)
         print(f"| {cutoff:g} | {t_mine:.3f} s | {mine.value:.6f} | {mine.truncated_weight:.2e} "
               f"| {t_theirs:.3f} s | {theirs:.6f} | {t_mine / t_theirs:.2f} |")  # fmt: skip
+    if device == "gpu":
+        deep = kicked_ising(gq, n, edges, steps + 3, theta)  # millions of strings
+        print(f"\n### the same on the GPU (CuPy), {steps} and {steps + 3} steps")
+        print("| steps | cutoff | GPU | CPU | GPU / CPU | strings (peak) | |value difference| |")
+        print("|---|---|---|---|---|---|---|")
+        for depth, c in ((steps, circuit), (steps + 3, deep)):
+            for cutoff in (atol * 10, atol):
+
+                def run(where: str, m: float = cutoff, c: object = c) -> object:
+                    return gq.heisenberg(
+                        c, f"Z{target}", min_abs_coeff=m, max_terms=MAX_TERMS, device=where
+                    )
+
+                on_gpu, t_gpu = best(lambda: run("gpu"), repeat)
+                on_cpu, t_cpu = best(lambda: run("cpu"), repeat)
+                print(f"| {depth} | {cutoff:g} | {t_gpu:.3f} s | {t_cpu:.3f} s | "
+                      f"{t_gpu / t_cpu:.2f} | {on_gpu.peak_terms} | "
+                      f"{abs(on_gpu.value - on_cpu.value):.1e} |")  # fmt: skip
     exact_steps = min(steps, 3)
     small = kicked_ising(gq, n, edges, exact_steps, theta)
     cone = small.light_cone([target])
@@ -135,6 +155,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--atol", type=float, default=1e-4)
     parser.add_argument("--skip-symbolic", action="store_true")
+    parser.add_argument(
+        "--device", choices=("cpu", "gpu"), default="cpu",
+        help="gpu: also propagate the kicked Ising strings in GPU memory (CuPy), beside the CPU",
+    )  # fmt: skip
     args = parser.parse_args()
     os.environ.setdefault("RAYON_NUM_THREADS", str(args.threads))
     import genqsim as gq
@@ -142,7 +166,7 @@ def main() -> None:
     gq.set_num_threads(args.threads)
     if not args.skip_symbolic:
         symbolic(gq, args.repeat)
-    numeric(gq, args.steps, args.atol, args.repeat)
+    numeric(gq, args.steps, args.atol, args.repeat, args.device)
 
 
 if __name__ == "__main__":

@@ -270,3 +270,27 @@ def test_adjoint_gradients_on_the_gpu_equal_forward_mode_on_the_cpu():
     assert abs(value - energy) < 1e-10
     for p in values:
         assert abs(got[p] - want[p]) < 1e-10, (p, got[p], want[p])
+
+
+@pytest.mark.parametrize("steps", [3, 5])
+def test_pauli_propagation_on_the_gpu_equals_the_cpu(steps):
+    """Packed Pauli strings propagated in GPU memory (CuPy) give the CPU's kernels' value,
+    truncated weight and strings on a 60-qubit kicked Ising circuit (RX kicks, RZZ(-pi/2)
+    on a ring), with and without truncation."""
+    n = 60
+    c = gq.Circuit(n)
+    for _ in range(steps):
+        for q in range(n):
+            c.rx(0.6, q)
+        for q in range(n):
+            c.rzz(-np.pi / 2, q, (q + 1) % n)
+    for cutoff in (0.0, 1e-4):
+        gpu = gq.heisenberg(c, "Z30 + 0.5*X29 Y30", min_abs_coeff=cutoff, device="gpu")
+        cpu = gq.heisenberg(c, "Z30 + 0.5*X29 Y30", min_abs_coeff=cutoff)
+        assert gpu.value == pytest.approx(cpu.value, abs=1e-12)
+        assert gpu.truncated_weight == pytest.approx(cpu.truncated_weight, abs=1e-12)
+        assert gpu.peak_terms == cpu.peak_terms
+        mine = {(x, z): v for v, x, z in gpu._terms()}
+        assert mine.keys() == {(x, z) for _, x, z in cpu._terms()}
+    state = gq.simulate(c, method="pauli", device="gpu")
+    assert state.expectation("Z30") == pytest.approx(gq.heisenberg(c, "Z30").value, abs=1e-12)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import genqsim as gq
 from genqsim.backends import ReferencePauliPropagator, get_backend
+from genqsim.linalg import packed_paulis
 from genqsim.pauli_propagation import propagation
 
 from strategies import random_circuit
@@ -65,13 +66,107 @@ def test_the_reference_and_the_compiled_propagator_give_the_same_strings(circuit
     obs = _random_observable(circuit.n_qubits, rng)
     compiled = gq.heisenberg(circuit, obs)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(propagation, "_propagator", lambda ns, backend: ReferencePauliPropagator())
+        patch.setattr(
+            propagation, "_propagator", lambda ns, backend, device: ReferencePauliPropagator()
+        )
         reference = gq.heisenberg(circuit, obs)
     assert compiled.value == pytest.approx(reference.value, abs=1e-12)
     mine = {(x, z): c for c, x, z in compiled._terms()}
     theirs = {(x, z): c for c, x, z in reference._terms()}
     assert mine.keys() == theirs.keys()
     assert all(abs(mine[k] - theirs[k]) < 1e-12 for k in mine)
+
+
+class DeviceArray(np.ndarray):
+    """An array as a GPU module keeps it: NumPy's functions refuse it (``np.asarray``,
+    ``np.unique``, ...), as they refuse a CuPy array, so a routine that slips off its array
+    module fails here; ``get()`` copies it to the host."""
+
+    def __array_function__(self, func, types, args, kwargs):  # type: ignore[no-untyped-def]
+        raise TypeError(f"NumPy's {func.__name__} was called on a device array")
+
+    def get(self) -> np.ndarray:
+        return np.asarray(self.view(np.ndarray))
+
+
+class DeviceModule:
+    """The functions the packed routines may call, as CuPy has them, on :class:`DeviceArray`
+    (each unwraps its arguments, runs NumPy's function, and wraps its result)."""
+
+    uint64, int64, float64 = np.uint64, np.int64, np.float64
+    NAMES = (
+        "zeros ones arange asarray cumsum searchsorted lexsort stack any bincount argsort abs "
+        "sum sort argpartition"
+    ).split()
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        if name not in self.NAMES:
+            raise AttributeError(f"the device module has no {name!r} here")
+        function = getattr(np, name)
+
+        def host(a):  # type: ignore[no-untyped-def]
+            if isinstance(a, (list, tuple)):
+                return type(a)(map(host, a))
+            return a.get() if isinstance(a, DeviceArray) else a
+
+        def on_device(*args, **kwargs):  # type: ignore[no-untyped-def]
+            out = function(*map(host, args), **{k: host(v) for k, v in kwargs.items()})
+            return out.view(DeviceArray) if isinstance(out, np.ndarray) else out
+
+        return on_device
+
+
+class DevicePropagator(ReferencePauliPropagator):
+    def pauli_namespace(self):  # type: ignore[no-untyped-def]
+        return DeviceModule()
+
+
+@SETTINGS
+@given(random_circuit(n_max=5), st.integers(0, 2**31))
+def test_the_packed_routines_run_on_a_device_array_module(circuit, seed):
+    """The GPU propagator's routines (the reference ones, on CuPy's arrays) run on arrays
+    that only their own module may touch, and give the compiled propagator's strings."""
+    rng = np.random.default_rng(seed)
+    obs = _random_observable(circuit.n_qubits, rng)
+    compiled = gq.heisenberg(circuit, obs, max_terms=6)
+    device = DeviceModule()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(propagation, "_propagator", lambda ns, backend, dev: DevicePropagator())
+        patch.setattr(
+            packed_paulis,
+            "namespace",
+            lambda a: device if isinstance(a, DeviceArray) else np,
+        )
+        on_device = gq.heisenberg(circuit, obs, max_terms=6)
+    assert on_device.value == pytest.approx(compiled.value, abs=1e-12)
+    assert on_device.truncated_weight == pytest.approx(compiled.truncated_weight, abs=1e-12)
+    mine = {(x, z): c for c, x, z in on_device._terms()}
+    theirs = {(x, z): c for c, x, z in compiled._terms()}
+    assert mine.keys() == theirs.keys()
+    assert all(abs(mine[k] - theirs[k]) < 1e-12 for k in mine)
+
+
+def test_merge_keeps_first_appearance_order_and_sums():
+    rows = packed_paulis.pack([(1, 0), (0, 2), (1, 0), (3, 1), (0, 2), (1, 0)], 70)
+    strings, coefficients = packed_paulis.merge(rows, np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+    assert packed_paulis.unpack(strings) == [(1, 0), (0, 2), (3, 1)]
+    assert coefficients.tolist() == [10.0, 7.0, 4.0]
+
+
+def test_method_pauli_on_a_gpu_needs_one():
+    """``device="gpu"`` propagates in GPU memory where CuPy sees a device (the GPU tests
+    compare it with the CPU), and is refused by name where none is."""
+    from genqsim.backends import available_backends
+
+    c = gq.library.random_circuit(6, 3, seed=4)
+    if "cupy" in available_backends():
+        state = gq.simulate(c, method="pauli", device="gpu")
+        assert state.expectation("Z0 Z1") == pytest.approx(
+            gq.simulate(c).expectation("Z0 Z1"), abs=1e-12
+        )
+    else:
+        with pytest.raises(gq.UnknownBackendError, match="no backend for device 'gpu'"):
+            gq.simulate(c, method="pauli", device="gpu")
 
 
 def test_the_compiled_backend_declares_the_propagator():
@@ -294,7 +389,11 @@ def test_light_cones_keep_exact_numbers_exact():
         (lambda c: gq.heisenberg(c, "Z0", initial=np.ones(8)), gq.ArgumentTypeError),
         (lambda c: gq.heisenberg(c, "Z0", initial="01"), gq.ArgumentValueError),
         (lambda c: gq.simulate(c, method="pauli", max_bond=3), gq.UnknownOptionError),
-        (lambda c: gq.simulate(c, method="pauli", device="gpu"), gq.NumberTypeError),
+        (
+            lambda c: gq.simulate(c, method="pauli", device="gpu", numbers="trig"),
+            gq.NumberTypeError,
+        ),
+        (lambda c: gq.heisenberg(c, "Z0", numbers="sympy", device="gpu"), gq.NumberTypeError),
         (
             lambda c: gq.heisenberg(
                 gq.Circuit(3).measure(0).if_(0, 1, gq.Circuit(3).x(1)).h(1), "Z1"

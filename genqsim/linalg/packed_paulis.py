@@ -6,11 +6,17 @@ in word ``q // 64`` of the first half, the ``z`` bits in the second half (a qubi
 ``X``, ``Z`` or ``Y`` as in :mod:`genqsim.pauli_propagation.strings`). A *table* is one operation's
 transfer matrix in compressed columns: the image of local code ``c`` is the entries
 ``start[c]:start[c+1]`` of ``codes`` and ``values``.
+
+The routines take NumPy or CuPy arrays alike (:func:`namespace`): the reference on the CPU
+and the GPU propagator are one source.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Sequence
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -44,92 +50,129 @@ def unpack(strings: np.ndarray) -> list[tuple[int, int]]:
     return out
 
 
-def local_codes(strings: np.ndarray, qubits: Sequence[int]) -> np.ndarray:
+def namespace(array: Any) -> ModuleType:
+    """The array module of ``array``: CuPy for a CuPy array (a GPU propagator's strings),
+    else NumPy. Every routine below is written once on this module's functions, those that
+    NumPy and CuPy both offer alike."""
+    module = type(array).__module__.partition(".")[0]
+    if module == "cupy":
+        return importlib.import_module("cupy")
+    return np
+
+
+def to_host(array: Any) -> np.ndarray:
+    """``array`` as a NumPy array (copied from the device where it lives on one)."""
+    return array.get() if hasattr(array, "get") else array  # CuPy's copy to the host
+
+
+def local_codes(strings: Any, qubits: Sequence[int]) -> Any:
     """Each row's local code on ``qubits`` (``qubits[0]`` the lowest two bits)."""
+    xp = namespace(strings)
     w = strings.shape[1] // 2
-    codes = np.zeros(strings.shape[0], dtype=np.int64)
+    codes = xp.zeros(strings.shape[0], dtype=xp.int64)
     for i, q in enumerate(qubits):
         word, bit = divmod(q, WORD_BITS)
-        x = (strings[:, word] >> np.uint64(bit)) & np.uint64(1)
-        z = (strings[:, w + word] >> np.uint64(bit)) & np.uint64(1)
-        codes |= (x.astype(np.int64) | z.astype(np.int64) << 1) << (2 * i)
+        x = (strings[:, word] >> xp.uint64(bit)) & xp.uint64(1)
+        z = (strings[:, w + word] >> xp.uint64(bit)) & xp.uint64(1)
+        codes |= (x.astype(xp.int64) | z.astype(xp.int64) << 1) << (2 * i)
     return codes
 
 
-def _set_local(strings: np.ndarray, codes: np.ndarray, qubits: Sequence[int]) -> None:
+def _set_local(strings: Any, codes: Any, qubits: Sequence[int]) -> None:
     """Overwrite each row's bits on ``qubits`` with its local code, in place."""
+    xp = namespace(strings)
     w = strings.shape[1] // 2
     for i, q in enumerate(qubits):
         word, bit = divmod(q, WORD_BITS)
-        keep = ~np.uint64(1 << bit)
-        x = (codes >> (2 * i) & 1).astype(np.uint64) << np.uint64(bit)
-        z = (codes >> (2 * i + 1) & 1).astype(np.uint64) << np.uint64(bit)
+        keep = ~xp.uint64(1 << bit)
+        x = (codes >> (2 * i) & 1).astype(xp.uint64) << xp.uint64(bit)
+        z = (codes >> (2 * i + 1) & 1).astype(xp.uint64) << xp.uint64(bit)
         strings[:, word] = strings[:, word] & keep | x
         strings[:, w + word] = strings[:, w + word] & keep | z
 
 
 def apply_table(
-    strings: np.ndarray,
-    coefficients: np.ndarray,
-    codes: np.ndarray,
+    strings: Any,
+    coefficients: Any,
+    codes: Any,
     qubits: Sequence[int],
-    start: np.ndarray,
-    image_codes: np.ndarray,
-    image_values: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+    start: Any,
+    image_codes: Any,
+    image_values: Any,
+) -> tuple[Any, Any]:
     """Every row replaced by the image of its local code (rows may repeat afterwards: a
-    merge combines them)."""
+    merge combines them). Row ``r``'s images come out consecutively, in its column's order:
+    output row ``k`` belongs to the source row whose cumulative image count first exceeds
+    ``k`` (a search, where NumPy alone could repeat by counts)."""
+    xp = namespace(strings)
     counts = start[codes + 1] - start[codes]
-    source = np.repeat(np.arange(len(codes)), counts)
-    first = np.repeat(np.cumsum(counts) - counts, counts)
-    entry = start[codes[source]] + (np.arange(len(source)) - first)
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if len(ends) else 0
+    slots = xp.arange(total, dtype=xp.int64)
+    source = xp.searchsorted(ends, slots, side="right")
+    entry = start[codes[source]] + (slots - (ends[source] - counts[source]))
     out = strings[source]
     _set_local(out, image_codes[entry], qubits)
     return out, coefficients[source] * image_values[entry]
 
 
-def merge(strings: np.ndarray, coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal rows combined (coefficients summed), in first-appearance order."""
+def merge(strings: Any, coefficients: Any) -> tuple[Any, Any]:
+    """Equal rows combined (coefficients summed), in first-appearance order: the rows are
+    sorted by their words with the row index last (so each run of equal rows starts at its
+    first appearance), runs are summed, and the runs put back in order of those starts."""
     if len(strings) < 2:
         return strings, coefficients
-    rows = np.ascontiguousarray(strings).view(
-        np.dtype((np.void, strings.dtype.itemsize * strings.shape[1]))
-    )
-    _, first, inverse = np.unique(rows.reshape(-1), return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    summed = np.bincount(rank[inverse], weights=coefficients, minlength=len(first))
-    return strings[first[order]], summed
+    xp = namespace(strings)
+    index = xp.arange(len(strings), dtype=xp.int64)
+    keys = [index.astype(xp.uint64)] + [strings[:, j] for j in range(strings.shape[1] - 1, -1, -1)]
+    order = xp.lexsort(xp.stack(keys))
+    ordered = strings[order]
+    starts = xp.ones(len(order), dtype=bool)
+    starts[1:] = xp.any(ordered[1:] != ordered[:-1], axis=1)
+    run = xp.cumsum(starts) - 1
+    summed = xp.bincount(run, weights=coefficients[order])
+    first = order[starts]
+    by_appearance = xp.argsort(first)
+    return strings[first[by_appearance]], summed[by_appearance]
 
 
-def weights(strings: np.ndarray) -> np.ndarray:
+def _popcounts(words: Any) -> Any:
+    """Set bits of each ``uint64`` (SWAR, elementwise: no table, on either module)."""
+    xp = namespace(words)
+    u = words - ((words >> xp.uint64(1)) & xp.uint64(0x5555555555555555))
+    u = (u & xp.uint64(0x3333333333333333)) + ((u >> xp.uint64(2)) & xp.uint64(0x3333333333333333))
+    u = (u + (u >> xp.uint64(4))) & xp.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((u * xp.uint64(0x0101010101010101)) >> xp.uint64(56)).astype(xp.int64)
+
+
+def weights(strings: Any) -> Any:
     """The Pauli weight (qubits not ``I``) of each row."""
     w = strings.shape[1] // 2
-    support = strings[:, :w] | strings[:, w:]
-    return np.bitwise_count(support).sum(axis=1, dtype=np.int64)
+    return _popcounts(strings[:, :w] | strings[:, w:]).sum(axis=1)
 
 
 def truncate(
-    strings: np.ndarray, coefficients: np.ndarray, min_abs: float, max_weight: int
-) -> tuple[np.ndarray, np.ndarray, float, int]:
+    strings: Any, coefficients: Any, min_abs: float, max_weight: int
+) -> tuple[Any, Any, float, int]:
     """Rows kept (``|c| >= min_abs`` and weight ``<= max_weight``; exact zeros always go)
     and the sum of ``|c|`` and the count of those dropped (``max_weight < 0``: no limit)."""
-    keep = np.abs(coefficients) >= min_abs
+    xp = namespace(strings)
+    keep = xp.abs(coefficients) >= min_abs
     keep &= coefficients != 0
     if 0 <= max_weight < strings.shape[1] // 2 * WORD_BITS:
         keep &= weights(strings) <= max_weight
-    dropped = float(np.abs(coefficients[~keep]).sum())
-    return strings[keep], coefficients[keep], dropped, int(len(keep) - keep.sum())
+    dropped = float(xp.abs(coefficients[~keep]).sum())
+    return strings[keep], coefficients[keep], dropped, int(len(keep) - int(keep.sum()))
 
 
-def diagonal_value(strings: np.ndarray, coefficients: np.ndarray, bits: int) -> float:
+def diagonal_value(strings: Any, coefficients: Any, bits: int) -> float:
     """``<b| sum c P |b>`` on the basis state ``bits``: strings without ``X`` or ``Y``
     contribute ``c (-1)**|z & b|``."""
+    xp = namespace(strings)
     w = strings.shape[1] // 2
-    diagonal = ~np.any(strings[:, :w], axis=1)
-    if not diagonal.any():
+    diagonal = ~xp.any(strings[:, :w], axis=1)
+    if not bool(diagonal.any()):
         return 0.0
-    b = pack([(0, bits)], w * WORD_BITS)[0, w:]
-    parity = np.bitwise_count(strings[diagonal][:, w:] & b).sum(axis=1) & 1
-    return float(np.sum(coefficients[diagonal] * (1 - 2 * parity.astype(np.float64))))
+    b = xp.asarray(pack([(0, bits)], w * WORD_BITS)[0, w:])
+    parity = _popcounts(strings[diagonal][:, w:] & b).sum(axis=1) & 1
+    return float(xp.sum(coefficients[diagonal] * (1 - 2 * parity.astype(xp.float64))))

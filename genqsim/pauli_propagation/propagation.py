@@ -21,13 +21,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..backends import PauliPropagator, ReferencePauliPropagator, backend_for, capability
 from ..circuit.circuit import Circuit
-from ..errors import ArgumentTypeError, ArgumentValueError, QubitIndexError
+from ..errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    NumberTypeError,
+    QubitIndexError,
+    UnknownBackendError,
+)
 from ..linalg import packed_paulis
 from ..linalg.pauli import PauliSum
 from ..numbers import Number, NumberSystem, get_number_system
@@ -110,6 +117,7 @@ def heisenberg(
     max_terms: int | None = None,
     backend: str | None = None,
     progress: bool = False,
+    device: str | None = None,
 ) -> HeisenbergResult:
     """``<observable>`` after ``circuit`` by Pauli propagation, with what the run dropped.
 
@@ -117,6 +125,8 @@ def heisenberg(
     other number system (``"trig"`` and ``"sympy"`` for closed forms, ``DualNumbers`` for
     gradients, ``"uncertain"``, ``"ball"``) on its own numbers. Truncation
     (:class:`Truncation`) applies to numeric runs; ``max_weight`` to every run.
+    ``device="gpu"`` keeps the packed strings of a machine-number run in GPU memory (CuPy)
+    and propagates them there.
 
     >>> import genqsim as gq
     >>> theta, = gq.parameters("theta")
@@ -156,7 +166,14 @@ def heisenberg(
         else None
     )
     if ns.dtype.kind == "c":
-        return _packed_run(obs, transfers, circuit.n_qubits, bits, truncation, ns, backend, bar)
+        return _packed_run(
+            obs, transfers, circuit.n_qubits, bits, truncation, ns, backend, bar, device
+        )
+    if device not in (None, "cpu"):
+        raise NumberTypeError(
+            f"numbers={ns.name!r} coefficients are Python objects and propagate on the CPU; "
+            f"device={device!r} takes complex128 or complex64 runs"
+        )
     if not truncation.active and ns.symbolic:
         from .trig_engine import is_trig, trig_run  # loads SymPy and flint: exact runs only
 
@@ -240,18 +257,25 @@ def _object_truncate(
 # -- machine numbers: packed strings on a backend ----------------------------------------------
 
 
-def _propagator(ns: NumberSystem, backend: str | None) -> PauliPropagator:
-    chosen = backend_for(ns, "cpu", backend)
+def _propagator(ns: NumberSystem, backend: str | None, device: str | None) -> PauliPropagator:
+    """The backend's propagator on ``device``; the NumPy reference where a CPU backend has no
+    compiled one. A GPU backend without one is refused: the run was asked for there."""
+    chosen = backend_for(ns, device or "cpu", backend)
     found = capability(chosen, PauliPropagator)
-    return found if found is not None else ReferencePauliPropagator()
+    if found is not None:
+        return found
+    if chosen.device != "cpu":
+        raise UnknownBackendError(
+            f"backend {chosen.name!r} has no Pauli propagator: run method='pauli' on the CPU"
+        )
+    return ReferencePauliPropagator()
 
 
-def _table(
-    transfer: Transfer, codes: np.ndarray
-) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], bool]:
-    """The columns of the codes present, compressed; and whether any holds several strings."""
+def _table(transfer: Transfer, codes: Any, xp: ModuleType) -> tuple[tuple[Any, Any, Any], bool]:
+    """The columns of the codes present, compressed (arrays of ``xp``, where the strings
+    are); and whether any holds several strings."""
     size = 4 ** len(transfer.qubits)
-    present = np.flatnonzero(np.bincount(codes, minlength=size))
+    present = np.flatnonzero(packed_paulis.to_host(xp.bincount(codes, minlength=size)))
     counts = np.zeros(size, dtype=np.int64)
     image_codes: list[int] = []
     image_values: list[float] = []
@@ -265,7 +289,11 @@ def _table(
             image_values.append(v)
     start = np.zeros(size + 1, dtype=np.int64)
     np.cumsum(counts, out=start[1:])
-    table = (start, np.array(image_codes, dtype=np.int64), np.array(image_values, dtype=np.float64))
+    table = (
+        xp.asarray(start),
+        xp.asarray(np.array(image_codes, dtype=np.int64)),
+        xp.asarray(np.array(image_values, dtype=np.float64)),
+    )
     return table, splits
 
 
@@ -278,8 +306,9 @@ def _packed_run(
     ns: NumberSystem,
     backend: str | None,
     bar: ProgressBar | None,
+    device: str | None = None,
 ) -> HeisenbergResult:
-    engine = _propagator(ns, backend)
+    engine = _propagator(ns, backend, device)
     masks = [masks_of(p) for _, p in obs.terms]
     values = np.array([complex(ns.scalar(c)) for c, _ in obs.terms], dtype=np.complex128)
     parts = [values.real]
@@ -322,8 +351,9 @@ def _packed_part(
     truncation: Truncation,
     bar: ProgressBar | None,
 ) -> tuple[float, float, int, int, np.ndarray, np.ndarray]:
-    strings = packed_paulis.pack(masks, n_qubits)
-    coefficients = np.ascontiguousarray(coefficients, dtype=np.float64)
+    xp = engine.pauli_namespace()
+    strings = xp.asarray(packed_paulis.pack(masks, n_qubits))
+    coefficients = xp.asarray(np.ascontiguousarray(coefficients, dtype=np.float64))
     min_abs = float(truncation.min_abs_coeff)
     max_weight = -1 if truncation.max_weight is None else int(truncation.max_weight)
     weight, dropped, peak = 0.0, 0, len(coefficients)
@@ -331,9 +361,9 @@ def _packed_part(
         if len(coefficients) == 0:
             break
         codes = engine.pauli_local_codes(strings, transfer.qubits)
-        if transfer.unital and not codes.any():
+        if transfer.unital and not bool(codes.any()):
             continue  # every string is the identity on these qubits
-        table, splits = _table(transfer, codes)
+        table, splits = _table(transfer, codes, xp)
         strings, coefficients = engine.pauli_apply_table(
             strings, coefficients, codes, transfer.qubits, table
         )
@@ -345,13 +375,12 @@ def _packed_part(
             )
             weight, dropped = weight + w, dropped + n
         if truncation.max_terms is not None and len(coefficients) > truncation.max_terms:
-            keep = np.argpartition(-np.abs(coefficients), truncation.max_terms)[
-                : truncation.max_terms
-            ]
-            keep.sort()
-            lost = np.ones(len(coefficients), dtype=bool)
+            keep = xp.sort(
+                xp.argpartition(-xp.abs(coefficients), truncation.max_terms)[: truncation.max_terms]
+            )
+            lost = xp.ones(len(coefficients), dtype=bool)
             lost[keep] = False
-            weight += float(np.abs(coefficients[lost]).sum())
+            weight += float(xp.abs(coefficients[lost]).sum())
             dropped += int(lost.sum())
             strings, coefficients = strings[keep], coefficients[keep]
         peak = max(peak, len(coefficients))
@@ -360,4 +389,5 @@ def _packed_part(
     if bar is not None:
         bar.close()
     value = engine.pauli_diagonal_value(strings, coefficients, bits) if len(coefficients) else 0.0
-    return value, weight, dropped, peak, strings, coefficients
+    host = packed_paulis.to_host
+    return value, weight, dropped, peak, host(strings), host(coefficients)

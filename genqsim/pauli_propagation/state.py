@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import backend_for
 from ..circuit.channels import KrausChannel
 from ..circuit.circuit import Circuit
 from ..errors import (
@@ -70,6 +71,7 @@ class PauliState(StateBase):
         initial: Any = None,
         options: PauliOptions | None = None,
         backend: str | None = None,
+        device: str | None = None,
     ) -> None:
         self.circuit = circuit
         self.n_qubits = circuit.n_qubits
@@ -78,6 +80,7 @@ class PauliState(StateBase):
         self._initial = initial
         self._bits = _initial_bits(initial, circuit.n_qubits)
         self._backend = backend
+        self._device = device
         self.last: HeisenbergResult | None = None
         """The propagation behind the latest expectation value."""
         self.clbits: dict[int, int] = {}
@@ -95,7 +98,9 @@ class PauliState(StateBase):
         return self
 
     def copy(self) -> PauliState:
-        twin = PauliState(self.circuit, self._numbers, self._initial, self.options, self._backend)
+        twin = PauliState(
+            self.circuit, self._numbers, self._initial, self.options, self._backend, self._device
+        )
         twin._norm = self._norm
         return twin
 
@@ -122,6 +127,7 @@ class PauliState(StateBase):
             max_terms=t.max_terms,
             backend=self._backend,
             progress=self.options.progress,
+            device=self._device,
         )
         return self.last
 
@@ -199,11 +205,19 @@ class PauliState(StateBase):
 
 
 def run_pauli(request: SimulationRequest) -> PauliState:
-    """``method="pauli"``: the circuit and its initial basis state, read by propagation."""
-    if request.device not in (None, "cpu"):
-        raise NumberTypeError(f"method='pauli' runs on the CPU, not on device={request.device!r}")
+    """``method="pauli"``: the circuit and its initial basis state, read by propagation
+    (machine numbers on ``device="gpu"`` propagate in GPU memory)."""
     ns = request.numbers if request.numbers is not None else get_number_system("complex128")
+    if request.device not in (None, "cpu"):
+        if ns.dtype.kind != "c":
+            raise NumberTypeError(
+                f"method='pauli' with numbers={ns.name!r} runs on the CPU; device="
+                f"{request.device!r} takes complex128 or complex64 runs"
+            )
+        backend_for(ns, request.device, request.backend)  # a typed error where none is there
     options = request.options
     if not isinstance(options, PauliOptions):
         raise ArgumentValueError("method='pauli' takes PauliOptions")
-    return PauliState(request.circuit, ns, request.initial, options, request.backend)
+    return PauliState(
+        request.circuit, ns, request.initial, options, request.backend, request.device
+    )
