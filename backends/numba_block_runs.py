@@ -572,8 +572,10 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
     diagonals with at least :data:`PLANAR_MIN_CALLS` complex one-qubit gates runs on the
     row split into real and imaginary parts (:func:`_run_planar`) where ``buf`` has room for it.
     """
-    g = 0
-    checked = 0  # calls before this one were looked at for a split stretch
+    # np.int64, not a literal 0: a literal would first type (and compile) the calls below
+    # for a constant call index before the loop makes it a variable (a second build)
+    g = np.int64(0)
+    checked = np.int64(0)  # calls before this one were looked at for a split stretch
     while g < kinds.size:
         if not _is_real(row) and g >= checked and buf.size >= row.size + 2 * PLANAR_PATTERN:
             end, work = _planar_stretch(g, kinds, fixed_ptr, index_ptr, data_ptr, data)
