@@ -369,7 +369,7 @@ class PauliPropagator(Protocol):
 
     def pauli_local_codes(self, strings: np.ndarray, qubits: Sequence[int]) -> np.ndarray:
         """Each string's local code on ``qubits``."""
-        return packed_paulis.local_codes(strings, qubits)
+        return packed_paulis.local_codes(strings, qubits, self.pauli_namespace())
 
     def pauli_apply_table(
         self,
@@ -381,25 +381,29 @@ class PauliPropagator(Protocol):
     ) -> tuple[np.ndarray, np.ndarray]:
         """Every string replaced by the image of its local code (``table``: the column
         starts, image codes and image values)."""
-        return packed_paulis.apply_table(strings, coefficients, codes, qubits, *table)
+        return packed_paulis.apply_table(
+            strings, coefficients, codes, qubits, *table, self.pauli_namespace()
+        )
 
     def pauli_merge(
         self, strings: np.ndarray, coefficients: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Equal strings combined, in order of first appearance."""
-        return packed_paulis.merge(strings, coefficients)
+        return packed_paulis.merge(strings, coefficients, self.pauli_namespace())
 
     def pauli_truncate(
         self, strings: np.ndarray, coefficients: np.ndarray, min_abs: float, max_weight: int
     ) -> tuple[np.ndarray, np.ndarray, float, int]:
         """Strings kept, and the sum of ``|c|`` and the count of those dropped."""
-        return packed_paulis.truncate(strings, coefficients, min_abs, max_weight)
+        return packed_paulis.truncate(
+            strings, coefficients, min_abs, max_weight, self.pauli_namespace()
+        )
 
     def pauli_diagonal_value(
         self, strings: np.ndarray, coefficients: np.ndarray, bits: int
     ) -> float:
         """The sum's value on the basis state ``bits``."""
-        return packed_paulis.diagonal_value(strings, coefficients, bits)
+        return packed_paulis.diagonal_value(strings, coefficients, bits, self.pauli_namespace())
 
 
 class ReferencePauliPropagator(PauliPropagator):

@@ -19,7 +19,7 @@ def test_the_cupy_backend_implements_every_capability_it_declares():
     backend = object.__new__(CupyBackend)  # skips the CuPy presence check of __init__
     assert capabilities_of(backend) == [
         "ArrayNamespace", "BlockRunner", "DeviceSampler", "IQPEncoder", "BatchPrimitives",
-        "DeviceInfo", "DeviceSelector",
+        "DeviceInfo", "DeviceSelector", "PauliPropagator",
     ]  # fmt: skip
     for dtype, bits in ((np.complex64, 12), (np.complex128, 11)):  # 32 KiB of shared memory
         layout = backend.block_layout(np.dtype(dtype))

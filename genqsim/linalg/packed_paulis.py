@@ -7,13 +7,13 @@ in word ``q // 64`` of the first half, the ``z`` bits in the second half (a qubi
 transfer matrix in compressed columns: the image of local code ``c`` is the entries
 ``start[c]:start[c+1]`` of ``codes`` and ``values``.
 
-The routines take NumPy or CuPy arrays alike (:func:`namespace`): the reference on the CPU
+The routines take their array module as ``xp`` (NumPy by default; a GPU backend passes its
+device array module): written on the functions both offer alike, the reference on the CPU
 and the GPU propagator are one source.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Sequence
 from types import ModuleType
 from typing import Any
@@ -50,24 +50,13 @@ def unpack(strings: np.ndarray) -> list[tuple[int, int]]:
     return out
 
 
-def namespace(array: Any) -> ModuleType:
-    """The array module of ``array``: CuPy for a CuPy array (a GPU propagator's strings),
-    else NumPy. Every routine below is written once on this module's functions, those that
-    NumPy and CuPy both offer alike."""
-    module = type(array).__module__.partition(".")[0]
-    if module == "cupy":
-        return importlib.import_module("cupy")
-    return np
-
-
 def to_host(array: Any) -> np.ndarray:
     """``array`` as a NumPy array (copied from the device where it lives on one)."""
-    return array.get() if hasattr(array, "get") else array  # CuPy's copy to the host
+    return array.get() if hasattr(array, "get") else array  # a device array: copied to the host
 
 
-def local_codes(strings: Any, qubits: Sequence[int]) -> Any:
+def local_codes(strings: Any, qubits: Sequence[int], xp: ModuleType = np) -> Any:
     """Each row's local code on ``qubits`` (``qubits[0]`` the lowest two bits)."""
-    xp = namespace(strings)
     w = strings.shape[1] // 2
     codes = xp.zeros(strings.shape[0], dtype=xp.int64)
     for i, q in enumerate(qubits):
@@ -78,9 +67,8 @@ def local_codes(strings: Any, qubits: Sequence[int]) -> Any:
     return codes
 
 
-def _set_local(strings: Any, codes: Any, qubits: Sequence[int]) -> None:
+def _set_local(strings: Any, codes: Any, qubits: Sequence[int], xp: ModuleType) -> None:
     """Overwrite each row's bits on ``qubits`` with its local code, in place."""
-    xp = namespace(strings)
     w = strings.shape[1] // 2
     for i, q in enumerate(qubits):
         word, bit = divmod(q, WORD_BITS)
@@ -99,12 +87,12 @@ def apply_table(
     start: Any,
     image_codes: Any,
     image_values: Any,
+    xp: ModuleType = np,
 ) -> tuple[Any, Any]:
     """Every row replaced by the image of its local code (rows may repeat afterwards: a
     merge combines them). Row ``r``'s images come out consecutively, in its column's order:
     output row ``k`` belongs to the source row whose cumulative image count first exceeds
     ``k`` (a search, where NumPy alone could repeat by counts)."""
-    xp = namespace(strings)
     counts = start[codes + 1] - start[codes]
     ends = xp.cumsum(counts)
     total = int(ends[-1]) if len(ends) else 0
@@ -112,17 +100,16 @@ def apply_table(
     source = xp.searchsorted(ends, slots, side="right")
     entry = start[codes[source]] + (slots - (ends[source] - counts[source]))
     out = strings[source]
-    _set_local(out, image_codes[entry], qubits)
+    _set_local(out, image_codes[entry], qubits, xp)
     return out, coefficients[source] * image_values[entry]
 
 
-def merge(strings: Any, coefficients: Any) -> tuple[Any, Any]:
+def merge(strings: Any, coefficients: Any, xp: ModuleType = np) -> tuple[Any, Any]:
     """Equal rows combined (coefficients summed), in first-appearance order: the rows are
     sorted by their words with the row index last (so each run of equal rows starts at its
     first appearance), runs are summed, and the runs put back in order of those starts."""
     if len(strings) < 2:
         return strings, coefficients
-    xp = namespace(strings)
     index = xp.arange(len(strings), dtype=xp.int64)
     keys = [index.astype(xp.uint64)] + [strings[:, j] for j in range(strings.shape[1] - 1, -1, -1)]
     order = xp.lexsort(xp.stack(keys))
@@ -136,43 +123,40 @@ def merge(strings: Any, coefficients: Any) -> tuple[Any, Any]:
     return strings[first[by_appearance]], summed[by_appearance]
 
 
-def _popcounts(words: Any) -> Any:
+def _popcounts(words: Any, xp: ModuleType) -> Any:
     """Set bits of each ``uint64`` (SWAR, elementwise: no table, on either module)."""
-    xp = namespace(words)
     u = words - ((words >> xp.uint64(1)) & xp.uint64(0x5555555555555555))
     u = (u & xp.uint64(0x3333333333333333)) + ((u >> xp.uint64(2)) & xp.uint64(0x3333333333333333))
     u = (u + (u >> xp.uint64(4))) & xp.uint64(0x0F0F0F0F0F0F0F0F)
     return ((u * xp.uint64(0x0101010101010101)) >> xp.uint64(56)).astype(xp.int64)
 
 
-def weights(strings: Any) -> Any:
+def weights(strings: Any, xp: ModuleType = np) -> Any:
     """The Pauli weight (qubits not ``I``) of each row."""
     w = strings.shape[1] // 2
-    return _popcounts(strings[:, :w] | strings[:, w:]).sum(axis=1)
+    return _popcounts(strings[:, :w] | strings[:, w:], xp).sum(axis=1)
 
 
 def truncate(
-    strings: Any, coefficients: Any, min_abs: float, max_weight: int
+    strings: Any, coefficients: Any, min_abs: float, max_weight: int, xp: ModuleType = np
 ) -> tuple[Any, Any, float, int]:
     """Rows kept (``|c| >= min_abs`` and weight ``<= max_weight``; exact zeros always go)
     and the sum of ``|c|`` and the count of those dropped (``max_weight < 0``: no limit)."""
-    xp = namespace(strings)
     keep = xp.abs(coefficients) >= min_abs
     keep &= coefficients != 0
     if 0 <= max_weight < strings.shape[1] // 2 * WORD_BITS:
-        keep &= weights(strings) <= max_weight
+        keep &= weights(strings, xp) <= max_weight
     dropped = float(xp.abs(coefficients[~keep]).sum())
     return strings[keep], coefficients[keep], dropped, int(len(keep) - int(keep.sum()))
 
 
-def diagonal_value(strings: Any, coefficients: Any, bits: int) -> float:
+def diagonal_value(strings: Any, coefficients: Any, bits: int, xp: ModuleType = np) -> float:
     """``<b| sum c P |b>`` on the basis state ``bits``: strings without ``X`` or ``Y``
     contribute ``c (-1)**|z & b|``."""
-    xp = namespace(strings)
     w = strings.shape[1] // 2
     diagonal = ~xp.any(strings[:, :w], axis=1)
     if not bool(diagonal.any()):
         return 0.0
     b = xp.asarray(pack([(0, bits)], w * WORD_BITS)[0, w:])
-    parity = _popcounts(strings[diagonal][:, w:] & b).sum(axis=1) & 1
+    parity = _popcounts(strings[diagonal][:, w:] & b, xp).sum(axis=1) & 1
     return float(xp.sum(coefficients[diagonal] * (1 - 2 * parity.astype(xp.float64))))

@@ -125,7 +125,7 @@ def heisenberg(
     other number system (``"trig"`` and ``"sympy"`` for closed forms, ``DualNumbers`` for
     gradients, ``"uncertain"``, ``"ball"``) on its own numbers. Truncation
     (:class:`Truncation`) applies to numeric runs; ``max_weight`` to every run.
-    ``device="gpu"`` keeps the packed strings of a machine-number run in GPU memory (CuPy)
+    ``device="gpu"`` keeps the packed strings of a machine-number run in GPU memory
     and propagates them there.
 
     >>> import genqsim as gq
