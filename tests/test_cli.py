@@ -388,7 +388,7 @@ def test_warmup_compiles_every_workload_for_both_precisions():
     from genqsim.plan.build import DEFAULT_FUSION_MIN_QUBITS
 
     lines: list[str] = []
-    total = warmup(lines.append)
+    total = warmup(lines.append, processes=1)  # in this process: its kernels are checked
     rows = [line.split() for line in lines[:-1]]
     # "<workload> <numbers> <n> qubits <seconds> s"
     seen = {(" ".join(r[:-5]), r[-5], int(r[-4])) for r in rows}
@@ -404,10 +404,14 @@ def test_warmup_compiles_every_workload_for_both_precisions():
             assert len(kernel.signatures) >= 2
     assert sum(float(r[-2]) for r in rows) <= total + 0.1
     assert lines[-1].startswith("kernels ready in")
-    out = subprocess.run(
+    out = subprocess.run(  # the precisions in worker processes where two CPUs are usable
         [sys.executable, "-m", "genqsim", "warmup", "--quiet"], capture_output=True, text=True
     )
     assert out.returncode == 0 and out.stdout == ""
+    side_by_side = warmup(lines.append, processes=2)
+    assert side_by_side > 0 and lines[-1].startswith("kernels ready in")
+    rows = [line.split() for line in lines[len(rows) + 1 : -1]]
+    assert {(" ".join(r[:-5]), r[-5], int(r[-4])) for r in rows} == seen
 
 
 def _fake_cupy(runtime: int, driver: int, capability: tuple[int, int]):

@@ -192,6 +192,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="compile the common kernels now, so the first run after install starts fast",
     )
     w.add_argument("--quiet", action="store_true", help="print nothing")
+    w.add_argument(
+        "--processes",
+        type=integer_at_least(1),
+        default=None,
+        help="precisions compiled at once, each in its own process (default: as many as the "
+        "usable CPUs allow; 1: one after the other, in this process)",
+    )
     sub.add_parser("bench", help="CPU benchmark against peers (genqsim bench --help)")
     return parser
 
@@ -234,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "warmup":
             from .warmup import warmup
 
-            warmup(None if args.quiet else print)
+            warmup(None if args.quiet else print, args.processes)
             return EXIT_OK
         if args.command == "expect":
             found = expect(args)

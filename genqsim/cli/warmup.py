@@ -9,12 +9,19 @@ and permutation gates, fused blocks, expectation values, sampling, parameter swe
 gradients) in both machine precisions, on a state just large enough for the serial kernel
 builds and on one large enough for the threaded builds, cache-blocked runs and default
 fusion. Later processes load the kernels from the cache.
+
+Numba compiles on one CPU at a time per process, and the two precisions' kernels are
+separate specialisations, so where the process may use two CPUs or more each precision
+compiles in its own process (``spawn``ed, so no thread runtime is forked), the two side by
+side; their kernels land in the same on-disk cache.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -29,8 +36,13 @@ from ..circuit.circuit import Circuit
 from ..library import ghz, hardware_efficient, qft, random_circuit
 from ..plan.build import DEFAULT_FUSION_MIN_QUBITS
 from ..states import simulate
+from ..support.cpus import usable_cpus
 
 Step = tuple[str, Callable[[], object]]
+Timing = tuple[str, str, int, float]
+"""``(workload, numbers, qubits, seconds)`` of one warm-up step."""
+
+PRECISIONS = ("complex128", "complex64")
 
 SWEEP_QUBITS = 10
 """Qubits of the circuit a warm-up sweep runs (at as many points as a large state needs)."""
@@ -86,9 +98,23 @@ def _steps(n: int, numbers: str, backend: str) -> list[Step]:
     return steps
 
 
-def warmup(report: Callable[[str], None] | None = print) -> float:
+def warm_precision(backend: str, numbers: str, sizes: tuple[int, ...]) -> list[Timing]:
+    """Every workload in ``numbers`` at each of ``sizes`` on ``backend``, timed (a function
+    of the module, so a worker process can run it)."""
+    done: list[Timing] = []
+    for n in sizes:
+        for name, step in _steps(n, numbers, backend):
+            t0 = time.perf_counter()
+            step()
+            done.append((name, numbers, n, time.perf_counter() - t0))
+    return done
+
+
+def warmup(report: Callable[[str], None] | None = print, processes: int | None = None) -> float:
     """Compile (or load from the cache) the common kernels; returns the seconds it took.
-    ``report`` receives one line per workload (``None``: silent)."""
+    ``report`` receives one line per workload (``None``: silent). ``processes``: how many
+    precisions compile at once, each in its own process (``None``: as many as the CPUs this
+    process may use allow; 1: all in this process, one after the other)."""
     compiled: dict[str, ThreadScoped] = {}
     for name in available_backends():
         scoped = capability(get_backend(name), ThreadScoped)
@@ -99,21 +125,32 @@ def warmup(report: Callable[[str], None] | None = print) -> float:
             report("no compiled backend is available: nothing to compile (runs use NumPy)")
         return 0.0
     start = time.perf_counter()
+    jobs: list[tuple[str, str, tuple[int, ...]]] = []
     for backend, scoped in compiled.items():
-        if report and len(compiled) > 1:
-            report(f"{backend}:")
         # the smallest state it is picked for (its serial build), and one above its threaded
-        # switch large enough for the default fusion
+        # switch large enough for the default fusion (the switch is measured here, once,
+        # before any worker starts: measurements side by side would disturb each other)
         small = min_state_qubits(backend) or min(scoped.warmup_qubits())
         large = max(max(scoped.warmup_qubits()), DEFAULT_FUSION_MIN_QUBITS)
-        for n in (small, large):
-            for numbers in ("complex128", "complex64"):
-                for name, step in _steps(n, numbers, backend):
-                    t0 = time.perf_counter()
-                    step()
-                    if report:
-                        took = time.perf_counter() - t0
-                        report(f"{name:<18} {numbers:<10} {n:>2} qubits  {took:6.2f} s")
+        jobs += [(backend, numbers, (small, large)) for numbers in PRECISIONS]
+    workers = min(len(jobs), usable_cpus()) if processes is None else max(1, processes)
+
+    def told(backend: str, timings: list[Timing]) -> None:
+        if report is None:
+            return
+        where = f"{backend}: " if len(compiled) > 1 else ""
+        for name, numbers, n, took in timings:
+            report(f"{where}{name:<18} {numbers:<10} {n:>2} qubits  {took:6.2f} s")
+
+    if workers == 1:
+        for backend, numbers, sizes in jobs:
+            told(backend, warm_precision(backend, numbers, sizes))
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            running = [(job[0], pool.submit(warm_precision, *job)) for job in jobs]
+            for backend, future in running:
+                told(backend, future.result())
     total = time.perf_counter() - start
     if report:
         report(f"kernels ready in {total:.1f} s (later runs load them from the kernel cache)")
