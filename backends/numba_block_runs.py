@@ -9,6 +9,7 @@ import numpy as np
 from numba import prange
 
 from ..plan.calls import CallKind
+from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
 from . import numba_low_chunks as low_chunks
 from . import numba_planar as planar
 from .numba_common import (

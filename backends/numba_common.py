@@ -12,6 +12,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from . import numba_cache  # noqa: F401  (first: where Numba keeps the kernels below)
 from . import numba_low_chunks as low_chunks
 
 _SOURCES: dict[str, Callable[..., Any]] = {}

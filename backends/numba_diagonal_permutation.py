@@ -8,6 +8,7 @@ import numba as nb
 import numpy as np
 from numba import prange
 
+from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
 from . import numba_low_chunks as low_chunks
 from .numba_common import (
     MAX_RUN_BITS,

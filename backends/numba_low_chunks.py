@@ -26,10 +26,9 @@ qubit ``q`` and the bit that a side of the gate has there say which amplitudes t
 * a phase on side ``a``: the amplitudes with bit ``q`` equal to ``a`` are multiplied by it.
   ``variant = 2 q + a``.
 
-Numba's on-disk cache stamps a compiled kernel with its own file only: after editing this
-module, touch the kernel modules that call it (``numba_common.py``,
-``numba_diagonal_permutation.py``, ``numba_block_runs.py``), or clear ``__pycache__``, so the
-kernels that call these loops are compiled again.
+Kernels are kept on disk stamped with every kernel module's source
+(:mod:`backends.numba_cache`), so an edit here compiles the kernels that call these loops
+again.
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from typing import Any
 
 import numba as nb
 
+from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
 from .numba_slp import slp_njit
 
 CHUNK = 16

@@ -7,6 +7,7 @@ import numba as nb
 import numpy as np
 from numba import prange
 
+from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
 from .numba_common import _kernel, _popcount
 
 # -- Pauli coordinates of a density matrix (genqsim.states.pauli_basis) ----------------------------

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
+
 
 def _compiled(fn):  # type: ignore[no-untyped-def]
     """A kernel: cached, releasing the GIL, NumPy's error model."""

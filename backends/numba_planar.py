@@ -26,6 +26,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
 from .numba_slp import slp_njit
 
 

@@ -15,6 +15,8 @@ from llvmlite import ir
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
+
 _READ = 0
 _KEEP_IN_ALL_LEVELS = 3  # LLVM's locality 3: keep the line in every cache level
 _DATA_CACHE = 1

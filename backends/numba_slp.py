@@ -26,6 +26,8 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import register_pass
 from numba.core.typed_passes import NativeLowering
 
+from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
+
 
 @register_pass(mutates_CFG=True, analysis_only=False)
 class SlpNativeLowering(NativeLowering):

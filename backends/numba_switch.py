@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from . import numba_kernels as K
+from .numba_cache import cache_folder
 
 CANDIDATE_QUBITS = range(12, 21)
 """Sizes tried; threads that do not win by 2**20 amplitudes start above it."""
@@ -156,11 +157,7 @@ def _machine_key() -> str:
 def cache_file() -> Path:
     """``$GENQSIM_CACHE_DIR/calibration.json`` (default under ``$XDG_CACHE_HOME`` or
     ``~/.cache``)."""
-    folder = os.environ.get("GENQSIM_CACHE_DIR")
-    if not folder:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        folder = os.path.join(base, "genqsim")
-    return Path(folder) / "calibration.json"
+    return cache_folder() / "calibration.json"
 
 
 def _read_cache() -> dict:

@@ -1,0 +1,87 @@
+"""Where Numba keeps genqsim's compiled kernels: one folder per kernel source, shared by every
+installation of the same genqsim on the machine.
+
+Every kernel module imports this one first, so the locator below is in place before its
+first ``cache=True`` function is decorated (Numba picks a function's cache location then).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+import numba as nb
+from numba.core import caching
+
+
+def cache_folder() -> Path:
+    """genqsim's own cache: ``$GENQSIM_CACHE_DIR``, else ``genqsim`` under
+    ``$XDG_CACHE_HOME`` or ``~/.cache`` (the measured thread switch, the shared kernels)."""
+    folder = os.environ.get("GENQSIM_CACHE_DIR")
+    if not folder:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = os.path.join(base, "genqsim")
+    return Path(folder)
+
+
+KERNELS_DIR = Path(__file__).resolve().parent
+
+
+@functools.cache
+def kernel_sources_digest() -> str:
+    """A hash of every kernel module's source (``numba_*.py`` here) and the Numba version:
+    a kernel's machine code depends on the helpers it calls from other modules too."""
+    digest = hashlib.sha1(nb.__version__.encode())
+    for path in sorted(KERNELS_DIR.glob("numba_*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+_IMPL = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+"""Numba's cache implementation class, whose locator list is searched in order (its name
+changed across Numba versions; without it, Numba's default locations hold)."""
+
+
+class SharedKernelCache(caching._CacheLocator):
+    """Numba's cache locator for genqsim's kernels: ``numba/<digest>`` under
+    :func:`cache_folder`, shared by every virtual environment and clone of the same genqsim
+    on the machine (Numba's default keeps them in ``__pycache__`` beside each installed
+    copy, so each new environment compiled them all again). A kernel stays valid while
+    every kernel module is unchanged (Numba's default stamp is the kernel's own file only,
+    so an edited helper in another module went unnoticed). Numba's own choice holds where
+    ``NUMBA_CACHE_DIR`` is set or this folder cannot be written."""
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        self._lineno = py_func.__code__.co_firstlineno
+        self._path = cache_folder() / "numba" / kernel_sources_digest()
+
+    def get_cache_path(self) -> str:
+        return str(self._path)
+
+    def get_source_stamp(self) -> str:
+        return kernel_sources_digest()
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> SharedKernelCache | None:
+        if os.environ.get("NUMBA_CACHE_DIR"):
+            return None
+        path = Path(py_file)
+        if path.parent.resolve() != KERNELS_DIR or not path.name.startswith("numba_"):
+            return None
+        found = cls(py_func, py_file)
+        try:
+            found.ensure_cache_path()
+        except OSError:
+            return None
+        return found
+
+
+_LOCATORS = getattr(_IMPL, "_locator_classes", None)
+if isinstance(_LOCATORS, list) and SharedKernelCache not in _LOCATORS:
+    _LOCATORS.insert(0, SharedKernelCache)
