@@ -19,7 +19,6 @@ skips the measurement.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -34,7 +33,7 @@ import numba
 import numpy as np
 
 from . import numba_kernels as K
-from .numba_cache import cache_folder
+from .numba_cache import cache_folder, kernel_sources_digest
 
 CANDIDATE_QUBITS = range(12, 21)
 """Sizes tried; threads that do not win by 2**20 amplitudes start above it."""
@@ -135,7 +134,7 @@ def _seconds(kernel, state, gate, target, fixed) -> float:  # type: ignore[no-un
 @cache
 def _machine_key() -> str:
     """What the measurement depends on: the CPU (model and the target Numba compiles for),
-    the Numba version, and the kernels' source (every ``numba_*`` module but the dispatch)."""
+    the Numba version, and the kernels' source (the digest their shared cache is kept by)."""
     import llvmlite.binding as llvm
 
     model = platform.processor() or platform.machine()
@@ -146,11 +145,7 @@ def _machine_key() -> str:
                 break
     except OSError:
         pass
-    digest = hashlib.sha1()
-    for path in sorted(Path(__file__).parent.glob("numba_*.py")):
-        if path.name != "numba_backend.py":  # the dispatch, not the kernels
-            digest.update(path.read_bytes())
-    kernels = digest.hexdigest()[:12]
+    kernels = kernel_sources_digest()  # the kernels' cache folder's name too
     return f"{model} | {llvm.get_host_cpu_name()} | numba {numba.__version__} | {kernels}"
 
 
