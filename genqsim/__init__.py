@@ -25,6 +25,7 @@ from .backends import (
 )
 from .circuit import channels, gates
 from .circuit.circuit import Circuit, Operation, parameters
+from .circuit.composite import Composite
 from .circuit.gates import Gate, GateKind, MatrixGate, PauliRotation, gate
 from .differentiation.gradients import gradient, hessian, jacobian
 from .differentiation.propagation import Propagation, propagate
@@ -173,6 +174,7 @@ __all__ = [
     "ChargeViolationError",
     "Circuit",
     "CollectiveMismatchError",
+    "Composite",
     "ControlTargetOverlapError",
     "ControlValueError",
     "DensityMatrix",

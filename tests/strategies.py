@@ -93,3 +93,26 @@ def monomial_circuit(draw, n_min=4, n_max=9, low_min=0):
         values = draw(st.lists(st.integers(0, 1), min_size=n_controls, max_size=n_controls))
         c.append(gate, qubits[:arity], qubits[arity : arity + n_controls], values)
     return c
+
+
+@st.composite
+def grouped_in_composites(draw, circuit: gq.Circuit, depth: int = 2) -> gq.Circuit:
+    """``circuit`` with runs of 1-4 consecutive instructions each made one
+    :class:`~genqsim.Composite` on the qubits they touch (in a drawn order), and with
+    ``depth`` > 1 possibly grouped again (composites of composites): the same unitary, so
+    its results must be those of ``circuit``."""
+    ops = list(circuit.instructions)
+    out = gq.Circuit(circuit.n_qubits, n_clbits=circuit.n_clbits)
+    i = 0
+    while i < len(ops):
+        chunk = ops[i : i + draw(st.integers(1, 4))]
+        i += len(chunk)
+        qubits = draw(st.permutations(sorted({q for op in chunk for q in op.qubits})))
+        position = [0] * circuit.n_qubits
+        for j, q in enumerate(qubits):
+            position[q] = j
+        body = gq.Circuit(len(qubits), [op.remapped(position) for op in chunk])
+        out.append(gq.Composite(f"block{i}", body), qubits)
+    if depth > 1 and draw(st.booleans()):
+        return draw(grouped_in_composites(out, depth - 1))
+    return out

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import genqsim as gq
 
 from reference import embed, pauli_rotation_reference, reference_matrix
-from strategies import random_circuit
+from strategies import grouped_in_composites, random_circuit
 
 (THETA,) = gq.parameters("theta")
 VALUE = 0.7
@@ -146,6 +146,24 @@ def test_results_match_the_dense_reference(make, circuit):
         values(state.probabilities([2, 0])).real, marginal(p_ref, n, [2, 0]), atol=1e-9
     )
     want = np.vdot(psi_ref, dense_observable(n) @ psi_ref).real
+    assert abs(value(state.expectation(OBSERVABLE)) - want) < 1e-9
+    if isinstance(state, gq.HasAmplitudes):
+        np.testing.assert_allclose(values(state.to_numpy()), psi_ref, atol=1e-9)
+
+
+@kinds
+@SETTINGS
+@given(data=st.data(), circuit=circuits)
+def test_composites_run_as_their_bodies(make, data, circuit):
+    """Every kind of state runs a circuit whose gates are grouped into composites (nested
+    too) as the circuit itself: compared with the dense reference of the ungrouped one."""
+    grouped = data.draw(grouped_in_composites(circuit))
+    assert len(grouped.instructions) <= len(circuit.instructions)
+    psi_ref = reference(circuit)
+    state = make(grouped)
+    p_ref = np.abs(psi_ref) ** 2
+    np.testing.assert_allclose(values(state.probabilities()).real, p_ref, atol=1e-9)
+    want = np.vdot(psi_ref, dense_observable(circuit.n_qubits) @ psi_ref).real
     assert abs(value(state.expectation(OBSERVABLE)) - want) < 1e-9
     if isinstance(state, gq.HasAmplitudes):
         np.testing.assert_allclose(values(state.to_numpy()), psi_ref, atol=1e-9)

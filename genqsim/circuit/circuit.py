@@ -12,7 +12,6 @@ import math
 import numbers as _abc
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,6 +32,7 @@ from ..support.lazysympy import is_sympy
 from ..support.validation import as_qubit, as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import channels
 from .channels import QuantumChannel
+from .composite import Composite
 from .conditional import Conditional
 from .gates import (
     NON_UNITARY,
@@ -46,73 +46,12 @@ from .gates import (
     Reset,
     with_parameters,
 )
+from .operation import Operation, new_operation
 
 if TYPE_CHECKING:
     import sympy
 
     from .lightcone import LightCone
-
-
-@dataclass(frozen=True)
-class Operation:
-    """A gate on ``targets``, applied where every control qubit holds its control value."""
-
-    gate: Gate
-    targets: tuple[int, ...]
-    controls: tuple[int, ...] = ()
-    control_values: tuple[int, ...] = ()
-
-    @property
-    def qubits(self) -> tuple[int, ...]:
-        """Every qubit the operation involves: controls, then targets."""
-        return self.controls + self.targets
-
-    @property
-    def kind(self) -> GateKind:
-        return self.gate.kind
-
-    def inverse(self) -> Operation:
-        return Operation(self.gate.inverse(), self.targets, self.controls, self.control_values)
-
-    def bind(self, mapping: Mapping) -> Operation:
-        return Operation(self.gate.bind(mapping), self.targets, self.controls, self.control_values)
-
-    def remapped(self, qubit_map: Sequence[int]) -> Operation:
-        """The operation with each qubit ``q`` renamed ``qubit_map[q]``."""
-        at = qubit_map.__getitem__
-        return Operation(
-            self.gate, tuple(map(at, self.targets)), tuple(map(at, self.controls)),
-            self.control_values,
-        )  # fmt: skip
-
-    def __str__(self) -> str:
-        ctrl = ""
-        if self.controls:
-            pairs = ", ".join(f"{q}={v}" for q, v in zip(self.controls, self.control_values))
-            ctrl = f" if [{pairs}]"
-        return f"{self.gate!r} on {list(self.targets)}{ctrl}"
-
-
-def new_operation(
-    gate: Gate,
-    targets: tuple[int, ...],
-    controls: tuple[int, ...] = (),
-    control_values: tuple[int, ...] = (),
-) -> Operation:
-    """``Operation(gate, targets, controls, control_values)`` at about a third of the cost:
-    the frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, this
-    fills the instance's dictionary directly. For readers that build one per gate they read
-    (the OpenQASM parser); the fields are exactly those ``__init__`` would set."""
-    op = _new_instance(Operation)
-    fields = op.__dict__
-    fields["gate"] = gate
-    fields["targets"] = targets
-    fields["controls"] = controls
-    fields["control_values"] = control_values
-    return op
-
-
-_new_instance = object.__new__
 
 
 def parameters(names: str | Iterable[str]) -> tuple[sympy.Symbol, ...]:
@@ -184,33 +123,73 @@ class Circuit:
         self.n_qubits = check_n_qubits(n_qubits)
         self.n_clbits = int(n_clbits)
         self._ops: list[Operation] = []
+        self._items: list[Operation] | None = None
+        """The operations as appended where they hold composites (else ``_ops`` is that
+        list): ``_ops`` is then their flattening, made when first read (see
+        :meth:`__getattr__`) and dropped when a composite is appended."""
+        self._flat: tuple[int, list[Operation]] = (0, [])
+        """How many of ``_items`` the last flattening covered, and that flattening."""
         self._derived: dict[Any, tuple[int, Any]] = {}
         for op in operations:
             self._append_op(op)
+
+    def __getattr__(self, name: str) -> Any:
+        """``_ops``, where composites were appended since it was last made: their bodies
+        placed on their qubits (only the instructions appended since are placed again)."""
+        if name != "_ops" or "_items" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        items = self._items
+        assert items is not None
+        done, flat = self._flat
+        for op in items[done:]:
+            if isinstance(op.gate, Composite):
+                flat.extend(op.gate.operations_on(op.targets, op.controls, op.control_values))
+            else:
+                flat.append(op)
+        self._flat = (len(items), flat)
+        self._ops = flat
+        return flat
+
+    def _count(self) -> int:
+        """How many instructions were appended: what tells a kept value is still current."""
+        items = self._items
+        return len(self._ops) if items is None else len(items)
 
     def derived(self, key: Any, build: Callable[[], Any]) -> Any:
         """``build()``, computed once and kept under ``key`` until the circuit grows:
         operations are only ever appended, so their count tells whether a kept value (the
         parameters, a planned adjoint sweep) still describes the circuit. Not pickled."""
         count, value = self._derived.get(key, (-1, None))
-        if count != len(self._ops):
+        if count != self._count():
             value = build()
-            self._derived[key] = (len(self._ops), value)
+            self._derived[key] = (self._count(), value)
         return value
 
     def __getstate__(self) -> dict[str, Any]:
         state = {**self.__dict__, "_derived": {}}
         state.pop("_bound_from", None)  # a shortcut to the unbound circuit's light cones
+        if state["_items"] is not None:  # the flattening is made again where it is read
+            state.pop("_ops", None)
+            state["_flat"] = (0, [])
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update({"_derived": {}, **state})
+        self.__dict__.update({"_derived": {}, "_items": None, "_flat": (0, []), **state})
 
     # -- core ---------------------------------------------------------------------------------
     @property
     def operations(self) -> tuple[Operation, ...]:
-        """The operations in order (a tuple: the circuit changes only through its methods)."""
+        """The operations in order, as they run: each composite's body placed on its qubits
+        (a tuple: the circuit changes only through its methods)."""
         return tuple(self._ops)
+
+    @property
+    def instructions(self) -> tuple[Operation, ...]:
+        """The operations as appended: a composite (a defined gate of an OpenQASM file, a
+        :class:`~genqsim.circuit.composite.Composite`) as one, by its name. Drawings,
+        ``count_ops`` and exports read these; runs read :attr:`operations`."""
+        items = self._items
+        return tuple(self._ops if items is None else items)
 
     def _append_op(self, op: Operation) -> None:
         t, c, v = check_operation_qubits(
@@ -223,18 +202,38 @@ class Circuit:
         if op.controls and op.gate.kind in NON_UNITARY:
             raise ArgumentTypeError(f"{op.gate.name} operations cannot be controlled by qubits")
         self._note_clbits(op.gate)
-        self._ops.append(op)
+        self._push_checked(op)
 
     def _push_checked(self, op: Operation) -> None:
         """Append an operation checked in full against this circuit: its qubits, its
         controls, and any classical bit it writes already within ``n_clbits``."""
-        self._ops.append(op)
+        items = self._items
+        if op.gate.kind is GateKind.COMPOSITE:
+            if items is None:
+                items = self._items = list(self._ops)
+                self._flat = (len(items), self._ops)
+            items.append(op)
+            self.__dict__.pop("_ops", None)  # flattened again where it is read
+        elif items is None:
+            self._ops.append(op)
+        else:
+            items.append(op)
+            flat = self.__dict__.get("_ops")
+            if flat is not None:
+                flat.append(op)
+                self._flat = (len(items), flat)
 
     def _push_gates(self, ops: Iterable[Operation]) -> None:
-        """Append gates (unitary, or barriers) whose qubits are already checked against this
-        circuit and whose controls are allowed: they write no classical bit, so nothing is
-        left to check or note (an OpenQASM gate definition's expansion, once per call)."""
-        self._ops.extend(ops)
+        """Append gates (unitary, composites, or barriers) whose qubits are already checked
+        against this circuit and whose controls are allowed: they write no classical bit, so
+        nothing is left to check or note (an OpenQASM gate call, once expanded)."""
+        if self._items is None and "_ops" in self.__dict__:
+            ops = list(ops)
+            if not any(op.gate.kind is GateKind.COMPOSITE for op in ops):
+                self._ops.extend(ops)
+                return
+        for op in ops:
+            self._push_checked(op)
 
     def _note_clbits(self, gate: Gate) -> None:
         """Grow ``n_clbits`` to cover the classical bits ``gate`` writes or reads."""
@@ -460,7 +459,8 @@ class Circuit:
                         mapped.gate, mapped.targets, mapped.controls + c, mapped.control_values + v
                     )
                 )
-            self._ops.extend(new_ops)
+            for new in new_ops:
+                self._push_checked(new)
             return self
         if targets is None:
             raise ArgumentTypeError("controlled(gate, ...) needs targets")
@@ -598,24 +598,26 @@ class Circuit:
         circuit that measures nothing is returned as it is (every ``apply`` asks).
         """
         kept, terminal = self.derived("terminal measurements", self._terminal_measurements)
-        if not terminal and len(kept) == len(self._ops):
+        if not terminal and len(kept) == self._count():
             return self, []
         rest = Circuit(self.n_qubits, n_clbits=self.n_clbits)
-        for i in kept:  # operations of this circuit: their qubits are checked already
-            rest._push_checked(self._ops[i])
+        items = self.instructions
+        for i in kept:  # instructions of this circuit: their qubits are checked already
+            rest._push_checked(items[i])
         return rest, list(terminal)
 
     def _terminal_measurements(self) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
-        """The positions of the operations that are not terminal measurements, and the
+        """The positions of the instructions that are not terminal measurements, and the
         terminal ``(qubit, clbit)`` pairs, in order (worked out once per circuit)."""
-        if not any(isinstance(op.gate, Measure) for op in self._ops):
-            return tuple(range(len(self._ops))), ()
+        items = self.instructions
+        if not any(isinstance(op.gate, Measure) for op in items):
+            return tuple(range(len(items))), ()
         busy_after: set[int] = set()
         read_after: set[int] = set()
         keep: list[int] = []
         terminal: list[tuple[int, int]] = []
-        for i in reversed(range(len(self._ops))):
-            op = self._ops[i]
+        for i in reversed(range(len(items))):
+            op = items[i]
             gate = op.gate
             if (
                 isinstance(gate, Measure)
@@ -747,7 +749,7 @@ class Circuit:
             raise ArgumentTypeError(
                 "a circuit with measurements, resets, noise channels or conditionals has no inverse"
             )
-        return Circuit(self.n_qubits, [op.inverse() for op in reversed(self._ops)])
+        return Circuit(self.n_qubits, [op.inverse() for op in reversed(self.instructions)])
 
     def compose(self, other: Circuit, qubits: Sequence[int] | None = None) -> Circuit:
         """A new circuit: this one followed by ``other`` (its qubit ``i`` on ``qubits[i]``)."""
@@ -768,7 +770,7 @@ class Circuit:
                 )
         return Circuit(
             self.n_qubits,
-            [*self._ops, *(op.remapped(qubit_map) for op in other._ops)],
+            [*self.instructions, *(op.remapped(qubit_map) for op in other.instructions)],
             n_clbits=max(self.n_clbits, other.n_clbits),
         )
 
@@ -810,7 +812,7 @@ class Circuit:
             )
         if value.is_integer():
             step = self if value >= 0 else self.inverse()
-            return Circuit(self.n_qubits, list(step._ops) * abs(int(value)))
+            return Circuit(self.n_qubits, list(step.instructions) * abs(int(value)))
         if self.parameters:
             names = ", ".join(sorted(map(str, self.parameters)))
             raise UnboundParameterError(
@@ -828,7 +830,7 @@ class Circuit:
 
     def copy(self) -> Circuit:
         """An independent copy (operations are immutable and shared)."""
-        return Circuit(self.n_qubits, self._ops, n_clbits=self.n_clbits)
+        return Circuit(self.n_qubits, self.instructions, n_clbits=self.n_clbits)
 
     # -- inspection ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -848,9 +850,10 @@ class Circuit:
     __hash__ = None  # type: ignore[assignment]  # circuits are mutable
 
     def count_ops(self) -> dict[str, int]:
-        """How many operations of each kind, controlled ones named with a ``c`` prefix per
-        control (``cx``, ``ccx``), most frequent first."""
-        counts = Counter("c" * len(op.controls) + op.gate.name for op in self._ops)
+        """How many instructions of each kind, controlled ones named with a ``c`` prefix per
+        control (``cx``, ``ccx``), most frequent first; a composite (a gate an OpenQASM file
+        defines) counts once, by its name."""
+        counts = Counter("c" * len(op.controls) + op.gate.name for op in self.instructions)
         return dict(counts.most_common())
 
     @property

@@ -38,7 +38,7 @@ def _layers(circuit: Circuit) -> list[list[Operation]]:
     columns: list[list[Operation]] = []
     free_from = [0] * circuit.n_qubits
     written_by: dict[int, int] = {}  # classical bit -> column after the measurement writing it
-    for op in circuit.operations:
+    for op in circuit.instructions:
         span = range(min(op.qubits), max(op.qubits) + 1)
         col = max(free_from[q] for q in span)
         reads = op.gate.clbits if isinstance(op.gate, Conditional) else ()  # waits for its bits

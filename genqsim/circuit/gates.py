@@ -43,6 +43,7 @@ class GateKind(enum.Enum):
     RESET = "reset"
     CHANNEL = "channel"
     CONDITIONAL = "conditional"
+    COMPOSITE = "composite"
 
 
 Builder = Callable[..., Any]

@@ -16,14 +16,15 @@ members: their swap kernels cost less than one cycle walk of the fused permutati
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..circuit.circuit import Circuit, Operation
+from ..circuit.composite import Composite, operations_matrix
 from ..circuit.gates import NON_UNITARY, GateKind, MatrixGate
-from ..linalg.generic import subspace_indices
 from ..numbers import NumberSystem, get_number_system
 
 
@@ -104,23 +105,6 @@ def fuse_operations(
     return out
 
 
-def block_matrix(ops: Sequence[Operation], qubits: Sequence[int], numbers: NumberSystem):
-    """The ``2**k x 2**k`` matrix of ``ops`` on ``qubits`` (``qubits[0]`` the low bit)."""
-    position = {q: i for i, q in enumerate(qubits)}
-    k = len(qubits)
-    if numbers.dtype.kind == "c":
-        m = np.eye(1 << k, dtype=numbers.dtype)
-    else:
-        m = numbers.array(np.eye(1 << k, dtype=int).astype(object))
-    for op in ops:
-        t = tuple(position[q] for q in op.targets)
-        c = tuple(position[q] for q in op.controls)
-        idx = subspace_indices(k, t, c, op.control_values)
-        u = op.gate.matrix(numbers)
-        m[idx] = np.tensordot(u, m[idx], axes=(1, 0))
-    return m
-
-
 def fuse_circuit(
     circuit: Circuit,
     numbers: NumberSystem,
@@ -128,11 +112,15 @@ def fuse_circuit(
     max_dense_qubits: int | None = None,
 ) -> Circuit:
     """An equivalent circuit whose operations are fused blocks (each a ``MatrixGate``, named
-    ``fused``) or the original operations where a block holds only one."""
+    ``fused``) or the original operations where a block holds only one. A composite on at
+    most the dense width is one block from the start (named after it, built once per
+    composite gate), which may fuse further with its neighbours."""
     if len(circuit) < 2:
         return circuit  # nothing to fuse with
+    dense_limit = max_qubits if max_dense_qubits is None else max_dense_qubits
     fused = Circuit(circuit.n_qubits)
-    for block in fuse_operations(circuit.operations, max_qubits, max_dense_qubits):
+    ops = _composites_as_blocks(circuit, numbers, dense_limit)
+    for block in fuse_operations(ops, max_qubits, max_dense_qubits):
         if len(block) == 1:
             fused._ops.append(block[0])
             continue
@@ -144,6 +132,34 @@ def fuse_circuit(
         else:
             fused._ops.append(op)
     return fused
+
+
+def _composites_as_blocks(
+    circuit: Circuit, numbers: NumberSystem, max_qubits: int
+) -> list[Operation]:
+    """The circuit's operations, each uncontrolled composite on at most ``max_qubits``
+    qubits as the one block its body fuses to (kept on the composite gate, so every call of
+    it shares one matrix), other composites as their bodies."""
+    items = circuit.instructions
+    if not any(op.gate.kind is GateKind.COMPOSITE for op in items):
+        return list(circuit.operations)
+    out: list[Operation] = []
+    for op in items:
+        gate = op.gate
+        if not isinstance(gate, Composite):
+            out.append(op)
+        elif op.controls or gate.n_qubits > max_qubits:
+            out.extend(gate.operations_on(op.targets, op.controls, op.control_values))
+        else:
+            local = gate.kept_block(numbers, functools.partial(_composite_block, gate, numbers))
+            if local is not None:  # None: the body is the identity
+                out.append(local.remapped(op.targets))
+    return out
+
+
+def _composite_block(gate: Composite, numbers: NumberSystem) -> Operation | None:
+    """The block a composite's body fuses to, on its own qubits, named after it."""
+    return fused_block(gate.operations_on(range(gate.n_qubits)), numbers, gate.name)
 
 
 def _is_exchange(op: Operation, numbers: NumberSystem) -> bool:
@@ -165,7 +181,7 @@ def fused_block(
     Machine numbers multiply in double precision and round once when the call is built."""
     build = get_number_system("complex128") if numbers.dtype.kind == "c" else numbers
     qubits = sorted({q for op in block for q in op.qubits})
-    m = block_matrix(block, qubits, build)
+    m = operations_matrix(block, qubits, build)
     if m.dtype.kind == "c":
         # rounding leaves ~1e-17 where products cancel exactly (H Z H): snap those to
         # zero so the block is recognised as diagonal or permutation

@@ -31,11 +31,11 @@ import numpy as np
 
 from ..backends import Backend, BlockLayout, BlockRunner, PauliCoordinates, capability
 from ..circuit.circuit import Circuit, Operation
+from ..circuit.composite import operations_matrix
 from ..circuit.gates import GateKind, MatrixGate
 from ..errors import ArgumentValueError
 from ..numbers import NumberSystem, get_number_system
 from ..plan import build_plan, run_item
-from ..plan.fusion import block_matrix
 
 MAX_PAIRS = 3
 """Superoperators on more system qubits than this stay in the computational basis (their
@@ -78,7 +78,7 @@ def transfer_matrix(op: Operation, n: int) -> tuple[np.ndarray, tuple[int, ...]]
     if len(system) > MAX_PAIRS:
         return None
     qubits = tuple(system + [q + n for q in system])
-    m = block_matrix([op], qubits, get_number_system("complex128"))
+    m = operations_matrix([op], qubits, get_number_system("complex128"))
     basis = pair_basis(len(system))
     ptm = basis @ m @ basis.conj().T
     scale = max(1.0, float(np.max(np.abs(ptm))))

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
+from collections.abc import Callable
 from typing import Any
 
 from ...circuit.circuit import Circuit, Operation
+from ...circuit.composite import Composite
 from ...circuit.conditional import Conditional
 from ...circuit.gates import (
     GATE_SPECS,
@@ -27,7 +30,19 @@ from ...circuit.gates import (
     PauliRotation,
 )
 from ...errors import ArgumentTypeError
+from .fast_reader import KEYWORDS
 from .lexer import QasmError
+from .parser import LANGUAGE_GATES, QELIB1_NAMES
+from .qasm3 import LANGUAGE_GATES as LANGUAGE_GATES3
+from .qasm3 import STDGATES
+
+KEYWORDS3 = frozenset(
+    """OPENQASM include gate def defcal cal extern qubit bit int uint float angle bool complex
+    duration stretch const input output let if else for while in break continue return end
+    box delay barrier reset measure ctrl negctrl inv pow gphase U pi tau euler true false
+    qreg creg switch case default array sizeof durationof""".split()
+)
+"""Words OpenQASM 3 reserves: no composite is defined under one."""
 
 # (library name, number of controls) -> qelib1 name, from the gate table
 _CONTROLLED = {key: name for key, (name, _) in QASM_CONTROLLED.items()}
@@ -159,6 +174,39 @@ def _all_operations(circuit: Circuit) -> list[Operation]:
     return out
 
 
+_LOCAL_QUBIT = re.compile(r"\bq\[(\d+)\]")
+_FAMILY_DEFINITION = re.compile(r"(?:mcx|mcy|mcz|mcphase|mcrx|mcry|mcrz)_\d+")
+"""Names :func:`_multi_controlled` gives its definitions (never a composite's)."""
+
+
+class _Composites:
+    """The definitions of the composites a circuit holds, one per distinct composite, named
+    after it (``name``, then ``name_1``, ... where names are taken or composites of one
+    name differ): written without parameters, their bodies at the values called."""
+
+    def __init__(self, definitions: dict[str, str], taken: frozenset[str], version: int) -> None:
+        self.definitions, self.taken, self.version = definitions, taken, version
+        self.names: dict[Composite, str] = {}
+
+    def name(self, gate: Composite, body_lines: Callable[[Operation], list[str]]) -> str:
+        """The name ``gate`` is defined under, adding its definition (and first those of the
+        composites its body calls) to the definitions."""
+        known = self.names.get(gate)
+        if known is not None:
+            return known
+        lines = [line for inner in gate.body for line in body_lines(inner)]
+        name, k = gate.name, 0
+        while name in self.taken or name in self.definitions or _FAMILY_DEFINITION.fullmatch(name):
+            k += 1
+            name = f"{gate.name}_{k}"
+        separator = "," if self.version == 2 else ", "
+        qubits = separator.join(f"q{i}" for i in range(gate.n_qubits))
+        body = " ".join(_LOCAL_QUBIT.sub(r"q\1", line) for line in lines)
+        self.definitions[name] = f"gate {name} {qubits} {{ {body} }}"
+        self.names[gate] = name
+        return name
+
+
 MULTI_CONTROLLED_MIN = {"x": 5, "z": 2, "p": 2, "y": 2, "rx": 2, "ry": 2, "rz": 2}
 """From how many controls a gate is written as a definition of its multi-controlled family
 (fewer have qelib1 names: ``cx`` .. ``c4x``, ``cz``, ``cp``, ``cy``)."""
@@ -216,9 +264,19 @@ def _multi_controlled(gate: NamedGate, k: int, definitions: dict[str, str]) -> s
 
 
 def _operation(
-    op: Operation, registers: _Registers, definitions: dict[str, str] | None = None
+    op: Operation,
+    registers: _Registers,
+    definitions: dict[str, str] | None = None,
+    composites: _Composites | None = None,
 ) -> list[str]:
     gate = op.gate
+    if isinstance(gate, Composite):
+        if composites is None or op.controls:  # its operations (controlled, in a condition)
+            placed = gate.operations_on(op.targets, op.controls, op.control_values)
+            return [line for inner in placed for line in _operation(inner, registers, definitions)]
+        name = composites.name(gate, lambda inner: _operation(inner, registers, definitions,
+                                                              composites))  # fmt: skip
+        return [_call(name, (), op.targets)]
     if gate.kind is GateKind.BARRIER:
         return ["barrier " + ", ".join(f"q[{q}]" for q in op.targets) + ";"]
     if isinstance(gate, Measure):
@@ -281,9 +339,10 @@ def dumps(circuit: Circuit) -> str:
         raise ArgumentTypeError(f"dumps() takes a Circuit, got {type(circuit).__name__}")
     registers = _Registers(circuit)
     definitions: dict[str, str] = {}
+    composites = _Composites(definitions, QELIB1_NAMES | LANGUAGE_GATES | KEYWORDS, 2)
     body: list[str] = []
-    for op in circuit.operations:
-        body.extend(_operation(op, registers, definitions))
+    for op in circuit.instructions:
+        body.extend(_operation(op, registers, definitions, composites))
     lines = ["OPENQASM 2.0;", 'include "qelib1.inc";', *definitions.values()]
     lines.append(f"qreg q[{max(circuit.n_qubits, 1)}];")
     lines.extend(registers.declarations())
@@ -326,6 +385,8 @@ class _Writer3:
 
     def __init__(self) -> None:
         self.definitions: dict[str, str] = {}
+        taken = STDGATES | LANGUAGE_GATES3 | frozenset(DEFINITIONS3) | KEYWORDS3
+        self.composites = _Composites(self.definitions, taken, 3)
 
     def condition(self, gate: Conditional, n_clbits: int) -> str:
         if gate.clbits == tuple(range(n_clbits)) and n_clbits > 1:
@@ -351,6 +412,9 @@ class _Writer3:
                 "circuit and keep the noise model beside it)"
             )
         prefix = _modifiers(op.control_values)
+        if isinstance(gate, Composite):
+            name = self.composites.name(gate, lambda inner: self.operation(inner, n_clbits))
+            return [indent + prefix + _call(name, (), op.controls + op.targets, 3)]
         if isinstance(gate, PauliRotation):
             if set(gate.pauli) == {"I"}:  # exp(-i theta/2): a global phase
                 phase = -gate.params[0] / 2
@@ -395,7 +459,7 @@ def dumps3(circuit: Circuit) -> str:
         raise ArgumentTypeError(f"dumps3() takes a Circuit, got {type(circuit).__name__}")
     writer = _Writer3()
     body: list[str] = []
-    for op in circuit.operations:
+    for op in circuit.instructions:
         body.extend(writer.operation(op, circuit.n_clbits))
     lines = ["OPENQASM 3.0;", 'include "stdgates.inc";']
     lines += [f"input float[64] {name};" for name in sorted(map(str, circuit.parameters))]

@@ -161,6 +161,7 @@ class ReaderTables(NamedTuple):
     not_in_gate_bodies: Any
     renamed: Any
     barrier_operation: Any
+    max_gate_operations: int
 
 
 class SimpleStatements:
@@ -180,15 +181,22 @@ class SimpleStatements:
         """The qubit (or ``_BROADCAST``) of each argument text met, once checked."""
         self._body_args: dict[str, list[str]] = {}
         """The argument names of each argument text met in gate bodies."""
+        self._fixed: dict[tuple[tuple[str, ...], str, str], tuple[Operation, ...] | None] = {}
+        """The kept expansion (or ``None``) of each gate body text met, by its parameter
+        names and qubit argument text: generated files define one body under many names
+        (Qiskit's ``mcx_<id>``), and a body's meaning cannot change while it is read (no
+        gate is defined twice; :meth:`forget` clears it)."""
         self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
         """The qubit tuples of a call's arguments naming whole registers, once formed and
         checked."""
         self._renamed, self._barrier = tables.renamed, tables.barrier_operation
+        self._max_gate_operations = tables.max_gate_operations
         self._expansions: dict[tuple[str, str | None], tuple[GateDef, int, tuple[Operation, ...]]]
         self._expansions = {}
-        """A defined gate's operations on its own qubits per parameter text, with the
-        definition they come from (a later definition of the name replaces it) and its
-        qubit count: a call with the same parameter text is only renamed."""
+        """What a call of a defined gate records on the gate's own qubits (its composite, or
+        the table gate it is recognised as) per parameter text, with the definition it comes
+        from (a later definition of the name replaces it) and its qubit count: a call with
+        the same parameter text is only placed on its qubits."""
 
     def read(self, lexer: Lexer, start: int, many: bool = True) -> bool:
         """Take a simple statement from column ``start`` (0-based) of the lexer's line on and,
@@ -301,7 +309,7 @@ class SimpleStatements:
             # a defined gate on distinct qubits: the counts are all call_operations checks
             if len(values) != len(g.params) or len(qubits) != len(g.qargs):
                 return False
-            expansion = self.parser.expansion(tok, g, values, 0)
+            expansion = self.parser.instruction(tok, g, values)
         except (GenqsimError, ArithmeticError, ValueError):
             return False  # the parser reads the call again and reports its error in turn
         self.record(self._renamed(expansion, qubits))
@@ -442,7 +450,12 @@ class SimpleStatements:
         if name in self.parser.declared:
             return False  # the parser reports it
         body_start = m.start("body")
-        fixed = self._fixed_expansion(text, body_start, body_end, params, positions)
+        key = (tuple(params), qargs_text, text[body_start:body_end])
+        fixed = self._fixed.get(key, _FAILED)
+        if fixed is _FAILED:
+            fixed = self._fixed[key] = self._fixed_expansion(
+                text, body_start, body_end, params, positions
+            )
         if fixed is not None:
             g = self._gate_def(name, params, qargs, [], positions)
             g.fixed = fixed
@@ -459,6 +472,7 @@ class SimpleStatements:
         self.library = {k: v for k, v in self.library.items() if k != name}
         self.builtin = {k: v for k, v in self.builtin.items() if k != name}
         self._gates = {k: v for k, v in self._gates.items() if k[0] != name}
+        self._fixed.clear()  # bodies that call the name now call the file's gate
 
     def _fixed_expansion(
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
@@ -481,6 +495,8 @@ class SimpleStatements:
                 if done is None:
                     return None
             ops += done
+            if len(ops) > self._max_gate_operations:
+                return None  # the parser reads the body and refuses the call that expands it
             pos = s.end()
         if text[pos:end].strip():
             return None
@@ -522,7 +538,7 @@ class SimpleStatements:
         if values is None:
             return None
         try:  # a decomposed qelib1 gate, or the kept expansion, on its checked qubits
-            ops = self.parser.call_operations(_token(call, 0, 0), values, qubits, 0, defined)
+            ops = self.parser.call_operations(_token(call, 0, 0), values, qubits, 1, defined)
         except (GenqsimError, ArithmeticError, ValueError):
             return None  # the body is read into its statements, reported at a call
         return tuple(ops)

@@ -24,13 +24,14 @@ from typing import Any
 
 from ...circuit.circuit import Circuit, Operation, new_operation
 from ...circuit.gates import Barrier, Measure, NamedGate, QasmName, has_infinity, qasm_names
+from ...circuit.operation import place_operations
 from ...errors import ArgumentTypeError, GenqsimError, NonFiniteError
 from ...numbers import python_number
 from ...support.lazysympy import is_sympy
 from ...support.validation import MAX_CIRCUIT_QUBITS
 from .fast_reader import ReaderTables, SimpleStatements
 from .lexer import Lexer, QasmError, Token
-from .recognize import TableMatch, is_candidate, table_operations
+from .recognize import CallRecords, TableMatch, is_candidate, table_operations
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
@@ -246,8 +247,8 @@ class GateDef:
     its expansions are built on its calls."""
 
     __slots__ = (
-        "body", "candidate", "expansions", "fixed", "match", "name", "params", "positions",
-        "qargs",
+        "body", "calls", "candidate", "expansions", "fixed", "match", "name", "params",
+        "positions", "qargs",
     )  # fmt: skip
 
     def __init__(
@@ -270,6 +271,9 @@ class GateDef:
         self.expansions: dict[tuple, tuple[Operation, ...]] = {}
         """Its operations on its own qubits per exactness and parameter values (see
         :meth:`Parser.expansion`); those of qelib1's definitions are kept for the process."""
+        self.calls = CallRecords(name, len(qargs))
+        """What its calls record: the table gate an expansion is recognised as, or one
+        composite per expansion."""
         self.positions = positions or {a: i for i, a in enumerate(qargs)}
         """Each qubit argument's position, the qubit it stands for in an expansion (given
         where the reader has it already)."""
@@ -296,7 +300,7 @@ def _reader_tables() -> ReaderTables:
     every name below is defined by then)."""
     return ReaderTables(
         LIBRARY, BUILTIN, expression_value, expression_tree, GateDef, NOT_IN_GATE_BODIES,
-        renamed, barrier_operation,
+        place_operations, barrier_operation, MAX_GATE_OPERATIONS,
     )  # fmt: skip
 
 
@@ -830,9 +834,11 @@ class Parser:
             raise self.error(f"gate {name.text!r} is given one qubit twice", name)
         if apply is None:
             assert g is not None
-            ops = renamed(self.expansion(name, g, params, depth), qubits)
+            if depth:  # in a gate body: the callee's operations
+                return place_operations(self.expansion(name, g, params, depth), qubits)
+            ops = place_operations(self.instruction(name, g, params), qubits)
             if depth == 0:
-                self.expanded += len(ops)
+                self.expanded += sum(getattr(op.gate, "size", 1) for op in ops)
                 if self.expanded > MAX_EXPANDED_OPERATIONS:
                     raise self.error(
                         f"the calls of defined gates expand to more than "
@@ -862,13 +868,23 @@ class Parser:
             if g.fixed is None:  # a body of constants is the gate at one value at most
                 done = g.match.operations(params, lambda v: self.expand(name, g, v, None, depth))
             if done is None:
-                done = self.expand(name, g, params, key, depth)
-                done = table_operations(g.name, params, len(g.qargs), done) or done
+                body = self.expand(name, g, params, key, depth)
+                done = table_operations(g.name, params, len(g.qargs), body)
+            if done is None:
+                done = body
+            else:  # a call of it records the table gate, not a composite
+                g.calls.recognised(done)
         else:
             done = self.expand(name, g, params, key, depth)
         if key is not None:
             g.expansions[key] = done
         return done
+
+    def instruction(self, name: Token, g: GateDef, params: list) -> tuple[Operation, ...]:
+        """What a call of gate ``g`` with ``params`` records, on the gate's own qubits: the
+        table gate its definition is recognised as, or else one composite named after it
+        that holds its expansion."""
+        return g.calls.instruction(self.expansion(name, g, params, 0), params)
 
     def expand(
         self, name: Token, g: GateDef, params: list, key: tuple | None, depth: int
@@ -920,31 +936,6 @@ def expansion_key(exact: bool, params: Sequence[Any]) -> tuple:
     :meth:`Parser.expansion`): the values with their types, since ``1 == 1.0`` as keys but
     one is exact and the other a float."""
     return (exact, tuple(map(type, params)), *params)
-
-
-def renamed(ops: Iterable[Operation], qubits: Sequence[int]) -> list[Operation]:
-    """``ops`` (a gate's expansion on its own qubits 0, 1, ...) with each qubit ``q`` renamed
-    ``qubits[q]``: distinct, checked qubits, so nothing is checked again; a barrier keeps its
-    qubits sorted. On the gate's own qubits in order (a call on ``q[0], q[1], ...``, as
-    exported gates are often called), the operations themselves (they are immutable)."""
-    if tuple(qubits) == tuple(range(len(qubits))):
-        return list(ops)
-    out = []
-    for op in ops:
-        gate, targets, controls = op.gate, op.targets, op.controls
-        # most gates have one target and at most one control: no generator for those
-        if len(targets) == 1:
-            targets = (qubits[targets[0]],)
-        else:
-            targets = tuple([qubits[q] for q in targets])
-            if gate.__class__ is Barrier:
-                targets = tuple(sorted(targets))
-        if len(controls) == 1:
-            controls = (qubits[controls[0]],)
-        elif controls:
-            controls = tuple([qubits[q] for q in controls])
-        out.append(new_operation(gate, targets, controls, op.control_values))
-    return out
 
 
 _PLAIN_HEADER = re.compile(r"OPENQASM[ \t]+2\.0[ \t]*;")

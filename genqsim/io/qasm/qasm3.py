@@ -40,7 +40,7 @@ from .parser import (
     expansion_key,
     too_large,
 )
-from .recognize import TableMatch, is_candidate, table_operations
+from .recognize import CallRecords, TableMatch, is_candidate, table_operations
 
 STDGATES = frozenset(
     """p x y z h s sdg t tdg sx rx ry rz cx cy cz cp crx cry crz ch swap ccx
@@ -98,7 +98,11 @@ class _Definition:
     match: TableMatch | None = None
     """Set where the name may stand for a table gate (see :mod:`.recognize`)."""
 
+    calls: CallRecords = field(init=False)
+    """What its calls record: a recognised table gate, or one composite per expansion."""
+
     def __post_init__(self) -> None:
+        self.calls = CallRecords(self.name, len(self.qubits))
         if is_candidate(self.name):
             self.match = TableMatch(self.name, len(self.params), len(self.qubits))
 
@@ -495,8 +499,9 @@ class _Reader:
         definition = self.gates.get(name)
         if definition is not None:
             done = self.expansion(definition, values, node)
-            if self.depth == 0:
+            if self.depth == 0:  # a call in the program: one composite, or the table gate
                 self.expanded += len(done)
+                done = definition.calls.instruction(done, values)
                 if self.expanded > MAX_EXPANDED_OPERATIONS:
                     raise self.fail(
                         f"the calls of defined gates expand to more than "
@@ -541,7 +546,12 @@ class _Reader:
         if done is None:
             done = self.expand(g, values, node)
             if g.match is not None and all(isinstance(op, Operation) for op in done):
-                done = table_operations(g.name, values, len(g.qubits), done) or done
+                table = table_operations(g.name, values, len(g.qubits), done)
+                if table is not None:
+                    done = table
+                    g.calls.recognised(done)
+        else:  # recognised at every value
+            g.calls.recognised(done)
         if key is not None:
             g.expansions[key] = done
         return done

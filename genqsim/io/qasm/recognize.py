@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...circuit.circuit import Operation, new_operation
+from ...circuit.composite import Composite
 from ...circuit.gates import GATE_SPECS, GateKind, NamedGate, qasm_names
 from ...errors import GenqsimError
 from ...linalg.generic import apply_matrix
@@ -226,3 +227,37 @@ def _applied(ops: Sequence[Operation], vector: np.ndarray, n_qubits: int) -> np.
             matrix = np.asarray(op.gate.matrix("complex128"), dtype=np.complex128)
             apply_matrix(psi, matrix, op.targets, op.controls, op.control_values)
     return psi
+
+
+class CallRecords:
+    """What the calls of one gate definition record, per expansion of its body (kept by
+    identity, with the expansion): the table gate the expansion was recognised as, or else
+    one :class:`~genqsim.circuit.composite.Composite` named after the definition that
+    holds it (one per parameter values, shared by every call with them)."""
+
+    __slots__ = ("_made", "_tables", "n_qubits", "name")
+
+    def __init__(self, name: str, n_qubits: int) -> None:
+        self.name, self.n_qubits = name, n_qubits
+        self._made: dict[int, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+        self._tables: dict[int, tuple[Any, ...]] = {}
+
+    def recognised(self, ops: tuple[Operation, ...]) -> None:
+        """Note that ``ops`` is the table gate a call's body was recognised as."""
+        self._tables[id(ops)] = ops
+
+    def instruction(self, ops: tuple[Any, ...], params: Sequence[Any]) -> tuple[Any, ...]:
+        """What a call whose expansion is ``ops`` records, on the gate's own qubits: ``ops``
+        itself where it is a recognised table gate or holds more than operations (a global
+        phase of the OpenQASM 3 reader's), else one composite operation."""
+        kept = self._made.get(id(ops))
+        if kept is not None and kept[0] is ops:
+            return kept[1]
+        if id(ops) in self._tables or not all(isinstance(op, Operation) for op in ops):
+            made = ops
+        else:
+            n = self.n_qubits
+            gate = Composite.trusted(self.name, tuple(params), n, ops)
+            made = (new_operation(gate, tuple(range(n))),)
+        self._made[id(ops)] = (ops, made)
+        return made
