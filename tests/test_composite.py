@@ -196,3 +196,17 @@ def test_composite_bodies_with_parameters_bind():
 def test_bad_composites_are_refused(name, body, error, message):
     with pytest.raises(error, match=message):
         gq.Composite(name, body)
+
+
+def test_a_body_read_again_is_shared_but_never_across_a_redefined_library_name():
+    """A body of library gates is built once for the process (Qiskit writes one ``mcx``
+    body under many names); a file that defines a library name of its own (here ``sx``,
+    without the include) gets its own meaning, not the kept body."""
+    first = gq.qasm.loads("OPENQASM 2.0;\ngate g a { sx a; }\nqreg q[1];\ng q[0];\n")
+    again = gq.qasm.loads("OPENQASM 2.0;\ngate k a { sx a; }\nqreg q[1];\nk q[0];\n")
+    assert first.instructions[0].gate.body is again.instructions[0].gate.body
+    own = gq.qasm.loads(
+        "OPENQASM 2.0;\ngate sx a { h a; }\ngate g a { sx a; }\nqreg q[1];\ng q[0];\n"
+    )
+    assert [op.gate.name for op in own.operations] == ["h"]
+    np.testing.assert_allclose(gq.simulate(own).to_numpy(), [2**-0.5, 2**-0.5], atol=1e-15)

@@ -109,6 +109,16 @@ _REALS = re.compile(rf"[ \t]*-?(?:{_REAL})[ \t]*(?:,[ \t]*-?(?:{_REAL})[ \t]*)*"
 _NUMERIC = "0123456789.eE+-, \t"
 """The characters of a parameter list of plain numbers (``float`` then checks each)."""
 
+LIBRARY_BODIES: dict[tuple, tuple[Operation, ...] | None] = {}
+"""Kept expansions of gate bodies that call library gates alone, by exactness, parameter
+names, qubit argument text and body text, for the process: files of one generator (Qiskit's
+exports of ``mcx``, ``mcphase``, ...) repeat the same bodies, whose meaning is the table's;
+the operations are immutable, so a file read later shares them (and the recognition of a
+body as a table gate, remembered by identity in :mod:`.recognize`)."""
+
+LIBRARY_BODIES_MAX = 512
+"""Bodies :data:`LIBRARY_BODIES` keeps (the oldest dropped)."""
+
 _FAILED = object()
 _BROADCAST = object()
 _new_tuple = tuple.__new__
@@ -186,6 +196,11 @@ class SimpleStatements:
         names and qubit argument text: generated files define one body under many names
         (Qiskit's ``mcx_<id>``), and a body's meaning cannot change while it is read (no
         gate is defined twice; :meth:`forget` clears it)."""
+        self._forgotten = False
+        """Whether the file has defined a name of the table (its bodies then mean other
+        gates than :data:`LIBRARY_BODIES` holds)."""
+        self._calls_defined = False
+        """Whether the body being built calls a gate the file defined."""
         self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
         """The qubit tuples of a call's arguments naming whole registers, once formed and
         checked."""
@@ -453,9 +468,8 @@ class SimpleStatements:
         key = (tuple(params), qargs_text, text[body_start:body_end])
         fixed = self._fixed.get(key, _FAILED)
         if fixed is _FAILED:
-            fixed = self._fixed[key] = self._fixed_expansion(
-                text, body_start, body_end, params, positions
-            )
+            fixed = self._library_body(key, text, body_start, body_end, positions)
+            self._fixed[key] = fixed
         if fixed is not None:
             g = self._gate_def(name, params, qargs, [], positions)
             g.fixed = fixed
@@ -467,12 +481,38 @@ class SimpleStatements:
         self.parser.define(g, self._token_at(name, m.start("name")))
         return True
 
+    def _library_body(
+        self,
+        key: tuple[tuple[str, ...], str, str],
+        text: str,
+        start: int,
+        end: int,
+        positions: dict[str, int],
+    ) -> tuple[Operation, ...] | None:
+        """The kept expansion of the body ``key`` (from ``start`` to ``end`` of ``text``),
+        or ``None``: from :data:`LIBRARY_BODIES` where a body of library gates
+        alone was met before in this exactness (its meaning is then that of the table),
+        else built, and kept there when it calls library gates alone."""
+        shared = (self.parser.exact, *key)
+        if not self._forgotten:
+            done = LIBRARY_BODIES.get(shared, _FAILED)
+            if done is not _FAILED:
+                return done  # type: ignore[return-value]
+        self._calls_defined = False
+        done = self._fixed_expansion(text, start, end, list(key[0]), positions)
+        if done is not None and not self._calls_defined and not self._forgotten:
+            if len(LIBRARY_BODIES) >= LIBRARY_BODIES_MAX:
+                del LIBRARY_BODIES[next(iter(LIBRARY_BODIES))]  # the oldest
+            LIBRARY_BODIES[shared] = done
+        return done
+
     def forget(self, name: str) -> None:
         """Stop taking ``name`` for a built-in gate: the file has defined it."""
         self.library = {k: v for k, v in self.library.items() if k != name}
         self.builtin = {k: v for k, v in self.builtin.items() if k != name}
         self._gates = {k: v for k, v in self._gates.items() if k[0] != name}
         self._fixed.clear()  # bodies that call the name now call the file's gate
+        self._forgotten = True
 
     def _fixed_expansion(
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
@@ -532,6 +572,8 @@ class SimpleStatements:
         defined = self.parser.gates.get(call)
         if defined is None and call not in self.builtin:
             return None  # not defined before this gate
+        if defined is not None:
+            self._calls_defined = True  # the body's meaning is this file's
         if defined is not None and defined.fixed is None:
             return None
         values = self._parameter_values(text)

@@ -95,9 +95,29 @@ def _matching_layout(
     if not 0 < n_qubits <= CHECK_MAX_QUBITS:
         return None
     try:
-        return _remembered_layout(family(name), tuple(params), n_qubits, tuple(expansion))
+        key = (family(name), expansion_params_key(params), n_qubits, id(expansion))
+        kept = _BY_IDENTITY.get(key)
+        if kept is not None and kept[0] is expansion:
+            return kept[1]
+        layout = _remembered_layout(family(name), tuple(params), n_qubits, tuple(expansion))
     except TypeError:  # an unhashable parameter: compare without remembering
         return _compared_layout(family(name), tuple(params), n_qubits, tuple(expansion))
+    if len(_BY_IDENTITY) >= REMEMBERED_COMPARISONS:
+        _BY_IDENTITY.clear()
+    _BY_IDENTITY[key] = (expansion, layout)
+    return layout
+
+
+def expansion_params_key(params: Sequence[Any]) -> tuple:
+    """Parameter values as a key that tells ``1`` from ``1.0`` (an exact value from a
+    float one)."""
+    return (tuple(map(type, params)), *params)
+
+
+_BY_IDENTITY: dict[tuple, tuple[Sequence[Operation], int | None]] = {}
+"""The layouts of expansions compared before, by the expansion's identity (kept with it):
+a body kept for the process (:data:`.fast_reader.LIBRARY_BODIES`) is compared by a lookup,
+without hashing its operations."""
 
 
 def _compared_layout(
