@@ -135,12 +135,14 @@ class Circuit:
 
     def __getattr__(self, name: str) -> Any:
         """``_ops``, where composites were appended since it was last made: their bodies
-        placed on their qubits (only the instructions appended since are placed again)."""
+        placed on their qubits (the instructions appended since are placed, after a copy of
+        the operations made before)."""
         if name != "_ops" or "_items" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         items = self._items
         assert items is not None
-        done, flat = self._flat
+        done, previous = self._flat
+        flat = list(previous)  # a new list: a thread reading meanwhile sees a whole one
         for op in items[done:]:
             if isinstance(op.gate, Composite):
                 flat.extend(op.gate.operations_on(op.targets, op.controls, op.control_values))

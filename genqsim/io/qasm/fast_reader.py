@@ -547,8 +547,8 @@ class SimpleStatements:
     ) -> tuple[Operation, ...] | None:
         """The operations of the gate body statement ``call(parens) args_text`` on the
         gate's own ``positions``: a barrier, or a valid call with constant parameters of a
-        library gate, a decomposed qelib1 gate or a gate defined before whose expansion is
-        kept (:attr:`GateDef.fixed`); else ``None``."""
+        library gate, a decomposed qelib1 gate or a gate defined before (its expansion at
+        those values, every gate it calls defined by now); else ``None``."""
         args = self._body_args.get(args_text)
         if args is None:
             args = self._body_args[args_text] = _IDENTIFIER.findall(args_text)
@@ -574,12 +574,12 @@ class SimpleStatements:
             return None  # not defined before this gate
         if defined is not None:
             self._calls_defined = True  # the body's meaning is this file's
-        if defined is not None and defined.fixed is None:
-            return None
         values = self._parameter_values(text)
         if values is None:
             return None
-        try:  # a decomposed qelib1 gate, or the kept expansion, on its checked qubits
+        # a decomposed qelib1 gate, or a defined gate's expansion at these values (a body
+        # that calls a gate not defined yet fails here, and is read into its statements)
+        try:
             ops = self.parser.call_operations(_token(call, 0, 0), values, qubits, 1, defined)
         except (GenqsimError, ArithmeticError, ValueError):
             return None  # the body is read into its statements, reported at a call
