@@ -166,7 +166,9 @@ def test_inverse_and_powers_keep_composites():
     c = gq.qasm.loads(DEFINED, exact=False)
     body, _ = c.split_terminal_measurements()
     inverse = body.inverse()
-    assert inverse.count_ops()["spin†"] == 3
+    assert inverse.count_ops()["spin_dg"] == 3
+    assert inverse.inverse().instructions == body.instructions
+    assert "gate spin_dg q0 {" in gq.qasm.dumps(inverse)
     psi = random_state(4, np.random.default_rng(2))
     back = gq.StateVector(psi.copy()).apply(body + inverse).to_numpy()
     np.testing.assert_allclose(back, psi, atol=1e-12)
@@ -191,6 +193,12 @@ def test_composite_bodies_with_parameters_bind():
         ("2x", gq.Circuit(1).h(0), ArgumentValueError, "identifier"),
         ("m", gq.Circuit(1).h(0).measure(0), ArgumentTypeError, "unitary gates only"),
         ("n", "h 0", ArgumentTypeError, "Circuit or a sequence"),
+        (
+            "q",
+            [gq.Operation(gq.gate("h"), (-1,))],
+            gq.QubitIndexError,
+            r"its own qubits 0, 1, \.\.\.; 'q' has \[-1\]",
+        ),
     ],
 )
 def test_bad_composites_are_refused(name, body, error, message):

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ArgumentTypeError, ArgumentValueError
+from ..errors import ArgumentTypeError, ArgumentValueError, QubitIndexError
 from ..linalg.generic import subspace_indices
 from ..numbers import NumberSystem, get_number_system
-from .gates import NON_UNITARY, Gate, GateKind, _dagger_name, _free_symbols, _short, _substitute
+from ..support.validation import check_operation_qubits
+from .gates import NON_UNITARY, Gate, GateKind, _free_symbols, _short, _substitute
 from .operation import Operation, new_operation, place_operations
 
 if TYPE_CHECKING:
@@ -46,7 +47,17 @@ class Composite(Gate):
             )
         if isinstance(body, Sequence) and all(isinstance(op, Operation) for op in body):
             ops = tuple(body)
-            n_qubits = 1 + max((q for op in ops for q in op.qubits), default=0)
+            qubits = [q for op in ops for q in op.qubits]
+            if any(not isinstance(q, int) or q < 0 for q in qubits):
+                raise QubitIndexError(
+                    f"a composite gate's body acts on its own qubits 0, 1, ...; {name!r} has "
+                    f"{sorted(set(qubits), key=str)}"
+                )
+            n_qubits = 1 + max(qubits, default=0)
+            for op in ops:  # qubits as a circuit checks them
+                check_operation_qubits(
+                    n_qubits, op.targets, op.controls, op.control_values or None, op.gate.n_qubits
+                )
         elif hasattr(body, "instructions") and hasattr(body, "n_qubits"):  # a Circuit
             n_qubits, ops = body.n_qubits, body.instructions
         else:
@@ -134,8 +145,11 @@ class Composite(Gate):
         return self._blocks[numbers.name]
 
     def inverse(self) -> Gate:
+        """The inverse body, named ``<name>_dg`` (as Qiskit names a defined gate's inverse;
+        the inverse of that is ``<name>`` again)."""
         body = tuple(op.inverse() for op in reversed(self.body))
-        return Composite.trusted(_dagger_name(self.name), self.params, self.n_qubits, body)
+        name = self.name[: -len(_DAGGER)] if self.name.endswith(_DAGGER) else self.name + _DAGGER
+        return Composite.trusted(name, self.params, self.n_qubits, body)
 
     def bind(self, mapping: Mapping) -> Gate:
         if not self.free_symbols & set(mapping):
@@ -165,6 +179,10 @@ class Composite(Gate):
 
     def __repr__(self) -> str:
         return f"Composite({self.label}, {self.n_qubits} qubits, {len(self.body)} operations)"
+
+
+_DAGGER = "_dg"
+"""What an inverse composite's name ends with (a name OpenQASM can write)."""
 
 
 def operations_matrix(
