@@ -218,3 +218,29 @@ def test_a_body_read_again_is_shared_but_never_across_a_redefined_library_name()
     )
     assert [op.gate.name for op in own.operations] == ["h"]
     np.testing.assert_allclose(gq.simulate(own).to_numpy(), [2**-0.5, 2**-0.5], atol=1e-15)
+
+
+def test_a_qiskit_gate_with_a_definition_is_one_composite():
+    """``gq.from_qiskit`` keeps a gate it knows only by its definition (a circuit made a gate,
+    a library gate outside genqsim's table) as one composite by its name; an instruction
+    that measures runs as its operations. Reference: Qiskit's ``Statevector``."""
+    qiskit = pytest.importorskip("qiskit")
+    from qiskit.circuit.library import QFTGate
+    from qiskit.quantum_info import Statevector
+
+    sub = qiskit.QuantumCircuit(2, name="my-bell")
+    sub.h(0)
+    sub.cx(0, 1)
+    qc = qiskit.QuantumCircuit(4)
+    qc.append(sub.to_gate(), [2, 0])
+    qc.append(QFTGate(3), [0, 1, 3])
+    qc.append(sub.to_gate().control(1), [1, 3, 2])
+    c = gq.from_qiskit(qc)
+    assert {"my_bell", "qft"} <= set(c.count_ops())
+    np.testing.assert_allclose(gq.simulate(c).to_numpy(), Statevector(qc).data, atol=1e-12)
+    measuring = qiskit.QuantumCircuit(1, 1, name="m")
+    measuring.x(0)
+    measuring.measure(0, 0)
+    outer = qiskit.QuantumCircuit(2, 1)
+    outer.append(measuring.to_instruction(), [1], [0])
+    assert [op.gate.name for op in gq.from_qiskit(outer).instructions] == ["x", "measure"]

@@ -7,6 +7,7 @@ first qubit most significant, so its amplitudes are genqsim's with the bit order
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ import numpy as np
 import sympy
 
 from ..circuit.circuit import Circuit, Operation
+from ..circuit.composite import Composite
 from ..circuit.conditional import Conditional
 from ..circuit.gates import (
     GATE_SPECS,
@@ -45,7 +47,9 @@ def _from_qiskit_param(value: Any) -> Any:
 def from_qiskit(qc: Any) -> Circuit:
     """A genqsim circuit from a Qiskit ``QuantumCircuit`` (standard gates, ``unitary``,
     measurements, resets, barriers and delays, ``if_test`` blocks with ``else`` branches, and
-    ``switch`` blocks: conditioned on a classical bit, a register, or an expression of them)."""
+    ``switch`` blocks: conditioned on a classical bit, a register, or an expression of them).
+    Any other gate with a definition (a circuit made a gate, a library gate genqsim's table
+    lacks) is one :class:`~genqsim.Composite` by its name, running as that definition."""
     from qiskit import QuantumCircuit
 
     if not isinstance(qc, QuantumCircuit):
@@ -82,14 +86,33 @@ def from_qiskit(qc: Any) -> Circuit:
             for sub_op in built:
                 c._append_op(sub_op)
         elif getattr(op, "definition", None) is not None:
-            for sub_op in from_qiskit(op.definition).operations:  # expand, then remap
-                c._append_op(sub_op.remapped(qubits))
+            body = from_qiskit(op.definition)
+            if body.has_non_unitary:  # an instruction that measures: its operations in place
+                for sub_op in body.operations:
+                    c._append_op(sub_op.remapped(qubits))
+            else:  # a gate with a definition: one composite by its name, as Qiskit keeps it
+                c.append(Composite(_identifier(name), body, _composite_params(op)), qubits)
         else:
             raise ArgumentValueError(f"Qiskit operation {name!r} has no genqsim equivalent")
     phase = _from_qiskit_param(qc.global_phase)
     if c.n_qubits and phase != 0:
         c.pauli_rotation("I", -2 * phase, [0])
     return c
+
+
+def _identifier(name: str) -> str:
+    """A Qiskit instruction's name as a composite's (an identifier: ``circuit-151`` becomes
+    ``circuit_151``)."""
+    word = re.sub(r"\W", "_", name) or "gate"
+    return word if word.isidentifier() else f"g_{word}"
+
+
+def _composite_params(op: Any) -> tuple[Any, ...]:
+    """A Qiskit gate's parameters shown on its composite (those that convert)."""
+    try:
+        return tuple(_from_qiskit_param(p) for p in op.params)
+    except (ArgumentTypeError, TypeError):  # a matrix or another object: not shown
+        return ()
 
 
 MAX_CONDITION_BITS = 10
