@@ -84,7 +84,7 @@ def table_operations(
     layout = _matching_layout(name, params, n_qubits, expansion)
     if layout is None:
         return None
-    return _candidates(family(name), tuple(params), n_qubits)[layout]
+    return candidates(family(name), tuple(params), n_qubits)[layout]
 
 
 def _matching_layout(
@@ -162,7 +162,7 @@ class TableMatch:
             self.layout = self._decide(expand)
         if self.layout is None:
             return None
-        return _candidates(family(self.name), tuple(params), self.n_qubits)[self.layout]
+        return candidates(family(self.name), tuple(params), self.n_qubits)[self.layout]
 
     def _decide(self, expand: Callable[[list[Any]], Sequence[Operation]]) -> int | None:
         rng = np.random.default_rng(_SEED + 1)
@@ -177,6 +177,16 @@ class TableMatch:
                 return None  # a global phase of the body's own: not a table gate alone
             found.add(_matching_layout(self.name, values, self.n_qubits, expansion))
         return found.pop() if len(found) == 1 else None
+
+
+def candidates(base: str, params: tuple, n_qubits: int) -> list[tuple[Operation, ...]]:
+    """:func:`_candidates`, remembered for the process where the values are hashable (a
+    file calls its recognised gates many times with the same values; the operations are
+    immutable)."""
+    try:
+        return _remembered_candidates(base, params, n_qubits)
+    except TypeError:  # an unhashable value
+        return _candidates(base, params, n_qubits)
 
 
 def _candidates(base: str, params: tuple, n_qubits: int) -> list[tuple[Operation, ...]]:
@@ -202,6 +212,9 @@ def _candidates(base: str, params: tuple, n_qubits: int) -> list[tuple[Operation
         if 0 < k < n_qubits:
             out.append(_controlled(gate, params, tuple(range(k)), (k,)))
     return out
+
+
+_remembered_candidates = functools.lru_cache(maxsize=REMEMBERED_COMPARISONS)(_candidates)
 
 
 def _controlled(gate: str, params: tuple, controls: tuple, targets: tuple) -> tuple[Operation]:
