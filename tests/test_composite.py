@@ -244,3 +244,15 @@ def test_a_qiskit_gate_with_a_definition_is_one_composite():
     outer = qiskit.QuantumCircuit(2, 1)
     outer.append(measuring.to_instruction(), [1], [0])
     assert [op.gate.name for op in gq.from_qiskit(outer).instructions] == ["x", "measure"]
+
+
+def test_calls_of_a_body_that_ignores_its_parameter_show_their_own_values():
+    """Qiskit writes ``mcphase(param0)`` bodies for one angle; each call's composite shows
+    the values it was called with, though they share one body."""
+    text = (
+        'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate twist(a) q { h q; }\nqreg r[1];\n'
+        "twist(0.1) r[0];\ntwist(0.2) r[0];\n"
+    )
+    first, second = (op.gate for op in gq.qasm.loads(text, exact=False).instructions)
+    assert first.params == (0.1,) and second.params == (0.2,)
+    assert first.body is second.body

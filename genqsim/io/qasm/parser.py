@@ -837,14 +837,13 @@ class Parser:
             if depth:  # in a gate body: the callee's operations
                 return place_operations(self.expansion(name, g, params, depth), qubits)
             ops = place_operations(self.instruction(name, g, params), qubits)
-            if depth == 0:
-                self.expanded += sum(getattr(op.gate, "size", 1) for op in ops)
-                if self.expanded > MAX_EXPANDED_OPERATIONS:
-                    raise self.error(
-                        f"the calls of defined gates expand to more than "
-                        f"{MAX_EXPANDED_OPERATIONS:,} operations in all (genqsim.io.qasm."
-                        "parser.MAX_EXPANDED_OPERATIONS)", name,
-                    )  # fmt: skip
+            self.expanded += sum(getattr(op.gate, "size", 1) for op in ops)
+            if self.expanded > MAX_EXPANDED_OPERATIONS:
+                raise self.error(
+                    f"the calls of defined gates expand to more than "
+                    f"{MAX_EXPANDED_OPERATIONS:,} operations in all (genqsim.io.qasm."
+                    "parser.MAX_EXPANDED_OPERATIONS)", name,
+                )  # fmt: skip
             return ops
         out: list[Operation] = []
         apply(out, params, qubits, self.exact)

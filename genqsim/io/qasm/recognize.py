@@ -272,7 +272,7 @@ class CallRecords:
 
     def __init__(self, name: str, n_qubits: int) -> None:
         self.name, self.n_qubits = name, n_qubits
-        self._made: dict[int, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+        self._made: dict[Any, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
         self._tables: dict[int, tuple[Any, ...]] = {}
 
     def recognised(self, ops: tuple[Operation, ...]) -> None:
@@ -283,7 +283,11 @@ class CallRecords:
         """What a call whose expansion is ``ops`` records, on the gate's own qubits: ``ops``
         itself where it is a recognised table gate or holds more than operations (a global
         phase of the OpenQASM 3 reader's), else one composite operation."""
-        kept = self._made.get(id(ops))
+        key: Any = (id(ops), *expansion_params_key(params)) if params else id(ops)
+        try:  # a body that ignores its parameters is one expansion for several values
+            kept = self._made.get(key)
+        except TypeError:  # an unhashable value: made again
+            key, kept = None, None
         if kept is not None and kept[0] is ops:
             return kept[1]
         if id(ops) in self._tables or not all(isinstance(op, Operation) for op in ops):
@@ -292,5 +296,6 @@ class CallRecords:
             n = self.n_qubits
             gate = Composite.trusted(self.name, tuple(params), n, ops)
             made = (new_operation(gate, tuple(range(n))),)
-        self._made[id(ops)] = (ops, made)
+        if key is not None:
+            self._made[key] = (ops, made)
         return made
