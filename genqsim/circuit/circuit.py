@@ -26,13 +26,13 @@ from ..errors import (
     UnboundParameterError,
     UnknownParameterError,
 )
-from ..numbers import python_number, to_python_complex
+from ..numbers import get_number_system, python_number, to_python_complex
 from ..numbers.uncertain import is_uncertain_value
 from ..support.lazysympy import is_sympy
 from ..support.validation import as_qubit, as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import channels
 from .channels import QuantumChannel
-from .composite import Composite
+from .composite import Composite, operations_matrix
 from .conditional import Conditional
 from .gates import (
     NON_UNITARY,
@@ -1050,16 +1050,6 @@ POWER_MAX_QUBITS = 10
 
 
 def _dense_unitary(circuit: Circuit) -> np.ndarray:
-    """The ``complex128`` matrix of a bound unitary circuit: its operations applied to the
-    identity, read as a state on twice the qubits (column ``j`` in the high half)."""
-    from ..linalg.generic import apply_matrix
-
-    dim = 1 << circuit.n_qubits
-    psi = np.zeros(dim * dim, dtype=np.complex128)
-    psi[:: dim + 1] = 1.0
-    for op in circuit.operations:
-        if op.kind is GateKind.BARRIER:
-            continue
-        matrix = np.asarray(op.gate.matrix("complex128"), dtype=np.complex128)
-        apply_matrix(psi, matrix, op.targets, op.controls, op.control_values)
-    return np.ascontiguousarray(psi.reshape(dim, dim).T)
+    """The ``complex128`` matrix of a bound unitary circuit (qubit 0 the low bit)."""
+    numbers = get_number_system("complex128")
+    return operations_matrix(circuit.operations, range(circuit.n_qubits), numbers)

@@ -31,7 +31,13 @@ from ...support.lazysympy import is_sympy
 from ...support.validation import MAX_CIRCUIT_QUBITS
 from .fast_reader import ReaderTables, SimpleStatements
 from .lexer import Lexer, QasmError, Token
-from .recognize import CallRecords, TableMatch, is_candidate, table_operations
+from .recognize import (
+    CallRecords,
+    TableMatch,
+    expansion_params_key,
+    is_candidate,
+    table_operations,
+)
 
 # -- built-in gates: qelib1.inc and the extended set real files use without defining ---------
 
@@ -934,7 +940,7 @@ def expansion_key(exact: bool, params: Sequence[Any]) -> tuple:
     """The key of a gate definition's expansion with ``params`` (see
     :meth:`Parser.expansion`): the values with their types, since ``1 == 1.0`` as keys but
     one is exact and the other a float."""
-    return (exact, tuple(map(type, params)), *params)
+    return (exact, *expansion_params_key(params))
 
 
 _PLAIN_HEADER = re.compile(r"OPENQASM[ \t]+2\.0[ \t]*;")
