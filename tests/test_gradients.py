@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import genqsim as gq
-from genqsim.differentiation.gradients import _adjoint_program, value_and_gradient
+from genqsim.differentiation.gradients import (
+    _adjoint_program,
+    _hvp,
+    _parameter_values,
+    value_and_gradient,
+    value_gradient_hessian,
+)
+from genqsim.states.tangent import real_terms
 
 A, B, C = gq.parameters("a b c")
 ROTATIONS = ["rx", "ry", "rz", "p", "u", "rzz", "rxx", "pauli", "cp", "crx", "cry", "open"]
@@ -182,6 +189,98 @@ def test_hessian_equals_the_symbolic_second_derivatives():
     np.testing.assert_allclose(gq.hessian(c, OBSERVABLE, VALUES, direction=v), want @ v, atol=1e-11)
     by_name = gq.hessian(c, OBSERVABLE, VALUES, direction={"b": 1.0})
     np.testing.assert_allclose(by_name, want[:, 1], atol=1e-11)
+
+
+def _dual_hessian(circuit, observable, values):
+    """The Hessian by forward over reverse: the adjoint sweep on dual numbers in object
+    arrays (the generic routine), one sweep per parameter."""
+    vals = _parameter_values(circuit, values)
+    terms = real_terms(observable, circuit.n_qubits)
+    return np.column_stack([_hvp(circuit, terms, vals, row) for row in np.eye(len(vals))]).real
+
+
+@settings(max_examples=25, deadline=None)
+@given(parametrised_circuit(rotations=PLANNED), st.lists(st.floats(-3, 3), min_size=3, max_size=3))
+def test_planned_hessian_equals_forward_over_reverse_at_every_call(circuit, second):
+    """The curvature sweep (tangents of one forward run read against one backward run, every
+    angle affine, rotations on one target under controls of either value) against the
+    dual-number sweep, at two points: the second call reuses the plan with new matrices."""
+    parameters = list(VALUES)
+    if circuit.parameters:
+        assert _adjoint_program(circuit, parameters) is not None
+    for values in (VALUES, dict(zip(parameters, second))):
+        value, gradient, hessian = value_gradient_hessian(circuit, OBSERVABLE, values)
+        want = _dual_hessian(circuit, OBSERVABLE, values)
+        np.testing.assert_allclose(hessian, want, atol=1e-11)
+        np.testing.assert_allclose(hessian, hessian.T, atol=1e-12)
+        forward_value, forward = value_and_gradient(circuit, OBSERVABLE, values, mode="forward")
+        assert abs(value - forward_value) < 1e-12
+        np.testing.assert_allclose(gradient, [forward[p] for p in parameters], atol=1e-11)
+        v = np.array([0.3, -1.0, 2.0])
+        np.testing.assert_allclose(gq.hessian(circuit, OBSERVABLE, values, direction=v),
+                                   want @ v, atol=1e-11)  # fmt: skip
+
+
+def test_planned_hessian_has_the_closed_form_of_two_rotations():
+    """<Z0> after RY(a) then RX(b) on one qubit is cos(a) cos(b): Hessian
+    [[-cos a cos b, sin a sin b], [sin a sin b, -cos a cos b]]; a shared angle (RZ(a) on a
+    second qubit, under a control) adds through the chain rule."""
+    a, b = 0.7, -1.3
+    c = gq.Circuit(1).ry(A, 0).rx(B, 0)
+    want = [[-np.cos(a) * np.cos(b), np.sin(a) * np.sin(b)],
+            [np.sin(a) * np.sin(b), -np.cos(a) * np.cos(b)]]  # fmt: skip
+    np.testing.assert_allclose(gq.hessian(c, "Z0", {A: a, B: b}), want, atol=1e-14)
+    # <X0> after RY(a) RY(b) = sin(a + b): every entry -sin(a + b)
+    c = gq.Circuit(1).ry(A, 0).ry(B, 0)
+    got = gq.hessian(c, "X0", {A: a, B: b})
+    np.testing.assert_allclose(got, np.full((2, 2), -np.sin(a + b)), atol=1e-14)
+    # <X0> after RY(a) RY(2a - b + 0.4): sin(3a - b + 0.4), Hessian -sin(.) [[9, -3], [-3, 1]]
+    c = gq.Circuit(1).ry(A, 0).ry(2 * A - B + 0.4, 0)
+    s = np.sin(3 * a - b + 0.4)
+    np.testing.assert_allclose(gq.hessian(c, "X0", {A: a, B: b}),
+                               -s * np.array([[9, -3], [-3, 1]]), atol=1e-13)  # fmt: skip
+    assert gq.hessian(gq.Circuit(2).h(0), "Z0", {}).shape == (0, 0)
+
+
+def test_planned_hessian_wider_than_a_tile_matches_finite_differences():
+    """Above one cache tile (15 qubits) the sweep runs its segments state by state; against
+    central differences of the adjoint gradient (step 1e-4, truncation ~1e-9)."""
+    rng = np.random.default_rng(7)
+    n = 15
+    params = gq.parameters("w0:5")
+    c = gq.Circuit(n)
+    for layer in range(3):
+        for q in range(n):
+            angle = params[(q + layer) % 5]
+            [c.ry, c.rz, c.rx][(q + layer) % 3](angle * (1 + layer) - 0.1 * q, q)
+        for q in range(layer % 2, n - 1, 2):
+            c.cx(q, q + 1)
+        c.crx(params[layer], 0, n - 1).append(gq.gate("p", params[4]), 3, [5], control_values=(0,))
+    values = dict(zip(params, rng.uniform(-2, 2, 5)))
+    observable = "Z0 Z14 + 0.5 X7 - 0.25 Y3 Y4"
+    got = gq.hessian(c, observable, values)
+    h = 1e-4
+    columns = []
+    for p in params:
+        up = gq.gradient(c, observable, {**values, p: values[p] + h}, mode="adjoint")
+        down = gq.gradient(c, observable, {**values, p: values[p] - h}, mode="adjoint")
+        columns.append([(up[q] - down[q]) / (2 * h) for q in params])
+    np.testing.assert_allclose(got, np.array(columns).T, atol=1e-7)
+    np.testing.assert_allclose(got, got.T, atol=1e-12)
+
+
+def test_planned_hessian_refuses_what_does_not_fit(monkeypatch):
+    """Three states per rotation past the memory there is: a typed error that says so and
+    names Hessian-vector products as the way out, which then run forward over reverse."""
+    n = 12
+    c = gq.Circuit(n)
+    for q in range(n):
+        c.ry(A * (q + 1), q).cx(q, (q + 1) % n)
+    want = gq.hessian(c, "Z0", {A: 0.3})
+    monkeypatch.setenv("GENQSIM_MEMORY_LIMIT", str(1 << 20))
+    with pytest.raises(gq.StateTooLargeError, match="3 states of 12 qubits for each of"):
+        gq.hessian(c, "Z0", {A: 0.3})
+    np.testing.assert_allclose(gq.hessian(c, "Z0", {A: 0.3}, direction=[2.0]), 2 * want[:, 0])
 
 
 def test_gradient_of_a_larger_ansatz_matches_finite_differences():

@@ -242,6 +242,9 @@ class AdjointProgram:
         self.updates: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
         self.generators: dict[int, list[Any]] = {}
         self.rotation_of: dict[int, int] = {}  # id(call) -> rotation, for lone calls
+        # the circuit's calls in order, each with its rotation (rotations as matrix calls
+        # with no matrix yet): what other sweeps over the same circuit are planned from
+        self.calls: list[tuple[RunCall, int | None]] = []
         self.rotations = _Rotations(0)
         self.products = _Products()
         self.lock = threading.Lock()  # one run at a time: the rotations' buffers are shared
@@ -279,6 +282,7 @@ class AdjointProgram:
                 return None
         rotations.freeze()
         program.rotations = rotations
+        program.calls = calls
         forward, product_at = program._forward_products(calls)
         backward = [
             call.adjoint() if r is None else _with_matrix(call, rotations.inverses, r)
@@ -363,13 +367,8 @@ class AdjointProgram:
         """``(<H>, [dE/dp_k])`` at ``parameters`` (in the planned order) for ``H`` the sum
         of real-weighted Pauli ``terms``."""
         rotations = self.rotations
-        rotations.evaluate(np.asarray(parameters, dtype=float))
-        self.products.evaluate(rotations.matrices)
+        psi = self.final_state(parameters)
         backend, numbers = self.backend, self.numbers
-        psi = backend.zeros(self.n_qubits, numbers)
-        for item in self.forward:
-            self._refresh(item, self.products.matrices)
-            run_item(item, backend, psi)
         lam = apply_pauli_sum(terms, psi, backend, numbers)
         energy = float(np.real(real_inner(psi, lam, backend, numbers)))
         imag = np.zeros(rotations.c.size)
@@ -388,6 +387,18 @@ class AdjointProgram:
                 item.run(backend, psi)
                 item.run(backend, lam)
         return energy, rotations.gradient(imag)
+
+    def final_state(self, parameters: np.ndarray) -> np.ndarray:
+        """The circuit's state at ``parameters`` (in the planned order), the rotations'
+        matrices and inverses left evaluated there."""
+        rotations = self.rotations
+        rotations.evaluate(np.asarray(parameters, dtype=float))
+        self.products.evaluate(rotations.matrices)
+        psi = self.backend.zeros(self.n_qubits, self.numbers)
+        for item in self.forward:
+            self._refresh(item, self.products.matrices)
+            run_item(item, self.backend, psi)
+        return cast(np.ndarray, psi)
 
     def run_points(
         self, parameters: np.ndarray, terms: Any

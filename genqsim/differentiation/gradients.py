@@ -41,6 +41,7 @@ from ..errors import (
     ArgumentValueError,
     NotUnitaryError,
     NumberTypeError,
+    StateTooLargeError,
     UnboundParameterError,
 )
 from ..linalg.pauli import PAULI_MATRICES, PauliSum
@@ -521,26 +522,80 @@ def hessian(
     """Second derivatives of ``<observable>`` at ``values``, exact.
 
     With ``direction`` (a vector ``v`` in the order of ``values``, or a mapping), the
-    Hessian-vector product ``H v``; without, the whole Hessian, one product per parameter.
-    Rows and columns follow the order of ``values``. Computed forward over reverse: the
-    adjoint sweep runs on dual numbers seeded along ``v``.
+    Hessian-vector product ``H v``; without, the whole Hessian. Rows and columns follow the
+    order of ``values``. Circuits whose parametrised gates are one-target rotations (Pauli
+    generators, controlled or not, angles affine in the parameters) take it from tangents of
+    one forward run read against one backward run on the fast kernels
+    (:class:`~genqsim.differentiation.curvature.CurvatureSweep`); others forward over
+    reverse, the adjoint sweep on dual numbers seeded along ``v`` (one sweep per product).
     """
     vals = _parameter_values(circuit, values)
     terms = real_terms(observable, circuit.n_qubits)
     params = list(vals)
-    if direction is None:
-        eye = np.eye(len(params))
-        return np.column_stack([_hvp(circuit, terms, vals, row) for row in eye]).real
-    if isinstance(direction, Mapping):
-        lookup = _parameter_values(circuit, {**{p: 0.0 for p in params}, **direction})
-        v = np.array([lookup[p] for p in params], dtype=float)
-    else:
-        v = np.asarray(direction, dtype=float).reshape(-1)
-        if v.size != len(params):
-            raise ArgumentValueError(f"direction has {v.size} entries for {len(params)} parameters")
-    if not np.all(np.isfinite(v)):
-        raise ArgumentValueError("direction must be finite")
-    return _hvp(circuit, terms, vals, v).real
+    v: np.ndarray | None = None
+    if direction is not None:
+        if isinstance(direction, Mapping):
+            lookup = _parameter_values(circuit, {**{p: 0.0 for p in params}, **direction})
+            v = np.array([lookup[p] for p in params], dtype=float)
+        else:
+            v = np.asarray(direction, dtype=float).reshape(-1)
+            if v.size != len(params):
+                raise ArgumentValueError(
+                    f"direction has {v.size} entries for {len(params)} parameters"
+                )
+        if not np.all(np.isfinite(v)):
+            raise ArgumentValueError("direction must be finite")
+    try:
+        found = _curvature_at(circuit, terms, vals)
+    except StateTooLargeError:
+        if v is None:
+            raise
+        found = None  # a product needs three states, not three per rotation
+    if found is not None:
+        whole = found[2]
+        return whole if v is None else whole @ v
+    if v is not None:
+        return _hvp(circuit, terms, vals, v).real
+    eye = np.eye(len(params))
+    return np.column_stack([_hvp(circuit, terms, vals, row) for row in eye]).real
+
+
+def value_gradient_hessian(
+    circuit: Circuit, observable: str | PauliSum, values: Mapping[Any, Any]
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(<observable>, gradient, Hessian)`` at ``values``, in the order of ``values``:
+    from one planned curvature sweep where :func:`hessian` has one, else an adjoint
+    gradient and forward-over-reverse Hessian."""
+    vals = _parameter_values(circuit, values)
+    terms = real_terms(observable, circuit.n_qubits)
+    found = _curvature_at(circuit, terms, vals)
+    if found is not None:
+        return found
+    value, grads = _value_and_gradient_at(circuit, terms, vals, "adjoint", None, None)
+    g = np.array([grads[p] for p in vals])
+    return value, g, hessian(circuit, PauliSum(terms), vals)
+
+
+def _curvature_at(
+    circuit: Circuit, terms: list[tuple[float, Any]], vals: dict[Any, float]
+) -> tuple[float, np.ndarray, np.ndarray] | None:
+    """Value, gradient and Hessian from the circuit's curvature sweep (planned once and
+    kept with its adjoint program), or ``None`` where the program does not serve it."""
+    from .curvature import CurvatureSweep
+
+    params = list(vals)
+    program = _adjoint_program(circuit, params)
+    if program is None:
+        return None
+    sweep = cast(
+        CurvatureSweep,
+        circuit.derived(
+            ("curvature sweep", tuple(params), program.backend.name),
+            lambda: CurvatureSweep(program),
+        ),
+    )
+    with program.lock:
+        return sweep.run(np.array([vals[p] for p in params]), terms)
 
 
 def _hvp(circuit: Circuit, terms, vals: dict, v: np.ndarray) -> np.ndarray:

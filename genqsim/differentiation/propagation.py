@@ -29,7 +29,7 @@ from ..numbers.uncertain import is_uncertain_value
 from ..support.optional import require
 from ..support.renamed import renamed_argument
 from ..support.validation import as_qubit_tuple
-from .gradients import _forward, hessian, too_wide_for_states, value_and_gradient
+from .gradients import _forward, too_wide_for_states, value_and_gradient, value_gradient_hessian
 
 if TYPE_CHECKING:
     import sympy
@@ -81,14 +81,13 @@ class Propagation:
         distributed with the covariance ``uncertainties`` gives them: ``mean = f + tr(H S)/2``
         and ``variance = g^T S g + tr(H S H S)/2``. Linear propagation says nothing of the
         shift of the mean and is biased near extrema, where ``g`` vanishes and the spread
-        comes from curvature alone. Costs one Hessian (one adjoint sweep on dual numbers per
-        angle)."""
+        comes from curvature alone. Costs one Hessian: on the fast kernels about half a
+        circuit run per uncertain rotation (:func:`~genqsim.hessian`)."""
         from uncertainties import covariance_matrix
 
-        value, gradient = value_and_gradient(self.circuit, observable, self.nominal, "adjoint")
-        g = np.array([gradient[s] for s in self.symbols])
+        values = {s: self.nominal[s] for s in self.symbols}
+        value, g, h = value_gradient_hessian(self.circuit, observable, values)
         linear = _combine(value, g, self.angles)
-        h = hessian(self.circuit, observable, self.nominal)
         sigma = np.array(covariance_matrix(list(self.angles)), dtype=float)
         hs = h @ sigma
         mean = value + 0.5 * float(np.trace(hs))
