@@ -269,14 +269,41 @@ def test_planned_hessian_wider_than_a_tile_matches_finite_differences():
     np.testing.assert_allclose(got, got.T, atol=1e-12)
 
 
+def test_planned_hessians_on_threads_equal_the_serial_ones():
+    """Sweeps of one circuit on several threads wait for each other (the program's lock);
+    sweeps of circuits of other sizes keep their own rows (one set a thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    circuits = []
+    for n in (3, 5, 6):
+        c = gq.Circuit(n)
+        for q in range(n):
+            c.ry(A * (q + 1) - B, q).rz(B + C * q, q).cx(q, (q + 1) % n)
+        circuits.append(c)
+    values = {A: 0.4, B: -0.9, C: 1.3}
+    serial = [gq.hessian(c, "Z0 X1 + 0.5 Y2", values) for c in circuits]
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda c: gq.hessian(c, "Z0 X1 + 0.5 Y2", values), circuits * 4))
+    for k, got in enumerate(found):
+        np.testing.assert_allclose(got, serial[k % 3], atol=1e-13)
+    np.testing.assert_allclose(serial[1], _dual_hessian(circuits[1], "Z0 X1 + 0.5 Y2", values),
+                               atol=1e-12)  # fmt: skip
+
+
 def test_planned_hessian_refuses_what_does_not_fit(monkeypatch):
     """Three states per rotation past the memory there is: a typed error that says so and
     names Hessian-vector products as the way out, which then run forward over reverse."""
     n = 12
-    c = gq.Circuit(n)
-    for q in range(n):
-        c.ry(A * (q + 1), q).cx(q, (q + 1) % n)
-    want = gq.hessian(c, "Z0", {A: 0.3})
+
+    def build():
+        c = gq.Circuit(n)
+        for q in range(n):
+            c.ry(A * (q + 1), q).cx(q, (q + 1) % n)
+        return c
+
+    want = gq.hessian(build(), "Z0", {A: 0.3})
+    gq.hessian(gq.Circuit(1).ry(A, 0), "Z0", {A: 0.3})  # the thread keeps these rows now
+    c = build()
     monkeypatch.setenv("GENQSIM_MEMORY_LIMIT", str(1 << 20))
     with pytest.raises(gq.StateTooLargeError, match="3 states of 12 qubits for each of"):
         gq.hessian(c, "Z0", {A: 0.3})

@@ -189,3 +189,20 @@ def test_wide_circuits_propagate_in_the_heisenberg_picture():
     assert wide.std_dev == pytest.approx(small.std_dev, rel=1e-10)
     with pytest.raises(gq.GenqsimError):
         gq.propagate(c).probabilities([50])  # a 100-qubit state: refused, typed
+
+
+def test_second_order_covariance_is_the_packages_own():
+    """The covariance the second-order terms use equals ``uncertainties.covariance_matrix``
+    for angles that share variables (sums, scaled copies, one value used twice)."""
+    from uncertainties import covariance_matrix
+
+    from genqsim.differentiation.propagation import _covariance
+
+    a, b, c = ufloat(0.1, 0.02), ufloat(0.4, 0.05), ufloat(-1.0, 0.3)
+    angles = [a, b, a + 2 * b, 3 * c - a, a]
+    want = np.array(covariance_matrix(angles), dtype=float)
+    np.testing.assert_allclose(_covariance(angles), want, rtol=1e-14, atol=1e-18)
+    b.std_dev = 0.5  # read when asked, not kept
+    np.testing.assert_allclose(
+        _covariance(angles), np.array(covariance_matrix(angles), dtype=float), rtol=1e-14
+    )

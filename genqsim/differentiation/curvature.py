@@ -28,13 +28,15 @@ sweeps on object arrays instead. Memory: three states per rotation.
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import Any, cast
 
 import numpy as np
 
 from ..errors import StateTooLargeError
 from ..linalg.generic import pauli_signs
 from ..linalg.pauli import pauli_masks
+from ..plan import DiagonalCall
 from ..plan.grouping import RunCall
 from ..states.tangent import apply_pauli_sum
 from ..support.blas import BlasThreads
@@ -44,6 +46,14 @@ from .adjoint import AdjointProgram, _with_matrix
 STATES_PER_ROTATION = 3
 """States of memory the sweep keeps per rotation: its tangent, its ``mu`` and ``H`` times its
 tangent at the end."""
+
+
+KEPT_BYTES = 256 << 20
+"""Each thread keeps its last rows of states between runs up to this size (an optimiser
+asks again and again, and fresh memory costs a page fault per page on first touch: 9.8 ->
+5.8 ms at 12 qubits, 212 -> 180 ms at 16); larger ones are taken anew each run."""
+
+_KEPT = threading.local()
 
 
 class CurvatureSweep:
@@ -63,11 +73,12 @@ class CurvatureSweep:
         # the calls from just after one rotation to the next (inclusive), and to the end
         pieces = _pieces(program.calls)
         self.forward = [
-            [_with_matrix(call, rotations.matrices, r) for call, r in piece] for piece in pieces
+            [self._rotation_call(call, rotations.matrices, r) for call, r in piece]
+            for piece in pieces
         ]
         self.backward = [
             [
-                call.adjoint() if r is None else _with_matrix(call, rotations.inverses, r)
+                call.adjoint() if r is None else self._rotation_call(call, rotations.inverses, r)
                 for call, r in reversed(piece)
             ]
             for piece in pieces
@@ -77,6 +88,7 @@ class CurvatureSweep:
         self.slopes = np.zeros((rotations.c.size, rotations.n_parameters))
         np.add.at(self.slopes, (rotations.row, rotations.column), rotations.slope)
         self._masks: dict[tuple[tuple[int, ...], tuple[int, ...]], np.ndarray] = {}
+        self._weights: dict[tuple[tuple[float, str], ...], dict[int, Any]] = {}
 
     def run(self, parameters: np.ndarray, terms: Any) -> tuple[float, np.ndarray, np.ndarray]:
         """``(<H>, gradient, Hessian)`` at ``parameters`` (in the program's order) for ``H``
@@ -97,23 +109,19 @@ class CurvatureSweep:
             lam = apply_pauli_sum(terms, psi, program.backend, program.numbers)
             zero = np.zeros(rotations.n_parameters)
             return float(np.vdot(psi, lam).real), zero, np.zeros((zero.size, zero.size))
-        self._check_memory(count)
         psi = program.final_state(parameters)  # the rotations are evaluated here too
         lam = apply_pauli_sum(terms, psi, program.backend, program.numbers)
         energy = float(np.vdot(psi, lam).real)
-        # mu_l = G_l lambda_l, last rotation first, kept as the real vector that reads
-        # Im <mu_l| x> off the floats of x: (-Im mu, Re mu) in each amplitude's place
-        reader = np.empty((count, 2 * size))
+        # i mu_l = i G_l lambda_l, last rotation first: Im <mu_l| x> = Re <i mu_l| x>, the
+        # dot product of the two as real vectors (their interleaved floats)
+        rows, readers, scratch = self._blocks(count, size)
         row = lam.reshape(1, size)
-        mu = np.empty(size, dtype=np.complex128)
         for r in range(count - 1, -1, -1):
             self._apply(self.backward[r + 1], row)
-            mu[:] = row[0]
-            self._generator_times(r, mu, rotations.g[r])
-            np.negative(mu.imag, out=reader[r, 0::2])
-            reader[r, 1::2] = mu.real
+            readers[r] = row[0]
+            self._generator_times(r, readers[r], 1j * rotations.g[r])
+        reader = readers.view(np.float64)
         # the state (row 0) and every tangent started so far (row 1 + k), carried forward
-        rows = np.empty((count + 1, size), dtype=np.complex128)
         rows[0] = 0
         rows[0, 0] = 1
         floats = rows.view(np.float64)
@@ -127,11 +135,67 @@ class CurvatureSweep:
             gradient_theta[r] = reads[0]
             first_term[: r + 1, r] = reads[1:]
         self._apply(self.forward[count], rows)
-        second_term = 2 * _real_gram(terms, rows[1:])
+        second_term = 2 * self._real_gram(terms, rows[1:], scratch)
         upper = np.triu(first_term)
         hessian_theta = second_term + upper + np.triu(upper, 1).T
         a = self.slopes
         return energy, a.T @ gradient_theta, a.T @ hessian_theta @ a
+
+    def _blocks(self, count: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of states a run fills: state and tangents, readers, scratch (the last
+        two ``count`` rows). The calling thread keeps its last set up to
+        :data:`KEPT_BYTES`, for the next run of this or another sweep of that shape."""
+        kept = getattr(_KEPT, "blocks", None)
+        if kept is not None and kept[0].shape == (count + 1, size):
+            return cast("tuple[np.ndarray, np.ndarray, np.ndarray]", kept)
+        _KEPT.blocks = None  # given back before the new ones are taken
+        self._check_memory(count)
+        rows = np.empty((count + 1, size), dtype=np.complex128)
+        blocks = (rows, np.empty((count, size), rows.dtype), np.empty((count, size), rows.dtype))
+        if 3 * rows.nbytes <= KEPT_BYTES:
+            _KEPT.blocks = blocks
+        return blocks
+
+    def _real_gram(self, terms: Any, states: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+        """``Re <a_k| H |a_l>`` for every pair of rows of ``states``, as products of real
+        matrices on the floats: per distinct X mask of the terms one product
+        ``(A permuted * conj(d)) @ A^T``, ``d`` the terms' signs and weights summed
+        (``X^x Z^z`` maps ``|j>`` to ``(-1)^{|j & z|} |j ^ x>``) and made once per
+        observable."""
+        n_qubits = states.shape[1].bit_length() - 1
+        key = tuple((float(c), str(p)) for c, p in terms)
+        if key not in self._weights:
+            weights: dict[int, Any] = {}
+            for coeff, pauli in terms:
+                x, z, n_y = pauli_masks(pauli)
+                signs = pauli_signs(n_qubits, z) if z else 1
+                weights[x] = weights.get(x, 0) + (coeff * (-1j) ** (n_y % 4)) * signs
+            self._weights = {key: weights}  # the last observable's only
+        index = np.arange(states.shape[1], dtype=np.int64)
+        floats = states.view(np.float64)
+        total = np.zeros((states.shape[0], states.shape[0]))
+        for x, d in self._weights[key].items():
+            if x:
+                np.take(states, index ^ x, axis=1, out=scratch)
+                np.multiply(scratch, d, out=scratch)
+            else:
+                np.multiply(states, d, out=scratch)
+            # Re(conj(u) v) = u_re v_re + u_im v_im: one real product on the floats
+            total += scratch.view(np.float64) @ floats.T
+        return total
+
+    def _rotation_call(self, call: RunCall, buffer: np.ndarray, r: int | None) -> RunCall:
+        """``call``, or for rotation ``r`` a call reading its matrix in ``buffer`` as it is
+        evaluated: a diagonal call for a rotation diagonal at every angle (RZ, phases), whose
+        kernel moves no amplitudes, else a matrix call."""
+        if r is None:
+            return call
+        rotations = self.program.rotations
+        if not (np.any(_off_diagonal(rotations.u0[r])) or np.any(_off_diagonal(rotations.ku0[r]))):
+            return DiagonalCall(
+                np.diagonal(buffer[r]), call.targets, call.controls, call.control_values
+            )
+        return _with_matrix(call, buffer, r)
 
     def _apply(self, calls: list[RunCall], rows: np.ndarray) -> None:
         """Run ``calls`` on every row of ``rows``: the rows in blocks of a power of two,
@@ -174,27 +238,6 @@ class CurvatureSweep:
             ) from None
 
 
-def _real_gram(terms: Any, states: np.ndarray) -> np.ndarray:
-    """``Re <a_k| H |a_l>`` for every pair of rows of ``states``, as products of real
-    matrices on the floats: per distinct X mask of the terms one product
-    ``(A permuted * conj(d)) @ A^T``, ``d`` the terms' signs and weights summed
-    (``X^x Z^z`` maps ``|j>`` to ``(-1)^{|j & z|} |j ^ x>``)."""
-    n_qubits = states.shape[1].bit_length() - 1
-    weights: dict[int, Any] = {}
-    for coeff, pauli in terms:
-        x, z, n_y = pauli_masks(pauli)
-        signs = pauli_signs(n_qubits, z) if z else 1
-        weights[x] = weights.get(x, 0) + (coeff * (-1j) ** (n_y % 4)) * signs
-    index = np.arange(states.shape[1], dtype=np.int64)
-    floats = states.view(np.float64)
-    total = np.zeros((states.shape[0], states.shape[0]))
-    for x, d in weights.items():
-        moved = states[:, index ^ x] if x else states
-        # Re(conj(u) v) = u_re v_re + u_im v_im: one real product on the interleaved floats
-        total += np.multiply(moved, d, order="C").view(np.float64) @ floats.T
-    return total
-
-
 def _pieces(calls: list[tuple[RunCall, int | None]]) -> list[list[tuple[RunCall, int | None]]]:
     """``calls`` cut just after each rotation (the last piece may be empty)."""
     pieces: list[list[tuple[RunCall, int | None]]] = [[]]
@@ -203,3 +246,8 @@ def _pieces(calls: list[tuple[RunCall, int | None]]) -> list[list[tuple[RunCall,
         if r is not None:
             pieces.append([])
     return pieces
+
+
+def _off_diagonal(matrix: np.ndarray) -> np.ndarray:
+    """The entries of a square matrix off its diagonal."""
+    return matrix[~np.eye(matrix.shape[0], dtype=bool)]

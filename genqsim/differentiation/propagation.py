@@ -83,12 +83,10 @@ class Propagation:
         shift of the mean and is biased near extrema, where ``g`` vanishes and the spread
         comes from curvature alone. Costs one Hessian: on the fast kernels about half a
         circuit run per uncertain rotation (:func:`~genqsim.hessian`)."""
-        from uncertainties import covariance_matrix
-
         values = {s: self.nominal[s] for s in self.symbols}
         value, g, h = value_gradient_hessian(self.circuit, observable, values)
         linear = _combine(value, g, self.angles)
-        sigma = np.array(covariance_matrix(list(self.angles)), dtype=float)
+        sigma = _covariance(self.angles)
         hs = h @ sigma
         mean = value + 0.5 * float(np.trace(hs))
         variance = float(g @ sigma @ g) + 0.5 * float(np.trace(hs @ hs))
@@ -163,3 +161,20 @@ def _combine(value: float, derivatives: Sequence[float] | np.ndarray, angles: Se
 
     terms = [(float(d), a._linear_part) for d, a in zip(derivatives, angles) if d]
     return AffineScalarFunc(float(value), LinearCombination(terms))
+
+
+def _covariance(angles: Sequence[Any]) -> np.ndarray:
+    """The covariance matrix of ``uncertainties`` values, ``J diag(s**2) J^T`` over the
+    independent variables they depend on (``J`` their derivatives, ``s`` the variables'
+    standard deviations, read now), as ``uncertainties.covariance_matrix`` defines it."""
+    derivatives = [a.derivatives for a in angles]
+    column: dict[Any, int] = {}
+    for found in derivatives:
+        for variable in found:
+            column.setdefault(variable, len(column))
+    jacobian = np.zeros((len(angles), len(column)))
+    for i, found in enumerate(derivatives):
+        for variable, slope in found.items():
+            jacobian[i, column[variable]] = slope
+    spread = np.array([variable.std_dev for variable in column], dtype=float)
+    return (jacobian * spread**2) @ jacobian.T
