@@ -14,6 +14,7 @@ import numpy as np
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps the kernels below)
 from . import numba_low_chunks as low_chunks
+from .numba_slp import vector_njit
 
 _SOURCES: dict[str, Callable[..., Any]] = {}
 
@@ -64,12 +65,14 @@ def _shared(fn: Callable[..., Any]) -> Any:
     """A helper compiled once per argument types and called (not inlined) by every kernel
     that uses it: large row-level bodies shared by the serial and parallel builds and by
     block and tile runs are compiled once instead of once per caller."""
-    return nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
+    return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
 
 
 def _compiled(fn: Callable[..., Any], parallel: bool) -> Any:
-    return nb.njit(parallel=parallel, cache=True, nogil=True, error_model="numpy",
-                   fastmath=True)(fn)  # fmt: skip
+    """A kernel's build, kept from gathers and scatters
+    (:func:`~backends.numba_slp.vector_njit`)."""
+    return vector_njit(parallel=parallel, cache=True, nogil=True, error_model="numpy",
+                       fastmath=True)(fn)  # fmt: skip
 
 
 def _kernel(fn: Callable[..., Any]) -> Any:

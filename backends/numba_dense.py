@@ -26,6 +26,7 @@ from .numba_common import (
     _run_length,
     reals_view,
 )
+from .numba_slp import vector_njit
 
 
 @_inline
@@ -77,7 +78,7 @@ def _mix2_lanes(x, a, y, b, count, e):
         y[j] = e4 * u + e6 * v
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _mix2_groups(f, bit, e, real):
     """The pairs ``(j, bit + j)`` of each whole group of ``2 * bit`` amplitudes of the
     floats ``f``. Not inlined: one call takes a run of groups. A real matrix mixes the floats
@@ -128,7 +129,7 @@ thread, 0.81 and 0.96 ns per amplitude against 1.54 and 1.42 on the floats pair 
 qubit 0 the floats are as fast (0.75-0.81), on qubit 3 both took 1.3."""
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _mix2c_groups(x, bit, m0, m1, m2, m3):
     """:func:`_mix2c_groups_of` with ``bit`` (2 or 4) a constant in each branch."""
     if bit == 2:
@@ -137,7 +138,7 @@ def _mix2c_groups(x, bit, m0, m1, m2, m3):
         _mix2c_groups_of(x, 4, m0, m1, m2, m3)
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _mix2_series(s0, s1, e, real):
     """Pairs ``(s0[j], s1[j])`` of two series (float views). Not inlined on purpose: as two
     arguments the series are checked for overlap once per call, and the loop vectorises."""
@@ -282,7 +283,7 @@ def _add8(s, t):
 _ZERO8 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _adjoint_series(p0, p1, l0, l1, e, variant):
     """The adjoint step on pairs ``(s0[j], s1[j])`` of two series of ``psi`` and the same
     two of ``lam`` (float views), returning the pair sums (see :func:`_adjoint_pair`). Not
@@ -304,7 +305,7 @@ def _adjoint_series(p0, p1, l0, l1, e, variant):
     return s
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _adjoint_adjacent(p, lam, e, variant):
     """The adjoint step on adjacent pairs (target qubit 0) of a run of ``psi`` and the same
     run of ``lam`` (float views: four floats per pair); not inlined, as above."""
@@ -341,7 +342,7 @@ def _adjoint_groups_as(p, lam, bit, e, variant):
     return s
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _adjoint_groups(p, lam, bit, e, variant):
     """The adjoint step on whole groups of ``2 * bit`` amplitudes (the target is the lowest
     fixed qubit, at ``bit``) of a run of ``psi`` and the same run of ``lam`` (float views);
@@ -439,7 +440,7 @@ def _row4(e, r, v):
     return re, im
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _mix4_series(s0, s1, s2, s3, e):
     """Quadruples ``(s0[j], s1[j], s2[j], s3[j])`` of four series (float views) times the 4x4
     matrix whose row-major entries, as reals, are ``e``. Not inlined, like

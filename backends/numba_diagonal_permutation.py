@@ -20,6 +20,7 @@ from .numba_common import (
     _run_length,
     reals_view,
 )
+from .numba_slp import vector_njit
 
 PATTERN_MAX_BITS = 10
 """A diagonal gate whose qubits all lie below this many runs as one repeating pattern of
@@ -61,7 +62,7 @@ def _pattern_as_floats(pattern):
     return True
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _times_pattern(x, pattern):
     """``x`` (a whole number of patterns long) times the repeating ``pattern``, element by
     element: a state's floats by a real pattern of floats (:func:`_pattern_as_floats`), lane
@@ -175,7 +176,7 @@ def apply_phase_1q(state, phase, target, fixed, fixed_value):
             state[start + j] *= phase
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _swap_series(x, y):
     """Exchange two series element by element. Not inlined on purpose, like
     :func:`_mix2_series`: as two arguments they are checked for overlap once per call, and
@@ -301,7 +302,7 @@ def apply_cycles(state, cycle_ptr, offsets, phases, fixed, fixed_value):
 # -- monomial runs: whole series moved along their cycles ----------------------------------------
 
 
-@nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
 def _move_scaled(target, source, phase):
     """``target = phase * source`` element by element (a plain copy for a phase of one). Not
     inlined, like :func:`_swap_series`, so the two views are checked for overlap once and the
@@ -341,7 +342,7 @@ def move_series(state, series_size, piece, cycle_ptr, cycle_series, cycle_phases
         _move_scaled(state[to : to + piece], buf[:piece], cycle_phases[last])
 
 
-@nb.njit(cache=True, nogil=True)
+@vector_njit(cache=True, nogil=True)
 def series_cycles(destination, changed):
     """The cycles of the permutation ``destination`` through the ``changed`` entries, as
     ``(cycle_ptr, elements)``: cycle ``c`` is ``elements[cycle_ptr[c]:cycle_ptr[c + 1]]``,

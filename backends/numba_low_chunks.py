@@ -35,10 +35,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba as nb
-
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
-from .numba_slp import slp_njit
+from .numba_slp import slp_njit, vector_njit
 
 CHUNK = 16
 """Amplitudes per straight chunk: the four lowest qubits."""
@@ -191,7 +189,7 @@ def _dispatcher(name: str, arguments: str, loops: tuple[Any, ...]) -> Any:
     namespace: dict[str, Any] = {"__name__": __name__}
     namespace.update({f"_{v}": loop for v, loop in enumerate(loops)})
     exec(compile("\n".join(lines) + "\n", __file__, "exec"), namespace)
-    return nb.njit(cache=True, nogil=True)(namespace[name])
+    return vector_njit(cache=True, nogil=True)(namespace[name])
 
 
 swap_chunks = _dispatcher("swap_chunks", "x, y", tuple(swap_loop(*v) for v in SWAP_VARIANTS))

@@ -9,6 +9,7 @@ from numba import prange
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
 from .numba_common import _kernel, _popcount
+from .numba_slp import vector_njit
 
 # -- Pauli coordinates of a density matrix (genqsim.states.pauli_basis) ----------------------------
 
@@ -92,7 +93,7 @@ def pauli_residual(floats, n, out):
         out[z, 1] = kept
 
 
-@nb.njit(cache=True, nogil=True)
+@vector_njit(cache=True, nogil=True)
 def pack_pauli_coordinates(floats, n):
     """``floats`` views a complex ``2**n x 2**n`` matrix ``w`` (row ``z``, column ``x``) whose
     entries times ``i**popcount(x & z)`` are real: those reals, packed in ascending order into
@@ -105,7 +106,7 @@ def pack_pauli_coordinates(floats, n):
             floats[i] = _COS_QUARTER[turn] * floats[2 * i] - _SIN_QUARTER[turn] * floats[2 * i + 1]
 
 
-@nb.njit(cache=True, nogil=True)
+@vector_njit(cache=True, nogil=True)
 def unpack_pauli_coordinates(floats, n):
     """Inverse of :func:`pack_pauli_coordinates` (descending order): entry ``(z, x)``
     becomes ``y / i**popcount(x & z)``."""

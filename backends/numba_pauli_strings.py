@@ -8,11 +8,12 @@ import numba as nb
 import numpy as np
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
+from .numba_slp import vector_njit
 
 
 def _compiled(fn):  # type: ignore[no-untyped-def]
     """A kernel: cached, releasing the GIL, NumPy's error model."""
-    return nb.njit(cache=True, nogil=True, error_model="numpy")(fn)
+    return vector_njit(cache=True, nogil=True, error_model="numpy")(fn)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

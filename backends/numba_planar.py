@@ -27,13 +27,13 @@ import numba as nb
 import numpy as np
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
-from .numba_slp import slp_njit
+from .numba_slp import slp_njit, vector_njit
 
 
 def _called(fn: Callable[..., Any]) -> Any:
     """A loop compiled on its own and called: its array arguments are checked for overlap
     once per call, so the loop vectorises."""
-    return nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
+    return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
 
 
 def _inline(fn: Callable[..., Any]) -> Any:
