@@ -18,10 +18,10 @@ adds. A parameter Hessian follows by the chain rule through the affine angle map
 (``A^T H_theta A``), with no second-derivative term.
 
 One backward run of ``lambda`` gives every ``mu_l``. One forward run then carries every
-tangent at once: the gates between two rotations are applied to the state and every tangent
-started so far in one kernel call (a backend's :class:`~genqsim.backends.SweepRunner` over
-whole states), so the work is about ``R / 2`` runs of the circuit for ``R`` rotations with
-no Python per gate, and ``<a_k| H |a_l>`` for all pairs is one matrix product. Forward over
+tangent at once: the state and every tangent started so far are rows taken together as one
+state of more qubits, so each gate between two rotations is one pass of the backend's
+kernels over all of them. The work is about ``R / 2`` runs of the circuit for ``R``
+rotations, and ``<a_k| H |a_l>`` for all pairs is one real matrix product. Forward over
 reverse (:func:`~genqsim.differentiation.gradients.hessian` on dual numbers) takes ``R``
 sweeps on object arrays instead. Memory: three states per rotation.
 """
@@ -100,18 +100,17 @@ class CurvatureSweep:
             return self._run(parameters, terms)
 
     def _run(self, parameters: np.ndarray, terms: Any) -> tuple[float, np.ndarray, np.ndarray]:
+        """:meth:`run`'s work (see the module's text)."""
         program = self.program
         rotations = program.rotations
         count = rotations.c.size
         size = 1 << program.n_qubits
-        if count == 0:
-            psi = program.final_state(parameters)
-            lam = apply_pauli_sum(terms, psi, program.backend, program.numbers)
-            zero = np.zeros(rotations.n_parameters)
-            return float(np.vdot(psi, lam).real), zero, np.zeros((zero.size, zero.size))
         psi = program.final_state(parameters)  # the rotations are evaluated here too
         lam = apply_pauli_sum(terms, psi, program.backend, program.numbers)
         energy = float(np.vdot(psi, lam).real)
+        if count == 0:
+            zero = np.zeros(rotations.n_parameters)
+            return energy, zero, np.zeros((zero.size, zero.size))
         # i mu_l = i G_l lambda_l, last rotation first: Im <mu_l| x> = Re <i mu_l| x>, the
         # dot product of the two as real vectors (their interleaved floats)
         rows, readers, scratch = self._blocks(count, size)
