@@ -1,5 +1,5 @@
 """Compile chosen loops with LLVM's straight-line (SLP) vectoriser, which Numba leaves off,
-and keep the loop vectoriser from gathering and scattering in any kernel helper.
+and keep the loop vectoriser from gathering and scattering in any kernel.
 
 Numba turns LLVM's SLP vectoriser off for every function (``NUMBA_SLP_VECTORIZE=0`` by
 default since Numba 0.57, after miscompilations in older LLVM). The loop vectoriser alone
@@ -17,8 +17,8 @@ kernel (``tests/test_numba_backend.py``).
 
 On AVX-512 CPUs LLVM's loop vectoriser may instead pack the loop over chunks, one
 amplitude of each of eight chunks per register, with gathers and scatters: on a Zen 4 EPYC
-those loops ran 10-17x slower than the straight code. :func:`vector_njit` (every called
-helper of the kernels) and :func:`slp_njit` look at the code they made for the CPU they
+those loops ran 5-19x slower than the straight code. :func:`vector_njit` (every kernel
+build and helper) and :func:`slp_njit` look at the code they made for the CPU they
 compile for and lower a function again without the loop vectoriser where it gathers or
 scatters (:data:`SCATTERED`); the choice is kept with the compiled code in Numba's cache,
 which is per CPU.
@@ -41,9 +41,10 @@ SCATTERED = ("vgather", "vscatter")
 """Instructions that say LLVM's loop vectoriser packed a loop over short runs of amplitudes
 across runs (AVX-512 gathers and scatters, one amplitude of each of eight chunks or groups
 per register) instead of leaving each run to straight packed code. On an AMD EPYC Zen 4
-(AVX-512) that made the loops that produced them 10-17x slower: T on qubit 2 of a 20-qubit
-complex128 state 5.3 -> 0.31 ms, U on qubit 2 5.3 -> 0.5 ms (one thread) once compiled
-without it. Zen 3 has no scatters, and its gathers were never chosen in these kernels."""
+(AVX-512) that made the loops that produced them 5-19x slower: on a 20-qubit complex128
+state, one thread, T on qubit 2 took 4.85 ms and U on qubit 2 5.54 ms, 0.25 and 1.19 ms
+once compiled without it. Compiled for Zen 3 or Haswell (AVX2, no scatters) the same loops
+have no gathers either, so nothing changes there."""
 
 
 def _lower_without_scatters(lowering: Any, state: Any) -> bool:

@@ -581,7 +581,7 @@ for name, (fn, signature) in cases.items():
 
 def test_kernel_loops_do_not_gather_or_scatter_on_avx512(tmp_path):
     """Compiled for an AVX-512 CPU (Zen 4), the loops over short runs of amplitudes come out
-    without gathers or scatters, which made them 10-17x slower there: the phase loops and
+    without gathers or scatters, which made them 5-19x slower there: the phase loops and
     real pairs (SLP-compiled straight chunks) and the complex groups of one-qubit gates on
     qubits 1 and 2 (a helper compiled like every called kernel helper), and a threaded
     kernel's build (its loops lowered as thread-pool tasks, compiled afresh). The same helper
