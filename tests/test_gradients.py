@@ -189,6 +189,13 @@ def test_hessian_equals_the_symbolic_second_derivatives():
     np.testing.assert_allclose(gq.hessian(c, OBSERVABLE, VALUES, direction=v), want @ v, atol=1e-11)
     by_name = gq.hessian(c, OBSERVABLE, VALUES, direction={"b": 1.0})
     np.testing.assert_allclose(by_name, want[:, 1], atol=1e-11)
+    # the planned sweep does not serve rzz(a c): value, gradient and Hessian the other way
+    assert _adjoint_program(c, params) is None
+    value, gradient, again = value_gradient_hessian(c, OBSERVABLE, VALUES)
+    np.testing.assert_allclose(again, want, atol=1e-11)
+    exact = [float(sympy.re(sympy.diff(energy, p).subs(VALUES).evalf(30))) for p in params]
+    np.testing.assert_allclose(gradient, exact, atol=1e-11)
+    assert abs(value - float(sympy.re(energy.subs(VALUES).evalf(30)))) < 1e-12
 
 
 def _dual_hessian(circuit, observable, values):

@@ -556,8 +556,7 @@ def hessian(
         return whole if v is None else whole @ v
     if v is not None:
         return _hvp(circuit, terms, vals, v).real
-    eye = np.eye(len(params))
-    return np.column_stack([_hvp(circuit, terms, vals, row) for row in eye]).real
+    return _dual_hessian(circuit, terms, vals)
 
 
 def value_gradient_hessian(
@@ -573,7 +572,7 @@ def value_gradient_hessian(
         return found
     value, grads = _value_and_gradient_at(circuit, terms, vals, "adjoint", None, None)
     g = np.array([grads[p] for p in vals])
-    return value, g, hessian(circuit, PauliSum(terms), vals)
+    return value, g, _dual_hessian(circuit, terms, vals)
 
 
 def _curvature_at(
@@ -596,6 +595,13 @@ def _curvature_at(
     )
     with program.lock:
         return sweep.run(np.array([vals[p] for p in params]), terms)
+
+
+def _dual_hessian(circuit: Circuit, terms: list[tuple[float, Any]], vals: dict) -> np.ndarray:
+    """The whole Hessian forward over reverse: one dual-number adjoint sweep per
+    parameter."""
+    eye = np.eye(len(vals))
+    return np.column_stack([_hvp(circuit, terms, vals, row) for row in eye]).real
 
 
 def _hvp(circuit: Circuit, terms, vals: dict, v: np.ndarray) -> np.ndarray:
