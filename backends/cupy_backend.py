@@ -23,6 +23,7 @@ import numpy as np
 
 from ..numbers import NumberSystem
 from ..plan.calls import BlockRun, CallKind, DiagonalCall, GateCall, MatrixCall, PermutationCall
+from .pauli_coordinates import GatePauliCoordinates
 from .protocol import (
     ArrayNamespace,
     BatchPrimitives,
@@ -38,7 +39,13 @@ from .protocol import (
 
 CUDA_DIR = Path(__file__).resolve().parent / "cuda"
 SOURCES = ("statevector.cu", "iqp.cu")
+REAL_SOURCES = ("statevector.cu",)
+"""What a module for real states (Pauli coordinates) compiles: the gate and tile kernels."""
 MAX_DIM = 8
+"""Dense operations travel by value up to this many rows."""
+MAX_ROWS = 16
+"""Diagonals and permutations travel by value up to this many rows (a density matrix's
+two-qubit channel in Pauli coordinates is a signed permutation of 16 rows)."""
 MAX_FIXED = 24
 TILE_BITS = 10
 """Shared-memory tiles of 2**10 amplitudes for the IQP transform's low stages."""
@@ -71,6 +78,15 @@ _REAL: dict[np.dtype, np.dtype] = {
     np.dtype(np.complex64): np.dtype(np.float32),
     np.dtype(np.complex128): np.dtype(np.float64),
 }
+REAL_STATES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+"""Real states the gate and tile kernels run (a density matrix's Pauli coordinates; not
+states a user holds: :meth:`CupyBackend.supports` stays complex)."""
+
+
+def real_of(dtype: np.dtype | str) -> np.dtype:
+    """The real type of ``dtype``'s numbers (itself for a real state)."""
+    dtype = np.dtype(dtype)
+    return dtype if dtype in REAL_STATES else _REAL[dtype]
 
 
 def _cupy():
@@ -81,20 +97,25 @@ def _cupy():
 
 
 def kernel_source(dtype: np.dtype | str) -> str:
-    """The CUDA source compiled for one state dtype: the ``real_t`` typedef, the operation
-    codes of :class:`CallKind`, ``SPREAD_BITS``, the block size and ``MAX_GROUP_BITS``, then
-    the files."""
-    real = "float" if np.dtype(dtype) == np.dtype(np.complex64) else "double"
+    """The CUDA source compiled for one state dtype: the ``real_t`` typedef (and
+    ``REAL_AMPLITUDES`` for a real state), the operation codes of :class:`CallKind`,
+    ``SPREAD_BITS``, the block size and ``MAX_GROUP_BITS``, then the files."""
+    dtype = np.dtype(dtype)
+    real = "float" if real_of(dtype) == np.dtype(np.float32) else "double"
     codes = ", ".join(f"{OP_NAMES[kind]} = {int(kind)}" for kind in CallKind)
-    body = "\n".join((CUDA_DIR / name).read_text() for name in SOURCES)
+    is_real = dtype in REAL_STATES
+    files = REAL_SOURCES if is_real else SOURCES
+    body = "\n".join((CUDA_DIR / name).read_text() for name in files)
+    real_states = "#define REAL_AMPLITUDES\n" if is_real else ""
     return (
-        f"typedef {real} real_t;\nenum OpKind {{ {codes} }};\n#define SPREAD_BITS {SPREAD_BITS}\n"
+        f"typedef {real} real_t;\n{real_states}"
+        f"enum OpKind {{ {codes} }};\n#define SPREAD_BITS {SPREAD_BITS}\n"
         f"#define BLOCK_THREADS {THREADS}\n#define MAX_GROUP_BITS {MAX_GROUP_BITS}\n"
         f"{body}"
     )
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
 def _module(dtype_name: str) -> Any:
     cupy = _cupy()
     return cupy.RawModule(code=kernel_source(dtype_name), options=("--std=c++14",))
@@ -110,10 +131,10 @@ def op_dtype(real: np.dtype | str) -> np.dtype:
     return np.dtype(
         [
             ("control_value", np.int64),
-            ("offsets", np.int64, (MAX_DIM,)),
+            ("offsets", np.int64, (MAX_ROWS,)),
             ("data", np.dtype(real), (2 * MAX_DIM * MAX_DIM,)),
             ("fixed", np.int32, (MAX_FIXED,)),
-            ("perm", np.int32, (MAX_DIM,)),
+            ("perm", np.int32, (MAX_ROWS,)),
             ("n_fixed", np.int32),
             ("dim", np.int32),
             ("kind", np.int32),
@@ -186,7 +207,9 @@ def _launch_size(work: int) -> tuple[tuple[int], tuple[int]]:
 
 
 def _as_complex(values: Any, dtype: np.dtype) -> np.ndarray:
-    return np.asarray(values, dtype=np.complex128).astype(dtype)
+    """``values`` as complex numbers of ``dtype``'s precision (a real state's operations keep
+    the complex layout; the kernels read their real parts)."""
+    return np.asarray(values, dtype=np.complex128).astype(np.result_type(dtype, np.complex64))
 
 
 ENCODED_MEMO_SIZE = 4096
@@ -197,8 +220,9 @@ _encoded: dict[tuple, np.ndarray | None] = {}
 
 def encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     """One gate call as a one-element ``OpParams`` array (CuPy passes it to the kernel by
-    value, as a struct), or ``None`` when it is too wide to travel by value (more than 3
-    targets or more than 24 involved qubits). Remembered by content (its data's bytes, qubits
+    value, as a struct), or ``None`` when it is too wide to travel by value (a dense matrix on
+    more than 3 targets, a diagonal or permutation on more than 4, or more than 24 involved
+    qubits). Remembered by content (its data's bytes, qubits
     and kind): a plan applied again, or a gate applied to many states, launches without
     building its record anew (about 25 us each). The record is shared: read it, never
     write it."""
@@ -221,9 +245,10 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     k = len(targets)
     dim = 1 << k
     fixed = sorted(tuple(targets) + tuple(controls))
-    if dim > MAX_DIM or len(fixed) > MAX_FIXED:
+    widest = MAX_DIM if isinstance(call, MatrixCall) else MAX_ROWS
+    if dim > widest or len(fixed) > MAX_FIXED:
         return None
-    packed = np.zeros(1, dtype=op_dtype(_REAL[np.dtype(dtype)]))
+    packed = np.zeros(1, dtype=op_dtype(real_of(dtype)))
     record = packed[0]  # a structured scalar is a view: writes land in `packed`
     record["control_value"] = sum(1 << c for c, v in zip(controls, control_values) if v)
     for r in range(dim):
@@ -232,6 +257,8 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     record["n_fixed"], record["dim"], record["kind"] = len(fixed), dim, int(call.kind)
     data = call.data
     values = np.ones(dim, dtype=dtype) if data is None else _as_complex(data, dtype).reshape(-1)
+    if dtype in REAL_STATES:
+        values = _real_part(values)
     if isinstance(call, MatrixCall):
         record["active"] = (1 << dim) - 1
     elif isinstance(call, DiagonalCall):
@@ -241,19 +268,36 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
         perm = call.permutation
         record["perm"][:dim] = [int(p) for p in perm]
         record["active"] = sum(1 << r for r in range(dim) if int(perm[r]) != r or values[r] != 1)
-    interleaved = np.empty(2 * values.size, dtype=_REAL[np.dtype(dtype)])
+    interleaved = np.empty(2 * values.size, dtype=real_of(dtype))
     interleaved[0::2], interleaved[1::2] = values.real, values.imag
     record["data"][: interleaved.size] = interleaved
     return packed
 
 
+def _real_part(values: np.ndarray) -> np.ndarray:
+    """The real parts of an operation's numbers, for a real state; refused where they are
+    not real (the kernels would drop the imaginary parts), as the Numba backend does."""
+    values = np.asarray(values)
+    if np.iscomplexobj(values) and np.any(values.imag != 0):
+        from ..errors import NumberTypeError
+
+        raise NumberTypeError("a matrix with complex entries cannot act on a real state")
+    return np.asarray(values.real)
+
+
 def tile_kernel_name(calls: Sequence[GateCall]) -> str:
-    """The tile-run kernel for ``calls``: ``apply_tile_run_narrow`` where no dense or
-    permutation call has more than 4 rows (diagonals may have 8: they change one row at a
-    time), which holds fewer amplitudes per thread and does not spill in complex128; else
-    ``apply_tile_run``."""
-    wide = any(len(c.targets) > 2 and not isinstance(c, DiagonalCall) for c in calls)
-    return "apply_tile_run" if wide else "apply_tile_run_narrow"
+    """The tile-run kernel for ``calls``, by the most amplitudes an operation holds per
+    thread: ``apply_tile_run_narrow`` where no dense or permutation call has more than 4
+    rows (diagonals, which change one row at a time, up to 16), which does not spill in
+    complex128; ``apply_tile_run`` for dense or permutation calls of 8 rows and diagonals
+    of at most 8; ``apply_tile_run_wide`` for the rest (permutations of 16 rows, or 8-row
+    calls beside a 16-row diagonal). Each is compiled with only the cases it takes, so the
+    narrower ones keep their registers."""
+    held = max((len(c.targets) for c in calls if not isinstance(c, DiagonalCall)), default=0)
+    widest = max((len(c.targets) for c in calls), default=0)
+    if held > 3 or (held == 3 and widest > 3):
+        return "apply_tile_run_wide"
+    return "apply_tile_run" if held == 3 else "apply_tile_run_narrow"
 
 
 def _dense_of(call: GateCall) -> np.ndarray:
@@ -281,8 +325,10 @@ class CupyBackend(
     DeviceSelector,
     ArrayNamespace,
     PauliPropagator,
+    GatePauliCoordinates,
 ):
-    """CUDA kernels for complex64/complex128 CuPy arrays (1-D states or (batch, 2**n))."""
+    """CUDA kernels for complex64/complex128 CuPy arrays (1-D states or (batch, 2**n)), and
+    for the real Pauli coordinates of a density matrix."""
 
     name = "cupy"
     priority = 20
@@ -343,7 +389,8 @@ class CupyBackend(
             if record["active"][0] == 0:
                 return
             grid, block = _launch_size(n_iter * batch)
-            _kernel(dtype, "apply_op")(
+            kernel = "apply_op" if len(targets) <= 3 else "apply_op_rows16"
+            _kernel(dtype, kernel)(
                 grid, block, (state, record, np.int64(n_iter), np.int64(size), np.int64(batch))
             )
             return
@@ -359,10 +406,11 @@ class CupyBackend(
         grid, block = _launch_size(n_iter * batch)
         scratch = cupy.empty(grid[0] * block[0] * dim, dtype=dtype)
         value = sum(1 << c for c, v in zip(controls, control_values) if v)
+        entries = _real_part(matrix) if dtype in REAL_STATES else matrix
         _kernel(dtype, "apply_dense_wide")(
             grid,
             block,
-            (state, cupy.asarray(matrix.astype(dtype)), cupy.asarray(offsets, dtype=np.int64),
+            (state, cupy.asarray(entries.astype(dtype)), cupy.asarray(offsets, dtype=np.int64),
              cupy.asarray(fixed, dtype=np.int32), np.int32(len(fixed)), np.int64(value),
              np.int32(dim), scratch, np.int64(n_iter), np.int64(state.shape[-1]),
              np.int64(batch)),
@@ -386,7 +434,9 @@ class CupyBackend(
     def block_layout(self, dtype: np.dtype) -> BlockLayout:
         """Tiles that always hold the lowest LOW_BITS qubits (coalesced series of 32
         amplitudes) plus any others, high ones included, so runs on high qubits are applied
-        in shared memory too (MSB scheme)."""
+        in shared memory too (MSB scheme). Diagonals are not merged: merged into diagonals of
+        up to 4 qubits (16 rows travel by value) they ran no faster inside tiles, and QFT 28
+        in complex128 slower (243 against 226 ms on an H200, ``gpu_bench.py``)."""
         bits = run_tile_bits(dtype)
         return BlockLayout(tile_qubits=bits, low_qubits=LOW_BITS, min_state_qubits=bits + 1)
 

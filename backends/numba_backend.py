@@ -43,6 +43,7 @@ from . import numba_pauli_basis as pauli_basis
 from . import numba_pauli_strings as pauli_strings
 from . import numba_switch as switch
 from .protocol import (
+    PAULI_HERMITIAN_TOLERANCE,
     AdjointSteps,
     BlockLayout,
     BlockRunner,
@@ -89,10 +90,6 @@ random 17 unblocked took 51 against 29 ms, one thread."""
 TILE_BYTES = 1 << 18
 """Bytes of amplitudes per gathered tile of :meth:`NumbaBackend.tile_layout` (density
 matrices, adjoint sweeps): 256 KiB."""
-
-HERMITIAN_TOLERANCE = 1024
-"""A density matrix goes into real Pauli coordinates when the imaginary parts they would
-drop are within this many units of rounding of the largest coordinate."""
 
 HADAMARD_STAGE_BITS = 6
 """Row bits one pass of the Pauli-coordinate transform covers (64 rows at a time)."""
@@ -731,7 +728,7 @@ class NumbaBackend(
         residual = np.empty((1 << n_qubits, 2), dtype=floats.dtype)
         _kernels(vec).pauli_residual(floats, n_qubits, residual)
         dropped, kept = residual.max(axis=0)
-        if dropped > HERMITIAN_TOLERANCE * np.finfo(floats.dtype).eps * max(kept, 1e-300):
+        if dropped > PAULI_HERMITIAN_TOLERANCE * np.finfo(floats.dtype).eps * max(kept, 1e-300):
             self._hadamard_rows(vec, n_qubits)
             self._xor_shuffle(vec, n_qubits)
             return None

@@ -144,9 +144,12 @@ class BlockLayout:
     one pass over the amplitudes they change in place of one per call; 0: never."""
     merged_diagonal_bands: tuple[int, ...] = ()
     """Qubit boundaries (ascending) that part a stretch of diagonal calls before it is
-    merged, by each call's highest qubit (:func:`~genqsim.plan.diagonals.merge_diagonals`).
-    Where diagonals merge, layers of complex one-qubit gates are also split into real gates
-    between diagonal ones (:func:`~genqsim.plan.layers.split_unitary_layers`)."""
+    merged, by each call's highest qubit (:func:`~genqsim.plan.diagonals.merge_diagonals`)."""
+    split_unitary_layers: bool = True
+    """Where diagonals merge, whether layers of complex one-qubit gates are also split into
+    real gates between diagonal ones (:func:`~genqsim.plan.layers.split_unitary_layers`):
+    for kernels where a real gate costs half a complex one, not for those that treat both
+    alike."""
 
 
 class BlockRunner(Protocol):
@@ -288,6 +291,11 @@ class DeviceSelector(Protocol):
     @abstractmethod
     def use_device(self, index: int) -> None:
         """Make device ``index`` the one this process allocates and runs on."""
+
+
+PAULI_HERMITIAN_TOLERANCE = 1024
+"""A density matrix goes into real Pauli coordinates when the imaginary parts they would
+drop are within this many units of rounding of the largest coordinate."""
 
 
 class PauliCoordinates(Protocol):

@@ -1,6 +1,7 @@
-"""The CUDA sources compile with nvcc (no GPU needed), for both precisions and for the
-architectures we target, and the ``OpParams`` struct has exactly the layout the Python side
-packs. A syntax or template error fails here, in CI, even on a machine without a GPU."""
+"""The CUDA sources compile with nvcc (no GPU needed), for both precisions, for complex and
+real states (Pauli coordinates) and for the architectures we target, and the ``OpParams``
+struct has exactly the layout the Python side packs. A syntax or template error fails here,
+in CI, even on a machine without a GPU."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def test_every_source_is_part_of_the_compiled_module():
     assert kernel_source("complex64").startswith("typedef float real_t;")
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
 def test_kernels_compile_for_every_target_architecture(dtype, tmp_path):
     src = tmp_path / f"genqsim_{dtype}.cu"
     src.write_text(kernel_source(dtype))
@@ -60,7 +61,7 @@ int main() {
 """
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float64"])
 def test_op_struct_layout_matches_the_numpy_record(dtype, tmp_path):
     """Compile a host program that prints sizeof/offsetof of the device struct and compare
     with the structured dtype CuPy passes by value."""
@@ -72,7 +73,7 @@ def test_op_struct_layout_matches_the_numpy_record(dtype, tmp_path):
     assert build.returncode == 0, build.stderr
     numbers = [int(v) for v in subprocess.run([str(exe)], capture_output=True, text=True,
                                                check=True).stdout.split()]  # fmt: skip
-    record = op_dtype(np.float32 if dtype == "complex64" else np.float64)
+    record = op_dtype(np.float32 if dtype == "complex64" else np.float64)  # real states too
     fields = ["control_value", "offsets", "data", "fixed", "perm", "n_fixed", "dim", "kind",
               "active"]  # fmt: skip
     tiles = tile_dtype()

@@ -19,9 +19,9 @@ def test_the_cupy_backend_implements_every_capability_it_declares():
     backend = object.__new__(CupyBackend)  # skips the CuPy presence check of __init__
     assert capabilities_of(backend) == [
         "ArrayNamespace", "BlockRunner", "DeviceSampler", "IQPEncoder", "BatchPrimitives",
-        "DeviceInfo", "DeviceSelector", "PauliPropagator",
+        "DeviceInfo", "DeviceSelector", "PauliCoordinates", "PauliPropagator",
     ]  # fmt: skip
-    for dtype, bits in ((np.complex64, 12), (np.complex128, 11)):  # 32 KiB of shared memory
+    for dtype, bits in ((np.complex64, 12), (np.complex128, 11), (np.float64, 12)):  # 32 KiB
         layout = backend.block_layout(np.dtype(dtype))
         assert (layout.tile_qubits, layout.low_qubits, layout.min_state_qubits) == (
             bits, LOW_BITS, bits + 1
@@ -86,6 +86,48 @@ def test_a_tile_run_without_wide_dense_or_permutation_calls_takes_the_narrow_ker
     assert tile_kernel_name([h, two, diagonal8]) == "apply_tile_run_narrow"
     assert tile_kernel_name([h, dense8]) == "apply_tile_run"
     assert tile_kernel_name([permutation8, h]) == "apply_tile_run"
+    permutation16 = PermutationCall(list(range(16))[::-1], None, (0, 2, 3, 7))
+    diagonal16 = DiagonalCall(np.ones(16), (0, 1, 2, 5))
+    assert tile_kernel_name([h, permutation16]) == "apply_tile_run_wide"
+    assert tile_kernel_name([diagonal16, dense8]) == "apply_tile_run_wide"
+    assert tile_kernel_name([two, diagonal16]) == "apply_tile_run_narrow"  # one row at a time
+
+
+def test_sixteen_row_diagonals_and_permutations_travel_by_value_and_dense_ones_do_not():
+    """A density matrix's two-qubit channel in Pauli coordinates is a signed permutation of
+    16 rows: it travels by value (offsets and permutation of 16 rows), a dense matrix of 16
+    rows does not, nor does a permutation of 32."""
+    from genqsim.backends.cupy_backend import encode_op
+    from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
+
+    rng = np.random.default_rng(3)
+    perm = rng.permutation(16)
+    signs = rng.choice([-1.0, 1.0], size=16) * 0.9
+    record = encode_op(PermutationCall(perm, signs, (1, 4, 6, 9)), np.dtype(np.float64))[0]
+    assert record["dim"] == 16 and list(record["perm"]) == list(perm)
+    assert record["offsets"][15] == (1 << 1) + (1 << 4) + (1 << 6) + (1 << 9)
+    np.testing.assert_array_equal(record["data"][:32:2], signs)
+    np.testing.assert_array_equal(record["data"][1:32:2], 0)
+    assert encode_op(DiagonalCall(np.arange(16.0), (0, 1, 2, 3)), np.dtype(np.complex64))
+    assert encode_op(MatrixCall(np.eye(16), (0, 1, 2, 3)), np.dtype(np.float64)) is None
+    assert encode_op(PermutationCall(list(range(32)), None, (0, 1, 2, 3, 4)),
+                     np.dtype(np.complex128)) is None  # fmt: skip
+
+
+def test_real_states_compile_without_the_complex_kernels_and_refuse_complex_numbers():
+    """Real states (Pauli coordinates) get their own module (REAL_AMPLITUDES, no reductions
+    or IQP, which are complex), and a call with imaginary parts is refused before any launch,
+    as on the Numba backend."""
+    from genqsim.backends.cupy_backend import encode_op, kernel_source
+    from genqsim.errors import NumberTypeError
+    from genqsim.plan.calls import DiagonalCall
+
+    real = kernel_source("float64")
+    assert real.startswith("typedef double real_t;\n#define REAL_AMPLITUDES\n")
+    assert "iqp" not in real.lower() and kernel_source("float32").startswith("typedef float")
+    assert "REAL_AMPLITUDES\n" not in kernel_source("complex128").split("enum")[0]
+    with pytest.raises(NumberTypeError, match="complex entries"):
+        encode_op(DiagonalCall(np.array([1, 1j]), (0,)), np.dtype(np.float64))
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

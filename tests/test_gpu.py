@@ -46,14 +46,17 @@ def test_gpu_equals_the_generic_routine_on_random_circuits(circuit, dtype, seed,
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(random_circuit(n_min=13, n_max=15), st.sampled_from(DTYPES), st.integers(0, 2**31))
-def test_tile_runs_equal_the_generic_routine_on_random_circuits(circuit, dtype, seed):
+@given(
+    random_circuit(n_min=13, n_max=15), st.sampled_from(DTYPES), st.integers(0, 2**31),
+    st.booleans(),
+)  # fmt: skip
+def test_tile_runs_equal_the_generic_routine_on_random_circuits(circuit, dtype, seed, fuse):
     """States of 13+ qubits, where the plan groups gates into shared-memory tile runs: every
     gate kind and width (dense up to 3 targets, diagonals, permutations, controls) inside
-    tiles, against the generic routine."""
+    tiles, against the generic routine; unfused and fused (as from 22 qubits on)."""
     host = random_state(circuit.n_qubits, np.random.default_rng(seed))
     want = gq.StateVector(host.copy(), backend="numpy").apply(circuit, fuse=False).to_numpy()
-    psi = _gpu_state(host, dtype).apply(circuit)
+    psi = _gpu_state(host, dtype).apply(circuit, fuse=True if fuse else None)
     np.testing.assert_allclose(psi.to_numpy(), want, atol=TOL[dtype] * 100)
 
 
@@ -63,15 +66,17 @@ def test_tile_runs_equal_the_generic_routine_on_random_circuits(circuit, dtype, 
     [(0, 1, 2, 3, 4, 9), (0, 2, 4, 5, 7, 9, 11, 13, 14, 16), tuple(range(10))],
     ids=["series-of-5-and-one-high", "series-of-1-and-nine-high", "contiguous"],
 )
-@pytest.mark.parametrize("kernel", ["apply_tile_run", "apply_tile_run_narrow"])
+@pytest.mark.parametrize(
+    "kernel", ["apply_tile_run", "apply_tile_run_narrow", "apply_tile_run_wide"]
+)
 def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits, kernel):
     """Tiles run directly: a series of 5 and one qubit above it, a series of 1 and nine above
     it (both of the kernel's look-up tables of element offsets), and the lowest 10 qubits;
     dense (up to 3 targets, controlled), diagonal and permutation calls on the tile's qubits,
     against the same calls one by one on the host (up to 4 targets and controls, whose subspace
     the kernel finds with bit masks, and 5 or 6, with its loop). With a controlled 3-target
-    dense call the run takes the kernel that holds 8 amplitudes a thread; with an 8-row
-    diagonal there instead, the narrow one."""
+    dense call the run takes the kernel that holds 8 amplitudes a thread; with a 16-row
+    diagonal there instead, the narrow one; with a 16-row permutation, the wide one."""
     from genqsim.backends.cupy_backend import tile_kernel_name
     from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
 
@@ -81,11 +86,19 @@ def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits, kern
     def unitary(k: int) -> np.ndarray:
         return np.linalg.qr(rng.normal(size=(k, k)) + 1j * rng.normal(size=(k, k)))[0]
 
-    wide = (
-        MatrixCall(unitary(8), (q[1], q[-1], q[0]), (q[-2],), (1,))
-        if kernel == "apply_tile_run"
-        else DiagonalCall(np.exp(1j * rng.uniform(size=8)), (q[1], q[-1], q[0]), (q[-2],), (1,))
-    )
+    wide = {
+        "apply_tile_run": MatrixCall(unitary(8), (q[1], q[-1], q[0]), (q[-2],), (1,)),
+        "apply_tile_run_narrow": DiagonalCall(
+            np.exp(1j * rng.uniform(size=16)), (q[1], q[-1], q[0], q[3]), (q[-2],), (1,)
+        ),
+        "apply_tile_run_wide": PermutationCall(
+            rng.permutation(16),
+            np.exp(1j * rng.uniform(size=16)),
+            (q[1], q[-1], q[0], q[3]),
+            (q[-2],),
+            (1,),
+        ),
+    }[kernel]
     calls = [
         MatrixCall(unitary(2), (q[-1],)),
         wide,
@@ -105,6 +118,119 @@ def test_a_tile_places_its_qubits_through_both_offset_tables(dtype, qubits, kern
     got = cupy.asarray(host)
     gq.get_backend("cupy").apply_block_run(got, BlockRun(calls, len(q), q))
     np.testing.assert_allclose(cupy.asnumpy(got), want, atol=TOL[dtype] * 10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_real_states_run_real_calls_in_tiles_and_alone(dtype):
+    """Real states (a density matrix's Pauli coordinates) on their own module: dense,
+    diagonal and permutation calls of up to 16 rows (a two-qubit channel's signed
+    permutation), controlled or not, in one tile run and call by call, against the generic
+    routine on the host; a dense call too wide to travel by value takes the wide kernel."""
+    from genqsim.backends.cupy_backend import tile_kernel_name
+    from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
+
+    n, q = 16, (0, 1, 2, 3, 4, 5, 9, 12, 14)
+    rng = np.random.default_rng(21)
+
+    def orthogonal(k: int) -> np.ndarray:
+        return np.linalg.qr(rng.normal(size=(k, k)))[0]
+
+    calls = [
+        MatrixCall(orthogonal(4), (q[0], q[-1])),
+        PermutationCall(rng.permutation(16), rng.uniform(-1, 1, size=16), (q[1], q[7], q[3], q[5])),
+        DiagonalCall(rng.uniform(-1, 1, size=16), (q[2], q[6], q[4], q[8]), (q[0],), (0,)),
+        MatrixCall(orthogonal(8), (q[4], q[1], q[6])),
+        PermutationCall(rng.permutation(16), None, (q[0], q[2], q[6], q[8]), (q[7],), (1,)),
+    ]
+    assert tile_kernel_name(calls) == "apply_tile_run_wide"
+    host = rng.normal(size=2**n).astype(dtype)
+    want = host.copy()
+    for call in calls:
+        call.run(gq.get_backend("numpy"), want)
+    tol = 1e-4 if dtype == "float32" else 1e-12
+    gpu = gq.get_backend("cupy")
+    in_tiles = cupy.asarray(host)
+    gpu.apply_block_run(in_tiles, BlockRun(calls, len(q), q))
+    np.testing.assert_allclose(cupy.asnumpy(in_tiles), want, atol=tol)
+    alone = cupy.asarray(host)
+    for call in calls:
+        call.run(gpu, alone)
+    np.testing.assert_allclose(cupy.asnumpy(alone), want, atol=tol)
+    wide = MatrixCall(orthogonal(32), (0, 3, 6, 9, 12))  # too wide to travel by value
+    wide.run(gq.get_backend("numpy"), want)
+    wide.run(gpu, alone)
+    np.testing.assert_allclose(cupy.asnumpy(alone), want, atol=tol)
+
+
+@pytest.mark.parametrize("n", [1, 3, 5, 8])
+def test_pauli_coordinates_on_the_gpu_equal_the_numba_transform(n):
+    from test_noise import _random_rho
+
+    rho = _random_rho(n, np.random.default_rng(n))
+    host = rho.reshape(-1).copy()
+    want = gq.get_backend("numba").to_pauli_coordinates(host, n).copy()
+    vec = cupy.asarray(rho.reshape(-1))
+    coords = gq.get_backend("cupy").to_pauli_coordinates(vec, n)
+    assert coords is not None and coords.dtype == np.float64
+    np.testing.assert_allclose(cupy.asnumpy(coords), want, atol=1e-13)
+    gq.get_backend("cupy").from_pauli_coordinates(vec, n)
+    np.testing.assert_allclose(cupy.asnumpy(vec), rho.reshape(-1), atol=1e-13)
+
+
+def _noisy_layers(n: int, layers: int, seed: int) -> gq.Circuit:
+    """U on every qubit and a CX brick, each gate followed by depolarizing noise, with
+    amplitude damping, a controlled rotation and a thermal relaxation in between."""
+    rng = np.random.default_rng(seed)
+    c = gq.Circuit(n)
+    for layer in range(layers):
+        for q in range(n):
+            c.u(*rng.uniform(0, 2 * np.pi, 3), q).depolarizing(0.01, q)
+        for q in range(layer % 2, n - 1, 2):
+            c.cx(q, q + 1).depolarizing(0.02, q, q + 1)
+        c.amplitude_damping(0.05, layer % n)
+    c.crx(0.4, 0, n - 1).thermal_relaxation(50.0, 70.0, 12.0, n - 1)
+    return c
+
+
+@pytest.mark.parametrize("n", [3, 7, 8])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_density_matrices_run_in_pauli_coordinates_on_the_gpu(n, dtype):
+    """A noisy circuit on a density matrix on the GPU in Pauli coordinates (real transfer
+    matrices in tile runs; 7 and 8 qubits: vec(rho) of 14 and 16 qubits, beyond one tile)
+    equals the computational basis on the GPU and the generic routine on the host; the run
+    really is in Pauli coordinates."""
+    from genqsim.states import DensityMatrix, DensityOptions
+    from genqsim.states.doubling import doubled_circuit
+    from genqsim.states.pauli_basis import pauli_run
+
+    circuit = _noisy_layers(n, 3, seed=n)
+    ns = get_number_system(dtype)
+    gpu = gq.get_backend("cupy")
+    assert pauli_run(doubled_circuit(circuit, ns, None), n, ns, gpu, True) is not None
+    want = DensityMatrix.zeros(n, dtype, backend="numpy").apply(circuit).to_numpy()
+    tol = 2e-5 if dtype == "complex64" else 1e-12
+    for pauli_basis in (True, False, None):
+        options = DensityOptions(pauli_basis=pauli_basis)
+        rho = DensityMatrix.zeros(n, dtype, device="gpu", options=options).apply(circuit)
+        assert rho.backend.name == "cupy"
+        np.testing.assert_allclose(rho.to_numpy(), want, atol=tol * 10)
+        rho.apply(circuit)  # again, from the kept run
+        twice = DensityMatrix.zeros(n, dtype, backend="numpy").apply(circuit).apply(circuit)
+        np.testing.assert_allclose(rho.to_numpy(), twice.to_numpy(), atol=tol * 20)
+
+
+def test_a_non_hermitian_operator_on_the_gpu_stays_in_the_computational_basis():
+    from genqsim.states import DensityMatrix, DensityOptions
+
+    m = np.zeros((16, 16), dtype=complex)
+    m[0, 3] = 1
+    vec = cupy.asarray(m.reshape(-1))
+    assert gq.get_backend("cupy").to_pauli_coordinates(vec, 4) is None
+    np.testing.assert_allclose(cupy.asnumpy(vec), m.reshape(-1), atol=1e-15)
+    c = gq.Circuit(4).h(0).cx(0, 1).depolarizing(0.1, 1).amplitude_damping(0.2, 3)
+    forced = DensityMatrix(m, backend="cupy", options=DensityOptions(pauli_basis=True))
+    plain = DensityMatrix(m, backend="numpy", options=DensityOptions(pauli_basis=False))
+    np.testing.assert_allclose(forced.apply(c).to_numpy(), plain.apply(c).to_numpy(), atol=1e-14)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -137,6 +263,10 @@ def test_every_primitive_with_controls_matches_numpy(dtype):
         ("apply_diagonal", (np.exp(1j * rng.uniform(size=4)), (2, 5), (0, 1), (1, 0))),
         ("apply_permutation", ([2, 0, 3, 1], np.exp(1j * rng.uniform(size=4)), (3, 1), (4,), (1,))),
         ("apply_permutation", ([1, 0], None, (0,), (2, 3), (1, 1))),
+        # 16 rows: by value, in their own kernel (apply_op_rows16)
+        ("apply_permutation", (rng.permutation(16), np.exp(1j * rng.uniform(size=16)),
+                               (5, 0, 3, 2), (1,), (0,))),
+        ("apply_diagonal", (np.exp(1j * rng.uniform(size=16)), (1, 4, 0, 3), (), ())),
     ]  # fmt: skip
     ref = gq.get_backend("numpy")
     gpu = gq.get_backend("cupy")

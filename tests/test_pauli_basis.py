@@ -11,6 +11,9 @@ from hypothesis import strategies as st
 from test_noise import _dense_reference, _random_rho, noisy_circuits
 
 import genqsim as gq
+from genqsim.backends import GenericBackend
+from genqsim.backends.numba_backend import NumbaBackend
+from genqsim.backends.pauli_coordinates import GatePauliCoordinates
 from genqsim.circuit import channels
 from genqsim.circuit.circuit import Operation
 from genqsim.errors import ArgumentValueError, NumberTypeError
@@ -72,6 +75,70 @@ def test_coordinates_round_trip_over_several_hadamard_stages(n):
     np.testing.assert_allclose(coords[0], 2 ** (-n / 2), rtol=1e-12)
     backend.from_pauli_coordinates(vec, n)
     np.testing.assert_allclose(vec, rho.reshape(-1), atol=1e-15)
+
+
+class _GateCoordinates(GenericBackend, GatePauliCoordinates):
+    """The NumPy routines with the change of coordinates run as gates (the CuPy backend's
+    way), so it is checked here without a GPU."""
+
+    name = "numpy-gate-coordinates"
+
+
+class _TiledGateCoordinates(GatePauliCoordinates, NumbaBackend):
+    """The same on the Numba backend's gathered tiles: the pair matrices grouped into tile
+    runs, as the CuPy backend groups them into shared-memory tiles."""
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_coordinates_reached_by_gates_equal_the_pauli_traces(n, dtype):
+    """The pair matrix (CX from the row to the column, H on the row, the phase i**(x z)) on
+    every pair gives the same coordinates, in the same memory, as the Numba transform and the
+    traces of the Pauli strings; back again it gives ``vec(rho)``."""
+    rho = _random_rho(n, np.random.default_rng(10 + n))
+    vec = rho.reshape(-1).astype(dtype)
+    backend = _GateCoordinates()
+    coords = backend.to_pauli_coordinates(vec, n)
+    assert coords is not None and coords.dtype.kind == "f" and np.shares_memory(coords, vec)
+    tol = 1e-13 if dtype == "complex128" else 2e-6
+    np.testing.assert_allclose(coords, pauli_coordinates(rho), atol=tol)
+    numba_vec = rho.reshape(-1).astype(dtype)
+    np.testing.assert_allclose(coords, gq.get_backend("numba").to_pauli_coordinates(numba_vec, n),
+                               atol=tol)  # fmt: skip
+    backend.from_pauli_coordinates(vec, n)
+    np.testing.assert_allclose(vec, rho.reshape(-1), atol=tol * 10)
+
+
+@pytest.mark.parametrize(("n", "dtype"), [(8, "complex128"), (9, "complex64")])
+def test_coordinates_reached_by_gates_in_tile_runs_equal_the_numba_transform(n, dtype):
+    """Beyond one tile the pair matrices run as tile runs of the lowest qubits plus as many
+    pairs as fit (the plan checked here), with the same coordinates and way back."""
+    from genqsim.backends.pauli_coordinates import coordinate_change
+    from genqsim.plan import BlockRun
+
+    backend = _TiledGateCoordinates()
+    layout = backend.tile_layout(np.dtype(dtype))
+    runs = coordinate_change(n, layout.tile_qubits, layout.low_qubits)
+    assert len(runs) > 1 and all(isinstance(r, BlockRun) for r in runs)
+    assert sum(len(r.calls) for r in runs) == n
+    assert all(r.block_qubits <= layout.tile_qubits for r in runs)
+    assert all(set(range(layout.low_qubits)) <= set(r.qubits) for r in runs)
+    rho = _random_rho(n, np.random.default_rng(n))
+    vec = rho.reshape(-1).astype(dtype)
+    coords = backend.to_pauli_coordinates(vec, n)
+    want = gq.get_backend("numba").to_pauli_coordinates(rho.reshape(-1).astype(dtype), n)
+    tol = 1e-13 if dtype == "complex128" else 1e-6
+    np.testing.assert_allclose(coords, want, atol=tol)
+    backend.from_pauli_coordinates(vec, n)
+    np.testing.assert_allclose(vec, rho.reshape(-1), atol=tol * 10)
+
+
+def test_coordinates_reached_by_gates_refuse_a_non_hermitian_operator():
+    m = np.zeros((16, 16), dtype=complex)
+    m[0, 3] = 1
+    vec = m.reshape(-1).copy()
+    assert _GateCoordinates().to_pauli_coordinates(vec, 4) is None
+    np.testing.assert_allclose(vec, m.reshape(-1), atol=1e-15)  # back as it was
 
 
 def test_a_non_hermitian_operator_stays_in_the_computational_basis():

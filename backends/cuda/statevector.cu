@@ -1,8 +1,11 @@
-// genqsim CUDA kernels for state vectors of complex<real_t>.
+// genqsim CUDA kernels for state vectors of complex<real_t>, and for real states.
 //
-// One source for both precisions: the loader prepends `typedef float real_t;` or
+// One source for every element type: the loader prepends `typedef float real_t;` or
 // `typedef double real_t;` and compiles one module per dtype (CuPy RawModule without
-// name_expressions, so the module hits CuPy's on-disk cache in the next process).
+// name_expressions, so the module hits CuPy's on-disk cache in the next process). For real
+// states (a density matrix's Pauli coordinates, every operation a real matrix) it also
+// defines REAL_AMPLITUDES: an amplitude is then one real number, operations keep their
+// complex layout and only the real parts of their numbers are read.
 //
 // Habits (seeds 001-003): grid-stride loops over a capped grid; every amplitude a thread needs
 // is loaded before any is stored; 64-bit indices throughout; gate data travels by value in an
@@ -14,6 +17,19 @@
 
 typedef long long index_t;
 
+#ifdef REAL_AMPLITUDES
+struct cplx {
+    real_t re;
+};
+
+__device__ __forceinline__ cplx c_make(real_t re, real_t) {
+    cplx z;
+    z.re = re;
+    return z;
+}
+__device__ __forceinline__ cplx c_add(cplx a, cplx b) { return c_make(a.re + b.re, 0); }
+__device__ __forceinline__ cplx c_mul(cplx a, cplx b) { return c_make(a.re * b.re, 0); }
+#else
 // Aligned to its full size so a load or store of one amplitude is a single vector access.
 struct __align__(2 * sizeof(real_t)) cplx {
     real_t re, im;
@@ -30,11 +46,14 @@ __device__ __forceinline__ cplx c_mul(cplx a, cplx b) {
     return c_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
 __device__ __forceinline__ cplx c_conj(cplx a) { return c_make(a.re, -a.im); }
+#endif
 
 // Dynamic shared memory of every kernel that uses it (sized at launch).
 extern __shared__ __align__(16) unsigned char shared_bytes[];
 
-#define MAX_DIM 8      // by-value operations act on at most 3 target qubits
+#define MAX_DIM 8      // by-value dense operations act on at most 3 target qubits
+#define MAX_ROWS 16    // by-value diagonals and permutations on at most 4 (a density matrix's
+                       // two-qubit channels in Pauli coordinates are signed permutations)
 #define MAX_FIXED 24   // targets + controls of one operation
 
 // enum OpKind { OP_DENSE, OP_DIAGONAL, OP_PERMUTATION } is prepended by the loader from
@@ -44,10 +63,10 @@ extern __shared__ __align__(16) unsigned char shared_bytes[];
 // structured dtype built by genqsim.backends.cupy_backend.op_dtype.
 struct OpParams {
     index_t control_value;     // control bits (at their positions) that select the subspace
-    index_t offsets[MAX_DIM];  // index offset of each target pattern r
+    index_t offsets[MAX_ROWS];  // index offset of each target pattern r
     real_t data[2 * MAX_DIM * MAX_DIM];  // dense: row-major matrix; else diagonal / phases
     int fixed[MAX_FIXED];      // sorted positions of targets and controls
-    int perm[MAX_DIM];         // permutation: pattern r moves to pattern perm[r]
+    int perm[MAX_ROWS];        // permutation: pattern r moves to pattern perm[r]
     int n_fixed;
     int dim;                   // 2**k
     int kind;
@@ -106,7 +125,7 @@ __device__ __forceinline__ OpRows<D, Index> op_rows(const OpParams& op) {
 // dense or permutation operation may have here: D = 8 of them hold 8 amplitudes at once, which
 // spills under the register cap in complex128, so a tile run without any is compiled with
 // HELD = 4 (the host picks the kernel, see tile_kernel_name).
-template <int D, int HELD = MAX_DIM, typename Index, typename Entry>
+template <int D, int HELD = MAX_ROWS, typename Index, typename Entry>
 __device__ __forceinline__ void apply_op_rows(cplx* amp, Index base, const OpRows<D, Index>& op,
                                               Entry entry) {
     if (op.kind == OP_DIAGONAL) {
@@ -117,7 +136,7 @@ __device__ __forceinline__ void apply_op_rows(cplx* amp, Index base, const OpRow
     }
     if (D > HELD) return;  // never reached: the host ran this run on the kernel with HELD = D
     cplx a[D];
-    if (op.kind == OP_DENSE) {
+    if (D <= MAX_DIM && op.kind == OP_DENSE) {  // never dense above MAX_DIM rows
 #pragma unroll
         for (int r = 0; r < D; ++r) a[r] = amp[base + op.at[r]];
 #pragma unroll
@@ -138,13 +157,21 @@ __device__ __forceinline__ void apply_op_rows(cplx* amp, Index base, const OpRow
 }
 
 // CALL(D) for the operation's row count D = dim (the same for every thread, so the switch
-// never diverges).
+// never diverges). Diagonals and permutations of 16 rows run in kernels compiled with that
+// case (apply_op_rows16; in tiles, apply_tile_run_wide, and apply_tile_run_narrow for
+// diagonals), so apply_op and apply_tile_run keep their registers.
 #define DISPATCH_DIM(dim, CALL) \
     switch (dim) {              \
         case 1: CALL(1); break; \
         case 2: CALL(2); break; \
         case 4: CALL(4); break; \
         default: CALL(8); break; \
+    }
+#define DISPATCH_ROWS(dim, CALL)                  \
+    if (dim == MAX_ROWS) {                        \
+        CALL(MAX_ROWS);                           \
+    } else {                                      \
+        DISPATCH_DIM(dim, CALL)                   \
     }
 
 // One operation over a batch of states, each of `state_size` amplitudes; `n_iter` (a power
@@ -174,6 +201,12 @@ extern "C" __global__ void OCCUPANCY apply_op(cplx* psi, const OpParams op, inde
 #define APPLY_OP_GRID(D) apply_op_grid<D>(psi, op, n_iter, state_size, batch)
     DISPATCH_DIM(op.dim, APPLY_OP_GRID)
 #undef APPLY_OP_GRID
+}
+
+// A diagonal or permutation of 16 rows.
+extern "C" __global__ void OCCUPANCY apply_op_rows16(cplx* psi, const OpParams op, index_t n_iter,
+                                                     index_t state_size, index_t batch) {
+    apply_op_grid<MAX_ROWS>(psi, op, n_iter, state_size, batch);
 }
 
 // A dense k-qubit matrix (any k) from device memory, for operations too wide to pass by value.
@@ -360,7 +393,7 @@ __device__ __forceinline__ void apply_op_in_tile(cplx* tile, int tile_size, cons
 template <int HELD>
 __device__ __forceinline__ void tile_run(cplx* psi, const OpParams* ops, int n_ops,
                                          const TileQubits& tq, index_t n_tiles, int group_bits) {
-    __shared__ cplx staged[2][MAX_DIM * MAX_DIM];
+    __shared__ cplx staged[2][MAX_DIM * MAX_DIM];  // >= MAX_ROWS phases
     for_each_tile(psi, tq, n_tiles, group_bits, [&](cplx* tile, index_t tile_size) {
         if (n_ops > 0) stage_entries(staged[0], ops[0]);
         __syncthreads();
@@ -369,21 +402,32 @@ __device__ __forceinline__ void tile_run(cplx* psi, const OpParams* ops, int n_o
             if (o + 1 < n_ops) stage_entries(staged[(o + 1) & 1], ops[o + 1]);
             const cplx* entries = staged[o & 1];
 #define APPLY_IN_TILE(D) apply_op_in_tile<D, HELD>(tile, (int)tile_size, op, entries)
-            DISPATCH_DIM(op.dim, APPLY_IN_TILE)
+            if (HELD != MAX_DIM) {  // a compile-time choice: apply_tile_run keeps its registers
+                DISPATCH_ROWS(op.dim, APPLY_IN_TILE)
+            } else {
+                DISPATCH_DIM(op.dim, APPLY_IN_TILE)
+            }
 #undef APPLY_IN_TILE
             __syncthreads();
         }
     });
 }
 
-// Any tile run.
+// Any tile run, diagonals and permutations of 16 rows included.
+extern "C" __global__ void OCCUPANCY apply_tile_run_wide(cplx* psi, const OpParams* ops,
+                                                         int n_ops, const TileQubits tq,
+                                                         index_t n_tiles, int group_bits) {
+    tile_run<MAX_ROWS>(psi, ops, n_ops, tq, n_tiles, group_bits);
+}
+
+// A tile run whose operations have at most 8 rows and hold at most 8 amplitudes.
 extern "C" __global__ void OCCUPANCY apply_tile_run(cplx* psi, const OpParams* ops, int n_ops,
                                                     const TileQubits tq, index_t n_tiles,
                                                     int group_bits) {
     tile_run<MAX_DIM>(psi, ops, n_ops, tq, n_tiles, group_bits);
 }
 
-// A tile run whose dense and permutation operations have at most 4 rows (diagonals any):
+// A tile run whose dense and permutation operations have at most 4 rows (diagonals 16):
 // no operation holds 8 amplitudes, so nothing spills in complex128.
 extern "C" __global__ void OCCUPANCY apply_tile_run_narrow(cplx* psi, const OpParams* ops,
                                                            int n_ops, const TileQubits tq,
@@ -391,6 +435,7 @@ extern "C" __global__ void OCCUPANCY apply_tile_run_narrow(cplx* psi, const OpPa
     tile_run<4>(psi, ops, n_ops, tq, n_tiles, group_bits);
 }
 
+#ifndef REAL_AMPLITUDES  // reductions of complex states
 // Partial sums of <bra| X^x Z^z |ket> (without the i**n_y factor) over the indices whose
 // control bits (control_mask) hold control_value: block b writes its sum of
 // conj(bra[j ^ x]) * (-1)**popcount(j & z) * ket[j] to partial[b]; the host sums the partials
@@ -426,5 +471,7 @@ extern "C" __global__ void abs2(const cplx* psi, real_t* out, index_t size) {
         out[j] = a.re * a.re + a.im * a.im;
     }
 }
+
+#endif
 
 #endif

@@ -173,7 +173,8 @@ def build_plan(
     ]
     if width >= 2 and layout is not None and numbers.dtype.kind == "c":  # factors: complex128
         if layout.merged_diagonal_qubits:
-            calls = split_unitary_layers(calls)
+            if layout.split_unitary_layers:
+                calls = split_unitary_layers(calls)
             calls = merge_diagonals(calls, layout.merged_diagonal_qubits,
                                     layout.merged_diagonal_bands)  # fmt: skip
     return group_calls(calls, circuit.n_qubits, layout, block_qubits)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import Backend, BlockLayout, BlockRunner, PauliCoordinates, capability
+from ..backends.pauli_coordinates import PAIR_BASIS
 from ..circuit.circuit import Circuit, Operation
 from ..circuit.composite import operations_matrix
 from ..circuit.gates import GateKind, MatrixGate
@@ -40,15 +41,6 @@ from ..plan import build_plan, run_item
 MAX_PAIRS = 3
 """Superoperators on more system qubits than this stay in the computational basis (their
 transfer matrix, ``4**k`` square, would cost more to build than it saves)."""
-
-_S = 1 / np.sqrt(2)
-PAIR_BASIS = (
-    np.diag([1, 1, 1, 1j])  # i**(x z)
-    @ np.array([[_S, 0, _S, 0], [0, _S, 0, _S], [_S, 0, -_S, 0], [0, _S, 0, -_S]])  # H on z
-    @ np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]])  # x = column ^ row
-)
-"""``T`` on one system qubit's (column, row) pair, local index ``column + 2 row`` in, ``x + 2 z``
-out: unitary, so its inverse is its conjugate transpose."""
 
 _SNAP = 64 * np.finfo(np.float64).eps
 """Transfer-matrix entries below this (relative to the largest) are rounding residue."""
