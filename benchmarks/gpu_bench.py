@@ -1,5 +1,6 @@
 """GPU benchmark: genqsim's CuPy backend against the device's copy bandwidth and, where they
-are installed, qibojit's cupy platform and cuStateVec (cuquantum). Not a test.
+are installed, qibojit's cupy platform and cuStateVec (the ``custatevec-cu13`` wheel, called
+through ctypes). Not a test.
 
     python benchmarks/gpu_bench.py [--quick] [--repeat 5] [--json out.json]
 
@@ -18,6 +19,7 @@ import argparse
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -63,6 +65,12 @@ GATES = {
 }
 
 
+def released(value: Any) -> Any:
+    """``value``, once the memory of the case that made it has gone back to the GPU."""
+    _cupy().get_default_memory_pool().free_all_blocks()
+    return value
+
+
 def on_fresh_state(
     n: int, dtype: str, job: Callable[[gq.StateVector], object], repeat: int
 ) -> float:
@@ -92,16 +100,26 @@ def first_apply_case(circuit: gq.Circuit, dtype: str, repeat: int) -> float:
     return on_fresh_state(circuit.n_qubits, dtype, lambda psi: psi.apply(copies.pop()), repeat)
 
 
-def plan_case(circuit: gq.Circuit, dtype: str, repeat: int, tiles: bool) -> float:
+def plan_case(
+    circuit: gq.Circuit, dtype: str, repeat: int, tiles: bool, merged: bool = False
+) -> float:
     """The circuit's plan, built beforehand, on the GPU alone: as ``apply`` plans it (fused
-    gates in shared-memory tile runs), or with ``tiles=False`` one kernel launch per gate
-    (neither fusion nor tile runs, the baseline those are measured against)."""
+    gates in shared-memory tile runs), with ``merged=True`` with consecutive diagonals merged
+    into diagonals of up to 4 qubits (16 rows, by value; one-qubit layers not split), or
+    with ``tiles=False`` one kernel launch per gate (neither fusion nor tile runs, the
+    baseline those are measured against)."""
+    from dataclasses import replace
+
     from genqsim.numbers import get_number_system
-    from genqsim.plan.build import build_plan, plan_for_backend, run_plan
+    from genqsim.plan.build import build_plan, run_plan
 
     numbers = get_number_system(dtype)
+    backend = gq.get_backend("cupy")
     if tiles:
-        plan = plan_for_backend(circuit, numbers, gq.get_backend("cupy"))
+        layout = backend.block_layout(np.dtype(dtype))
+        if merged:
+            layout = replace(layout, merged_diagonal_qubits=4, split_unitary_layers=False)
+        plan = build_plan(circuit, numbers, None, layout=layout)
     else:
         plan = build_plan(circuit, numbers, fuse=False)  # no layout: no tile runs
 
@@ -149,27 +167,121 @@ def qibojit_case(circuit: gq.Circuit, dtype: str, repeat: int) -> float | str:
     return gpu_time(run, repeat)
 
 
+def _custatevec() -> Any:
+    """cuStateVec's library through ctypes (the ``custatevec-cu13`` wheel, or the file named by
+    ``CUSTATEVEC_LIBRARY``), with its cuBLAS loaded first; ``None`` where it is not found."""
+    import ctypes
+    import glob
+    import os
+    import sys
+
+    path = os.environ.get("CUSTATEVEC_LIBRARY")
+    if path is None:
+        found = [f for d in sys.path for f in glob.glob(f"{d}/cuquantum/lib/libcustatevec.so*")]
+        if not found:
+            return None
+        path = found[0]
+    for name in ("libcublasLt.so.13", "libcublas.so.13"):
+        try:
+            ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+        except OSError:  # not on the loader's path: the NVIDIA wheels' folders
+            hits = [f for d in sys.path for f in glob.glob(f"{d}/nvidia/**/{name}", recursive=True)]
+            if hits:
+                ctypes.CDLL(hits[0], mode=ctypes.RTLD_GLOBAL)
+    return ctypes.CDLL(path)
+
+
+CUDA_C_32F, CUDA_C_64F = 4, 5
+LAYOUT_ROW = 1
+
+
+def custatevec_case(circuit: gq.Circuit, dtype: str, repeat: int) -> float | str:
+    """``circuit`` gate by gate through ``custatevecApplyMatrix`` (host matrices, controls as
+    controls), on a CuPy state; checked against genqsim's state before it is timed."""
+    import ctypes
+
+    lib = _custatevec()
+    if lib is None:
+        return "not installed"
+    cupy = _cupy()
+    from genqsim.numbers import get_number_system
+
+    numbers = get_number_system(dtype)
+    handle = ctypes.c_void_p()
+    if lib.custatevecCreate(ctypes.byref(handle)):
+        return "custatevecCreate failed"
+    n = circuit.n_qubits
+    kind = CUDA_C_64F if dtype == "complex128" else CUDA_C_32F
+    calls = []
+    for op in circuit.operations:
+        matrix = np.ascontiguousarray(op.gate.matrix(numbers), dtype=dtype)
+        targets = np.asarray(op.targets, dtype=np.int32)
+        controls = np.asarray(op.controls, dtype=np.int32)
+        values = np.asarray(op.control_values, dtype=np.int32)
+        calls.append((matrix, targets, controls, values))
+    state = cupy.zeros(2**n, dtype=dtype)
+
+    def run() -> None:
+        for matrix, targets, controls, values in calls:
+            status = lib.custatevecApplyMatrix(
+                handle, ctypes.c_void_p(state.data.ptr), kind, ctypes.c_uint32(n),
+                matrix.ctypes.data_as(ctypes.c_void_p), kind, LAYOUT_ROW, ctypes.c_int32(0),
+                targets.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint32(len(targets)),
+                controls.ctypes.data_as(ctypes.c_void_p), values.ctypes.data_as(ctypes.c_void_p),
+                ctypes.c_uint32(len(controls)), 0, None, ctypes.c_size_t(0),
+            )  # fmt: skip
+            if status:
+                raise RuntimeError(f"custatevecApplyMatrix returned status {status}")
+
+    state[0] = 1
+    run()
+    diff = float(
+        cupy.abs(state - gq.zeros(n, numbers=dtype, device="gpu").apply(circuit).amplitudes).max()
+    )
+    tolerance = 1e-4 if dtype == "complex64" else 1e-10
+    t = gpu_time(run, repeat) if diff <= tolerance else f"differs from genqsim by {diff:.1e}"
+    lib.custatevecDestroy(handle)
+    return t
+
+
+def density_case(n: int, layers: int, pauli_basis: bool, repeat: int) -> float:
+    """A noisy random circuit (U layers and a CX brick, depolarizing after every gate; the
+    circuit of ``noise_bench.py``) on an ``n``-qubit density matrix on the GPU, complex128,
+    applied again (its run kept), in the computational basis or Pauli coordinates."""
+    from noise_bench import genqsim_circuit, random_layers
+
+    from genqsim.states.density import DensityOptions
+
+    circuit = genqsim_circuit(n, random_layers(n, layers, seed=n))
+    options = DensityOptions(pauli_basis=pauli_basis)
+    rho = gq.DensityMatrix.zeros(n, "complex128", device="gpu", options=options)
+    return gpu_time(lambda: rho.apply(circuit), repeat)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json")
+    parser.add_argument(
+        "--sizes", default="24,26,28,30", help="qubit counts of the single-gate cases (comma list)"
+    )
     args = parser.parse_args()
     cupy = _cupy()
     props = cupy.cuda.runtime.getDeviceProperties(0)
     bw = copy_bandwidth(args.repeat)
     print(f"device: {props['name'].decode()}, copy bandwidth {bw / 1e9:.0f} GB/s", flush=True)
-    sizes = (16, 18) if args.quick else (24, 26, 28, 30)
+    sizes = (16, 18) if args.quick else tuple(int(n) for n in args.sizes.split(","))
     rows, results = [], {}
 
-    def record(label, t, peer=None, nbytes=None):
-        results[label] = {"genqsim": t, "qibojit": peer}
+    def record(label, t, peer=None, nbytes=None, cusv=None):
+        results[label] = {"genqsim": t, "qibojit": peer, "custatevec": cusv}
         frac = f"{nbytes / t / bw:.0%}" if nbytes else ""
-        ratio = f"{t / peer:.2f}" if isinstance(peer, float) else str(peer or "")
-        rows.append(f"| {label} | {t * 1e3:.3f} ms | {frac} | {ratio} |")
+        ratios = [f"{t / p:.2f}" if isinstance(p, float) else str(p or "") for p in (peer, cusv)]
+        rows.append(f"| {label} | {t * 1e3:.3f} ms | {frac} | {' | '.join(ratios)} |")
         print(rows[-1], flush=True)
 
-    print("| case | genqsim | bandwidth | / qibojit-cupy |\n|---|---|---|---|")
+    print("| case | genqsim | bandwidth | / qibojit-cupy | / cuStateVec |\n|---|---|---|---|---|")
     for dtype in ("complex64", "complex128"):
         item = 8 if dtype == "complex64" else 16
         for n in sizes:
@@ -179,7 +291,8 @@ def main() -> None:
                     add(c, q)
                     t = genqsim_case(c, dtype, args.repeat, False)
                     peer = qibojit_case(c, dtype, args.repeat) if n <= 28 else None
-                    record(f"{name} {where} n={n} {dtype}", t, peer, 2 * item * 2**n)
+                    cusv = released(custatevec_case(c, dtype, args.repeat))
+                    record(f"{name} {where} n={n} {dtype}", t, peer, 2 * item * 2**n, cusv)
     n_qft, n_rand = (16, 14) if args.quick else (28, 26)
     for label, circuit in (
         (f"qft n={n_qft}", gq.library.qft(n_qft)),
@@ -188,12 +301,16 @@ def main() -> None:
         for dtype in ("complex64", "complex128"):
             repeat = max(1, args.repeat // 2)
             peer = qibojit_case(circuit, dtype, 1)
-            record(f"{label} {dtype}", genqsim_case(circuit, dtype, repeat, None), peer)
+            cusv = released(custatevec_case(circuit, dtype, repeat))
+            again = genqsim_case(circuit, dtype, repeat, None)
+            record(f"{label} {dtype}", again, peer, None, cusv)
             first = first_apply_case(circuit, dtype, repeat)
             record(f"{label} {dtype}, first apply (planning included)", first, peer)
             record(f"{label} {dtype}, no fusion", genqsim_case(circuit, dtype, repeat, False))
             prebuilt = plan_case(circuit, dtype, repeat, tiles=True)
             record(f"{label} {dtype}, plan built beforehand", prebuilt)
+            merged = plan_case(circuit, dtype, repeat, tiles=True, merged=True)
+            record(f"{label} {dtype}, plan built beforehand, diagonals merged", merged)
             per_gate = plan_case(circuit, dtype, repeat, tiles=False)
             record(f"{label} {dtype}, one launch per gate", per_gate)
     for n in (4, 10, 16, 20):
@@ -203,12 +320,11 @@ def main() -> None:
         tb = gpu_time(lambda b=batch: gq.iqp_encode(b, device="gpu"), args.repeat)
         record(f"IQP n={n} one sample", t1)
         record(f"IQP n={n} batch of {len(batch)}", tb, None, 16 * batch.shape[0] * 2**n)
-    try:
-        import cuquantum  # noqa: F401
-
-        print("cuStateVec: installed; comparison not yet wired in this script")
-    except ImportError:
-        print("cuStateVec (cuquantum-python): not installed, not compared")
+    for n in (10, 12) if args.quick else (12, 14):
+        for pauli_basis in (False, True):
+            t = released(density_case(n, 10, pauli_basis, max(1, args.repeat // 2)))
+            basis = "Pauli coordinates" if pauli_basis else "computational basis"
+            record(f"density matrix n={n} (10 noisy layers), {basis}", t, None, None)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"device": props["name"].decode(), "bandwidth": bw, "results": results,
