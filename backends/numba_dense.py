@@ -82,15 +82,13 @@ def _mix2_lanes(x, a, y, b, count, e):
 def _mix2_groups(f, bit, e, real):
     """The pairs ``(j, bit + j)`` of each whole group of ``2 * bit`` amplitudes of the
     floats ``f``. Not inlined: one call takes a run of groups. A real matrix mixes the floats
-    ``(k, k ^ 2 bit)`` alike, real and imaginary parts: up to qubit 3, as a real gate on a
-    split row whose two halves are the two halves of ``f`` (:func:`planar.mix_groups`:
-    straight packed chunks for floats 2, 4 and 8 apart, in a 15-qubit row 0.81 / 0.74 /
-    0.78 -> 0.24-0.47 / 0.26-0.46 / 0.49 ns per amplitude for qubits 1 / 2 / 3 with
-    complex128; qubit 0 too, for complex64), from qubit 4 as two series (the inline lanes
-    ran at half speed there, n = 20, in cache)."""
-    if real and bit <= 8 and (f.size // 2) % (4 * bit) == 0:
-        half_size = f.size // 2
-        planar.mix_groups(f[:half_size], f[half_size:], 2 * bit, e, True)
+    ``(k, k ^ 2 bit)`` alike, real and imaginary parts: up to qubit 4, in straight packed
+    chunks over ``f`` (:func:`planar.mix_floats`, one stream; H on qubits 1-4 of 24 qubits,
+    one thread on Zen 4: complex128 12.0-15.2 -> 10.4-11.0 ms, complex64 7.7-9.8 -> 5.1-5.4),
+    from qubit 5 as two series (the inline lanes ran at half speed there, n = 20, in
+    cache)."""
+    if real and bit <= 16 and f.size % planar.float_chunk(2 * bit) == 0:
+        planar.mix_floats(f, 2 * bit, e)
         return
     step = np.uint64(4 * bit)
     half = np.uint64(2 * bit)

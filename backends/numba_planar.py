@@ -142,6 +142,44 @@ def _chunk_loop(bit: int, real: bool, cache: bool = True) -> Any:
     return slp_njit(namespace[f"chunks_{bit}_{'real' if real else 'complex'}"], cache)
 
 
+def _float_chunk_loop_source(bit: int) -> str:
+    """Python source of ``floats_<bit>(f, e)``: a real 2x2 matrix (``e``'s real parts) on the
+    pairs of floats ``(k, k ^ bit)`` of one array, ``max(CHUNK, 2 bit)`` floats at a time in
+    straight code (every load, then every store). On the interleaved floats of a complex
+    state this is a real one-qubit gate on the qubit of amplitude bit ``bit / 2``: real and
+    imaginary parts mix alike, in one stream over the state."""
+    chunk = max(CHUNK, 2 * bit)
+    lines = [
+        f"def floats_{bit}(f, e):",
+        "    e0, e2, e4, e6 = e[0], e[2], e[4], e[6]",
+        f"    for c in range(f.size // {chunk}):",
+        f"        o = c * {chunk}",
+    ]
+    lines += [f"        r{k} = f[o + {k}]" for k in range(chunk)]
+    for k in range(chunk):
+        a, b = (6, 4) if k & bit else (0, 2)
+        lines.append(f"        f[o + {k}] = e{a} * r{k} + e{b} * r{k ^ bit}")
+    return "\n".join(lines) + "\n"
+
+
+def _float_chunk_loop(bit: int, cache: bool = True) -> Any:
+    """:func:`_float_chunk_loop_source` compiled with the SLP vectoriser (see
+    :func:`_chunk_loop`)."""
+    namespace: dict[str, Any] = {"__name__": __name__}
+    exec(compile(_float_chunk_loop_source(bit), __file__, "exec"), namespace)
+    return slp_njit(namespace[f"floats_{bit}"], cache)
+
+
+FLOAT_CHUNK_BITS = (2, 4, 8, 16, 32)
+"""Float distances :func:`mix_floats` takes: qubits 0 to 4 of a complex state."""
+
+
+@_inline
+def float_chunk(bit):
+    """Floats per straight chunk of :func:`mix_floats` for floats ``bit`` apart."""
+    return max(CHUNK, 2 * bit)
+
+
 _chunks_1_real = _chunk_loop(1, True)
 _chunks_1_complex = _chunk_loop(1, False)
 _chunks_2_real = _chunk_loop(2, True)
@@ -150,6 +188,31 @@ _chunks_4_real = _chunk_loop(4, True)
 _chunks_4_complex = _chunk_loop(4, False)
 _chunks_8_real = _chunk_loop(8, True)
 _chunks_8_complex = _chunk_loop(8, False)
+_floats_2 = _float_chunk_loop(2)
+_floats_4 = _float_chunk_loop(4)
+_floats_8 = _float_chunk_loop(8)
+_floats_16 = _float_chunk_loop(16)
+_floats_32 = _float_chunk_loop(32)
+
+
+@_inline
+def mix_floats(f, bit, e):
+    """A real one-qubit gate (entries ``e``, real parts read) on the interleaved floats ``f``
+    of a complex state, its pairs ``bit`` floats apart (2 to 32: qubits 0 to 4), in
+    straight chunks of :func:`float_chunk` floats (``f.size`` a multiple of it). One stream
+    over the state: H on qubit 2 of 24 qubits, complex128, one thread on Zen 4, 15.3 -> 10.6
+    ms, where the two halves of each run of 1024 pairs taken as the halves of a split row
+    (two streams 16 KiB apart) had reached 84 % of the copy bandwidth."""
+    if bit == 2:
+        _floats_2(f, e)
+    elif bit == 4:
+        _floats_4(f, e)
+    elif bit == 8:
+        _floats_8(f, e)
+    elif bit == 16:
+        _floats_16(f, e)
+    else:
+        _floats_32(f, e)
 
 
 @_inline
