@@ -222,10 +222,9 @@ def encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     """One gate call as a one-element ``OpParams`` array (CuPy passes it to the kernel by
     value, as a struct), or ``None`` when it is too wide to travel by value (a dense matrix on
     more than 3 targets, a diagonal or permutation on more than 4, or more than 24 involved
-    qubits). Remembered by content (its data's bytes, qubits
-    and kind): a plan applied again, or a gate applied to many states, launches without
-    building its record anew (about 25 us each). The record is shared: read it, never
-    write it."""
+    qubits). Remembered by content (its data's bytes, qubits and kind): a plan applied again,
+    or a gate applied to many states, launches without building its record anew (about 25
+    us each). The record is shared: read it, never write it."""
     values = None if call.data is None else _as_complex(call.data, np.dtype(dtype))
     perm = tuple(map(int, call.permutation)) if isinstance(call, PermutationCall) else ()
     key = (int(call.kind), call.targets, call.controls, call.control_values, np.dtype(dtype).str,
