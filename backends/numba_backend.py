@@ -41,6 +41,7 @@ from . import numba_diagonal_permutation as diagonals
 from . import numba_kernels as K
 from . import numba_pauli_basis as pauli_basis
 from . import numba_pauli_strings as pauli_strings
+from . import numba_phase_rewrite as phase_rewrite
 from . import numba_switch as switch
 from .protocol import (
     PAULI_HERMITIAN_TOLERANCE,
@@ -551,7 +552,8 @@ class NumbaBackend(
         fixed, value, offsets = _layout(t, c, v)
         k = _kernels(state)
         if len(t) == 1 and active.size == 1 and active[0] == 1:
-            k.apply_phase_1q(state, diag[1], t[0], fixed, value)
+            pattern = phase_rewrite.pattern_for(state, diag[1], t[0], fixed)
+            k.apply_phase_1q(state, diag[1], t[0], fixed, value, pattern)
         else:
             k.apply_diagonal(
                 state, np.ascontiguousarray(diag[active]), offsets[active], fixed, value
@@ -798,20 +800,24 @@ class NumbaBackend(
         set_num_threads(count)
 
     def kernel_choices(self) -> list[str]:
-        """The serial/threaded switch per thread count, as measured here (or as set)."""
+        """The serial/threaded switch per thread count and how one-qubit phases run, as
+        measured here (or as set)."""
         fixed = os.environ.get("GENQSIM_PARALLEL_MIN_QUBITS")
         if fixed:
-            return [f"threaded kernels from {fixed} qubits (GENQSIM_PARALLEL_MIN_QUBITS)"]
-        known = switch.known_switches()
-        lines = [
-            f"{threads} threads: threaded kernels from {qubits} qubits (measured here)"
-            for threads, qubits in sorted(known.items())
-        ]
-        return lines or ["serial/threaded switch not measured yet ('genqsim warmup' does)"]
+            lines = [f"threaded kernels from {fixed} qubits (GENQSIM_PARALLEL_MIN_QUBITS)"]
+        else:
+            lines = [
+                f"{threads} threads: threaded kernels from {qubits} qubits (measured here)"
+                for threads, qubits in sorted(switch.known_switches().items())
+            ]
+            lines = lines or ["serial/threaded switch not measured yet ('genqsim warmup' does)"]
+        return [*lines, phase_rewrite.known_choice()]
 
     def warmup_qubits(self) -> tuple[int, ...]:
         """One size on each side of the serial/threaded switch (measured here first for the
-        default thread count, so warming up also calibrates it)."""
+        default thread count, so warming up also calibrates it, and how one-qubit phases
+        run)."""
+        phase_rewrite.rewrite_run_bytes()
         threads = get_num_threads()
         large = switch.parallel_min_qubits(threads) if threads > 1 else PARALLEL_MIN_QUBITS
         return (PARALLEL_MIN_QUBITS - 1, max(PARALLEL_MIN_QUBITS, large))

@@ -148,10 +148,18 @@ def apply_diagonal(state, diag, offsets, fixed, fixed_value):
 
 
 @_kernel
-def apply_phase_1q(state, phase, target, fixed, fixed_value):
+def apply_phase_1q(state, phase, target, fixed, fixed_value, pattern):
     """``diag(1, phase)`` on ``target`` (Z, S, T, P, Rz up to phase, CZ, CP): touches half,
     in straight chunks where one fixed qubit is among the four lowest, else as series on
-    the floats of a complex state where they are long enough."""
+    the floats of a complex state where they are long enough. With a ``pattern`` (the
+    interleaved floats of ``2**(target + 1)`` factors, 1 then the phase; empty: none), every
+    amplitude is rewritten instead, in whole chunks (:mod:`.numba_phase_rewrite`)."""
+    if pattern.size:
+        f = reals_view(state)
+        segment = max(pattern.size, np.int64(2) << MAX_RUN_BITS)
+        for o in prange(f.size // segment):
+            low_chunks.pattern_chunks(f[o * segment : (o + 1) * segment], pattern)
+        return
     n_iter = state.size >> fixed.size
     bit = np.int64(1) << target
     stretch, steps = _low_chunk_walk(state, fixed, np.int64(1) << MAX_RUN_BITS)

@@ -64,7 +64,21 @@ def known_switches() -> dict[int, int]:
     """The switches measured or read so far in this process, by thread count, and those kept
     on disk for this machine (for ``genqsim info``)."""
     kept = _read_cache().get(_machine_key(), {})
-    return {**{int(t): int(n) for t, n in kept.items()}, **_known}
+    measured = {int(t): int(n) for t, n in kept.items() if t.isdigit()}
+    return {**measured, **_known}
+
+
+def kept_choice(name: str) -> object | None:
+    """Another kernel choice measured on this machine and kept beside the switch (under its
+    machine key, by ``name``), or ``None``."""
+    return _read_cache().get(_machine_key(), {}).get(name)
+
+
+def keep_choice(name: str, value: object) -> None:
+    """Keep a kernel choice measured on this machine (see :func:`kept_choice`)."""
+    cache = _read_cache()
+    cache.setdefault(_machine_key(), {})[name] = value
+    _write_cache(cache)
 
 
 def _kept_or_measured(threads: int) -> int:

@@ -579,6 +579,36 @@ for name, (fn, signature) in cases.items():
 """
 
 
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_phases_rewritten_whole_equal_the_generic_routine(dtype, monkeypatch):
+    """A one-qubit phase on a large state, with every amplitude rewritten (the run lengths
+    chosen here) and with the changed half stored (the others), on qubits 3-8, equals the
+    generic routine; controlled phases, small states and runs not chosen store the half."""
+    from genqsim.backends import numba_phase_rewrite as phases
+
+    n = 20
+    itemsize = np.dtype(dtype).itemsize
+    chosen = {itemsize << 4, itemsize << 6}
+    monkeypatch.setenv("GENQSIM_PHASE_REWRITE", ",".join(map(str, sorted(chosen))))
+    host = random_state(n, np.random.default_rng(4)).astype(dtype)
+    phase = np.exp(0.3j)
+    for q in range(3, 9):
+        fixed = np.array([q], dtype=np.int64)
+        pattern = phases.pattern_for(host, phase, q, fixed)
+        assert pattern.size == (4 << q if itemsize << q in chosen else 0)
+        want, got = host.copy(), host.copy()
+        gq.get_backend("numpy").apply_diagonal(want, np.array([1, phase]), (q,))
+        gq.get_backend("numba").apply_diagonal(got, np.array([1, phase]), (q,))
+        np.testing.assert_allclose(got, want, atol=1e-6 if dtype == "complex64" else 1e-14)
+    controlled = np.array([2, 4], dtype=np.int64)
+    assert phases.pattern_for(host, phase, 4, controlled).size == 0
+    assert phases.pattern_for(host[: 1 << 12], phase, 4, controlled[1:]).size == 0
+    want, got = host.copy(), host.copy()
+    gq.get_backend("numpy").apply_diagonal(want, np.array([1, phase]), (4,), (2,))
+    gq.get_backend("numba").apply_diagonal(got, np.array([1, phase]), (4,), (2,))
+    np.testing.assert_allclose(got, want, atol=1e-6 if dtype == "complex64" else 1e-14)
+
+
 def test_kernel_loops_do_not_gather_or_scatter_on_avx512(tmp_path):
     """Compiled for an AVX-512 CPU (Zen 4), the loops over short runs of amplitudes come out
     without gathers or scatters, which made them 5-19x slower there: the phase loops and

@@ -221,3 +221,32 @@ def test_compiling_a_kernel_is_said_once_per_number_type(capsys, monkeypatch):
         "genqsim: compiling kernels (once after installing: later runs load them from Numba's "
         "cache; 'genqsim warmup' compiles them all ahead of time) ..."
     ]
+
+
+def test_the_phase_choice_is_measured_once_and_kept_per_machine(tmp_path, monkeypatch):
+    """How one-qubit phases run is measured (run lengths in bytes, complex128: 16 << q, for
+    the candidate qubits), kept beside the thread switch under the machine's key without
+    touching it, shown by ``genqsim info``'s kernel choices, and read back by a later
+    process without measuring again."""
+    from genqsim.backends import numba_phase_rewrite as phases
+    from genqsim.backends import numba_switch as switch
+
+    monkeypatch.setenv("GENQSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("GENQSIM_PHASE_REWRITE")
+    monkeypatch.setattr(phases, "_known", [])
+    monkeypatch.setattr(phases, "CANDIDATE_QUBITS", range(3, 6))
+    monkeypatch.setattr(phases, "MEASURE_QUBITS", 16)
+    found = phases.rewrite_run_bytes()
+    assert found <= {128, 256, 512}
+    kept = json.loads((tmp_path / "calibration.json").read_text())
+    assert kept == {switch._machine_key(): {phases.KEY: sorted(found)}}
+    assert switch.known_switches() == {}  # the switch's readers skip the phase entry
+    lines = get_backend("numba").kernel_choices()
+    assert lines[-1].startswith("one-qubit phases rewrite every amplitude for runs of")
+    assert lines[-1].endswith("(measured here)")
+    code = (
+        "from genqsim.backends import numba_phase_rewrite as p\n"
+        "print(sorted(p.rewrite_run_bytes()))"
+    )
+    env = {"GENQSIM_CACHE_DIR": str(tmp_path), "GENQSIM_PHASE_REWRITE": ""}
+    assert child(code, env=env) == str(sorted(found))  # read back, not measured again
