@@ -109,12 +109,7 @@ def _chunk_loop_source(bit: int, real: bool) -> str:
     ``bit`` clear becomes ``m00 x[k] + m01 x[k ^ bit]``, one with it set
     ``m11 x[k] + m10 x[k ^ bit]``; ``real`` drops the imaginary parts of the entries."""
     kind = "real" if real else "complex"
-    lines = [
-        f"def chunks_{bit}_{kind}(re, im, e):",
-        "    e0, e1, e2, e3, e4, e5, e6, e7 = e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]",
-        f"    for c in range(re.size // {CHUNK}):",
-        f"        o = c * {CHUNK}",
-    ]
+    lines = _chunk_loop_head(f"chunks_{bit}_{kind}(re, im, e)", range(8), "re", CHUNK)
     lines += [f"        r{k} = re[o + {k}]" for k in range(CHUNK)]
     lines += [f"        i{k} = im[o + {k}]" for k in range(CHUNK)]
     to_re, to_im = [], []
@@ -132,14 +127,33 @@ def _chunk_loop_source(bit: int, real: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _chunk_loop(bit: int, real: bool, cache: bool = True) -> Any:
-    """:func:`_chunk_loop_source` compiled with the SLP vectoriser. Its code object names
-    this file, which generated it, so Numba caches it here beside the other loops and
-    compiles it again whenever this file changes (``cache=False``: not cached, so that its
-    assembly can be read)."""
+def _chunk_loop_head(signature: str, entries: range, array: str, chunk: int) -> list[str]:
+    """The first lines of a generated chunk loop: its ``def``, the gate's ``entries`` read
+    into locals ``e0, e1, ...``, and the loop over whole chunks of ``array``."""
+    names = ", ".join(f"e{k}" for k in entries)
+    values = ", ".join(f"e[{k}]" for k in entries)
+    return [
+        f"def {signature}:",
+        f"    {names} = {values}",
+        f"    for c in range({array}.size // {chunk}):",
+        f"        o = c * {chunk}",
+    ]
+
+
+def _compiled(source: str, name: str, cache: bool) -> Any:
+    """The function ``name`` of a generated ``source``, compiled with the SLP vectoriser. Its
+    code object names this file, which generated it, so Numba caches it here beside the
+    other loops and compiles it again whenever this file changes (``cache=False``: not
+    cached, so that its assembly can be read)."""
     namespace: dict[str, Any] = {"__name__": __name__}
-    exec(compile(_chunk_loop_source(bit, real), __file__, "exec"), namespace)
-    return slp_njit(namespace[f"chunks_{bit}_{'real' if real else 'complex'}"], cache)
+    exec(compile(source, __file__, "exec"), namespace)
+    return slp_njit(namespace[name], cache)
+
+
+def _chunk_loop(bit: int, real: bool, cache: bool = True) -> Any:
+    """:func:`_chunk_loop_source`, compiled (:func:`_compiled`)."""
+    name = f"chunks_{bit}_{'real' if real else 'complex'}"
+    return _compiled(_chunk_loop_source(bit, real), name, cache)
 
 
 def _float_chunk_loop_source(bit: int) -> str:
@@ -149,12 +163,7 @@ def _float_chunk_loop_source(bit: int) -> str:
     state this is a real one-qubit gate on the qubit of amplitude bit ``bit / 2``: real and
     imaginary parts mix alike, in one stream over the state."""
     chunk = max(CHUNK, 2 * bit)
-    lines = [
-        f"def floats_{bit}(f, e):",
-        "    e0, e2, e4, e6 = e[0], e[2], e[4], e[6]",
-        f"    for c in range(f.size // {chunk}):",
-        f"        o = c * {chunk}",
-    ]
+    lines = _chunk_loop_head(f"floats_{bit}(f, e)", range(0, 8, 2), "f", chunk)
     lines += [f"        r{k} = f[o + {k}]" for k in range(chunk)]
     for k in range(chunk):
         a, b = (6, 4) if k & bit else (0, 2)
@@ -163,11 +172,8 @@ def _float_chunk_loop_source(bit: int) -> str:
 
 
 def _float_chunk_loop(bit: int, cache: bool = True) -> Any:
-    """:func:`_float_chunk_loop_source` compiled with the SLP vectoriser (see
-    :func:`_chunk_loop`)."""
-    namespace: dict[str, Any] = {"__name__": __name__}
-    exec(compile(_float_chunk_loop_source(bit), __file__, "exec"), namespace)
-    return slp_njit(namespace[f"floats_{bit}"], cache)
+    """:func:`_float_chunk_loop_source`, compiled (:func:`_compiled`)."""
+    return _compiled(_float_chunk_loop_source(bit), f"floats_{bit}", cache)
 
 
 FLOAT_CHUNK_BITS = (2, 4, 8, 16, 32)
