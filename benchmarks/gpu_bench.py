@@ -2,15 +2,16 @@
 are installed, qibojit's cupy platform and cuStateVec (the ``custatevec-cu13`` wheel, called
 through ctypes). Not a test.
 
-    python benchmarks/gpu_bench.py [--quick] [--repeat 5] [--json out.json]
+    python benchmarks/gpu_bench.py [--quick] [--repeat 5] [--sizes 24,26,28,30] [--json out.json]
 
-Cases: single gates (H, X, T, CNOT, U; target 2 and n-2) for n = 24..30 in complex64 and
+Cases: single gates (H, X, T, CNOT, U; target 2 and n-2) for the ``--sizes`` in complex64 and
 complex128; QFT 28 and random 26 (20 layers) through ``apply`` (the circuit applied again:
 its plan kept from the first time), through ``apply`` on a circuit never applied before
-(planning included), without fusion, as a plan built beforehand (GPU time alone), and one
-kernel launch per gate; IQP encoding for n = 4, 10, 16, 20, one sample and a batch. Every
-time is the best of ``--repeat`` runs on an existing state, measured with CUDA events (kernel
-time, no host synchronisation inside).
+(planning included), without fusion, as a plan built beforehand (GPU time alone), with
+diagonals merged, and one kernel launch per gate; IQP encoding for n = 4, 10, 16, 20, one
+sample and a batch; a noisy density matrix of 12 and 14 qubits in the computational basis
+and in Pauli coordinates. Every time is the best of ``--repeat`` runs on an existing state,
+measured with CUDA events (kernel time, no host synchronisation inside).
 """
 
 from __future__ import annotations
