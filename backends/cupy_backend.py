@@ -35,6 +35,7 @@ from .protocol import (
     GenericBackend,
     IQPEncoder,
     PauliPropagator,
+    real_entries,
 )
 
 CUDA_DIR = Path(__file__).resolve().parent / "cuda"
@@ -257,7 +258,7 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     data = call.data
     values = np.ones(dim, dtype=dtype) if data is None else _as_complex(data, dtype).reshape(-1)
     if dtype in REAL_STATES:
-        values = _real_part(values)
+        values = real_entries(values)
     if isinstance(call, MatrixCall):
         record["active"] = (1 << dim) - 1
     elif isinstance(call, DiagonalCall):
@@ -271,17 +272,6 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     interleaved[0::2], interleaved[1::2] = values.real, values.imag
     record["data"][: interleaved.size] = interleaved
     return packed
-
-
-def _real_part(values: np.ndarray) -> np.ndarray:
-    """The real parts of an operation's numbers, for a real state; refused where they are
-    not real (the kernels would drop the imaginary parts), as the Numba backend does."""
-    values = np.asarray(values)
-    if np.iscomplexobj(values) and np.any(values.imag != 0):
-        from ..errors import NumberTypeError
-
-        raise NumberTypeError("a matrix with complex entries cannot act on a real state")
-    return np.asarray(values.real)
 
 
 def tile_kernel_name(calls: Sequence[GateCall]) -> str:
@@ -405,7 +395,7 @@ class CupyBackend(
         grid, block = _launch_size(n_iter * batch)
         scratch = cupy.empty(grid[0] * block[0] * dim, dtype=dtype)
         value = sum(1 << c for c, v in zip(controls, control_values) if v)
-        entries = _real_part(matrix) if dtype in REAL_STATES else matrix
+        entries = real_entries(matrix) if dtype in REAL_STATES else matrix
         _kernel(dtype, "apply_dense_wide")(
             grid,
             block,

@@ -24,7 +24,7 @@ from typing import Any, cast
 import numba
 import numpy as np
 
-from ..errors import NumberTypeError, QubitCountMismatchError
+from ..errors import QubitCountMismatchError
 from ..plan.calls import (
     BlockRun,
     DiagonalCall,
@@ -54,6 +54,7 @@ from .protocol import (
     PauliPropagator,
     SweepRunner,
     ThreadScoped,
+    real_entries,
 )
 
 GateCallOfRun = MatrixCall | DiagonalCall | PermutationCall
@@ -68,11 +69,7 @@ _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
 def _entries(values: Any, dtype: np.dtype) -> np.ndarray:
     """``values`` as a contiguous array of the state's ``dtype``; a real state takes only
     real entries (a complex one is a planning error, never silently dropped)."""
-    array = np.asarray(values)
-    if np.dtype(dtype).kind == "f" and array.dtype.kind == "c":
-        if np.any(array.imag != 0):
-            raise NumberTypeError("a matrix with complex entries cannot act on a real state")
-        array = array.real
+    array = real_entries(values) if np.dtype(dtype).kind == "f" else np.asarray(values)
     return np.ascontiguousarray(array, dtype=dtype)
 
 

@@ -74,9 +74,15 @@ def pattern_for(state: np.ndarray, phase: complex, target: int, fixed: np.ndarra
     )
     if not chosen:
         return np.empty(0, dtype=real)
-    factors = np.ones(2 << target, dtype=state.dtype)
+    return phase_pattern(state.dtype, phase, target)
+
+
+def phase_pattern(dtype: np.dtype, phase: complex, target: int) -> np.ndarray:
+    """The interleaved floats of the ``2**(target + 1)`` factors of a phase on ``target``
+    (``2**target`` ones, then as many times ``phase``), in ``dtype``'s precision."""
+    factors = np.ones(2 << target, dtype=dtype)
     factors[1 << target :] = phase
-    return factors.view(real)
+    return factors.view(np.finfo(dtype).dtype)
 
 
 def known_choice() -> str:
@@ -117,9 +123,7 @@ def measure(qubits: int | None = None, candidates: range | None = None) -> froze
     chosen = set()
     for q in candidates:
         fixed = np.array([q], dtype=np.int64)
-        factors = np.ones(2 << q, dtype=state.dtype)
-        factors[1 << q :] = phase
-        pattern = factors.view(np.float64)
+        pattern = phase_pattern(state.dtype, phase, q)
         half = _seconds(state, phase, q, fixed, np.empty(0))
         every = _seconds(state, phase, q, fixed, pattern)
         if every <= MARGIN * half:

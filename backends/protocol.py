@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
+from ..errors import NumberTypeError
 from ..linalg import generic as kernels
 from ..linalg import packed_paulis
 from ..numbers import NumberSystem
@@ -291,6 +292,18 @@ class DeviceSelector(Protocol):
     @abstractmethod
     def use_device(self, index: int) -> None:
         """Make device ``index`` the one this process allocates and runs on."""
+
+
+def real_entries(values: Any) -> np.ndarray:
+    """An operation's numbers for a real state (a density matrix's Pauli coordinates): their
+    real parts, refused where any is not real, so no backend drops imaginary parts
+    silently."""
+    array = np.asarray(values)
+    if array.dtype.kind == "c":
+        if np.any(array.imag != 0):
+            raise NumberTypeError("a matrix with complex entries cannot act on a real state")
+        return array.real
+    return array
 
 
 PAULI_HERMITIAN_TOLERANCE = 1024
