@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache, lru_cache
 from types import SimpleNamespace
 from typing import Any, cast
@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 from ..errors import QubitCountMismatchError
+from ..numbers import NumberSystem
 from ..plan.calls import (
     BlockRun,
     DiagonalCall,
@@ -35,6 +36,7 @@ from ..plan.calls import (
 )
 from ..support.cpus import usable_cpus
 from . import numba_block_runs as runs
+from . import numba_cache
 from . import numba_common as common
 from . import numba_dense as dense
 from . import numba_diagonal_permutation as diagonals
@@ -49,6 +51,7 @@ from .protocol import (
     BlockLayout,
     BlockRunner,
     GenericBackend,
+    KernelCache,
     MonomialRunner,
     PauliCoordinates,
     PauliPropagator,
@@ -419,6 +422,7 @@ class NumbaBackend(
     MonomialRunner,
     SweepRunner,
     ThreadScoped,
+    KernelCache,
     PauliCoordinates,
     PauliPropagator,
 ):
@@ -795,6 +799,19 @@ class NumbaBackend(
     def set_default_threads(self, count: int) -> None:
         """The calling thread's thread count for runs that set none (validated first)."""
         set_num_threads(count)
+
+    def kernels_compiled(self, numbers: NumberSystem) -> bool:
+        """Whether a run or ``genqsim warmup`` in ``numbers`` completed here since the
+        kernel sources last changed (:func:`~backends.numba_cache.compiled_marker`)."""
+        return numba_cache.kernels_compiled(str(numbers.dtype))
+
+    def mark_kernels_compiled(self, numbers: NumberSystem) -> None:
+        numba_cache.mark_kernels_compiled(str(numbers.dtype))
+
+    def compile_progress(
+        self, report: Callable[[int], None]
+    ) -> contextlib.AbstractContextManager[None]:
+        return common.compile_progress(report)
 
     def kernel_choices(self) -> list[str]:
         """The serial/threaded switch per thread count and how one-qubit phases run, as

@@ -40,6 +40,42 @@ def kernel_sources_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+def _target_cpu() -> str:
+    """The CPU Numba compiles for (``NUMBA_CPU_NAME``, else this machine's): a kernel cache
+    holds code per CPU, so a home folder shared by several machines keeps each one's."""
+    from numba.core import config
+
+    cpu = getattr(config, "CPU_NAME", None)
+    if not cpu:
+        import llvmlite.binding as llvm
+
+        cpu = llvm.get_host_cpu_name()
+    return str(cpu)
+
+
+def compiled_marker(dtype: str) -> Path:
+    """The file that says the common kernels for states of ``dtype`` are in the cache for
+    this CPU and these kernel sources (written once a run or ``genqsim warmup`` in that
+    precision has completed)."""
+    return cache_folder() / "numba" / kernel_sources_digest() / f"compiled-{dtype}-{_target_cpu()}"
+
+
+def kernels_compiled(dtype: str) -> bool:
+    """Whether :func:`compiled_marker` is there."""
+    return compiled_marker(dtype).is_file()
+
+
+def mark_kernels_compiled(dtype: str) -> None:
+    """Write :func:`compiled_marker` (nothing where the cache folder cannot be written: then
+    every first run of a process compiles, and says so)."""
+    marker = compiled_marker(dtype)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass
+
+
 _IMPL = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
 """Numba's cache implementation class, whose locator list is searched in order (its name
 changed across Numba versions; without it, Numba's default locations hold)."""

@@ -4,9 +4,10 @@ of a one-qubit gate's pairs."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numba as nb
@@ -29,11 +30,17 @@ class CompileNotice(nb.core.event.Listener):
 
     def __init__(self) -> None:
         self.said: set[str] = set()
+        self.progress: Callable[[int], None] | None = None
+        self.compiled = 0
 
     def on_start(self, event: Any) -> None:
         dispatcher = event.data.get("dispatcher") if isinstance(event.data, dict) else None
         module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
         if not module.startswith("genqsim.backends"):
+            return
+        if self.progress is not None:
+            self.compiled += 1
+            self.progress(self.compiled)
             return
         kinds = [
             str(t.dtype)
@@ -54,6 +61,18 @@ class CompileNotice(nb.core.event.Listener):
 
 COMPILE_NOTICE = CompileNotice()
 nb.core.event.register("numba:compile", COMPILE_NOTICE)
+
+
+@contextlib.contextmanager
+def compile_progress(report: Callable[[int], None]) -> Iterator[None]:
+    """Within it, each kernel compiled calls ``report`` with the count so far instead of the
+    one-line notice (the command line's progress while it compiles for later runs)."""
+    saved = COMPILE_NOTICE.progress
+    COMPILE_NOTICE.progress, COMPILE_NOTICE.compiled = report, 0
+    try:
+        yield
+    finally:
+        COMPILE_NOTICE.progress = saved
 
 
 def _inline(fn: Callable[..., Any]) -> Any:

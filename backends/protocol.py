@@ -6,17 +6,18 @@ significant bit of the index). ``numbers`` is the state's number system; complex
 ignore it, object-array routines need it for conjugates and ``|z|**2``.
 
 Capabilities (:class:`BlockRunner`, :class:`DeviceSampler`, :class:`IQPEncoder`,
-:class:`BatchPrimitives`, :class:`SweepRunner`, :class:`ThreadScoped`, :class:`DeviceInfo`)
-are Protocols whose methods are abstract. A backend declares one by subclassing it, and the
-core asks with :func:`capability` — a nominal check, never an attribute probe: a backend
-that declares a capability but misspells one of its methods cannot even be constructed.
+:class:`BatchPrimitives`, :class:`SweepRunner`, :class:`ThreadScoped`, :class:`KernelCache`,
+:class:`DeviceInfo`) are Protocols whose methods are abstract. A backend declares one by
+subclassing it, and the core asks with :func:`capability` — a nominal check, never an
+attribute probe: a backend that declares a capability but misspells one of its methods
+cannot even be constructed.
 """
 
 from __future__ import annotations
 
 import contextlib
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
@@ -273,6 +274,31 @@ class ThreadScoped(Protocol):
         ``genqsim info``): the measured serial/threaded switch, say."""
 
 
+class KernelCache(Protocol):
+    """Compiles its kernels the first time a process needs them and keeps them on disk for
+    every later process on the machine: the first run after installing pays for compiling
+    (tens of seconds), later runs load them. The command line asks, before a small run,
+    whether that cost is still ahead, and if so answers on the generic backend first and
+    compiles afterwards (:mod:`genqsim.cli.cold_start`)."""
+
+    @abstractmethod
+    def kernels_compiled(self, numbers: NumberSystem) -> bool:
+        """Whether a run or ``genqsim warmup`` in ``numbers`` has completed on this machine
+        (this CPU) since these kernels last changed, so that its kernels are in the cache."""
+
+    @abstractmethod
+    def mark_kernels_compiled(self, numbers: NumberSystem) -> None:
+        """Record that the common kernels in ``numbers`` are now in the cache (nothing where
+        the cache cannot be written)."""
+
+    @abstractmethod
+    def compile_progress(
+        self, report: Callable[[int], None]
+    ) -> contextlib.AbstractContextManager[None]:
+        """A context in which every kernel this process compiles calls ``report`` with the
+        count so far, in place of the one-line notice a first compilation prints."""
+
+
 class DeviceInfo(Protocol):
     """Describes the devices it can see (for ``genqsim info``)."""
 
@@ -441,6 +467,7 @@ CAPABILITIES = (
     BatchPrimitives,
     SweepRunner,
     ThreadScoped,
+    KernelCache,
     DeviceInfo,
     DeviceSelector,
     PauliCoordinates,

@@ -410,6 +410,12 @@ def test_warmup_compiles_every_workload_for_both_precisions():
     assert out.returncode == 0 and out.stdout == ""
     side_by_side = warmup(lines.append, processes=2)
     assert side_by_side > 0 and lines[-1].startswith("kernels ready in")
+    from genqsim.backends import KernelCache, capability, get_backend
+    from genqsim.numbers import get_number_system
+
+    cache = capability(get_backend("numba"), KernelCache)
+    assert cache is not None  # so that the command line's first runs compile no more
+    assert all(cache.kernels_compiled(get_number_system(p)) for p in ("complex128", "complex64"))
     rows = [line.split() for line in lines[len(rows) + 1 : -1]]
     assert {(" ".join(r[:-5]), r[-5], int(r[-4])) for r in rows} == seen
 

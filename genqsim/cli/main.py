@@ -29,7 +29,7 @@ from ..numbers import available_number_systems, missing_number_systems
 from ..states import AUTO, available_methods, method_spec, simulate
 from ..support.cpus import usable_cpus
 from ..support.memory import available_memory, format_bytes
-from . import report
+from . import cold_start, report
 from .expect import add_expect_parser, expect, print_expect
 from .flags import add_method_flags, method_and_options
 from .sources import SOURCES_HELP, UsageError, parse_source, read_job
@@ -39,12 +39,27 @@ EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
 __all__ = ["UsageError", "build_parser", "info", "main", "run"]
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Simulate and collect everything to print; the same dict is the JSON output."""
+def run(
+    args: argparse.Namespace, after: list[Callable[[], object]] | None = None
+) -> dict[str, Any]:
+    """Simulate and collect everything to print; the same dict is the JSON output. With
+    ``after``, a first run that must compile kernels may answer on NumPy and leave the
+    compiling there, for the caller to do once the answer is printed
+    (:mod:`.cold_start`)."""
     job = read_job(args)
     method, options = method_and_options(args, job.run_circuit, job.numbers)
+    backend = args.backend
+    cold = None
+    if after is not None:
+        cold = cold_start.cold_backend(args, job.numbers, job.run_circuit.n_qubits, method)
+    if after is not None and cold is not None:
+        cold_start.announce(job.numbers)
+        backend = "numpy"
+        after.append(lambda: cold_start.compile_for_later(
+            cold, job.numbers, lambda name: run(cold_start.on_backend(args, name))
+        ))  # fmt: skip
     psi = simulate(
-        job.run_circuit, numbers=job.numbers, backend=args.backend, initial=args.initial,
+        job.run_circuit, numbers=job.numbers, backend=backend, initial=args.initial,
         progress=not args.quiet, method=method, seed=args.seed, threads=args.threads,
         **options,
     )  # fmt: skip
@@ -53,7 +68,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.observable:
         result["expectation"] = report.expectation(args, job, psi, result.get("derivatives"))
     if args.shots:
-        result.update(report.shot_counts(args, job, psi, options))
+        result.update(report.shot_counts(args, job, psi, options, backend))
+    if after is not None and cold is None:
+        cold_start.mark_compiled(getattr(psi, "backend", None), job.numbers)
     return result
 
 
@@ -250,7 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 print_expect(found)
             return EXIT_OK
-        result = run(args)
+        later: list[Callable[[], object]] = []
+        result = run(args, later)
         if "ranks" in result and _mpi_rank() != 0:
             return EXIT_OK  # every rank computed; rank 0 reports
         if args.plot:
@@ -263,6 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             drawing = str(parse_source(args.source)) if args.draw else None
             print(report.render_text(result, drawing))
         sys.stdout.flush()
+        for step in later:
+            step()
         return EXIT_OK
     except BrokenPipeError:  # the reader stopped early (| head): not an error of the run
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

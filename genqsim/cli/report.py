@@ -128,14 +128,15 @@ def expectation(
 
 
 def shot_counts(
-    args: argparse.Namespace, job: Job, psi: Any, options: dict[str, Any]
-) -> dict[str, Any]:
-    """``--shots`` measurements of the circuit, run by the same method, with the noise
-    model's readout errors applied."""
+    args: argparse.Namespace, job: Job, psi: Any, options: dict[str, Any],
+    backend: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """``--shots`` measurements of the circuit, run by the same method on the same
+    ``backend`` (``None``: the default), with the noise model's readout errors applied."""
     to_sample = sampled_circuit(job)
     tally = counts(
         to_sample, args.shots, args.seed, readout=job.model, initial=args.initial,
-        method=psi.method, threads=args.threads, **options,
+        method=psi.method, threads=args.threads, backend=backend, **options,
     )  # fmt: skip
     frequent = sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[: args.top]
     return {
