@@ -757,3 +757,56 @@ def test_low_chunks_are_packed():
         loop(*arguments)
         (assembly,) = loop.inspect_asm().values()
         assert "ymm" in assembly, f"the chunk loop {variant} compiled to scalar code"
+
+
+def _straight_sum_source(terms: int) -> str:
+    """A function of ``terms`` straight-line products (two LLVM instructions each)."""
+    lines = ["def big(x):", "    s = 0.0"]
+    lines += [f"    s += x[{k % 8}] * {k + 1}.0" for k in range(terms)]
+    return "\n".join(lines) + "\n    return s\n"
+
+
+def test_large_callees_link_after_the_kernel_is_optimised_and_others_as_numba_does(monkeypatch):
+    """A genqsim kernel (``vector_njit``) links a callee of more than
+    ``LATE_LINK_INSTRUCTIONS`` instructions after its own module is optimised and a small
+    one before (so it can be inlined); a plain ``numba.njit`` caller of the same callees is
+    finalised by Numba's own code. Every result is the sum it must be."""
+    import numba
+
+    from genqsim.backends import numba_slp as slp
+
+    monkeypatch.setattr(slp, "LATE_LINK_INSTRUCTIONS", 40)  # a callee of 100 products: late
+    terms = 100
+    namespace: dict = {}
+    exec(_straight_sum_source(terms), namespace)
+    big = slp.vector_njit(nogil=True)(namespace["big"])
+
+    @slp.vector_njit(nogil=True)
+    def small(x):
+        return x[0] + x[1]
+
+    late_calls: list[list[int]] = []
+    real = slp._finalize_linking_late
+
+    def watched(library):
+        late_calls.append([slp._instructions(c) for c in library._linking_libraries])
+        real(library)
+
+    monkeypatch.setattr(slp, "_finalize_linking_late", watched)
+
+    def caller(x):
+        return big(x) + small(x)
+
+    kernel, plain = slp.vector_njit(nogil=True)(caller), numba.njit(caller)
+    x = np.arange(1.0, 9.0)
+    expected = sum(x[k % 8] * (k + 1) for k in range(terms)) + 3.0
+    assert kernel(x) == pytest.approx(expected, rel=1e-12)
+    sizes = [size for call in late_calls for size in call]
+    assert any(size > slp.LATE_LINK_INSTRUCTIONS for size in sizes)  # big: late
+    assert any(size <= slp.LATE_LINK_INSTRUCTIONS for size in sizes)  # small: early
+    (library,) = [overload.library for overload in kernel.overloads.values()]
+    defined = {f.name for f in library._final_module.functions if not f.is_declaration}
+    assert any("big" in name for name in defined)  # its code travels with the kernel
+    seen = len(late_calls)
+    assert plain(x) == pytest.approx(expected, rel=1e-12)
+    assert len(late_calls) == seen  # not a genqsim kernel: Numba's finalize
