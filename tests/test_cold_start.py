@@ -174,3 +174,27 @@ def test_the_marker_is_per_precision_and_cpu_and_survives_an_unwritable_cache(
     monkeypatch.setenv("GENQSIM_CACHE_DIR", str(blocked))  # a file where a folder should be
     cache.mark_kernels_compiled(c128)  # nothing written, nothing raised
     assert not cache.kernels_compiled(c128)
+
+
+def _qasm(tmp_path, body: str) -> str:
+    path = tmp_path / "circuit.qasm"
+    path.write_text('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[10];\ncreg c[10];\n' + body)
+    return str(path)
+
+
+def test_shots_of_terminal_measurements_answer_first_and_shots_run_one_by_one_do_not(
+    markers, capsys, tmp_path
+):
+    """Terminal measurements are drawn from one state (a second's work on NumPy); a reset
+    after a measurement makes every shot a run of its own, which compiles first."""
+    terminal = _qasm(tmp_path, "h q;\ncx q[0],q[9];\nmeasure q -> c;\n")
+    assert main(["run", terminal, "--shots", "50", "--seed", "1", "--top", "2"]) == 0
+    first = capsys.readouterr()
+    assert "backend=numpy" in first.out.splitlines()[0]
+    assert (markers / "done-complex128").is_file()
+    (markers / "done-complex128").unlink()
+    per_shot = _qasm(tmp_path, "h q;\nmeasure q[0] -> c[0];\nreset q[0];\nmeasure q -> c;\n")
+    assert main(["run", per_shot, "--shots", "20", "--seed", "1", "--top", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "first complex128 run" not in captured.err
+    assert "backend=numba" in captured.out.splitlines()[0]

@@ -11,8 +11,9 @@ next run compiles what is left). The answer is the same: both backends compute i
 precision, and seeded shots draw the same outcomes.
 
 Only what the user left to genqsim takes this road: a run that names ``--backend`` or
-``--threads``, a method other than the state vector, or a larger state compiles first, as
-before, and says so on stderr.
+``--threads``, a method other than the state vector, a larger state, or shots that run the
+circuit once each (mid-circuit measurements, resets) compiles first, as before, and says so
+on stderr.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 from ..backends import Backend, KernelCache, backend_for, capability, get_backend
 from ..numbers import NumberSystem
+from .sources import Job, sampled_circuit
 
 COLD_START_MAX_QUBITS = 16
 """Largest state vector answered on NumPy before compiling. On a 2-core EPYC (Zen 4) the
@@ -35,14 +37,16 @@ compiling."""
 STATEVECTOR = "statevector"
 
 
-def cold_backend(args: argparse.Namespace, numbers: NumberSystem, n_qubits: int,
-                 method: str) -> Backend | None:  # fmt: skip
-    """The compiled backend this run would compile for first, where the run may answer on
-    NumPy before compiling (see the module's docstring); ``None`` otherwise."""
+def cold_backend(args: argparse.Namespace, job: Job, method: str) -> Backend | None:
+    """The compiled backend this run of ``job`` would compile for first, where the run may
+    answer on NumPy before compiling (see the module's docstring); ``None`` otherwise."""
     if args.backend is not None or args.threads is not None or method != STATEVECTOR:
         return None
+    numbers, n_qubits = job.numbers, job.run_circuit.n_qubits
     if n_qubits > COLD_START_MAX_QUBITS:
         return None
+    if args.shots and sampled_circuit(job).split_terminal_measurements()[0].has_non_unitary:
+        return None  # one run per shot: not a second's work on NumPy
     chosen = backend_for(numbers, size=1 << n_qubits)
     cache = capability(chosen, KernelCache)
     if cache is None or cache.kernels_compiled(numbers):

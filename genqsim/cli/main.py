@@ -51,7 +51,7 @@ def run(
     backend = args.backend
     cold = None
     if after is not None:
-        cold = cold_start.cold_backend(args, job.numbers, job.run_circuit.n_qubits, method)
+        cold = cold_start.cold_backend(args, job, method)
     if after is not None and cold is not None:
         cold_start.announce(job.numbers)
         backend = "numpy"
