@@ -136,6 +136,7 @@ def test_capabilities_are_declared_and_a_misspelt_one_cannot_be_built():
         "MonomialRunner",
         "SweepRunner",
         "ThreadScoped",
+        "KernelCache",
         "PauliCoordinates",
         "PauliPropagator",
     ]
