@@ -19,15 +19,15 @@ On AVX-512 CPUs LLVM's loop vectoriser may instead pack the loop over chunks, on
 amplitude of each of eight chunks per register, with gathers and scatters: on a Zen 4 EPYC
 those loops ran 5-19x slower than the straight code. :func:`vector_njit` (every kernel
 build and helper) and :func:`slp_njit` look at the code they made for the CPU they
-compile for and lower a function again without the loop vectoriser where it gathers or
-scatters (:data:`SCATTERED`); the choice is kept with the compiled code in Numba's cache,
-which is per CPU.
+compile for and optimise a function's module again without the loop vectoriser where it
+gathers or scatters (:data:`SCATTERED`); the choice is kept with the compiled code in
+Numba's cache, which is per CPU.
 
 Both also link a large called function (more than :data:`LATE_LINK_INSTRUCTIONS` LLVM
 instructions: the row-level bodies of the block-run kernels, a threaded kernel's loop body)
-into the caller after the caller's module is optimised instead of before
-(:func:`_finalize_linking_late`), so that code already optimised is not optimised again in
-every caller; this only shortens compiling.
+into the caller after the caller's module is optimised instead of before, so that code
+already optimised is not optimised again in every caller. Both are done where Numba
+finalises a kernel's module (:func:`_finalize_linking_late`).
 """
 
 from __future__ import annotations
@@ -74,7 +74,9 @@ def _instructions(library: Any) -> int:
 
 
 def _finalize_linking_late(library: Any) -> None:
-    """Numba's ``CPUCodeLibrary.finalize`` with the large callees linked after optimisation.
+    """Numba's ``CPUCodeLibrary.finalize`` for genqsim's kernels: large callees linked after
+    optimisation, and the module optimised again without the loop vectoriser where it
+    gathered or scattered.
 
     Numba links every called function's (already optimised) code into the caller's module
     and then runs the full optimisation pipeline over all of it, so that small callees can be
@@ -83,7 +85,15 @@ def _finalize_linking_late(library: Any) -> None:
     with an empty kernel cache that was about 40 % of the compiling time (the first fused
     22-qubit run on a 2-core EPYC Zen 4: 131 -> 77 s), and the kernels run as fast or faster
     (random 22 fused 0.164 -> 0.139 s, QFT 22 0.104 -> 0.092 s). Small callees are linked
-    first as before, so they are still inlined."""
+    first as before, so they are still inlined.
+
+    Where the optimised code (for the CPU Numba compiles for) gathers or scatters
+    (:data:`SCATTERED`), the module as it was before optimisation is optimised again with
+    the loop vectoriser off: other functions keep it, as it packs their contiguous loops (X
+    on qubit 2 of 20 on Zen 4: 0.34 ms with it, 0.74 without). Done here, on the module,
+    the function is not lowered by Numba a second time (15 functions on Zen 4,
+    ``_call_on_row``, the largest, among them: the complex128 warm-up's compiling took
+    163 s instead of 175 s)."""
     from numba.core.compiler_lock import require_global_compiler_lock
 
     require_global_compiler_lock()
@@ -100,36 +110,59 @@ def _finalize_linking_late(library: Any) -> None:
             late.append(callee)
         else:
             library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
+    unoptimised = library._final_module.clone()
     library._optimize_final_module()
+    if _gathers_or_scatters(library):
+        library._final_module = unoptimised
+        saved = config.LOOP_VECTORIZE  # type: ignore[attr-defined]
+        config.LOOP_VECTORIZE = 0  # type: ignore[attr-defined]
+        try:
+            library._optimize_final_module()
+        finally:
+            config.LOOP_VECTORIZE = saved  # type: ignore[attr-defined]
     for callee in late:
         library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
     library._final_module.verify()
     library._finalize_final_module()
 
 
+def _gathers_or_scatters(library: Any) -> bool:
+    """Whether the machine code of ``library``'s optimised module (before its late callees
+    are linked) has any of :data:`SCATTERED`."""
+    assembly = str(library._codegen._tm.emit_assembly(library._final_module))
+    return any(name in assembly for name in SCATTERED)
+
+
 _NUMBA_FINALIZE = codegen.CPUCodeLibrary.finalize
-_FINALIZE_PARTS = ("_linking_libraries", "_reload_init", "_final_module", "_codegen")
-_FINALIZE_STEPS = ("_optimize_final_module", "_finalize_final_module", "_raise_if_finalized")
+_NUMBA_PARTS = (
+    (codegen.CPUCodeLibrary, ("_optimize_final_module", "_finalize_final_module",
+                              "_raise_if_finalized", "_get_module_for_linking")),
+    (codegen.CPUCodegen, ("_check_llvm_bugs",)),
+)  # fmt: skip
+if not all(hasattr(owner, part) for owner, parts in _NUMBA_PARTS for part in parts):
+    raise RuntimeError(
+        "Numba's CPUCodeLibrary no longer has the steps genqsim's kernels are finalised with; "
+        "backends/numba_slp.py must be updated for this Numba version"
+    )
 
 
 def _finalize(library: Any) -> None:
     """``CPUCodeLibrary.finalize``: :func:`_finalize_linking_late` for the libraries
     finalised while one of genqsim's kernels is lowered (its own, and its threaded loop
     bodies'), Numba's own for every other."""
-    late = getattr(_LATE_LINKING, "depth", 0) > 0
-    if late and all(hasattr(library, part) for part in _FINALIZE_PARTS):
+    if getattr(_LATE_LINKING, "depth", 0) > 0:
         _finalize_linking_late(library)
     else:
         _NUMBA_FINALIZE(library)
 
 
-if all(hasattr(codegen.CPUCodeLibrary, step) for step in _FINALIZE_STEPS):
-    codegen.CPUCodeLibrary.finalize = _finalize  # type: ignore[method-assign]
+codegen.CPUCodeLibrary.finalize = _finalize  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager
 def _late_linking() -> Iterator[None]:
-    """Within it, the libraries this thread finalises link their large callees late."""
+    """Within it, the libraries this thread finalises are genqsim's
+    (:func:`_finalize_linking_late`)."""
     _LATE_LINKING.depth = getattr(_LATE_LINKING, "depth", 0) + 1
     try:
         yield
@@ -137,81 +170,35 @@ def _late_linking() -> Iterator[None]:
         _LATE_LINKING.depth -= 1
 
 
-def _lower_without_scatters(lowering: Any, state: Any) -> bool:
-    """Run the native ``lowering`` pass; where the code it made (for the CPU it compiles
-    for) gathers or scatters (:data:`SCATTERED`), lower the function again with the loop
-    vectoriser off. Other functions keep the loop vectoriser: it packs their contiguous
-    loops (X on qubit 2 of 20 on Zen 4: 0.34 ms with it, 0.74 without)."""
-    saved = config.LOOP_VECTORIZE  # type: ignore[attr-defined]
-    reload_count = len(state.reload_init)
-    try:
-        done = super(type(lowering), lowering).run_pass(state)
-        assembly = state.library.get_asm_str()
-        if not any(name in assembly for name in SCATTERED):
-            return bool(done)
-        del state.reload_init[reload_count:]
-        state.library = None  # a new library, lowered again
-        config.LOOP_VECTORIZE = 0  # type: ignore[attr-defined]
-        return bool(super(type(lowering), lowering).run_pass(state))
-    finally:
-        config.LOOP_VECTORIZE = saved  # type: ignore[attr-defined]
-
-
 @register_pass(mutates_CFG=True, analysis_only=False)
 class ScatterFreeNativeLowering(NativeLowering):
-    """Numba's native lowering, again without the loop vectoriser where it gathered or
-    scattered (:func:`_lower_without_scatters`)."""
+    """Numba's native lowering, its module finalised by :func:`_finalize_linking_late`."""
 
     _name = "genqsim_scatter_free_native_lowering"  # type: ignore[assignment]
 
     def run_pass(self, state: Any) -> bool:
         with _late_linking():
-            return _lower_without_scatters(self, state)
+            return bool(super().run_pass(state))
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)
 class ScatterFreeParforLowering(NativeParforLowering):
     """Numba's lowering of a threaded function (its parallel loops as thread-pool tasks),
-    again without the loop vectoriser where it gathered or scattered."""
+    its modules and its loop bodies' finalised by :func:`_finalize_linking_late`."""
 
     _name = "genqsim_scatter_free_parfor_lowering"  # type: ignore[assignment]
 
     def run_pass(self, state: Any) -> bool:
-        """Lowering a threaded function rewrites its IR (the parallel loops become tasks),
-        so where it scattered the function is compiled afresh, from its source, without
-        the loop vectoriser, and that compilation's code and lowering taken instead."""
         with _late_linking():
-            return self._lower(state)
-
-    def _lower(self, state: Any) -> bool:
-        done = super().run_pass(state)
-        if not any(name in state.library.get_asm_str() for name in SCATTERED):
-            return bool(done)
-        from numba.core.compiler import Compiler, _LowerResult, compile_extra
-
-        saved = config.LOOP_VECTORIZE  # type: ignore[attr-defined]
-        config.LOOP_VECTORIZE = 0  # type: ignore[attr-defined]
-        try:
-            fresh = compile_extra(
-                state.typingctx, state.targetctx, state.func_id.func, state.args,
-                state.return_type, state.flags, state.locals, pipeline_class=Compiler,
-            )  # fmt: skip
-        finally:
-            config.LOOP_VECTORIZE = saved  # type: ignore[attr-defined]
-        state.library = fresh.library
-        state["cr"] = _LowerResult(
-            fresh.fndesc, fresh.call_helper, cfunc=fresh.entry_point, env=fresh.environment
-        )
-        state.reload_init[:] = fresh.reload_init
-        return True
+            return bool(super().run_pass(state))
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)
 class SlpNativeLowering(NativeLowering):
     """Numba's native lowering with LLVM's SLP vectoriser on while this one function's
-    module is optimised (lowering finalises the module), and lowered again without the
-    loop vectoriser where that gathered or scattered across chunks: then the SLP vectoriser
-    packs each chunk."""
+    module is optimised (lowering finalises the module, by :func:`_finalize_linking_late`:
+    where the loop vectoriser gathered or scattered across chunks it is optimised again
+    without it, and the SLP vectoriser packs each chunk)."""
 
     _name = "genqsim_slp_native_lowering"  # type: ignore[assignment]
 
@@ -220,7 +207,7 @@ class SlpNativeLowering(NativeLowering):
         config.SLP_VECTORIZE = 1  # type: ignore[attr-defined]
         try:
             with _late_linking():
-                return _lower_without_scatters(self, state)
+                return bool(super().run_pass(state))
         finally:
             config.SLP_VECTORIZE = saved  # type: ignore[attr-defined]
 

@@ -614,7 +614,8 @@ def test_kernel_loops_do_not_gather_or_scatter_on_avx512(tmp_path):
     without gathers or scatters, which made them 5-19x slower there: the phase loops and
     real pairs (SLP-compiled straight chunks) and the complex groups of one-qubit gates on
     qubits 1 and 2 (a helper compiled like every called kernel helper), and a threaded
-    kernel's build (its loops lowered as thread-pool tasks, compiled afresh). The same helper
+    kernel's build (its loops lowered as thread-pool tasks, each module optimised again
+    without the loop vectoriser where it scattered). The same helper
     compiled by plain ``nb.njit`` scatters, the case the compilers look for; the straight
     chunks still use the 512-bit registers."""
     import platform
