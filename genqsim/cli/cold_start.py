@@ -76,7 +76,7 @@ def announce(numbers: NumberSystem) -> None:
 
 class CompileProgress:
     """One stderr line that counts the kernels compiled and the seconds spent: rewritten in
-    place on a terminal, printed once at the end elsewhere (a log keeps one line)."""
+    place on a terminal; elsewhere (a log) one line at the start and one at the end."""
 
     def __init__(self, numbers: NumberSystem, stream: Any = None) -> None:
         self.stream = sys.stderr if stream is None else stream
