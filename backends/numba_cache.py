@@ -40,7 +40,7 @@ def kernel_sources_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def _target_cpu() -> str:
+def target_cpu() -> str:
     """The CPU Numba compiles for (``NUMBA_CPU_NAME``, else this machine's): a kernel cache
     holds code per CPU, so a home folder shared by several machines keeps each one's."""
     from numba.core import config
@@ -57,7 +57,7 @@ def compiled_marker(dtype: str) -> Path:
     """The file that says the common kernels for states of ``dtype`` are in the cache for
     this CPU and these kernel sources (written once a run or ``genqsim warmup`` in that
     precision has completed)."""
-    return cache_folder() / "numba" / kernel_sources_digest() / f"compiled-{dtype}-{_target_cpu()}"
+    return cache_folder() / "numba" / kernel_sources_digest() / f"compiled-{dtype}-{target_cpu()}"
 
 
 def kernels_compiled(dtype: str) -> bool:

@@ -57,7 +57,7 @@ have no gathers either, so nothing changes there."""
 
 LATE_LINK_INSTRUCTIONS = 1000
 """A called function of more LLVM instructions than this (with what it calls) is linked into
-a kernel after the kernel's module is optimised, not before (:func:`_late_linking`)."""
+a kernel after the kernel's module is optimised, not before (:func:`_finalize_linking_late`)."""
 
 _LATE_LINKING = threading.local()
 
@@ -83,8 +83,8 @@ def _finalize_linking_late(library: Any) -> None:
     inlined. A large callee (the row-level bodies every block-run kernel calls, a threaded
     kernel's loop body) is never inlined, yet was optimised again inside each of its callers:
     with an empty kernel cache that was about 40 % of the compiling time (the first fused
-    22-qubit run on a 2-core EPYC Zen 4: 131 -> 77 s), and the kernels run as fast or faster
-    (random 22 fused 0.164 -> 0.139 s, QFT 22 0.104 -> 0.092 s). Small callees are linked
+    22-qubit run on a 2-core EPYC Zen 4: 131 -> 78 s), and the kernels run as fast or faster
+    (random 22 fused 0.164 -> 0.131 s, QFT 22 0.104 -> 0.088 s). Small callees are linked
     first as before, so they are still inlined.
 
     Where the optimised code (for the CPU Numba compiles for) gathers or scatters

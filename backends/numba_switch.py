@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from . import numba_kernels as K
-from .numba_cache import cache_folder, kernel_sources_digest
+from .numba_cache import cache_folder, kernel_sources_digest, target_cpu
 
 CANDIDATE_QUBITS = range(12, 21)
 """Sizes tried; threads that do not win by 2**20 amplitudes start above it."""
@@ -149,8 +149,6 @@ def _seconds(kernel, state, gate, target, fixed) -> float:  # type: ignore[no-un
 def _machine_key() -> str:
     """What the measurement depends on: the CPU (model and the target Numba compiles for),
     the Numba version, and the kernels' source (the digest their shared cache is kept by)."""
-    import llvmlite.binding as llvm
-
     model = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -160,7 +158,7 @@ def _machine_key() -> str:
     except OSError:
         pass
     kernels = kernel_sources_digest()  # the kernels' cache folder's name too
-    return f"{model} | {llvm.get_host_cpu_name()} | numba {numba.__version__} | {kernels}"
+    return f"{model} | {target_cpu()} | numba {numba.__version__} | {kernels}"
 
 
 def cache_file() -> Path:

@@ -112,9 +112,9 @@ class CompileProgress:
 
 def compile_for_later(backend: Backend, numbers: NumberSystem,
                       rerun: Callable[[str], object]) -> bool:  # fmt: skip
-    """Call ``rerun(backend.name)`` (the same job on the compiled backend) with a progress
-    line, and mark the precision compiled when it completes; ``False`` when the user
-    stopped it."""
+    """Call ``rerun(backend.name)`` (the same job on the compiled backend, which marks the
+    precision compiled when it completes, :func:`mark_compiled`) with a progress line;
+    ``False`` when the user stopped it."""
     cache = capability(backend, KernelCache)
     if cache is None:
         raise TypeError(f"backend {backend.name!r} keeps no compiled kernels")
@@ -125,7 +125,6 @@ def compile_for_later(backend: Backend, numbers: NumberSystem,
     except KeyboardInterrupt:
         progress.finish(stopped=True)
         return False
-    cache.mark_kernels_compiled(numbers)
     progress.finish(stopped=False)
     return True
 

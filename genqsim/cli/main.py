@@ -44,19 +44,16 @@ def run(
 ) -> dict[str, Any]:
     """Simulate and collect everything to print; the same dict is the JSON output. With
     ``after``, a first run that must compile kernels may answer on NumPy and leave the
-    compiling there, for the caller to do once the answer is printed
-    (:mod:`.cold_start`)."""
+    compiling there, for the caller to do once the answer is printed, and a run on compiled
+    kernels that completes marks them compiled (:mod:`.cold_start`)."""
     job = read_job(args)
     method, options = method_and_options(args, job.run_circuit, job.numbers)
-    backend = args.backend
-    cold = None
-    if after is not None:
-        cold = cold_start.cold_backend(args, job, method)
-    if after is not None and cold is not None:
+    cold = None if after is None else cold_start.cold_backend(args, job, method)
+    backend = args.backend if cold is None else "numpy"
+    if cold is not None and after is not None:
         cold_start.announce(job.numbers)
-        backend = "numpy"
         after.append(lambda: cold_start.compile_for_later(
-            cold, job.numbers, lambda name: run(cold_start.on_backend(args, name))
+            cold, job.numbers, lambda name: run(cold_start.on_backend(args, name), [])
         ))  # fmt: skip
     psi = simulate(
         job.run_circuit, numbers=job.numbers, backend=backend, initial=args.initial,
