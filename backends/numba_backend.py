@@ -55,8 +55,10 @@ from .protocol import (
     MonomialRunner,
     PauliCoordinates,
     PauliPropagator,
+    SegmentRunner,
     SweepRunner,
     ThreadScoped,
+    check_segment_arguments,
     real_entries,
 )
 
@@ -281,6 +283,8 @@ def _encode_run(
         elif isinstance(call, MatrixCall):
             m = _entries(call.matrix, dtype)
             max_dim = max(max_dim, offsets.size)
+            if offsets.size == 2:  # runs as a diagonal's pattern where it is one at the time
+                max_dim = max(max_dim, 1 << diagonals.PATTERN_MAX_BITS)
             sparse = _sparse_form(m)
             if sparse is None:
                 idx, dat = offsets, m.reshape(-1)
@@ -421,6 +425,7 @@ class NumbaBackend(
     BlockRunner,
     MonomialRunner,
     SweepRunner,
+    SegmentRunner,
     ThreadScoped,
     KernelCache,
     PauliCoordinates,
@@ -696,6 +701,55 @@ class NumbaBackend(
         scratch = self._scratch_for(states.dtype, max_dim)
         k = _kernels(states.reshape(-1)) if states.shape[0] > 1 else K.SERIAL
         k.apply_block_run_points(states, *arrays[:7], np.ascontiguousarray(data), scratch)
+
+    # -- segments of a run -----------------------------------------------------------------------
+    def _segment_arrays(
+        self, rows: np.ndarray, run: BlockRun, *cuts: np.ndarray
+    ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """The run's encoding for ``rows`` and the scratch its calls need, after checking
+        that no cut falls inside a stretch of permutations encoded as one table (the
+        stretch would run whole from its first call)."""
+        arrays, max_dim = self._encoded(run, rows.dtype)
+        kinds = arrays[0]
+        for cut in cuts:
+            inside = cut[cut < kinds.size]
+            if np.any(kinds[inside] == runs.KIND_SKIP):
+                raise ValueError(
+                    f"segment bounds {cut.tolist()} cut a permutation table of {run!r}"
+                )
+        return arrays, self._scratch_for(rows.dtype, max_dim)
+
+    def run_segment_snapshots(
+        self,
+        row: np.ndarray,
+        run: BlockRun,
+        bounds: np.ndarray,
+        out: np.ndarray,
+        where: np.ndarray,
+        marks: np.ndarray,
+    ) -> None:
+        """One kernel call on the calling thread: the row stays in cache throughout."""
+        bounds, where, marks = (np.asarray(a, dtype=np.int64) for a in (bounds, where, marks))
+        check_segment_arguments(run, row, bounds, (marks,), copies=(out, where))
+        arrays, scratch = self._segment_arrays(row, run, bounds, marks)
+        K.SERIAL.run_segment_snapshots(row, bounds, out, where, marks, *arrays, scratch)
+
+    def run_segment_reads(
+        self,
+        rows: np.ndarray,
+        run: BlockRun,
+        bounds: np.ndarray,
+        starts: np.ndarray,
+        readers: np.ndarray,
+    ) -> np.ndarray:
+        """One kernel call: each row on one thread for all its segments, in cache."""
+        bounds, starts = (np.asarray(a, dtype=np.int64) for a in (bounds, starts))
+        check_segment_arguments(run, rows, bounds, starts=starts, copies=(readers, starts[:0]))
+        arrays, scratch = self._segment_arrays(rows, run, bounds)
+        reads = np.zeros((rows.shape[0], readers.shape[0]))
+        k = _kernels(rows.reshape(-1)) if rows.shape[0] > 1 else K.SERIAL
+        k.run_segment_reads(rows, bounds, starts, readers, reads, *arrays, scratch)
+        return reads
 
     # -- monomial runs --------------------------------------------------------------------------
     def apply_monomial_run(self, state: np.ndarray, run: MonomialRun) -> None:

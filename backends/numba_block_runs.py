@@ -230,10 +230,14 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
     fx = fixed[fixed_ptr[g] : fixed_ptr[g + 1]]
     ix = index[index_ptr[g] : index_ptr[g + 1]]
     dx = data[data_ptr[g] : data_ptr[g + 1]]
-    if kinds[g] == KIND_DENSE:
+    if kinds[g] == KIND_DENSE and ix.size == 2 and dx[1] == 0 and dx[2] == 0:
+        # a rotation about Z as a dense call (its matrix changes between runs of a planned
+        # sweep): a diagonal's pass, a fifth of a dense one's on low qubits
+        _diagonal_on_row(row, dx[::3], ix, fx, fixed_values[g], buf)
+    elif kinds[g] == KIND_DENSE:
         _dense_on_row(row, dx, ix, fx, fixed_values[g], buf)
     elif kinds[g] == KIND_DIAGONAL:
-        _diagonal_on_row(row, dx, ix, fx, fixed_values[g], buf)
+        _diagonal_on_row(row, dx[::1], ix, fx, fixed_values[g], buf)
     elif kinds[g] == KIND_SPARSE:
         _sparse_on_row(row, dx, ix, fx, fixed_values[g], buf)
     elif kinds[g] == KIND_PERMUTE:
@@ -445,11 +449,12 @@ def _planar_call(g, kinds, fixed_ptr, index_ptr, data_ptr, data):
 
 
 @_inline
-def _planar_stretch(g, kinds, fixed_ptr, index_ptr, data_ptr, data):
-    """``(end, complex calls)`` of the longest stretch from call ``g`` that runs split."""
+def _planar_stretch(g, last, kinds, fixed_ptr, index_ptr, data_ptr, data):
+    """``(end, complex calls)`` of the longest stretch from call ``g`` (before ``last``)
+    that runs split."""
     end = g
     work = 0
-    while end < kinds.size:
+    while end < last:
         c = _planar_call(end, kinds, fixed_ptr, index_ptr, data_ptr, data)
         if c < 0:
             break
@@ -562,9 +567,10 @@ def _run_planar(row, first, end, kinds, fixed_values, fixed_ptr, fixed, index_pt
 
 
 @_shared
-def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr, data,
-                buf):  # fmt: skip
-    """Apply every call of an encoded run to ``row`` (a block or a gathered tile).
+def _run_on_row(row, first, last, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
+                data_ptr, data, buf):  # fmt: skip
+    """Apply calls ``first`` to ``last - 1`` of an encoded run to ``row`` (a block or a
+    gathered tile; a whole run is ``first = 0``, ``last = kinds.size``).
 
     Gate ``g`` is ``kinds[g]``; its fixed positions are ``fixed[fixed_ptr[g]:fixed_ptr[g+1]]``,
     its row offsets (dense, diagonal), cycle pointers + offsets (cycles) or sparse layout are
@@ -574,20 +580,18 @@ def _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, da
     diagonals with at least :data:`PLANAR_MIN_CALLS` complex one-qubit gates runs on the
     row split into real and imaginary parts (:func:`_run_planar`) where ``buf`` has room for it.
     """
-    # np.int64, not a literal 0: a literal would first type (and compile) the calls below
-    # for a constant call index before the loop makes it a variable (a second build)
-    g = np.int64(0)
-    checked = np.int64(0)  # calls before this one were looked at for a split stretch
-    while g < kinds.size:
+    g = first
+    checked = first  # calls before this one were looked at for a split stretch
+    while g < last:
         if not _is_real(row) and g >= checked and buf.size >= row.size + 2 * PLANAR_PATTERN:
-            end, work = _planar_stretch(g, kinds, fixed_ptr, index_ptr, data_ptr, data)
+            end, work = _planar_stretch(g, last, kinds, fixed_ptr, index_ptr, data_ptr, data)
             checked = max(end, g + 1)
             if work >= PLANAR_MIN_CALLS:
                 _run_planar(row, g, end, kinds, fixed_values, fixed_ptr, fixed, index_ptr,
                             index, data_ptr, data, buf)  # fmt: skip
                 g = end
                 continue
-        if not _is_real(row) and g + 1 < kinds.size:
+        if not _is_real(row) and g + 1 < last:
             bit_a = _pairable_bit(g, kinds, fixed_ptr, index_ptr, index)
             bit_b = _pairable_bit(g + 1, kinds, fixed_ptr, index_ptr, index)
             ma = data[data_ptr[g] : data_ptr[g] + 4]
@@ -639,8 +643,8 @@ def apply_block_run(state, block_size, kinds, fixed_values, fixed_ptr, fixed, in
     n_blocks = state.size // block_size
     for blk in prange(n_blocks):
         row = state[blk * block_size : (blk + 1) * block_size]
-        _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
-                    data, scratch[nb.get_thread_id()])  # fmt: skip
+        _run_on_row(row, np.int64(0), kinds.size, kinds, fixed_values, fixed_ptr, fixed,
+                    index_ptr, index, data_ptr, data, scratch[nb.get_thread_id()])  # fmt: skip
 
 
 @_kernel
@@ -651,8 +655,101 @@ def apply_block_run_points(states, kinds, fixed_values, fixed_ptr, fixed, index_
     threads share out the points, each state whole on one thread (a sweep of small
     states)."""
     for p in prange(states.shape[0]):
-        _run_on_row(states[p], kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
-                    data_ptr, data[p], scratch[nb.get_thread_id()])  # fmt: skip
+        _run_on_row(states[p], np.int64(0), kinds.size, kinds, fixed_values, fixed_ptr, fixed,
+                    index_ptr, index, data_ptr, data[p], scratch[nb.get_thread_id()])  # fmt: skip
+
+
+# -- segments of a run: rows carried through consecutive stretches of calls ---------------------
+
+
+READ_GROUP = 4
+"""Rows :func:`run_segment_reads` carries side by side on one thread: each reader is loaded
+from the shared cache once for all of them (a piece of it at a time, held in the core's
+own cache while the rows' pieces are read against it)."""
+
+READ_PIECE = 512
+"""Amplitudes of a reader read against every row of a group in turn (8 KiB at complex128)."""
+
+
+@_inline
+def _real_dot(a, b):
+    """The dot product of two float arrays of one size."""
+    total = 0.0
+    for j in range(a.size):
+        total += a[j] * b[j]
+    return total
+
+
+@_inline
+def _read_group(reader, rows, first, last, reads, s):
+    """``reads[p, s] += Re <reader| rows[p]>`` for rows ``first`` to ``last - 1``, a piece
+    of the reader at a time (dot products of the floats: on slices, so that the compiler
+    vectorises them)."""
+    fr = reals_view(reader)
+    for lo in range(0, fr.size, 2 * READ_PIECE):
+        hi = min(lo + 2 * READ_PIECE, fr.size)
+        for p in range(first, last):
+            reads[p, s] += _real_dot(fr[lo:hi], reals_view(rows[p])[lo:hi])
+
+
+@_kernel
+def run_segment_snapshots(row, bounds, out, where, marks, kinds, fixed_values, fixed_ptr,
+                          fixed, index_ptr, index, data_ptr, data, scratch):  # fmt: skip
+    """``row`` through segment ``p`` of an encoded run (calls ``bounds[p]`` to
+    ``bounds[p + 1] - 1``) for every ``p`` in turn; after segment ``p < where.size`` a copy
+    goes to ``out[where[p]]``, and that copy through calls ``marks[p]`` to
+    ``marks[p + 1] - 1``. One row, in order: the calling thread's work."""
+    buf = scratch[nb.get_thread_id()]
+    for p in range(bounds.size - 1):
+        _run_on_row(row, bounds[p], bounds[p + 1], kinds, fixed_values, fixed_ptr, fixed,
+                    index_ptr, index, data_ptr, data, buf)  # fmt: skip
+        if p < where.size:
+            copy = out[where[p]]
+            copy[:] = row
+            _run_on_row(copy, marks[p], marks[p + 1], kinds, fixed_values, fixed_ptr, fixed,
+                        index_ptr, index, data_ptr, data, buf)  # fmt: skip
+
+
+@_kernel
+def run_segment_reads(rows, bounds, starts, readers, reads, kinds, fixed_values, fixed_ptr,
+                      fixed, index_ptr, index, data_ptr, data, scratch):  # fmt: skip
+    """Row ``p`` stands at the end of segment ``starts[p]`` of an encoded run (-1: before
+    the first): it is read against ``readers[s]`` (``reads[p, s] += Re <readers[s]| row>``,
+    ``reads`` zero before) at the end of every segment ``s >= starts[p]`` that has a
+    reader, and carried through every later segment. Rows go in groups of
+    :data:`READ_GROUP` consecutive ones (``starts`` ascending: similar work), each group on
+    one thread, in cache, for all its segments: a row is first carried alone up to the
+    group's last start, then the group side by side. The threads take groups from both
+    ends in turn (long and short), so their shares of the work match."""
+    count = rows.shape[0]
+    segments = bounds.size - 1
+    n_readers = readers.shape[0]
+    groups = (count + READ_GROUP - 1) // READ_GROUP
+    for i in prange(groups):
+        half = np.int64(i) >> 1  # prange's index is unsigned in the threaded build
+        g = half if i % 2 == 0 else groups - 1 - half
+        first = g * READ_GROUP
+        last = min(first + READ_GROUP, count)
+        buf = scratch[nb.get_thread_id()]
+        top = starts[last - 1]
+        for p in range(first, last):  # each row alone up to the group's last start
+            s = starts[p]
+            while s < top:
+                if s >= 0 and s < n_readers:
+                    _read_group(readers[s], rows, p, p + 1, reads, s)
+                s += 1
+                _run_on_row(rows[p], bounds[s], bounds[s + 1], kinds, fixed_values,
+                            fixed_ptr, fixed, index_ptr, index, data_ptr, data, buf)  # fmt: skip
+        s = top
+        while s < segments:  # side by side
+            if s >= 0 and s < n_readers:
+                _read_group(readers[s], rows, first, last, reads, s)
+            s += 1
+            if s < segments:
+                for p in range(first, last):
+                    row = rows[p]
+                    _run_on_row(row, bounds[s], bounds[s + 1], kinds, fixed_values, fixed_ptr,
+                                fixed, index_ptr, index, data_ptr, data, buf)  # fmt: skip
 
 
 PREFETCH_BYTES = 4096
@@ -699,8 +796,8 @@ def apply_tile_run(state, tile_qubits, series, series_size, kinds, fixed_values,
         base = _base(np.int64(t), tile_qubits, 0)
         row = tiles[nb.get_thread_id()]
         _move_tile(state, row, base, series, series_size, True)
-        _run_on_row(row, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
-                    data, scratch[nb.get_thread_id()])  # fmt: skip
+        _run_on_row(row, np.int64(0), kinds.size, kinds, fixed_values, fixed_ptr, fixed,
+                    index_ptr, index, data_ptr, data, scratch[nb.get_thread_id()])  # fmt: skip
         _move_tile(state, row, base, series, series_size, False)
 
 

@@ -7,7 +7,9 @@ ignore it, object-array routines need it for conjugates and ``|z|**2``.
 
 Capabilities (:class:`BlockRunner`, :class:`DeviceSampler`, :class:`IQPEncoder`,
 :class:`BatchPrimitives`, :class:`SweepRunner`, :class:`ThreadScoped`, :class:`KernelCache`,
-:class:`DeviceInfo`) are Protocols whose methods are abstract. A backend declares one by
+:class:`DeviceInfo`, ...) are Protocols whose methods are abstract, or, for
+:class:`PauliPropagator` and :class:`SegmentRunner`, the reference a compiled backend
+overrides. A backend declares one by
 subclassing it, and the core asks with :func:`capability` — a nominal check, never an
 attribute probe: a backend that declares a capability but misspells one of its methods
 cannot even be constructed.
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from ..errors import NumberTypeError
+from ..errors import NumberTypeError, QubitCountMismatchError
 from ..linalg import generic as kernels
 from ..linalg import packed_paulis
 from ..numbers import NumberSystem
@@ -457,6 +459,135 @@ class ReferencePauliPropagator(PauliPropagator):
     """The NumPy reference, for runs whose backend has no compiled propagator."""
 
 
+def check_segment_arguments(
+    run: BlockRun,
+    rows: np.ndarray,
+    bounds: np.ndarray,
+    cuts: Sequence[np.ndarray] = (),
+    starts: np.ndarray | None = None,
+    copies: tuple[np.ndarray, np.ndarray] | None = None,
+) -> None:
+    """Raise where arguments of a :class:`SegmentRunner` method do not fit together (a
+    compiled runner indexes without checks): rows (and ``readers`` or ``out``, in
+    ``copies`` with the rows they name) of ``2**run.block_qubits`` complex128 amplitudes,
+    C-contiguous; ``bounds`` and the other ``cuts`` non-decreasing call positions of the run;
+    ``starts`` one per row, non-decreasing, from -1 to the last segment."""
+    size = 1 << run.block_qubits
+    arrays = [rows] + ([] if copies is None else [copies[0]])
+    for array in arrays:
+        if array.shape[-1] != size or not run.contiguous:
+            raise QubitCountMismatchError(
+                f"{run!r} runs rows of {size} amplitudes, not of shape {array.shape}"
+            )
+        if array.dtype != np.complex128 or not array.flags.c_contiguous:
+            raise NumberTypeError(
+                f"segment runs take C-contiguous complex128 rows, not {array.dtype} "
+                f"({'contiguous' if array.flags.c_contiguous else 'strided'})"
+            )
+    calls = len(run.calls)
+    for cut in (bounds, *cuts):
+        if cut.ndim != 1 or cut.size == 0 or np.any(np.diff(cut) < 0):
+            raise ValueError(f"segment bounds {cut.tolist()} are not ascending positions")
+        if cut[0] < 0 or cut[-1] > calls:
+            raise ValueError(f"segment bounds {cut.tolist()} leave {run!r}")
+    if starts is not None:
+        segments = bounds.size - 1
+        if starts.shape != (rows.shape[0],) or np.any(np.diff(starts) < 0):
+            raise ValueError(f"starts {starts.tolist()}: one per row, ascending")
+        if starts.size and (starts[0] < -1 or starts[-1] >= segments):
+            raise ValueError(f"starts {starts.tolist()} outside segments -1 to {segments - 1}")
+    if copies is not None:
+        out, where = copies
+        marks = cuts[0] if cuts else np.zeros(0, dtype=np.int64)
+        if where.size and (where.min() < 0 or where.max() >= out.shape[0]):
+            raise ValueError(f"copies to rows {where.tolist()} of {out.shape[0]}")
+        if where.size and (where.size >= marks.size or where.size >= bounds.size):
+            raise ValueError(f"{where.size} copies need a segment and a transform each")
+
+
+class SegmentRunner(Protocol):
+    """Carries rows through consecutive segments of one :class:`~genqsim.plan.BlockRun` (its
+    calls cut into stretches at ``bounds``: segment ``s`` is calls ``bounds[s]`` to
+    ``bounds[s + 1] - 1``), copying or reading them between segments: the sweeps of the exact
+    Hessian (:mod:`genqsim.differentiation.curvature`). Rows are complex128 NumPy arrays of
+    ``2**run.block_qubits`` amplitudes, the run's calls on those qubits. The methods here are
+    the reference, on the backend's gate primitives (the rows of a segment in blocks of a
+    power of two, each one state of more qubits); a compiled backend overrides them with
+    kernels that keep each row in cache for all its segments and take the same arguments."""
+
+    def segment_backend(self) -> Any:
+        """The backend whose primitives the reference methods run the calls with."""
+        return self
+
+    def run_segment_snapshots(
+        self,
+        row: np.ndarray,
+        run: BlockRun,
+        bounds: np.ndarray,
+        out: np.ndarray,
+        where: np.ndarray,
+        marks: np.ndarray,
+    ) -> None:
+        """``row`` through every segment in turn; after segment ``p < len(where)`` a copy
+        goes to ``out[where[p]]`` and that copy through calls ``marks[p]`` to
+        ``marks[p + 1] - 1``."""
+        check_segment_arguments(run, row, bounds, (marks,), copies=(out, where))
+        backend = self.segment_backend()
+        for p in range(len(bounds) - 1):
+            for call in run.calls[bounds[p] : bounds[p + 1]]:
+                call.run(backend, row)
+            if p < len(where):
+                copy = out[where[p]]
+                copy[:] = row
+                for call in run.calls[marks[p] : marks[p + 1]]:
+                    call.run(backend, copy)
+
+    def run_segment_reads(
+        self,
+        rows: np.ndarray,
+        run: BlockRun,
+        bounds: np.ndarray,
+        starts: np.ndarray,
+        readers: np.ndarray,
+    ) -> np.ndarray:
+        """Row ``p`` of ``rows`` stands at the end of segment ``starts[p]`` (-1: before the
+        first; ``starts`` non-decreasing). It is read against ``readers[s]`` at the end of
+        every segment ``s >= starts[p]`` that has a reader, and carried through every later
+        segment. Returns ``reads[p, s] = Re <readers[s]| row p>`` there, zero elsewhere."""
+        check_segment_arguments(run, rows, bounds, starts=starts, copies=(readers, starts[:0]))
+        backend = self.segment_backend()
+        count, n_readers = rows.shape[0], readers.shape[0]
+        reads = np.zeros((count, n_readers))
+        if count == 0:
+            return reads
+        floats, reader_floats = rows.view(np.float64), readers.view(np.float64)
+        for s in range(int(starts[0]), len(bounds) - 1):
+            active = int(np.searchsorted(starts, s, side="left"))  # rows started before s
+            if s >= 0:
+                segment = run.calls[bounds[s] : bounds[s + 1]]
+                begin = 0
+                while begin < active:
+                    block = 1 << ((active - begin).bit_length() - 1)
+                    state = rows[begin : begin + block].reshape(-1)
+                    for call in segment:
+                        call.run(backend, state)
+                    begin += block
+            if 0 <= s < n_readers:
+                ready = int(np.searchsorted(starts, s, side="right"))
+                reads[:ready, s] = floats[:ready] @ reader_floats[s]
+        return reads
+
+
+class ReferenceSegmentRunner(SegmentRunner):
+    """The reference segment runs on the primitives of a backend that has no compiled ones."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+
+    def segment_backend(self) -> Any:
+        return self.backend
+
+
 CAPABILITIES = (
     AdjointSteps,
     ArrayNamespace,
@@ -472,6 +603,7 @@ CAPABILITIES = (
     DeviceSelector,
     PauliCoordinates,
     PauliPropagator,
+    SegmentRunner,
 )
 
 _C = TypeVar("_C")

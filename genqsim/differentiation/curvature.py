@@ -17,13 +17,16 @@ derivative of the adjoint gradient ``2 Im <mu_l| psi_l>`` with ``lambda`` held f
 adds. A parameter Hessian follows by the chain rule through the affine angle map
 (``A^T H_theta A``), with no second-derivative term.
 
-One backward run of ``lambda`` gives every ``mu_l``. One forward run then carries every
-tangent at once: the state and every tangent started so far are rows taken together as one
-state of more qubits, so each gate between two rotations is one pass of the backend's
-kernels over all of them. The work is about ``R / 2`` runs of the circuit for ``R``
-rotations, and ``<a_k| H |a_l>`` for all pairs is one real matrix product. Forward over
-reverse (:func:`~genqsim.differentiation.gradients.hessian` on dual numbers) takes ``R``
-sweeps on object arrays instead. Memory: three states per rotation.
+One backward run of ``lambda`` gives every ``mu_l`` and one forward run of the state every
+tangent's start; then each tangent is carried alone from its start to the end of the
+circuit, read against ``mu_l`` after each rotation ``l``. The work is about ``R / 2`` runs of
+the circuit for ``R`` rotations, and ``<a_k| H |a_l>`` for all pairs is one real matrix
+product. The runs are segments of two :class:`~genqsim.plan.BlockRun` (the circuit's calls
+cut after each rotation) on a backend's
+:class:`~genqsim.backends.SegmentRunner`: compiled, a tangent stays in cache, on one thread,
+for all its segments and reads. Forward over reverse
+(:func:`~genqsim.differentiation.gradients.hessian` on dual numbers) takes ``R`` sweeps on
+object arrays instead. Memory: three states per rotation.
 """
 
 from __future__ import annotations
@@ -33,10 +36,11 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..backends import ReferenceSegmentRunner, SegmentRunner, capability
 from ..errors import StateTooLargeError
 from ..linalg.generic import pauli_signs
 from ..linalg.pauli import pauli_masks
-from ..plan import DiagonalCall
+from ..plan import BlockRun, DiagonalCall, MatrixCall
 from ..plan.grouping import RunCall
 from ..states.tangent import apply_pauli_sum
 from ..support.blas import BlasThreads
@@ -63,38 +67,49 @@ class CurvatureSweep:
 
     def __init__(self, program: AdjointProgram) -> None:
         self.program = program
+        backend = program.backend
+        self.runner = capability(backend, SegmentRunner) or ReferenceSegmentRunner(backend)
         rotations = program.rotations
+        count = rotations.c.size
         # per rotation: its target, controls and control values
-        self.places = [
+        places = [
             (call.targets[0], call.controls, call.control_values)
             for call, r in program.calls
             if r is not None
         ]
-        # the calls from just after one rotation to the next (inclusive), and to the end
-        pieces = _pieces(program.calls)
-        self.forward = [
-            [self._rotation_call(call, rotations.matrices, r) for call, r in piece]
-            for piece in pieces
-        ]
-        self.backward = [
-            [
-                call.adjoint() if r is None else self._rotation_call(call, rotations.inverses, r)
-                for call, r in reversed(piece)
-            ]
-            for piece in pieces
-        ]
-        if len(self.places) != rotations.c.size:
+        if len(places) != count:
             raise ValueError("the program's calls and rotations disagree")
-        self.slopes = np.zeros((rotations.c.size, rotations.n_parameters))
+        # the calls from just after one rotation to the next (inclusive), and to the end:
+        # forward the state and the tangents (started as -i G_r psi_r), backward lambda (its
+        # copies i G_r lambda_r: the readers), from the end to just after rotation 0
+        pieces = _pieces(program.calls)
+        self.forward = _Segments(
+            [[(call, r) for call, r in piece] for piece in pieces],
+            [_generator_calls(-1j * rotations.g[r], places[r]) for r in range(count)],
+            rotations.matrices,
+            program.n_qubits,
+        )
+        self.backward = _Segments(
+            [
+                [(call.adjoint() if r is None else call, r) for call, r in reversed(piece)]
+                for piece in reversed(pieces[1:])
+            ],
+            [_generator_calls(1j * rotations.g[r], places[r]) for r in reversed(range(count))],
+            rotations.inverses,
+            program.n_qubits,
+        )
+        self.tangent_rows = np.arange(1, count + 1, dtype=np.int64)
+        self.reader_rows = np.arange(count - 1, -1, -1, dtype=np.int64)
+        self.starts = np.arange(-1, count, dtype=np.int64)  # the state, then each tangent
+        self.slopes = np.zeros((count, rotations.n_parameters))
         np.add.at(self.slopes, (rotations.row, rotations.column), rotations.slope)
-        self._masks: dict[tuple[tuple[int, ...], tuple[int, ...]], np.ndarray] = {}
         self._weights: dict[tuple[tuple[float, str], ...], dict[int, Any]] = {}
 
     def run(self, parameters: np.ndarray, terms: Any) -> tuple[float, np.ndarray, np.ndarray]:
         """``(<H>, gradient, Hessian)`` at ``parameters`` (in the program's order) for ``H``
         the sum of real-weighted Pauli ``terms``; the Hessian is symmetric. Its products of
-        rows (a few rows by one state) run on one BLAS thread: more save nothing there, and
-        idle BLAS threads that spin would hold the cores the kernels' threads wait for."""
+        rows run on one BLAS thread: more save nothing there, and idle BLAS threads that
+        spin would hold the cores the kernels' threads wait for."""
         with BlasThreads() as blas:
             blas.use(1)
             return self._run(parameters, terms)
@@ -105,37 +120,38 @@ class CurvatureSweep:
         rotations = program.rotations
         count = rotations.c.size
         size = 1 << program.n_qubits
-        psi = program.final_state(parameters)  # the rotations are evaluated here too
+        rotations.evaluate(np.asarray(parameters, dtype=float))
+        self.forward.update(program, rotations.matrices)
+        self.backward.update(program, rotations.inverses)
+        rows, readers, scratch = self._blocks(count, size)
+        # the state through the circuit; after rotation r, -i G_r psi_r into row 1 + r
+        psi = np.zeros(size, dtype=np.complex128)
+        psi[0] = 1
+        forward = self.forward
+        self.runner.run_segment_snapshots(
+            psi, forward.run, forward.bounds, rows, self.tangent_rows, forward.marks
+        )
         lam = apply_pauli_sum(terms, psi, program.backend, program.numbers)
         energy = float(np.vdot(psi, lam).real)
         if count == 0:
             zero = np.zeros(rotations.n_parameters)
             return energy, zero, np.zeros((zero.size, zero.size))
-        # i mu_l = i G_l lambda_l, last rotation first: Im <mu_l| x> = Re <i mu_l| x>, the
-        # dot product of the two as real vectors (their interleaved floats)
-        rows, readers, scratch = self._blocks(count, size)
-        row = lam.reshape(1, size)
-        for r in range(count - 1, -1, -1):
-            self._apply(self.backward[r + 1], row)
-            readers[r] = row[0]
-            self._generator_times(r, readers[r], 1j * rotations.g[r])
-        reader = readers.view(np.float64)
-        # the state (row 0) and every tangent started so far (row 1 + k), carried forward
+        # lambda backward; just after rotation r, i mu_r = i G_r lambda_r into readers[r]:
+        # Im <mu_r| x> = Re <i mu_r| x>, the dot product of the two as real vectors
+        backward = self.backward
+        self.runner.run_segment_snapshots(
+            lam, backward.run, backward.bounds, readers, self.reader_rows, backward.marks
+        )
+        # the state (row 0, from the start) and each tangent (row 1 + k, from rotation k)
+        # carried to the end, read against every reader on the way: 2 Im <mu_r| row>
         rows[0] = 0
         rows[0, 0] = 1
-        floats = rows.view(np.float64)
-        first_term = np.zeros((count, count))
-        gradient_theta = np.zeros(count)
-        for r in range(count):
-            self._apply(self.forward[r], rows[: r + 1])
-            rows[r + 1] = rows[0]
-            self._generator_times(r, rows[r + 1], -1j * rotations.g[r])
-            reads = 2 * (floats[: r + 2] @ reader[r])  # 2 Im <mu_r| row>
-            gradient_theta[r] = reads[0]
-            first_term[: r + 1, r] = reads[1:]
-        self._apply(self.forward[count], rows)
+        reads = self.runner.run_segment_reads(
+            rows, forward.run, forward.bounds, self.starts, readers
+        )
+        gradient_theta = 2 * reads[0]
+        upper = 2 * reads[1:]  # [k, r]: tangent k read after rotation r >= k
         second_term = 2 * self._real_gram(terms, rows[1:], scratch)
-        upper = np.triu(first_term)
         hessian_theta = second_term + upper + np.triu(upper, 1).T
         a = self.slopes
         return energy, a.T @ gradient_theta, a.T @ hessian_theta @ a
@@ -183,48 +199,6 @@ class CurvatureSweep:
             total += scratch.view(np.float64) @ floats.T
         return total
 
-    def _rotation_call(self, call: RunCall, buffer: np.ndarray, r: int | None) -> RunCall:
-        """``call``, or for rotation ``r`` a call reading its matrix in ``buffer`` as it is
-        evaluated: a diagonal call for a rotation diagonal at every angle (RZ, phases), whose
-        kernel moves no amplitudes, else a matrix call."""
-        if r is None:
-            return call
-        rotations = self.program.rotations
-        if not (np.any(_off_diagonal(rotations.u0[r])) or np.any(_off_diagonal(rotations.ku0[r]))):
-            return DiagonalCall(
-                np.diagonal(buffer[r]), call.targets, call.controls, call.control_values
-            )
-        return _with_matrix(call, buffer, r)
-
-    def _apply(self, calls: list[RunCall], rows: np.ndarray) -> None:
-        """Run ``calls`` on every row of ``rows``: the rows in blocks of a power of two,
-        each block one state of more qubits (the row number its highest bits), so every
-        call is one pass of the backend's kernels over the block, threaded as any state of
-        that size."""
-        backend = self.program.backend
-        start, left = 0, rows.shape[0]
-        while left:
-            chunk = 1 << (left.bit_length() - 1)
-            block = rows[start : start + chunk].reshape(-1)
-            for call in calls:
-                call.run(backend, block)
-            start, left = start + chunk, left - chunk
-
-    def _generator_times(self, r: int, state: np.ndarray, matrix: np.ndarray) -> None:
-        """``state <- matrix state`` on rotation ``r``'s target, zero where its controls
-        are not met (its generator, restricted as the derivative of a controlled gate is)."""
-        target, controls, values = self.places[r]
-        self.program.backend.apply_matrix(state, matrix, (target,))
-        if controls:
-            key = (controls, values)
-            if key not in self._masks:
-                index = np.arange(state.size)
-                met = np.ones(state.size, dtype=bool)
-                for c, v in zip(controls, values):
-                    met &= ((index >> c) & 1) == v
-                self._masks[key] = met.astype(np.float64)
-            state *= self._masks[key]
-
     def _check_memory(self, count: int) -> None:
         n = self.program.n_qubits
         try:
@@ -247,6 +221,54 @@ def _pieces(calls: list[tuple[RunCall, int | None]]) -> list[list[tuple[RunCall,
     return pieces
 
 
-def _off_diagonal(matrix: np.ndarray) -> np.ndarray:
-    """The entries of a square matrix off its diagonal."""
-    return matrix[~np.eye(matrix.shape[0], dtype=bool)]
+def _generator_calls(
+    matrix: np.ndarray, place: tuple[int, tuple[int, ...], tuple[int, ...]]
+) -> list[RunCall]:
+    """``matrix`` (a rotation's generator times a phase) on its target, then zero where its
+    controls are not met: the generator as the derivative of the controlled gate has it."""
+    target, controls, values = place
+    calls: list[RunCall] = [MatrixCall(np.ascontiguousarray(matrix), (target,))]
+    if controls:
+        met = np.zeros(1 << len(controls), dtype=np.complex128)
+        met[sum(v << i for i, v in enumerate(values))] = 1
+        calls.append(DiagonalCall(met, tuple(controls)))
+    return calls
+
+
+class _Segments:
+    """One sweep's calls as a :class:`~genqsim.plan.BlockRun`: the pieces in order (segment
+    ``s`` is calls ``bounds[s]`` to ``bounds[s + 1] - 1``; rotations as matrix calls reading
+    ``buffer``), then each copy's transform (calls ``marks[p]`` to ``marks[p + 1] - 1``)."""
+
+    def __init__(
+        self,
+        pieces: list[list[tuple[RunCall, int | None]]],
+        transforms: list[list[RunCall]],
+        buffer: np.ndarray,
+        n_qubits: int,
+    ) -> None:
+        calls: list[RunCall] = []
+        bounds = [0]
+        at: list[int] = []
+        rotations: list[int] = []
+        for piece in pieces:
+            for call, r in piece:
+                if r is not None:
+                    at.append(len(calls))
+                    rotations.append(r)
+                calls.append(_with_matrix(call, buffer, r))
+            bounds.append(len(calls))
+        marks = [len(calls)]
+        for transform in transforms:
+            calls.extend(transform)
+            marks.append(len(calls))
+        self.run = BlockRun(cast(Any, calls), n_qubits)
+        self.bounds = np.array(bounds, dtype=np.int64)
+        self.marks = np.array(marks, dtype=np.int64)
+        self.at = tuple(at)
+        self.rotations = np.array(rotations, dtype=np.int64)
+
+    def update(self, program: AdjointProgram, matrices: np.ndarray) -> None:
+        """The rotations' current matrices into the backend's encoding of the run (its calls
+        read ``buffer`` itself)."""
+        program.steps.update_run_matrices(self.run, self.at, matrices[self.rotations])
