@@ -139,6 +139,7 @@ def test_capabilities_are_declared_and_a_misspelt_one_cannot_be_built():
         "KernelCache",
         "PauliCoordinates",
         "PauliPropagator",
+        "SegmentRunner",
     ]
     assert capability(gq.get_backend("numpy"), BlockRunner) is None
     assert capability(numba_backend, ThreadScoped) is numba_backend
