@@ -58,7 +58,7 @@ KIND_PERMUTE = KIND_SWAP + 1  # consecutive permutations as one table of sources
 KIND_SKIP = KIND_PERMUTE + 1  # a permutation taken into the table of the call before it
 
 
-@_inline
+@_shared
 def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
     dim = offsets.size
     run = _run_length(fixed)
@@ -128,7 +128,7 @@ def _dense_on_row(row, m, offsets, fixed, fixed_value, buf):
                 row[base + offsets[r]] = acc
 
 
-@_inline
+@_shared
 def _sparse_on_row(row, vals, index, fixed, fixed_value, buf):
     """``index`` holds ``dim``, the row offsets, the CSR row pointers and the columns."""
     dim = index[0]
@@ -141,7 +141,7 @@ def _sparse_on_row(row, vals, index, fixed, fixed_value, buf):
         _sparse_run(row, start, run, offsets, row_ptr, cols, vals, buf)
 
 
-@_inline
+@_shared
 def _diagonal_on_row(row, diag, offsets, fixed, fixed_value, buf):
     """As :func:`apply_diagonal`, on one row (the pattern built in ``buf``)."""
     run = _run_length(fixed)
@@ -172,7 +172,7 @@ def _diagonal_on_row(row, diag, offsets, fixed, fixed_value, buf):
                 row[first + j] *= d
 
 
-@_inline
+@_shared
 def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value, buf):
     n_cycles = cycle_ptr.size - 1
     run = _run_length(fixed)
@@ -224,6 +224,23 @@ def _permute_on_row(row, sources, buf):
 
 
 @_shared
+def _swap_on_row(row, offsets, fixed, fixed_value):
+    """One exchange of the amplitudes at ``offsets[0]`` and ``offsets[1]`` (X, CX, SWAP)."""
+    stretch, steps = _low_chunk_walk(row, fixed, row.size)
+    if stretch:
+        side_a, side_b = fixed_value | offsets[0], fixed_value | offsets[1]
+        variant = _swap_variant(fixed, side_a, side_b)
+        f = reals_view(row)
+        for o in range(steps):
+            _swap_low_chunk_step(f, o, stretch, fixed, side_a, side_b, variant)
+        return
+    n_iter = row.size >> fixed.size
+    run, blocks, stride = _swap_layout(fixed, n_iter)
+    for o in range(n_iter // (run * blocks)):
+        _swap_step(row, o, run, blocks, stride, offsets[0], offsets[1], fixed, fixed_value)
+
+
+@_shared
 def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index, data_ptr,
                  data, buf):  # fmt: skip
     """Apply call ``g`` of an encoded run to ``row`` (see :func:`_run_on_row`)."""
@@ -245,18 +262,7 @@ def _call_on_row(row, g, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index
     elif kinds[g] == KIND_SKIP:
         return
     elif kinds[g] == KIND_SWAP:
-        stretch, steps = _low_chunk_walk(row, fx, row.size)
-        if stretch:
-            side_a, side_b = fixed_values[g] | ix[0], fixed_values[g] | ix[1]
-            variant = _swap_variant(fx, side_a, side_b)
-            f = reals_view(row)
-            for o in range(steps):
-                _swap_low_chunk_step(f, o, stretch, fx, side_a, side_b, variant)
-            return
-        n_iter = row.size >> fx.size
-        run, blocks, stride = _swap_layout(fx, n_iter)
-        for o in range(n_iter // (run * blocks)):
-            _swap_step(row, o, run, blocks, stride, ix[0], ix[1], fx, fixed_values[g])
+        _swap_on_row(row, ix, fx, fixed_values[g])
     else:
         n_ptr = ix[0]
         _cycles_on_row(row, ix[1 : 1 + n_ptr], ix[1 + n_ptr :], dx, fx, fixed_values[g], buf)
@@ -378,7 +384,7 @@ def _pairs_in_one_sweep(bit_a, ma, bit_b, mb):
     return _low_pair_variant(bit_a, ma, bit_b, mb) >= 0
 
 
-@_inline
+@_shared
 def _two_1q(row, bit_a, ma, bit_b, mb):
     """Two one-qubit gates (2x2 matrices ``ma``, ``mb`` on bits ``bit_a != bit_b``) in one
     sweep of the complex ``row``: on the floats, lane by lane, where both are real (a layer
@@ -528,7 +534,7 @@ def _planar_series_diagonal(re, im, diag, offsets, fixed, fixed_value):
                 im[j] = dr * y + di * x
 
 
-@_inline
+@_shared
 def _run_planar(row, first, end, kinds, fixed_values, fixed_ptr, fixed, index_ptr, index,
                 data_ptr, data, buf):  # fmt: skip
     """Calls ``first`` to ``end - 1`` (one-qubit gates and diagonals) on the complex ``row``
