@@ -58,7 +58,6 @@ from .protocol import (
     SegmentRunner,
     SweepRunner,
     ThreadScoped,
-    check_segment_arguments,
     real_entries,
 )
 
@@ -719,7 +718,7 @@ class NumbaBackend(
                 )
         return arrays, self._scratch_for(rows.dtype, max_dim)
 
-    def run_segment_snapshots(
+    def _snapshots(
         self,
         row: np.ndarray,
         run: BlockRun,
@@ -729,12 +728,10 @@ class NumbaBackend(
         marks: np.ndarray,
     ) -> None:
         """One kernel call on the calling thread: the row stays in cache throughout."""
-        bounds, where, marks = (np.asarray(a, dtype=np.int64) for a in (bounds, where, marks))
-        check_segment_arguments(run, row, bounds, (marks,), copies=(out, where))
         arrays, scratch = self._segment_arrays(row, run, bounds, marks)
         K.SERIAL.run_segment_snapshots(row, bounds, out, where, marks, *arrays, scratch)
 
-    def run_segment_reads(
+    def _reads(
         self,
         rows: np.ndarray,
         run: BlockRun,
@@ -742,9 +739,7 @@ class NumbaBackend(
         starts: np.ndarray,
         readers: np.ndarray,
     ) -> np.ndarray:
-        """One kernel call: each row on one thread for all its segments, in cache."""
-        bounds, starts = (np.asarray(a, dtype=np.int64) for a in (bounds, starts))
-        check_segment_arguments(run, rows, bounds, starts=starts, copies=(readers, starts[:0]))
+        """One kernel call: each group of rows on one thread for all its segments, in cache."""
         arrays, scratch = self._segment_arrays(rows, run, bounds)
         reads = np.zeros((rows.shape[0], readers.shape[0]))
         k = _kernels(rows.reshape(-1)) if rows.shape[0] > 1 else K.SERIAL

@@ -459,21 +459,18 @@ class ReferencePauliPropagator(PauliPropagator):
     """The NumPy reference, for runs whose backend has no compiled propagator."""
 
 
-def check_segment_arguments(
-    run: BlockRun,
-    rows: np.ndarray,
-    bounds: np.ndarray,
-    cuts: Sequence[np.ndarray] = (),
-    starts: np.ndarray | None = None,
-    copies: tuple[np.ndarray, np.ndarray] | None = None,
-) -> None:
-    """Raise where arguments of a :class:`SegmentRunner` method do not fit together (a
-    compiled runner indexes without checks): rows (and ``readers`` or ``out``, in
-    ``copies`` with the rows they name) of ``2**run.block_qubits`` complex128 amplitudes,
-    C-contiguous; ``bounds`` and the other ``cuts`` non-decreasing call positions of the run;
-    ``starts`` one per row, non-decreasing, from -1 to the last segment."""
+def _segment_positions(values: Any, what: str) -> np.ndarray:
+    """``values`` as a 1-D array of call or segment positions (int64)."""
+    positions = np.asarray(values)
+    if positions.ndim != 1 or (positions.size and positions.dtype.kind not in "iu"):
+        raise ValueError(f"{what} {positions.tolist()} are not a list of positions")
+    return positions.astype(np.int64, copy=False)
+
+
+def _check_segment_rows(run: BlockRun, *arrays: np.ndarray) -> None:
+    """Every array holds rows of the run: ``2**run.block_qubits`` complex128 amplitudes,
+    C-contiguous (a compiled runner indexes them without checks)."""
     size = 1 << run.block_qubits
-    arrays = [rows] + ([] if copies is None else [copies[0]])
     for array in arrays:
         if array.shape[-1] != size or not run.contiguous:
             raise QubitCountMismatchError(
@@ -484,25 +481,16 @@ def check_segment_arguments(
                 f"segment runs take C-contiguous complex128 rows, not {array.dtype} "
                 f"({'contiguous' if array.flags.c_contiguous else 'strided'})"
             )
-    calls = len(run.calls)
-    for cut in (bounds, *cuts):
-        if cut.ndim != 1 or cut.size == 0 or np.any(np.diff(cut) < 0):
-            raise ValueError(f"segment bounds {cut.tolist()} are not ascending positions")
-        if cut[0] < 0 or cut[-1] > calls:
-            raise ValueError(f"segment bounds {cut.tolist()} leave {run!r}")
-    if starts is not None:
-        segments = bounds.size - 1
-        if starts.shape != (rows.shape[0],) or np.any(np.diff(starts) < 0):
-            raise ValueError(f"starts {starts.tolist()}: one per row, ascending")
-        if starts.size and (starts[0] < -1 or starts[-1] >= segments):
-            raise ValueError(f"starts {starts.tolist()} outside segments -1 to {segments - 1}")
-    if copies is not None:
-        out, where = copies
-        marks = cuts[0] if cuts else np.zeros(0, dtype=np.int64)
-        if where.size and (where.min() < 0 or where.max() >= out.shape[0]):
-            raise ValueError(f"copies to rows {where.tolist()} of {out.shape[0]}")
-        if where.size and (where.size >= marks.size or where.size >= bounds.size):
-            raise ValueError(f"{where.size} copies need a segment and a transform each")
+
+
+def _segment_cuts(run: BlockRun, values: Any) -> np.ndarray:
+    """``values`` as ascending call positions of ``run`` (segment bounds, copy marks)."""
+    cut = _segment_positions(values, "segment bounds")
+    if cut.size == 0 or np.any(np.diff(cut) < 0):
+        raise ValueError(f"segment bounds {cut.tolist()} are not ascending positions")
+    if cut[0] < 0 or cut[-1] > len(run.calls):
+        raise ValueError(f"segment bounds {cut.tolist()} leave {run!r}")
+    return cut
 
 
 class SegmentRunner(Protocol):
@@ -510,16 +498,49 @@ class SegmentRunner(Protocol):
     calls cut into stretches at ``bounds``: segment ``s`` is calls ``bounds[s]`` to
     ``bounds[s + 1] - 1``), copying or reading them between segments: the sweeps of the exact
     Hessian (:mod:`genqsim.differentiation.curvature`). Rows are complex128 NumPy arrays of
-    ``2**run.block_qubits`` amplitudes, the run's calls on those qubits. The methods here are
-    the reference, on the backend's gate primitives (the rows of a segment in blocks of a
-    power of two, each one state of more qubits); a compiled backend overrides them with
-    kernels that keep each row in cache for all its segments and take the same arguments."""
+    ``2**run.block_qubits`` amplitudes, the run's calls on those qubits. The two public
+    methods check their arguments (a compiled runner indexes without checks) and hand them,
+    as int64 arrays, to ``_snapshots`` and ``_reads``: here the reference, on the backend's
+    gate primitives (the rows of a segment in blocks of a power of two, each one state of
+    more qubits); a compiled backend overrides those two with kernels that keep each row in
+    cache for all its segments."""
 
     def segment_backend(self) -> Any:
         """The backend whose primitives the reference methods run the calls with."""
         return self
 
     def run_segment_snapshots(
+        self, row: np.ndarray, run: BlockRun, bounds: Any, out: np.ndarray, where: Any, marks: Any
+    ) -> None:
+        """``row`` through every segment in turn; after segment ``p < len(where)`` a copy
+        goes to ``out[where[p]]`` and that copy through calls ``marks[p]`` to
+        ``marks[p + 1] - 1``."""
+        _check_segment_rows(run, row, out)
+        bounds, marks = _segment_cuts(run, bounds), _segment_cuts(run, marks)
+        where = _segment_positions(where, "copies to rows")
+        if where.size and (where.min() < 0 or where.max() >= out.shape[0]):
+            raise ValueError(f"copies to rows {where.tolist()} of {out.shape[0]}")
+        if where.size and where.size >= min(marks.size, bounds.size):
+            raise ValueError(f"{where.size} copies need a segment and a transform each")
+        self._snapshots(row, run, bounds, out, where, marks)
+
+    def run_segment_reads(
+        self, rows: np.ndarray, run: BlockRun, bounds: Any, starts: Any, readers: np.ndarray
+    ) -> np.ndarray:
+        """Row ``p`` of ``rows`` stands at the end of segment ``starts[p]`` (-1: before the
+        first; ``starts`` non-decreasing). It is read against ``readers[s]`` at the end of
+        every segment ``s >= starts[p]`` that has a reader, and carried through every later
+        segment. Returns ``reads[p, s] = Re <readers[s]| row p>`` there, zero elsewhere."""
+        _check_segment_rows(run, rows, readers)
+        bounds = _segment_cuts(run, bounds)
+        starts = _segment_positions(starts, "starts")
+        if starts.shape != (rows.shape[0],) or np.any(np.diff(starts) < 0):
+            raise ValueError(f"starts {starts.tolist()}: one per row, ascending")
+        if starts.size and (starts[0] < -1 or starts[-1] >= bounds.size - 1):
+            raise ValueError(f"starts {starts.tolist()} outside segments -1 to {bounds.size - 2}")
+        return self._reads(rows, run, bounds, starts, readers)
+
+    def _snapshots(
         self,
         row: np.ndarray,
         run: BlockRun,
@@ -528,10 +549,7 @@ class SegmentRunner(Protocol):
         where: np.ndarray,
         marks: np.ndarray,
     ) -> None:
-        """``row`` through every segment in turn; after segment ``p < len(where)`` a copy
-        goes to ``out[where[p]]`` and that copy through calls ``marks[p]`` to
-        ``marks[p + 1] - 1``."""
-        check_segment_arguments(run, row, bounds, (marks,), copies=(out, where))
+        """:meth:`run_segment_snapshots` on checked arguments: the reference."""
         backend = self.segment_backend()
         for p in range(len(bounds) - 1):
             for call in run.calls[bounds[p] : bounds[p + 1]]:
@@ -542,7 +560,7 @@ class SegmentRunner(Protocol):
                 for call in run.calls[marks[p] : marks[p + 1]]:
                     call.run(backend, copy)
 
-    def run_segment_reads(
+    def _reads(
         self,
         rows: np.ndarray,
         run: BlockRun,
@@ -550,11 +568,7 @@ class SegmentRunner(Protocol):
         starts: np.ndarray,
         readers: np.ndarray,
     ) -> np.ndarray:
-        """Row ``p`` of ``rows`` stands at the end of segment ``starts[p]`` (-1: before the
-        first; ``starts`` non-decreasing). It is read against ``readers[s]`` at the end of
-        every segment ``s >= starts[p]`` that has a reader, and carried through every later
-        segment. Returns ``reads[p, s] = Re <readers[s]| row p>`` there, zero elsewhere."""
-        check_segment_arguments(run, rows, bounds, starts=starts, copies=(readers, starts[:0]))
+        """:meth:`run_segment_reads` on checked arguments: the reference."""
         backend = self.segment_backend()
         count, n_readers = rows.shape[0], readers.shape[0]
         reads = np.zeros((count, n_readers))

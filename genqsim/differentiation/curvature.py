@@ -84,7 +84,7 @@ class CurvatureSweep:
         # copies i G_r lambda_r: the readers), from the end to just after rotation 0
         pieces = _pieces(program.calls)
         self.forward = _Segments(
-            [[(call, r) for call, r in piece] for piece in pieces],
+            pieces,
             [_generator_calls(-1j * rotations.g[r], places[r]) for r in range(count)],
             rotations.matrices,
             program.n_qubits,
@@ -124,8 +124,9 @@ class CurvatureSweep:
         self.forward.update(program, rotations.matrices)
         self.backward.update(program, rotations.inverses)
         rows, readers, scratch = self._blocks(count, size)
-        # the state through the circuit; after rotation r, -i G_r psi_r into row 1 + r
-        psi = np.zeros(size, dtype=np.complex128)
+        # the state (row 0) through the circuit; after rotation r, -i G_r psi_r into row 1 + r
+        psi = rows[0]
+        psi[:] = 0
         psi[0] = 1
         forward = self.forward
         self.runner.run_segment_snapshots(
