@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,36 @@ def cache_folder() -> Path:
 KERNELS_DIR = Path(__file__).resolve().parent
 
 
+NOT_COMPILED = frozenset(
+    ("numba_backend.py", "numba_cache.py", "numba_switch.py", "numba_phase_rewrite.py")
+)
+"""Modules of the kernel folder that Numba compiles nothing from (the backend class, this
+cache, the measurements of kernel choices): editing them leaves every kernel valid."""
+
+
 @functools.cache
 def kernel_sources_digest() -> str:
-    """A hash of every kernel module's source (``numba_*.py`` here) and the Numba version:
-    a kernel's machine code depends on the helpers it calls from other modules too."""
+    """A hash of the source of every module here that holds compiled code (``numba_*.py``
+    but :data:`NOT_COMPILED`) and the Numba version: a kernel's machine code depends on the
+    helpers it calls from other modules too."""
+    return _digest(name for name in _kernel_folder_modules() if name not in NOT_COMPILED)
+
+
+@functools.cache
+def all_sources_digest() -> str:
+    """:func:`kernel_sources_digest` over every ``numba_*.py`` here, the measurements of
+    kernel choices included (a measured choice is redone when how it is measured changes)."""
+    return _digest(_kernel_folder_modules())
+
+
+def _kernel_folder_modules() -> list[str]:
+    return sorted(path.name for path in KERNELS_DIR.glob("numba_*.py"))
+
+
+def _digest(names: Iterable[str]) -> str:
     digest = hashlib.sha1(nb.__version__.encode())
-    for path in sorted(KERNELS_DIR.glob("numba_*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for name in names:
+        digest.update(name.encode() + b"\0" + (KERNELS_DIR / name).read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -17,9 +17,9 @@ and skips the measurement.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
+from collections import Counter
 
 import numpy as np
 
@@ -98,15 +98,15 @@ def known_choice() -> str:
 
 
 def _kept_or_measured() -> frozenset[int]:
-    kept = switch.kept_choice(KEY)
-    if isinstance(kept, list):
-        return frozenset(int(b) for b in kept)
-    note = (f"genqsim: measuring how one-qubit phases run best on this CPU (once per machine, "
-            f"kept in {switch.cache_file()}) ...")  # fmt: skip
-    print(note, file=sys.stderr, flush=True)
-    found = measure()
-    switch.keep_choice(KEY, sorted(found))
-    return found
+    what = "how one-qubit phases run best on this CPU"
+    kept = switch.settled_choice(KEY, what, lambda: sorted(measure()), _most_chosen)
+    return frozenset(int(b) for b in kept)
+
+
+def _most_chosen(tries: list[list[int]]) -> list[int]:
+    """The run lengths chosen in more than half of the tries."""
+    counts = Counter(int(b) for found in tries for b in found)
+    return sorted(b for b, count in counts.items() if 2 * count > len(tries))
 
 
 def measure(qubits: int | None = None, candidates: range | None = None) -> frozenset[int]:

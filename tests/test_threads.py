@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numba
@@ -162,6 +163,7 @@ def test_the_switch_is_measured_once_and_kept_per_machine(tmp_path, monkeypatch)
     monkeypatch.delenv("GENQSIM_PARALLEL_MIN_QUBITS")
     monkeypatch.setattr(switch, "_known", {})
     monkeypatch.setattr(switch, "CANDIDATE_QUBITS", range(12, 15))
+    monkeypatch.setattr(switch, "BUSY_CORES", float("inf"))  # kept even beside other tests
     found = switch.parallel_min_qubits(2)
     assert 12 <= found <= 15
     kept = json.loads((tmp_path / "calibration.json").read_text())
@@ -173,6 +175,127 @@ def test_the_switch_is_measured_once_and_kept_per_machine(tmp_path, monkeypatch)
     (tmp_path / "calibration.json").write_text("{not json")
     monkeypatch.setattr(switch, "_known", {})
     assert 12 <= switch.parallel_min_qubits(2) <= 15  # a broken cache is measured over
+
+
+def test_the_switch_is_the_smallest_size_won_at_every_larger_one():
+    """A threaded build that wins (at most MARGIN of the serial time) at a size and every
+    larger one measured starts there; a lucky low size does not pull the switch down, a
+    slow top size keeps it above, and no win at the top puts it past the candidates."""
+    from genqsim.backends.numba_switch import MARGIN, switch_from_ratios
+
+    win, lose = MARGIN - 0.05, MARGIN + 0.05
+    assert switch_from_ratios({12: 1.9, 13: lose, 14: win, 15: win, 16: win}) == 14
+    assert switch_from_ratios({12: win, 13: lose, 14: win, 15: win}) == 14
+    assert switch_from_ratios({12: win, 13: win, 14: lose}) == 15
+    assert switch_from_ratios({12: lose, 13: lose}) == 14
+    assert switch_from_ratios({12: win, 13: win}) == 12
+    assert switch_from_ratios({12: MARGIN, 13: MARGIN}) == 12  # at most MARGIN: a win
+
+
+def test_the_ratios_are_measured_for_every_candidate(monkeypatch):
+    """Each candidate size gets one finite positive threaded/serial ratio, the worse of the
+    two qubits timed."""
+    from genqsim.backends import numba_switch as switch
+
+    monkeypatch.setattr(switch, "PASSES", 2)
+    saved = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        ratios = switch.measure_ratios(range(8, 11))
+    finally:
+        numba.set_num_threads(saved)
+    assert sorted(ratios) == [8, 9, 10]
+    assert all(np.isfinite(r) and r > 0 for r in ratios.values())
+
+
+def test_other_processes_busy_on_this_processs_cpus_are_seen():
+    """A process spinning on the CPUs this one may use shows as about one core's worth; this
+    process's own threads are not counted."""
+    from genqsim.backends.numba_switch import OtherProcesses
+
+    cpus = sorted(os.sched_getaffinity(0))
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                            preexec_fn=lambda: os.sched_setaffinity(0, {cpus[0]}))  # fmt: skip
+    try:
+        time.sleep(0.3)  # started
+        with OtherProcesses() as others:
+            time.sleep(0.6)
+    finally:
+        spin.kill()
+        spin.wait()
+    assert others.cpus == len(cpus)
+    assert others.cores >= 0.6
+
+
+def test_a_measurement_under_load_is_kept_after_three_busy_tries(tmp_path, monkeypatch, capsys):
+    """A switch measured while other processes kept the CPUs busy serves that process only
+    (a later process measures again, said on stderr); after three busy tries their median is
+    kept; a quiet measurement is kept at once and clears the busy tries."""
+    from genqsim.backends import numba_switch as switch
+
+    monkeypatch.setenv("GENQSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("GENQSIM_PARALLEL_MIN_QUBITS")
+    busy = {"cores": 1.0}
+
+    class Seen:
+        cpus = 2
+
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            self.cores = busy["cores"]
+            return self
+
+        def __exit__(self, *exc):  # type: ignore[no-untyped-def]
+            return None
+
+    measured = iter([19, 21, 17, 16, 15])
+    monkeypatch.setattr(switch, "OtherProcesses", Seen)
+    monkeypatch.setattr(switch, "measure_switch", lambda threads: next(measured))
+    calibration = tmp_path / "calibration.json"
+    key = switch._machine_key()
+    found = []
+    for _ in range(3):  # three processes, each measuring afresh
+        monkeypatch.setattr(switch, "_known", {})
+        found.append(switch.parallel_min_qubits(2))
+        kept = json.loads(calibration.read_text())[key]
+        if len(found) < 3:
+            assert kept == {"2 (measured busy)": [19, 21][: len(found)]}
+    assert found == [19, 21, 19]  # the third process runs with what it kept
+    assert kept == {"2": 19}  # the median of 19, 21 and 17
+    err = capsys.readouterr().err
+    assert "other processes used 1.0 of the 2 CPUs" in err
+    assert "measured again by the next (try 2 of 3)" in err
+    assert "kept the choice made under that load (3 tries)" in err
+    calibration.unlink()
+    monkeypatch.setattr(switch, "_known", {})
+    assert switch.parallel_min_qubits(2) == 16
+    busy["cores"] = 0.0
+    monkeypatch.setattr(switch, "_known", {})
+    calibration.write_text(json.dumps({key: {"2 (measured busy)": [21]}}))
+    assert switch.parallel_min_qubits(2) == 15
+    assert json.loads(calibration.read_text()) == {key: {"2": 15}}
+    assert switch.known_switches() == {2: 15}
+
+
+def test_modules_left_out_of_the_kernel_digest_compile_nothing():
+    """Editing a module that the kernel cache's digest leaves out cannot change a kernel:
+    none of them defines a function Numba compiles."""
+    import importlib
+
+    from numba.core.dispatcher import Dispatcher
+
+    from genqsim.backends import numba_cache
+
+    for name in sorted(numba_cache.NOT_COMPILED):
+        module = importlib.import_module(f"genqsim.backends.{name.removesuffix('.py')}")
+        own = [
+            attribute
+            for attribute, value in vars(module).items()
+            if isinstance(value, Dispatcher) and value.py_func.__module__ == module.__name__
+        ]
+        assert own == [], (name, own)
+        source = (numba_cache.KERNELS_DIR / name).read_text()
+        for marker in ("@nb.", "@numba.", "njit", "@_kernel", "@_shared", "@intrinsic", "cfunc"):
+            assert marker not in source, (name, marker)
 
 
 def test_one_thread_runs_the_serial_kernels_at_every_size(monkeypatch):
@@ -236,6 +359,7 @@ def test_the_phase_choice_is_measured_once_and_kept_per_machine(tmp_path, monkey
     monkeypatch.setattr(phases, "_known", [])
     monkeypatch.setattr(phases, "CANDIDATE_QUBITS", range(3, 6))
     monkeypatch.setattr(phases, "MEASURE_QUBITS", 16)
+    monkeypatch.setattr(switch, "BUSY_CORES", float("inf"))  # kept even beside other tests
     found = phases.rewrite_run_bytes()
     assert found <= {128, 256, 512}
     kept = json.loads((tmp_path / "calibration.json").read_text())
