@@ -16,6 +16,7 @@ from .numba_common import (
     SERIES_MIN,
     _all_real,
     _base,
+    _called,
     _chunks,
     _inline,
     _is_real,
@@ -230,7 +231,7 @@ ADJOINT_REAL = 1  # a real inverse and an imaginary generator (RY): the real par
 ADJOINT_DIAGONAL = 2  # a diagonal inverse and generator (RZ, P): Im t00 and Im t11 suffice
 
 
-@_inline
+@_called
 def _adjoint_pair(p0, a, p1, b, l0, c, l1, d, e, variant):
     """One pair of the adjoint step on float views: the real and imaginary parts of the
     sums ``t_ab = conj(lam_a) psi_b`` for the pair as it is (``(re t00, im t00, re t01,
@@ -272,7 +273,7 @@ def _adjoint_pair(p0, a, p1, b, l0, c, l1, d, e, variant):
             lr1 * pr1 + li1 * pi1, lr1 * pi1 - li1 * pr1)  # fmt: skip
 
 
-@_inline
+@_called
 def _add8(s, t):
     return (s[0] + t[0], s[1] + t[1], s[2] + t[2], s[3] + t[3],
             s[4] + t[4], s[5] + t[5], s[6] + t[6], s[7] + t[7])  # fmt: skip
@@ -326,7 +327,7 @@ def _adjoint_adjacent(p, lam, e, variant):
     return s
 
 
-@_inline
+@_called
 def _adjoint_groups_as(p, lam, bit, e, variant):
     """:func:`_adjoint_groups` for one ``variant``, inlined where it is a constant (so the
     compiler drops the other variants from the loop)."""
@@ -352,7 +353,7 @@ def _adjoint_groups(p, lam, bit, e, variant):
     return _adjoint_groups_as(p, lam, bit, e, ADJOINT_GENERAL)
 
 
-@_inline
+@_called
 def _adjoint_at(fp, fl, o, mode, width, bit, fixed, fixed_value, e, variant):
     """Step ``o`` of the adjoint step on the floats ``fp``, ``fl`` of ``psi`` and ``lam``,
     walked as :func:`_pairs_layout` says: its pair sums (see :func:`_adjoint_pair`)."""
