@@ -877,13 +877,24 @@ class NumbaBackend(
         return [*lines, phase_rewrite.known_choice()]
 
     def warmup_qubits(self) -> tuple[int, ...]:
-        """One size on each side of the serial/threaded switch (measured here first for the
-        default thread count, so warming up also calibrates it, and how one-qubit phases
-        run)."""
+        """One size below the smallest serial/threaded switch there can be, and one at or
+        above the largest (the setting of ``GENQSIM_PARALLEL_MIN_QUBITS``, else just past
+        the sizes measured): both builds run whatever is measured here, and nothing needs
+        measuring first."""
+        fixed = os.environ.get("GENQSIM_PARALLEL_MIN_QUBITS")
+        largest = int(fixed) if fixed else switch.CANDIDATE_QUBITS.stop
+        return (PARALLEL_MIN_QUBITS - 1, max(PARALLEL_MIN_QUBITS, largest))
+
+    def calibrate(self) -> None:
+        """Measure how one-qubit phases run here and, for the default thread count, the
+        serial/threaded switch (or read them back)."""
         phase_rewrite.rewrite_run_bytes()
         threads = get_num_threads()
-        large = switch.parallel_min_qubits(threads) if threads > 1 else PARALLEL_MIN_QUBITS
-        return (PARALLEL_MIN_QUBITS - 1, max(PARALLEL_MIN_QUBITS, large))
+        if threads > 1:
+            switch.parallel_min_qubits(threads)
+
+    def choices_deferred(self) -> contextlib.AbstractContextManager[None]:
+        return switch.deferred()
 
     @contextlib.contextmanager
     def threads(self, count: int | None) -> Iterator[None]:

@@ -53,6 +53,9 @@ def rewrite_run_bytes() -> frozenset[int]:
         return frozenset() if fixed == "none" else frozenset(int(b) for b in fixed.split(","))
     if _known:
         return _known[0]
+    if switch.measuring_deferred():  # the default until measured: store the changed half
+        kept = switch.kept_choice(KEY)
+        return frozenset(int(b) for b in kept) if isinstance(kept, list) else frozenset()
     with _lock:
         if not _known:
             _known.append(_kept_or_measured())
@@ -122,7 +125,7 @@ def measure(qubits: int | None = None, candidates: range | None = None) -> froze
     phase = np.exp(0.25j * np.pi)
     chosen = set()
     for q in candidates:
-        fixed = np.array([q], dtype=np.int64)
+        fixed = switch.fixed_positions(q)
         pattern = phase_pattern(state.dtype, phase, q)
         half = _seconds(state, phase, q, fixed, np.empty(0))
         every = _seconds(state, phase, q, fixed, pattern)

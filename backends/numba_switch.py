@@ -22,6 +22,7 @@ and skips the measurement.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -29,7 +30,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -67,17 +68,41 @@ BUSY_SUFFIX = "(measured busy)"
 
 _lock = threading.Lock()
 _known: dict[int, int] = {}
+_deferring = [0]
+"""How many :func:`deferred` blocks are open in this process."""
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Within it, kernel choices not kept for this machine yet are not measured: they take
+    their defaults (:func:`measuring_deferred`), nothing is kept, and a later call outside
+    measures. ``genqsim warmup``'s compiling processes run in it: side by side, each would
+    time the other's compiling."""
+    _deferring[0] += 1
+    try:
+        yield
+    finally:
+        _deferring[0] -= 1
+
+
+def measuring_deferred() -> bool:
+    """Whether a :func:`deferred` block is open."""
+    return _deferring[0] > 0
 
 
 def parallel_min_qubits(threads: int) -> int:
     """States of at least ``2**this`` amplitudes run the threaded kernels with ``threads``
-    threads (the environment's setting, else this machine's kept or fresh measurement)."""
+    threads (the environment's setting, else this machine's kept or fresh measurement;
+    within :func:`deferred`, the smallest candidate while none is kept)."""
     fixed = os.environ.get("GENQSIM_PARALLEL_MIN_QUBITS")
     if fixed:
         return int(fixed)
     found = _known.get(threads)
     if found is not None:
         return found
+    if measuring_deferred():
+        kept = _read_cache().get(_machine_key(), {}).get(str(threads))
+        return int(kept) if kept is not None else min(CANDIDATE_QUBITS)
     with _lock:
         if threads not in _known:
             _known[threads] = _kept_or_measured(threads)
@@ -152,7 +177,7 @@ def measure_ratios(candidates: range) -> dict[int, float]:
     gate = np.array([[1, 1], [1, -1]], dtype=np.complex128) / np.sqrt(2)
     builds = (K.SERIAL.apply_1q, K.PARALLEL.apply_1q)
     states = {n: _random_state(n) for n in candidates}
-    cells = [(n, np.array([target], dtype=np.int64)) for n in candidates for target in (0, n - 1)]
+    cells = [(n, fixed_positions(target)) for n in candidates for target in (0, n - 1)]
     best = np.full((len(cells), 2), np.inf)
     for n, fixed in cells:  # compiled (or loaded) before timing
         for build in builds:
@@ -163,6 +188,16 @@ def measure_ratios(candidates: range) -> dict[int, float]:
                 best[c, b] = min(best[c, b], _seconds(builds[b], states[n], gate, fixed))
     ratios = best[:, 1] / best[:, 0]
     return {n: float(max(ratios[2 * i], ratios[2 * i + 1])) for i, n in enumerate(candidates)}
+
+
+def fixed_positions(*qubits: int) -> np.ndarray:
+    """A kernel's ``fixed`` argument for a gate on ``qubits`` as the backend passes it:
+    read-only (Numba compiles a kernel again for a writable array: timing with one compiled
+    the one-qubit gate's two builds a second time, about 8 s of a first run on a 2-core
+    EPYC Zen 4)."""
+    fixed = np.array(sorted(qubits), dtype=np.int64)
+    fixed.flags.writeable = False
+    return fixed
 
 
 def _random_state(n: int) -> np.ndarray:

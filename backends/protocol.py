@@ -268,7 +268,22 @@ class ThreadScoped(Protocol):
     @abstractmethod
     def warmup_qubits(self) -> tuple[int, ...]:
         """State sizes at which its kernel builds differ (serial, threaded): what
-        ``genqsim warmup`` runs to compile each build once."""
+        ``genqsim warmup`` runs to compile each build once, whatever :meth:`calibrate`
+        measures."""
+
+    @abstractmethod
+    def calibrate(self) -> None:
+        """Measure this machine's kernel choices now, or read them back (each is kept for
+        later processes). ``genqsim warmup`` calls it once its compiling processes have
+        finished: the kernels it times are compiled by then, and nothing of its own runs
+        beside the measurement."""
+
+    @abstractmethod
+    def choices_deferred(self) -> contextlib.AbstractContextManager[None]:
+        """A context in which kernel choices not yet kept for this machine take their
+        defaults instead of being measured (nothing is kept): ``genqsim warmup``'s
+        compiling processes run in it, where a measurement would time the other's
+        compiling."""
 
     @abstractmethod
     def kernel_choices(self) -> list[str]:

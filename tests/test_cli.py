@@ -383,13 +383,15 @@ def test_warmup_compiles_every_workload_for_both_precisions():
     and the threaded/fused state sizes (the kernels then load from Numba's cache), and its
     command prints the same report."""
     pytest.importorskip("numba")
-    from genqsim.backends import COMPILED_MIN_STATE_QUBITS
+    from genqsim.backends import COMPILED_MIN_STATE_QUBITS, get_backend
     from genqsim.cli.warmup import warmup
     from genqsim.plan.build import DEFAULT_FUSION_MIN_QUBITS
 
     lines: list[str] = []
     total = warmup(lines.append, processes=1)  # in this process: its kernels are checked
-    rows = [line.split() for line in lines[:-1]]
+    choices = [line for line in lines if line.startswith("numba kernels: ")]
+    assert choices == [f"numba kernels: {c}" for c in get_backend("numba").kernel_choices()]
+    rows = [line.split() for line in lines[:-1] if line not in choices]
     # "<workload> <numbers> <n> qubits <seconds> s"
     seen = {(" ".join(r[:-5]), r[-5], int(r[-4])) for r in rows}
     for n in (COMPILED_MIN_STATE_QUBITS, DEFAULT_FUSION_MIN_QUBITS):
@@ -410,13 +412,15 @@ def test_warmup_compiles_every_workload_for_both_precisions():
     assert out.returncode == 0 and out.stdout == ""
     side_by_side = warmup(lines.append, processes=2)
     assert side_by_side > 0 and lines[-1].startswith("kernels ready in")
-    from genqsim.backends import KernelCache, capability, get_backend
+    from genqsim.backends import KernelCache, capability
     from genqsim.numbers import get_number_system
 
     cache = capability(get_backend("numba"), KernelCache)
     assert cache is not None  # so that the command line's first runs compile no more
     assert all(cache.kernels_compiled(get_number_system(p)) for p in ("complex128", "complex64"))
-    rows = [line.split() for line in lines[len(rows) + 1 : -1]]
+    later = lines[len(rows) + len(choices) + 1 : -1]
+    assert [line for line in later if line.startswith("numba kernels: ")] == choices
+    rows = [line.split() for line in later if line not in choices]
     assert {(" ".join(r[:-5]), r[-5], int(r[-4])) for r in rows} == seen
 
 

@@ -276,6 +276,40 @@ def test_a_measurement_under_load_is_kept_after_three_busy_tries(tmp_path, monke
     assert switch.known_switches() == {2: 15}
 
 
+def test_choices_deferred_are_not_measured_nor_kept_until_calibrated(tmp_path, monkeypatch, capsys):
+    """Within ``choices_deferred`` (genqsim warmup's compiling processes) a switch or phase
+    choice not kept yet takes its default, unmeasured and unkept, and a kept one is used;
+    ``calibrate`` afterwards measures both and keeps them."""
+    from genqsim.backends import numba_backend
+    from genqsim.backends import numba_phase_rewrite as phases
+    from genqsim.backends import numba_switch as switch
+
+    monkeypatch.setenv("GENQSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("GENQSIM_PARALLEL_MIN_QUBITS")
+    monkeypatch.delenv("GENQSIM_PHASE_REWRITE")
+    monkeypatch.setattr(switch, "_known", {})
+    monkeypatch.setattr(phases, "_known", [])
+    monkeypatch.setattr(switch, "CANDIDATE_QUBITS", range(12, 15))
+    monkeypatch.setattr(phases, "CANDIDATE_QUBITS", range(3, 5))
+    monkeypatch.setattr(phases, "MEASURE_QUBITS", 14)
+    monkeypatch.setattr(switch, "BUSY_CORES", float("inf"))
+    backend = get_backend("numba")
+    with backend.choices_deferred():
+        assert switch.parallel_min_qubits(2) == 12
+        assert phases.rewrite_run_bytes() == frozenset()
+        assert backend.warmup_qubits() == (11, 15)  # below and above any switch measured
+    assert not (tmp_path / "calibration.json").exists()
+    assert "measuring" not in capsys.readouterr().err
+    monkeypatch.setattr(numba_backend, "get_num_threads", lambda: 2)
+    backend.calibrate()
+    kept = json.loads((tmp_path / "calibration.json").read_text())[switch._machine_key()]
+    assert 12 <= kept["2"] <= 15 and isinstance(kept[phases.KEY], list)
+    with backend.choices_deferred():  # kept now: used as measured
+        assert switch.parallel_min_qubits(2) == kept["2"]
+        monkeypatch.setattr(phases, "_known", [])
+        assert phases.rewrite_run_bytes() == frozenset(kept[phases.KEY])
+
+
 def test_modules_left_out_of_the_kernel_digest_compile_nothing():
     """Editing a module that the kernel cache's digest leaves out cannot change a kernel:
     none of them defines a function Numba compiles."""

@@ -18,6 +18,7 @@ side; their kernels land in the same on-disk cache.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import time
 from collections.abc import Callable
@@ -100,15 +101,22 @@ def _steps(n: int, numbers: str, backend: str) -> list[Step]:
     return steps
 
 
-def warm_precision(backend: str, numbers: str, sizes: tuple[int, ...]) -> list[Timing]:
+def warm_precision(
+    backend: str, numbers: str, sizes: tuple[int, ...], beside_others: bool = False
+) -> list[Timing]:
     """Every workload in ``numbers`` at each of ``sizes`` on ``backend``, timed (a function
-    of the module, so a worker process can run it)."""
+    of the module, so a worker process can run it). ``beside_others``: other compiling
+    processes run at the same time, so kernel choices are not measured here
+    (:meth:`~backends.protocol.ThreadScoped.choices_deferred`)."""
     done: list[Timing] = []
-    for n in sizes:
-        for name, step in _steps(n, numbers, backend):
-            t0 = time.perf_counter()
-            step()
-            done.append((name, numbers, n, time.perf_counter() - t0))
+    scoped = capability(get_backend(backend), ThreadScoped)
+    deferred = scoped.choices_deferred() if beside_others and scoped else contextlib.nullcontext()
+    with deferred:
+        for n in sizes:
+            for name, step in _steps(n, numbers, backend):
+                t0 = time.perf_counter()
+                step()
+                done.append((name, numbers, n, time.perf_counter() - t0))
     cache = capability(get_backend(backend), KernelCache)
     if cache is not None:  # the command line's first runs need not answer on NumPy now
         cache.mark_kernels_compiled(get_number_system(numbers))
@@ -132,9 +140,8 @@ def warmup(report: Callable[[str], None] | None = print, processes: int | None =
     start = time.perf_counter()
     jobs: list[tuple[str, str, tuple[int, ...]]] = []
     for backend, scoped in compiled.items():
-        # the smallest state it is picked for (its serial build), and one above its threaded
-        # switch large enough for the default fusion (the switch is measured here, once,
-        # before any worker starts: measurements side by side would disturb each other)
+        # the smallest state it is picked for (its serial build), and one above any threaded
+        # switch, large enough for the default fusion
         small = min_state_qubits(backend) or min(scoped.warmup_qubits())
         large = max(max(scoped.warmup_qubits()), DEFAULT_FUSION_MIN_QUBITS)
         jobs += [(backend, numbers, (small, large)) for numbers in PRECISIONS]
@@ -148,15 +155,25 @@ def warmup(report: Callable[[str], None] | None = print, processes: int | None =
             report(f"{where}{name:<18} {numbers:<10} {n:>2} qubits  {took:6.2f} s")
 
     if workers == 1:
+        for scoped in compiled.values():
+            scoped.calibrate()  # compiles kernels the workloads need anyway
         for backend, numbers, sizes in jobs:
             told(backend, warm_precision(backend, numbers, sizes))
     else:
+        # measured after the workers: side by side with them, a measurement would time
+        # their compiling, and its kernels are compiled by then (before the workers, their
+        # compiling in this process alone held back both: about 20 s on a 2-core EPYC)
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            running = [(job[0], pool.submit(warm_precision, *job)) for job in jobs]
+            running = [(job[0], pool.submit(warm_precision, *job, True)) for job in jobs]
             for backend, future in running:
                 told(backend, future.result())
+        for scoped in compiled.values():
+            scoped.calibrate()
     total = time.perf_counter() - start
     if report:
+        for backend, scoped in compiled.items():
+            for line in scoped.kernel_choices():
+                report(f"{backend} kernels: {line}")
         report(f"kernels ready in {total:.1f} s (later runs load them from the kernel cache)")
     return total
