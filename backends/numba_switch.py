@@ -70,6 +70,9 @@ _lock = threading.Lock()
 _known: dict[int, int] = {}
 _deferring = [0]
 """How many :func:`deferred` blocks are open in this process."""
+_provisional: dict[int, int] = {}
+"""The switches used within :func:`deferred` blocks (kept ones, or the default), by thread
+count: never taken for measured."""
 
 
 @contextlib.contextmanager
@@ -83,6 +86,8 @@ def deferred() -> Iterator[None]:
         yield
     finally:
         _deferring[0] -= 1
+        if not _deferring[0]:
+            _provisional.clear()
 
 
 def measuring_deferred() -> bool:
@@ -101,8 +106,10 @@ def parallel_min_qubits(threads: int) -> int:
     if found is not None:
         return found
     if measuring_deferred():
-        kept = _read_cache().get(_machine_key(), {}).get(str(threads))
-        return int(kept) if kept is not None else min(CANDIDATE_QUBITS)
+        if threads not in _provisional:
+            kept = _read_cache().get(_machine_key(), {}).get(str(threads))
+            _provisional[threads] = int(kept) if kept is not None else min(CANDIDATE_QUBITS)
+        return _provisional[threads]
     with _lock:
         if threads not in _known:
             _known[threads] = _kept_or_measured(threads)
@@ -121,13 +128,6 @@ def kept_choice(name: str) -> object | None:
     """Another kernel choice measured on this machine and kept beside the switch (under its
     machine key, by ``name``), or ``None``."""
     return _read_cache().get(_machine_key(), {}).get(name)
-
-
-def keep_choice(name: str, value: object) -> None:
-    """Keep a kernel choice measured on this machine (see :func:`kept_choice`)."""
-    cache = _read_cache()
-    cache.setdefault(_machine_key(), {})[name] = value
-    _write_cache(cache)
 
 
 def _kept_or_measured(threads: int) -> int:

@@ -288,6 +288,7 @@ def test_choices_deferred_are_not_measured_nor_kept_until_calibrated(tmp_path, m
     monkeypatch.delenv("GENQSIM_PARALLEL_MIN_QUBITS")
     monkeypatch.delenv("GENQSIM_PHASE_REWRITE")
     monkeypatch.setattr(switch, "_known", {})
+    monkeypatch.setattr(switch, "_provisional", {})
     monkeypatch.setattr(phases, "_known", [])
     monkeypatch.setattr(switch, "CANDIDATE_QUBITS", range(12, 15))
     monkeypatch.setattr(phases, "CANDIDATE_QUBITS", range(3, 5))
