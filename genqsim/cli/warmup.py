@@ -13,7 +13,10 @@ fusion. Later processes load the kernels from the cache.
 Numba compiles on one CPU at a time per process, and the two precisions' kernels are
 separate specialisations, so where the process may use two CPUs or more each precision
 compiles in its own process (``spawn``ed, so no thread runtime is forked), the two side by
-side; their kernels land in the same on-disk cache.
+side; their kernels land in the same on-disk cache. Kernel choices measured per machine
+(the serial/threaded switch, how phases run) are measured once the compiling is done, when
+nothing else of genqsim's runs beside the measurement; the compiling processes take the
+defaults meanwhile.
 """
 
 from __future__ import annotations
