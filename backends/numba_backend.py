@@ -873,7 +873,12 @@ class NumbaBackend(
                 f"{threads} threads: threaded kernels from {qubits} qubits (measured here)"
                 for threads, qubits in sorted(switch.known_switches().items())
             ]
-            lines = lines or ["serial/threaded switch not measured yet ('genqsim warmup' does)"]
+            if not lines:
+                lines = (
+                    ["1 thread: serial kernels at every size"]
+                    if get_num_threads() == 1
+                    else ["serial/threaded switch not measured yet ('genqsim warmup' does)"]
+                )
         return [*lines, phase_rewrite.known_choice()]
 
     def warmup_qubits(self) -> tuple[int, ...]:
@@ -881,9 +886,7 @@ class NumbaBackend(
         above the largest (the setting of ``GENQSIM_PARALLEL_MIN_QUBITS``, else just past
         the sizes measured): both builds run whatever is measured here, and nothing needs
         measuring first."""
-        fixed = os.environ.get("GENQSIM_PARALLEL_MIN_QUBITS")
-        largest = int(fixed) if fixed else switch.CANDIDATE_QUBITS.stop
-        return (PARALLEL_MIN_QUBITS - 1, max(PARALLEL_MIN_QUBITS, largest))
+        return (PARALLEL_MIN_QUBITS - 1, max(PARALLEL_MIN_QUBITS, switch.largest_switch()))
 
     def calibrate(self) -> None:
         """Measure how one-qubit phases run here and, for the default thread count, the

@@ -53,13 +53,18 @@ def rewrite_run_bytes() -> frozenset[int]:
         return frozenset() if fixed == "none" else frozenset(int(b) for b in fixed.split(","))
     if _known:
         return _known[0]
-    if switch.measuring_deferred():  # the default until measured: store the changed half
-        kept = switch.kept_choice(KEY)
-        return frozenset(int(b) for b in kept) if isinstance(kept, list) else frozenset()
     with _lock:
-        if not _known:
-            _known.append(_kept_or_measured())
-        return _known[0]
+        if _known:
+            return _known[0]
+        what = "how one-qubit phases run best on this CPU"
+        # the default until measured (within switch.deferred): store the changed half
+        kept, settled = switch.settled_choice(
+            KEY, what, lambda: sorted(measure()), _most_chosen, []
+        )
+        found = frozenset(int(b) for b in kept)
+        if settled:
+            _known.append(found)
+        return found
 
 
 def pattern_for(state: np.ndarray, phase: complex, target: int, fixed: np.ndarray) -> np.ndarray:
@@ -98,12 +103,6 @@ def known_choice() -> str:
         return "one-qubit phases: not measured yet (measured at the first on a large state)"
     runs = ", ".join(str(b) for b in sorted(int(b) for b in kept)) or "none"
     return f"one-qubit phases rewrite every amplitude for runs of {runs} bytes (measured here)"
-
-
-def _kept_or_measured() -> frozenset[int]:
-    what = "how one-qubit phases run best on this CPU"
-    kept = switch.settled_choice(KEY, what, lambda: sorted(measure()), _most_chosen)
-    return frozenset(int(b) for b in kept)
 
 
 def _most_chosen(tries: list[list[int]]) -> list[int]:

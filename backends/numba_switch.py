@@ -70,17 +70,17 @@ _lock = threading.Lock()
 _known: dict[int, int] = {}
 _deferring = [0]
 """How many :func:`deferred` blocks are open in this process."""
-_provisional: dict[int, int] = {}
-"""The switches used within :func:`deferred` blocks (kept ones, or the default), by thread
-count: never taken for measured."""
+_provisional: dict[str, Any] = {}
+"""The choices taken at their defaults within :func:`deferred` blocks, by name: never taken
+for measured, forgotten when the last block closes."""
 
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
     """Within it, kernel choices not kept for this machine yet are not measured: they take
-    their defaults (:func:`measuring_deferred`), nothing is kept, and a later call outside
-    measures. ``genqsim warmup``'s compiling processes run in it: side by side, each would
-    time the other's compiling."""
+    their defaults, nothing is kept, and a later call outside measures
+    (:func:`settled_choice`). ``genqsim warmup``'s compiling processes run in it: side by
+    side, each would time the other's compiling."""
     _deferring[0] += 1
     try:
         yield
@@ -88,11 +88,6 @@ def deferred() -> Iterator[None]:
         _deferring[0] -= 1
         if not _deferring[0]:
             _provisional.clear()
-
-
-def measuring_deferred() -> bool:
-    """Whether a :func:`deferred` block is open."""
-    return _deferring[0] > 0
 
 
 def parallel_min_qubits(threads: int) -> int:
@@ -105,15 +100,23 @@ def parallel_min_qubits(threads: int) -> int:
     found = _known.get(threads)
     if found is not None:
         return found
-    if measuring_deferred():
-        if threads not in _provisional:
-            kept = _read_cache().get(_machine_key(), {}).get(str(threads))
-            _provisional[threads] = int(kept) if kept is not None else min(CANDIDATE_QUBITS)
-        return _provisional[threads]
     with _lock:
-        if threads not in _known:
-            _known[threads] = _kept_or_measured(threads)
-        return _known[threads]
+        if threads in _known:
+            return _known[threads]
+        what = f"where {threads} threads pay off on this CPU"
+        value, settled = settled_choice(
+            str(threads), what, lambda: measure_switch(threads), _median, min(CANDIDATE_QUBITS)
+        )
+        if settled:
+            _known[threads] = int(value)
+        return int(value)
+
+
+def largest_switch() -> int:
+    """The largest switch there can be: the environment's setting, else just past the
+    candidate sizes."""
+    fixed = os.environ.get("GENQSIM_PARALLEL_MIN_QUBITS")
+    return int(fixed) if fixed else CANDIDATE_QUBITS.stop
 
 
 def known_switches() -> dict[int, int]:
@@ -128,11 +131,6 @@ def kept_choice(name: str) -> object | None:
     """Another kernel choice measured on this machine and kept beside the switch (under its
     machine key, by ``name``), or ``None``."""
     return _read_cache().get(_machine_key(), {}).get(name)
-
-
-def _kept_or_measured(threads: int) -> int:
-    what = f"where {threads} threads pay off on this CPU"
-    return int(settled_choice(str(threads), what, lambda: measure_switch(threads), _median))
 
 
 def _median(values: list[Any]) -> int:
@@ -217,9 +215,15 @@ def _seconds(kernel, state, gate, fixed) -> float:  # type: ignore[no-untyped-de
 
 
 def settled_choice(
-    name: str, what: str, measure: Callable[[], Any], combine: Callable[[list[Any]], Any]
-) -> Any:
-    """A kernel choice kept on disk for this machine under ``name``, else measured now.
+    name: str,
+    what: str,
+    measure: Callable[[], Any],
+    combine: Callable[[list[Any]], Any],
+    default: Any,
+) -> tuple[Any, bool]:
+    """A kernel choice kept on disk for this machine under ``name``, else measured now, and
+    whether it is settled for this process (``False``: ``default``, taken within
+    :func:`deferred`, to be measured by a later call).
 
     A measurement taken while other processes kept the CPUs this process may use busy (more
     than :data:`BUSY_CORES` cores' worth, :class:`OtherProcesses`) serves this process only
@@ -227,9 +231,14 @@ def settled_choice(
     measurements in a row, ``combine`` of them is kept (a machine that is always that busy
     gets the choice made under its usual load). A quiet measurement is kept at once.
     ``what`` completes the stderr notes ("measuring <what> ...")."""
-    kept = _read_cache().get(_machine_key(), {}).get(name)
+    if _deferring[0] and name in _provisional:
+        return _provisional[name], False
+    kept = kept_choice(name)
     if kept is not None:
-        return kept
+        return kept, True
+    if _deferring[0]:
+        _provisional[name] = default
+        return default, False
     note = f"genqsim: measuring {what} (once per machine, kept in {cache_file()}) ..."
     print(note, file=sys.stderr, flush=True)
     with OtherProcesses() as others:
@@ -254,7 +263,7 @@ def settled_choice(
               f"this process may use while measuring {what}: {verdict}",
               file=sys.stderr, flush=True)  # fmt: skip
     _write_cache(cache)
-    return entry.get(name, found)
+    return entry.get(name, found), True
 
 
 class OtherProcesses:

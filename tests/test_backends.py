@@ -212,9 +212,12 @@ def test_a_numba_that_cannot_load_is_said_once(monkeypatch):
             warnings.simplefilter("error")  # said once per process
             gq.simulate(gq.Circuit(2).h(1), numbers="complex64")
             gq.simulate(gq.Circuit(2).h(1), numbers="sympy")  # object states never warned
-    finally:
-        backends.register_backend("numba", backends._numba_backend)
-    assert gq.zeros(2).backend.name == "numba"
+    finally:  # as registered at import, with the smallest state it is picked for
+        backends.register_backend(
+            "numba", backends._numba_backend, min_state_qubits=backends.COMPILED_MIN_STATE_QUBITS
+        )
+    assert gq.zeros(backends.COMPILED_MIN_STATE_QUBITS).backend.name == "numba"
+    assert gq.zeros(2).backend.name == "numpy"  # below it, as before the test
 
 
 def test_bench_fails_when_genqsim_cannot_run(monkeypatch, capsys):
@@ -241,8 +244,12 @@ def test_bench_only_runs_the_named_gates_and_circuits(capsys):
         "H low n=20", "H high n=20", "H low n=24", "H high n=24", "H low n=26",
         "H high n=26", "H low n=26 c64", "ghz n=26",
     }  # fmt: skip
-    bench.main(["--worker", "genqsim", "--threads", "1", "--repeat", "1", "--quick",
-                "--only", "walsh"])  # fmt: skip
+    threads = gq.get_num_threads()
+    try:  # the worker sets the process's thread count (its own process, run from the bench)
+        bench.main(["--worker", "genqsim", "--threads", "1", "--repeat", "1", "--quick",
+                    "--only", "walsh"])  # fmt: skip
+    finally:
+        gq.set_num_threads(threads)
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [item["case"] for item in lines] == ["walsh n=18"]
     assert isinstance(lines[0]["result"], float) and lines[0]["result"] > 0
