@@ -21,6 +21,7 @@ from ...circuit.circuit import Operation, new_operation
 from ...circuit.gates import Measure, NamedGate
 from ...errors import GenqsimError
 from ...support.validation import MAX_CIRCUIT_QUBITS
+from .kept import FIXED_BODIES, keep
 from .lexer import Lexer, Token
 
 if TYPE_CHECKING:
@@ -109,16 +110,6 @@ _REALS = re.compile(rf"[ \t]*-?(?:{_REAL})[ \t]*(?:,[ \t]*-?(?:{_REAL})[ \t]*)*"
 _NUMERIC = "0123456789.eE+-, \t"
 """The characters of a parameter list of plain numbers (``float`` then checks each)."""
 
-LIBRARY_BODIES: dict[tuple, tuple[Operation, ...] | None] = {}
-"""Kept expansions of gate bodies that call library gates alone, by exactness, parameter
-names, qubit argument text and body text, for the process: files of one generator (Qiskit's
-exports of ``mcx``, ``mcphase``, ...) repeat the same bodies, whose meaning is the table's;
-the operations are immutable, so a file read later shares them (and the recognition of a
-body as a table gate, remembered by identity in :mod:`.recognize`)."""
-
-LIBRARY_BODIES_MAX = 512
-"""Bodies :data:`LIBRARY_BODIES` keeps (the oldest dropped)."""
-
 _FAILED = object()
 _BROADCAST = object()
 _new_tuple = tuple.__new__
@@ -191,16 +182,12 @@ class SimpleStatements:
         """The qubit (or ``_BROADCAST``) of each argument text met, once checked."""
         self._body_args: dict[str, list[str]] = {}
         """The argument names of each argument text met in gate bodies."""
-        self._fixed: dict[tuple[tuple[str, ...], str, str], tuple[Operation, ...] | None] = {}
+        self._fixed: dict[tuple, tuple[Operation, ...] | None] = {}
         """The kept expansion (or ``None``) of each gate body text met, by its parameter
         names and qubit argument text: generated files define one body under many names
         (Qiskit's ``mcx_<id>``), and a body's meaning cannot change while it is read (no
-        gate is defined twice; :meth:`forget` clears it)."""
-        self._forgotten = False
-        """Whether the file has defined a name of the table (its bodies then mean other
-        gates than :data:`LIBRARY_BODIES` holds)."""
-        self._calls_defined = False
-        """Whether the body being built calls a gate the file defined."""
+        gate is defined twice; :meth:`forget` clears it). Keyed by the definition's identity
+        where it has one."""
         self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
         """The qubit tuples of a call's arguments naming whole registers, once formed and
         checked."""
@@ -460,16 +447,19 @@ class SimpleStatements:
         params = [] if params_text is None else _words(params_text)
         qargs = _IDENTIFIER.findall(qargs_text)  # the pattern matched identifiers and commas
         positions = {a: i for i, a in enumerate(qargs)}
-        if params is None or len(positions) != len(qargs) or name in self.builtin:
-            return False  # a built-in name: the parser decides whether the file may define it
-        if name in self.parser.declared:
+        if params is None or len(positions) != len(qargs) or name in self.parser.declared:
             return False  # the parser reports it
         body_start = m.start("body")
-        key = (tuple(params), qargs_text, text[body_start:body_end])
-        fixed = self._fixed.get(key, _FAILED)
+        body_text = text[body_start:body_end]
+        called = frozenset(_CALLED.findall(body_text))
+        if name in called:  # a table name whose own body calls it: the parser reads it
+            return False
+        key = self._identity(params, qargs_text, body_text, called)
+        memo = (tuple(params), qargs_text, body_text) if key is None else key
+        fixed = self._fixed.get(memo, _FAILED)
         if fixed is _FAILED:
-            fixed = self._library_body(key, text, body_start, body_end, positions)
-            self._fixed[key] = fixed
+            fixed = self._constant_body(key, text, body_start, body_end, params, positions)
+            self._fixed[memo] = fixed
         if fixed is not None:
             g = self._gate_def(name, params, qargs, [], positions)
             g.fixed = fixed
@@ -478,32 +468,47 @@ class SimpleStatements:
             if body is None:
                 return False
             g = self._gate_def(name, params, qargs, body, positions)
+        g.identify(key, called)
         self.parser.define(g, self._token_at(name, m.start("name")))
         return True
 
-    def _library_body(
+    def _identity(
+        self, params: list[str], qargs_text: str, body_text: str, called: frozenset[str]
+    ) -> tuple | None:
+        """The identity (see :mod:`.kept`) of a definition with these texts whose body calls
+        the names ``called``: with the identity of each gate of the file among them (a
+        built-in gate means the same in every file); ``None`` where one has none or a name
+        is unknown (the body is then reported where it is read)."""
+        gates, builtin = self.parser.gates, self.builtin
+        callees = []
+        for call in sorted(called):
+            if call in builtin or call == "barrier":
+                continue
+            g = gates.get(call)
+            if g is None or g.key is None:
+                return None
+            callees.append((call, g.key))
+        return (self.parser.exact, tuple(params), qargs_text, body_text, tuple(callees))
+
+    def _constant_body(
         self,
-        key: tuple[tuple[str, ...], str, str],
+        key: tuple | None,
         text: str,
         start: int,
         end: int,
+        params: list[str],
         positions: dict[str, int],
     ) -> tuple[Operation, ...] | None:
-        """The kept expansion of the body ``key`` (from ``start`` to ``end`` of ``text``),
-        or ``None``: from :data:`LIBRARY_BODIES` where a body of library gates
-        alone was met before in this exactness (its meaning is then that of the table),
-        else built, and kept there when it calls library gates alone."""
-        shared = (self.parser.exact, *key)
-        if not self._forgotten:
-            done = LIBRARY_BODIES.get(shared, _FAILED)
-            if done is not _FAILED:
-                return done  # type: ignore[return-value]
-        self._calls_defined = False
-        done = self._fixed_expansion(text, start, end, list(key[0]), positions)
-        if done is not None and not self._calls_defined and not self._forgotten:
-            if len(LIBRARY_BODIES) >= LIBRARY_BODIES_MAX:
-                del LIBRARY_BODIES[next(iter(LIBRARY_BODIES))]  # the oldest
-            LIBRARY_BODIES[shared] = done
+        """The one expansion of the body from ``start`` to ``end`` of ``text`` where it is a
+        body of constants (:meth:`_fixed_expansion`), else ``None``: kept for the process by
+        the definition's identity ``key`` where it has one (:data:`.kept.FIXED_BODIES`)."""
+        if key is not None:
+            done = FIXED_BODIES.get(key)
+            if done is not None:
+                return done  # type: ignore[no-any-return]
+        done = self._fixed_expansion(text, start, end, params, positions)
+        if done is not None and key is not None:
+            keep(FIXED_BODIES, key, done)
         return done
 
     def forget(self, name: str) -> None:
@@ -512,7 +517,6 @@ class SimpleStatements:
         self.builtin = {k: v for k, v in self.builtin.items() if k != name}
         self._gates = {k: v for k, v in self._gates.items() if k[0] != name}
         self._fixed.clear()  # bodies that call the name now call the file's gate
-        self._forgotten = True
 
     def _fixed_expansion(
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
@@ -572,8 +576,6 @@ class SimpleStatements:
         defined = self.parser.gates.get(call)
         if defined is None and call not in self.builtin:
             return None  # not defined before this gate
-        if defined is not None:
-            self._calls_defined = True  # the body's meaning is this file's
         values = self._parameter_values(text)
         if values is None:
             return None
@@ -733,3 +735,5 @@ def _words(text: str) -> list[str] | None:
 
 
 _IDENTIFIER = re.compile(_WORD)
+_CALLED = re.compile(rf"(?:^|;)\s*({_WORD})")
+"""The name each statement of a gate body (its comments blanked out) begins with."""

@@ -30,11 +30,13 @@ from ...numbers import python_number
 from ...support.lazysympy import is_sympy
 from ...support.validation import MAX_CIRCUIT_QUBITS
 from .fast_reader import ReaderTables, SimpleStatements
+from .kept import EXPANSIONS, keep
 from .lexer import Lexer, QasmError, Token
 from .recognize import (
     CallRecords,
     TableMatch,
     expansion_params_key,
+    family,
     is_candidate,
     table_operations,
 )
@@ -253,8 +255,8 @@ class GateDef:
     its expansions are built on its calls."""
 
     __slots__ = (
-        "body", "calls", "candidate", "expansions", "fixed", "match", "name", "params",
-        "positions", "qargs",
+        "body", "called", "calls", "candidate", "expansions", "fixed", "key", "match", "name",
+        "params", "positions", "qargs",
     )  # fmt: skip
 
     def __init__(
@@ -287,6 +289,17 @@ class GateDef:
         """Whether its name may stand for a table gate: it then runs as that gate where they
         are equal (:class:`.recognize.TableMatch`, :func:`.recognize.table_operations`)."""
         self.match = TableMatch(name, len(params), len(qargs)) if self.candidate else None
+        self.key: tuple | None = None
+        """Its identity for what is kept for the process (:mod:`.kept`), where the simple
+        reader has formed one; ``None`` otherwise."""
+        self.called: frozenset[str] = frozenset()
+        """The names its body calls (where it has an identity)."""
+
+    def identify(self, key: tuple | None, called: frozenset[str]) -> None:
+        """Give it the identity ``key`` (see :mod:`.kept`), its body calling ``called``."""
+        self.key, self.called = key, called
+        if self.match is not None:
+            self.match.identity = key
 
 
 @functools.cache
@@ -297,6 +310,8 @@ def _qelib_gates() -> dict[str, GateDef]:
     sub = Parser(QELIB_DEFINITIONS, "qelib1.inc", define_qelib=False, simple_statements=False)
     while sub.tok.kind != "eof":
         sub.statement()
+    for name, g in sub.gates.items():  # the same definitions in every parser
+        g.identify(("qelib1.inc", name), frozenset())
     return sub.gates
 
 
@@ -625,6 +640,25 @@ class Parser:
             self.builtin = {k: v for k, v in self.builtin.items() if k != g.name}
             if self.simple is not None:
                 self.simple.forget(g.name)
+            self._drop_identities(g)
+
+    def _drop_identities(self, g: GateDef) -> None:
+        """Drop the identity of each definition whose meaning the definition ``g`` of a
+        built-in name has just changed: a body read into its statements calls the name when
+        it is expanded (a body of constants was expanded when it was defined), directly or
+        through another such definition."""
+        changed = {g.name}
+        while True:
+            stale = [
+                d for d in self.gates.values()
+                if d.key is not None and d.fixed is None and d is not g
+                and not changed.isdisjoint(d.called)
+            ]  # fmt: skip
+            if not stale:
+                return
+            for d in stale:
+                d.identify(None, frozenset())
+                changed.add(d.name)
 
     # -- arguments -------------------------------------------------------------------------------
     def argument(self, classical: bool = False) -> tuple[str, int | None, Token]:
@@ -868,6 +902,18 @@ class Parser:
             key, done = None, None
         if done is not None:
             return done
+        shared = None
+        if key is not None and g.key is not None:  # a table family recognises its own gates
+            shared = (g.key, None if g.match is None else family(g.name), key)
+        if shared is not None:
+            kept = EXPANSIONS.get(shared)
+            if kept is not None:  # built by an earlier parser (see .kept)
+                done, recognised = kept
+                if recognised:
+                    g.calls.recognised(done)
+                g.expansions[key] = done  # type: ignore[index]
+                return done
+        recognised = False
         if g.match is not None:  # a definition that is a table gate runs as that gate
             done = None
             if g.fixed is None:  # a body of constants is the gate at one value at most
@@ -879,10 +925,13 @@ class Parser:
                 done = body
             else:  # a call of it records the table gate, not a composite
                 g.calls.recognised(done)
+                recognised = True
         else:
             done = self.expand(name, g, params, key, depth)
         if key is not None:
             g.expansions[key] = done
+        if shared is not None:
+            keep(EXPANSIONS, shared, (done, recognised))
         return done
 
     def instruction(self, name: Token, g: GateDef, params: list) -> tuple[Operation, ...]:

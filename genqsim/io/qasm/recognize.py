@@ -27,6 +27,7 @@ from ...circuit.composite import Composite
 from ...circuit.gates import GATE_SPECS, GateKind, NamedGate, qasm_names
 from ...errors import GenqsimError
 from ...linalg.generic import apply_matrix
+from .kept import DECISIONS, keep
 
 MULTI_CONTROLLED: dict[str, str] = {
     # family name (as Qiskit and OpenQASM libraries write it) -> the table gate controlled
@@ -116,7 +117,7 @@ def expansion_params_key(params: Sequence[Any]) -> tuple:
 
 _BY_IDENTITY: dict[tuple, tuple[Sequence[Operation], int | None]] = {}
 """The layouts of expansions compared before, by the expansion's identity (kept with it):
-a body kept for the process (:data:`.fast_reader.LIBRARY_BODIES`) is compared by a lookup,
+a body kept for the process (:data:`.kept.FIXED_BODIES`) is compared by a lookup,
 without hashing its operations."""
 
 
@@ -146,12 +147,15 @@ class TableMatch:
     otherwise (a body written for one value, as Qiskit's ``mcphase(param0)``) each call's
     expansion is compared with the gate at its own values (:func:`table_operations`)."""
 
-    __slots__ = ("layout", "n_params", "n_qubits", "name")
+    __slots__ = ("identity", "layout", "n_params", "n_qubits", "name")
 
     def __init__(self, name: str, n_params: int, n_qubits: int) -> None:
         self.name, self.n_params, self.n_qubits = name, n_params, n_qubits
         self.layout = _UNDECIDED if n_params else None
         """The matching candidate's index for every value, ``None`` where there is none."""
+        self.identity: tuple | None = None
+        """The definition's identity (see :mod:`.kept`): the decision is then kept for the
+        process."""
 
     def operations(
         self, params: Sequence[Any], expand: Callable[[list[Any]], Sequence[Operation]]
@@ -159,16 +163,21 @@ class TableMatch:
         """The table operation for a call with ``params`` if the definition is the table gate
         at every value; ``expand(values)`` gives its body at other values, for the check."""
         if self.layout == _UNDECIDED:
-            self.layout = self._decide(expand)
+            if self.identity is None:
+                self.layout = self._decide(expand)
+            else:
+                key = (self.identity, family(self.name), self.n_params, self.n_qubits)
+                self.layout = DECISIONS.get(key, _UNDECIDED)
+                if self.layout == _UNDECIDED:
+                    self.layout = self._decide(expand)
+                    keep(DECISIONS, key, self.layout)
         if self.layout is None:
             return None
         return candidates(family(self.name), tuple(params), self.n_qubits)[self.layout]
 
     def _decide(self, expand: Callable[[list[Any]], Sequence[Operation]]) -> int | None:
-        rng = np.random.default_rng(_SEED + 1)
         found: set[int | None] = set()
-        for _ in range(CHECK_STATES):
-            values = [float(v) for v in rng.uniform(-np.pi, np.pi, self.n_params)]
+        for values in _check_values(self.n_params):
             try:
                 expansion = expand(values)
             except (GenqsimError, ArithmeticError, ValueError):
@@ -177,6 +186,16 @@ class TableMatch:
                 return None  # a global phase of the body's own: not a table gate alone
             found.add(_matching_layout(self.name, values, self.n_qubits, expansion))
         return found.pop() if len(found) == 1 else None
+
+
+@functools.cache
+def _check_values(n_params: int) -> tuple[list[float], ...]:
+    """The :data:`CHECK_STATES` random parameter values a parametrised candidate is compared
+    at (the same ones every time: a generator is costly to make)."""
+    rng = np.random.default_rng(_SEED + 1)
+    return tuple(
+        [float(v) for v in rng.uniform(-np.pi, np.pi, n_params)] for _ in range(CHECK_STATES)
+    )
 
 
 def candidates(base: str, params: tuple, n_qubits: int) -> list[tuple[Operation, ...]]:
