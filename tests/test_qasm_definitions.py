@@ -240,3 +240,68 @@ def test_dumps_writes_multi_controlled_gates_as_qiskit_reads_them():
     ]  # fmt: skip
     with pytest.raises(QasmError, match=r"h with 2 control\(s\) has no OpenQASM 2.0 name; Op"):
         gq.qasm.dumps(gq.Circuit(3).append("h", [0], [1, 2]))
+
+
+# -- what is kept for the process by a definition's identity (genqsim.io.qasm.kept) -------------
+
+
+def _gates(text: str, simple: bool = True) -> list[tuple]:
+    """``(name, params, controls, targets)`` of each operation ``text`` runs."""
+    c = Parser(text, exact=False, simple_statements=simple).parse()
+    return [(op.gate.name, op.gate.params, op.controls, op.targets) for op in c.operations]
+
+
+HEADER = 'OPENQASM 2.0;\ninclude "qelib1.inc";\n'
+
+
+def test_nested_definitions_read_again_or_elsewhere_mean_what_their_file_defines():
+    """``outer``'s body of constants calls the file's ``inner``: a second file with the same
+    ``outer`` text but another ``inner`` runs its own ``inner``, read before or after the
+    first (the kept expansion is keyed by the callees' texts too)."""
+    outer = (
+        "gate outer a, b { inner(pi/2) a; cx a, b; inner(0.25) b; }\n"
+        "qreg q[2];\nouter q[1], q[0];\n"
+    )
+    with_rx = HEADER + "gate inner(t) a { rx(t) a; }\n" + outer
+    with_ry = HEADER + "gate inner(t) a { ry(2*t) a; h a; }\n" + outer
+    expect_rx = [("rx", (np.pi / 2,), (), (1,)), ("x", (), (1,), (0,)), ("rx", (0.25,), (), (0,))]
+    expect_ry = [
+        ("ry", (np.pi,), (), (1,)), ("h", (), (), (1,)), ("x", (), (1,), (0,)),
+        ("ry", (0.5,), (), (0,)), ("h", (), (), (0,)),
+    ]  # fmt: skip
+    for _ in range(2):  # each read again, after the other
+        assert _gates(with_rx) == expect_rx
+        assert _gates(with_ry) == expect_ry
+    assert _gates(with_ry, simple=False) == expect_ry  # the token parser agrees
+
+
+def test_a_table_name_defined_after_a_body_that_calls_it_changes_that_body():
+    """``foo``'s body (with a parameter: expanded when called) calls ``dcx``, the table gate
+    when ``foo`` is defined; the file then defines ``dcx`` itself, so a later call of ``foo``
+    runs the file's ``dcx``, while the same ``foo`` in a file without that definition runs
+    the table gate, whichever file is read first."""
+    foo = "gate foo(t) a, b { dcx a, b; rz(t) b; }\n"
+    plain = HEADER + foo + "qreg q[2];\nfoo(0.5) q[0], q[1];\n"
+    redefined = HEADER + foo + "gate dcx a, b { h a; }\nqreg q[2];\nfoo(0.5) q[0], q[1];\n"
+    table = [("x", (), (0,), (1,)), ("x", (), (1,), (0,)), ("rz", (0.5,), (), (1,))]
+    files = [("h", (), (), (0,)), ("rz", (0.5,), (), (1,))]
+    for _ in range(2):
+        assert _gates(plain) == table
+        assert _gates(redefined) == files
+    assert _gates(redefined, simple=False) == files
+
+
+def test_a_kept_table_decision_belongs_to_the_family_that_made_it():
+    """One body under three names: ``rzz`` is that table gate at every angle, ``rxx`` is not
+    (its table gate acts otherwise) and ``foo`` is no candidate; each file reads as its own,
+    in any order."""
+    body = "(t) a, b { cx a, b; rz(t) b; cx a, b; }\n"
+    call = "qreg q[2];\n{}(0.7) q[0], q[1];\n"
+    for _ in range(2):
+        for name in ("rzz", "rxx", "foo"):
+            got = _gates(HEADER.replace('include "qelib1.inc";\n', "") + f"gate {name}{body}"
+                         + call.format(name))  # fmt: skip
+            if name == "rzz":
+                assert got == [("rzz", (0.7,), (), (0, 1))]
+            else:
+                assert [g[0] for g in got] == ["x", "rz", "x"]
