@@ -21,7 +21,7 @@ from ...circuit.circuit import Operation, new_operation
 from ...circuit.gates import Measure, NamedGate
 from ...errors import GenqsimError
 from ...support.validation import MAX_CIRCUIT_QUBITS
-from .kept import FIXED_BODIES, keep
+from .kept import BODY_STATEMENTS, FIXED_BODIES, keep
 from .lexer import Lexer, Token
 
 if TYPE_CHECKING:
@@ -513,8 +513,8 @@ class SimpleStatements:
 
     def forget(self, name: str) -> None:
         """Stop taking ``name`` for a built-in gate: the file has defined it."""
-        self.library = {k: v for k, v in self.library.items() if k != name}
-        self.builtin = {k: v for k, v in self.builtin.items() if k != name}
+        self.library = _without(self.library, name)
+        self.builtin = _without(self.builtin, name)
         self._gates = {k: v for k, v in self._gates.items() if k[0] != name}
         self._fixed.clear()  # bodies that call the name now call the file's gate
 
@@ -525,8 +525,8 @@ class SimpleStatements:
         of ``text`` in which every statement is a barrier or a valid gate call with constant
         parameters (none of the gate's ``params``; see :meth:`_fixed_operations`); else
         ``None``."""
-        if params and not set(params).isdisjoint(_IDENTIFIER.findall(text, pos, end)):
-            return None  # the body uses a parameter (or names an argument like one)
+        if params and any(p in text[pos:end] for p in params):
+            return None  # the body may use a parameter (or names an argument like one)
         ops: list[Operation] = []
         made: dict[tuple[Any, ...], tuple[Operation, ...] | None] = {}  # by statement
         match = _BODY_STATEMENT.match
@@ -591,9 +591,34 @@ class SimpleStatements:
         self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
     ) -> list[tuple] | None:
         """The statements of a gate body from ``pos`` to ``end`` of ``text`` as the parser
-        reads them; ``None`` where a statement is not valid (the parser then reports it)."""
+        reads them; ``None`` where a statement is not valid (the parser then reports it).
+        Their reading is kept for the process (:data:`.kept.BODY_STATEMENTS`): the tokens'
+        lines counted from the body's, their columns (on the body's first line they
+        depend on its column, part of the key), and each called gate looked up anew."""
+        column = pos - text.rfind("\n", 0, pos)
+        key = (tuple(params), tuple(positions), text[pos:end], column)
+        read = BODY_STATEMENTS.get(key, _FAILED)
+        if read is _FAILED:
+            read = self._read_body(text, pos, end, params, positions)
+            keep(BODY_STATEMENTS, key, read)
+        if read is None:
+            return None
+        line = self._token_at("{", pos)[2]  # the line of the body's start
+        gates = self.parser.gates
+        return [
+            ("barrier", args, _token(call, line + lines, col)) if exprs is None else
+            ("call", _token(call, line + lines, col), exprs, args, gates.get(call))
+            for call, lines, col, exprs, args in read
+        ]  # fmt: skip
+
+    def _read_body(
+        self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
+    ) -> tuple[tuple, ...] | None:
+        """:meth:`_body`'s statements as ``(name, lines after the body's first, column,
+        parameter trees or None for a barrier, argument names)``, or ``None``."""
         body: list[tuple] = []
         match, body_args = _BODY_STATEMENT.match, self._body_args
+        first = pos
         while (s := match(text, pos, end)) is not None:
             call, parens, args_text = s.group("name", "params", "args")
             args = body_args.get(args_text)
@@ -601,20 +626,22 @@ class SimpleStatements:
                 args = body_args[args_text] = _IDENTIFIER.findall(args_text)
             if call in self._not_in_bodies or not positions.keys() >= set(args):
                 return None
-            tok = self._token_at(call, s.start("name"))
+            at = s.start("name")
+            lines = text.count("\n", first, at)
+            col = at - text.rfind("\n", 0, at)
             if call == "barrier":
                 if parens is not None:
                     return None
-                body.append(("barrier", args, tok))
+                body.append((call, lines, col, None, args))
             else:
                 exprs = self._expressions(None if parens is None else parens[1:-1], params)
                 if exprs is None:
                     return None
-                body.append(("call", tok, exprs, args, self.parser.gates.get(call)))
+                body.append((call, lines, col, exprs, args))
             pos = s.end()
         if text[pos:end].strip():
             return None
-        return body
+        return tuple(body)
 
     def _expressions(self, text: str | None, names: list[str]) -> list[Any] | None:
         """The expression trees of a gate body's parameter list, or ``None`` where one is
@@ -714,6 +741,13 @@ class SimpleStatements:
         return out
 
 
+def _without(table: dict[str, Any], name: str) -> dict[str, Any]:
+    """A copy of ``table`` without ``name`` (the tables the reader was given are shared)."""
+    out = dict(table)
+    out.pop(name, None)
+    return out
+
+
 def _fits(table: dict[str, tuple[int, int]], name: str, index: str | None) -> bool:
     """Whether register ``name`` is declared and ``index`` (if any) lies within it."""
     return name in table and (index is None or int(index) < table[name][1])
@@ -735,5 +769,5 @@ def _words(text: str) -> list[str] | None:
 
 
 _IDENTIFIER = re.compile(_WORD)
-_CALLED = re.compile(rf"(?:^|;)\s*({_WORD})")
-"""The name each statement of a gate body (its comments blanked out) begins with."""
+_CALLED = re.compile(rf"({_WORD})[^;]*;")
+"""The name each statement of a valid gate body (its comments blanked out) begins with."""

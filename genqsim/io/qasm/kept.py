@@ -1,4 +1,5 @@
-"""What the OpenQASM 2.0 readers keep for the process, by a gate definition's identity.
+"""What the OpenQASM 2.0 readers keep for the process, by a gate definition's identity (and
+how a body's text reads, by that text).
 
 A definition's identity (:attr:`~.parser.GateDef.key`) is its exactness, parameter names,
 qubit argument text and body text, with the identity of every gate of the file it calls: two
@@ -25,6 +26,11 @@ FIXED_BODIES: dict[tuple, Any] = {}
 EXPANSIONS: dict[tuple, Any] = {}
 """``(operations, recognised)`` of a definition's expansion, by identity, table family and
 parameter values: ``recognised`` where the operations are the table gate it stands for."""
+
+BODY_STATEMENTS: dict[tuple, Any] = {}
+"""How a gate body's text reads into statements (its parameter and qubit argument names and
+its first column with it), for the simple reader: reading is the larger part of defining a
+gate whose body uses its parameters."""
 
 DECISIONS: dict[tuple, int | None] = {}
 """Whether a parametrised candidate is a table gate at every value (its layout, or

@@ -637,7 +637,8 @@ class Parser:
         self.defined_at[g.name] = where
         self.declared.add(g.name)
         if g.name in self.builtin:
-            self.builtin = {k: v for k, v in self.builtin.items() if k != g.name}
+            self.builtin = dict(self.builtin)  # BUILTIN itself is shared
+            del self.builtin[g.name]
             if self.simple is not None:
                 self.simple.forget(g.name)
             self._drop_identities(g)
