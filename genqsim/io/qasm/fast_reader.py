@@ -176,10 +176,16 @@ class SimpleStatements:
         self._expression, self._tree = tables.expression_value, tables.expression_tree
         self._gate_def, self._not_in_bodies = tables.gate_def, tables.not_in_gate_bodies
         self._values: dict[str | None, Any] = {None: []}
+        self._part_values: dict[str, Any] = {}
+        """The value of each parameter expression met in a list with others (``-pi/2``)."""
         self._gates: dict[tuple[str, str | None], tuple[NamedGate, int, int]] = {}
         self._qubits: dict[str, Any] = {}  # an argument list's qubits, or _BROADCAST
         self._arguments: dict[str, Any] = {}
         """The qubit (or ``_BROADCAST``) of each argument text met, once checked."""
+        self._barriers: dict[str, Operation] = {}
+        """The barrier on each argument text met, once checked."""
+        self._measures: dict[int, Measure] = {}
+        """The measurement into each classical bit met."""
         self._body_args: dict[str, list[str]] = {}
         """The argument names of each argument text met in gate bodies."""
         self._fixed: dict[tuple, tuple[Operation, ...] | None] = {}
@@ -348,6 +354,11 @@ class SimpleStatements:
     def _take_barrier_or_reset(self, m: re.Match[str]) -> bool:
         """Record the barrier or reset ``m`` (other keywords are not gate calls) if valid."""
         name, params, args = m.group(1, 2, 3)
+        if name == "barrier" and params is None:
+            done = self._barriers.get(args)
+            if done is not None:  # the same qubits again (registers do not change)
+                self.record(done)
+                return True
         arguments = _ARGUMENT.findall(args)
         if name not in ("barrier", "reset") or params is not None:
             return False
@@ -361,7 +372,8 @@ class SimpleStatements:
             for reg, i in arguments:
                 offset, size = qregs[reg]
                 qubits.extend((offset + int(i),) if i else range(offset, offset + size))
-            self.record(self._barrier(qubits))
+            self.record(done := self._barrier(qubits))
+            self._barriers[args] = done
             return True
         tok = self._token_at(name, m.start("name"))
         reg, i = arguments[0]
@@ -390,7 +402,11 @@ class SimpleStatements:
             qreg, creg = qregs.get(q), cregs.get(c)
             if qreg is None or creg is None or int(qi) >= qreg[1] or int(ci) >= creg[1]:
                 return False
-            self.record(new_operation(Measure(creg[0] + int(ci)), (qreg[0] + int(qi),)))
+            bit = creg[0] + int(ci)
+            gate = self._measures.get(bit)
+            if gate is None:  # one per bit: a gate is an immutable value
+                gate = self._measures[bit] = Measure(bit)
+            self.record(new_operation(gate, (qreg[0] + int(qi),)))
             return True
         if not (_fits(qregs, q, qi) and _fits(cregs, c, ci)):
             return False
@@ -680,21 +696,31 @@ class SimpleStatements:
         """The values of the comma-separated expressions ``params``, or ``_FAILED``."""
         exact = self.parser.exact
         if _REALS.fullmatch(params) if exact else not params.strip(_NUMERIC):
-            try:
-                values = [float(text) for text in params.split(",")]
-            except ValueError:  # e.g. "1-2": read as an expression below
-                pass
+            if "," not in params:  # one number: most calls with a parameter
+                value = _float(params)
+                if value is not None:
+                    return [value]
             else:
-                if all(map(math.isfinite, values)):
-                    return values
-        out = []
-        for text in params.split(","):
-            value = product_value(text, exact)
-            if value is None:
                 try:
-                    value = self._expression(text, exact)
-                except (GenqsimError, ArithmeticError, ValueError):
-                    return _FAILED
+                    values = [float(text) for text in params.split(",")]
+                except ValueError:  # e.g. "1-2": read as an expression below
+                    pass
+                else:
+                    if all(map(math.isfinite, values)):
+                        return values
+        out, known = [], self._part_values
+        for text in params.split(","):  # numbers and expressions ("0.37,-pi/2")
+            value = None if exact or text.strip(_NUMERIC) else _float(text)
+            if value is None:
+                value = known.get(text)
+            if value is None:
+                value = product_value(text, exact)
+                if value is None:
+                    try:
+                        value = self._expression(text, exact)
+                    except (GenqsimError, ArithmeticError, ValueError):
+                        return _FAILED
+                known[text] = value
             out.append(value)
         return out
 
@@ -739,6 +765,18 @@ class SimpleStatements:
             return None
         self._arguments[text] = out
         return out
+
+
+def _float(text: str) -> float | None:
+    """The finite value of ``text``, characters of :data:`_NUMERIC` alone, where it is one
+    decimal number as OpenQASM writes them (no sign but a leading minus); else ``None``."""
+    if "+" in text and text.lstrip(" \t")[:1] == "+":
+        return None
+    try:
+        value = float(text)
+    except ValueError:  # "1-2", "1e", "": read as an expression
+        return None
+    return value if math.isfinite(value) else None
 
 
 def _without(table: dict[str, Any], name: str) -> dict[str, Any]:
