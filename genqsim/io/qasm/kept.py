@@ -32,6 +32,10 @@ BODY_STATEMENTS: dict[tuple, Any] = {}
 its first column with it), for the simple reader: reading is the larger part of defining a
 gate whose body uses its parameters."""
 
+CALL_RECORDS: dict[tuple, Any] = {}
+"""What the calls of a definition record (:class:`~.recognize.CallRecords`: its composites,
+one per expansion), by identity and name (a composite is named after its definition)."""
+
 DECISIONS: dict[tuple, int | None] = {}
 """Whether a parametrised candidate is a table gate at every value (its layout, or
 ``None``), by identity, family and counts (:class:`~.recognize.TableMatch`)."""

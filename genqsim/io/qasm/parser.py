@@ -30,7 +30,7 @@ from ...numbers import python_number
 from ...support.lazysympy import is_sympy
 from ...support.validation import MAX_CIRCUIT_QUBITS
 from .fast_reader import ReaderTables, SimpleStatements
-from .kept import EXPANSIONS, keep
+from .kept import CALL_RECORDS, EXPANSIONS, keep
 from .lexer import Lexer, QasmError, Token
 from .recognize import (
     CallRecords,
@@ -300,6 +300,15 @@ class GateDef:
         self.key, self.called = key, called
         if self.match is not None:
             self.match.identity = key
+        if key is None:  # what its calls record may differ from before
+            self.calls = CallRecords(self.name, len(self.qargs))
+            return
+        shared = (key, self.name)  # composites are named after the definition
+        records = CALL_RECORDS.get(shared)
+        if records is None:
+            keep(CALL_RECORDS, shared, self.calls)
+        else:  # the composites of earlier reads (the expansions they hold are the same)
+            self.calls = records
 
 
 @functools.cache
