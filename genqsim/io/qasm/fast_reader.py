@@ -21,7 +21,7 @@ from ...circuit.circuit import Operation, new_operation
 from ...circuit.gates import Measure, NamedGate
 from ...errors import GenqsimError
 from ...support.validation import MAX_CIRCUIT_QUBITS
-from .kept import BODY_STATEMENTS, FIXED_BODIES, keep
+from .kept import BODY_STATEMENTS, DEFINITION_PARTS, FIXED_BODIES, keep
 from .lexer import Lexer, Token
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ the built-in ``qelib1.inc``, or the blank or commented rest of a line."""
 
 _CANONICAL_CALL = re.compile(
     rf"(?!measure )(?P<name>{_WORD})(?:\((?P<params>[^()\n;{{}}]*)\))? "
-    rf"(?P<args>{_WORD}\[[0-9]+\](?:,{_WORD}\[[0-9]+\])*);\n"
+    rf"(?P<args>{_WORD}\[[0-9]+\](?:, ?{_WORD}\[[0-9]+\])*);\n"
 )
 """A gate call as Qiskit writes it, on one line (``rz(pi/4) q[3];``, ``cx q[0],q[1];``),
 matched in half the time :data:`_STATEMENT` takes, with its groups (1-3 and ``name``); what
@@ -475,19 +475,17 @@ class SimpleStatements:
         body is read into its statements, their tokens kept for the errors its calls
         report."""
         text, body_end = m.string, m.end("body")
-        if text.find("//", m.start(), body_end) >= 0 or text.find("/*", m.start(), body_end) >= 0:
-            return False
-        name, params_text, qargs_text = m.group("name", "params", "qargs")
-        params = [] if params_text is None else _words(params_text)
-        qargs = _IDENTIFIER.findall(qargs_text)  # the pattern matched identifiers and commas
-        positions = {a: i for i, a in enumerate(qargs)}
-        if params is None or len(positions) != len(qargs) or name in self.parser.declared:
+        definition = text[m.start() : body_end]
+        parts = DEFINITION_PARTS.get(definition)
+        if parts is None:
+            parts = _definition_parts(m)
+            keep(DEFINITION_PARTS, definition, parts)
+        if not parts:
+            return False  # the parser reads it, or reports it
+        name, params, qargs, positions, qargs_text, body_text, called = parts
+        if name in self.parser.declared:
             return False  # the parser reports it
-        body_start = m.start("body")
-        body_text = text[body_start:body_end]
-        called = frozenset(_CALLED.findall(body_text))
-        if name in called:  # a table name whose own body calls it: the parser reads it
-            return False
+        body_start = body_end - len(body_text)
         key = self._identity(params, qargs_text, body_text, called)
         memo = (tuple(params), qargs_text, body_text) if key is None else key
         fixed = self._fixed.get(memo, _FAILED)
@@ -783,6 +781,27 @@ class SimpleStatements:
             return None
         self._arguments[text] = out
         return out
+
+
+def _definition_parts(m: re.Match[str]) -> tuple | bool:
+    """What the gate definition ``m`` (:data:`_GATE`) says, apart from where it stands:
+    ``(name, parameter names, qubit argument names, their positions, the arguments' text,
+    the body's text, the names its statements call)``; ``False`` where it has a comment,
+    a parameter list that is not names, a qubit argument twice or a body that calls the
+    gate itself (the token parser then reads it)."""
+    text, start, body_end = m.string, m.start(), m.end("body")
+    if text.find("//", start, body_end) >= 0 or text.find("/*", start, body_end) >= 0:
+        return False
+    name, params_text, qargs_text, body_text = m.group("name", "params", "qargs", "body")
+    params = [] if params_text is None else _words(params_text)
+    qargs = _IDENTIFIER.findall(qargs_text)  # the pattern matched identifiers and commas
+    positions = {a: i for i, a in enumerate(qargs)}
+    if params is None or len(positions) != len(qargs):
+        return False
+    called = frozenset(_CALLED.findall(body_text))
+    if name in called:  # a table name whose own body calls it
+        return False
+    return name, params, qargs, positions, qargs_text, body_text, called
 
 
 def _float(text: str) -> float | None:

@@ -27,6 +27,10 @@ EXPANSIONS: dict[tuple, Any] = {}
 """``(operations, recognised)`` of a definition's expansion, by identity, table family and
 parameter values: ``recognised`` where the operations are the table gate it stands for."""
 
+DEFINITION_PARTS: dict[str, Any] = {}
+"""What a definition's text says (its name, parameter and argument names, body text and the
+names it calls), by that text, for the simple reader."""
+
 BODY_STATEMENTS: dict[tuple, Any] = {}
 """How a gate body's text reads into statements (its parameter and qubit argument names and
 its first column with it), for the simple reader: reading is the larger part of defining a
@@ -41,7 +45,7 @@ DECISIONS: dict[tuple, int | None] = {}
 ``None``), by identity, family and counts (:class:`~.recognize.TableMatch`)."""
 
 
-def keep(table: dict[tuple, Any], key: tuple, value: Any) -> None:
+def keep(table: dict[Any, Any], key: Any, value: Any) -> None:
     """``table[key] = value``, dropping the oldest entry past :data:`KEPT_MAX`."""
     if len(table) >= KEPT_MAX:
         del table[next(iter(table))]

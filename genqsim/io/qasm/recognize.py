@@ -70,6 +70,7 @@ def family(name: str) -> str:
     return stripped if stripped in MULTI_CONTROLLED or stripped in _table_names() else name
 
 
+@functools.lru_cache(maxsize=4096)
 def is_candidate(name: str) -> bool:
     """Whether a definition named ``name`` may stand for a table gate (checked when called)."""
     base = family(name)
