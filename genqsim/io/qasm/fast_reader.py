@@ -60,12 +60,14 @@ else a register declaration, a measurement of a qubit or a whole register, the i
 the built-in ``qelib1.inc``, or the blank or commented rest of a line."""
 
 _CANONICAL_CALL = re.compile(
-    rf"(?!measure )(?P<name>{_WORD})(?:\((?P<params>[^()\n;{{}}]*)\))? "
+    rf"(?!(?:measure|qreg|creg|include|gate|if|opaque|OPENQASM)\b)"
+    rf"(?P<name>{_WORD})(?:\((?P<params>[^()\n;{{}}]*)\))? "
     rf"(?P<args>{_WORD}\[[0-9]+\](?:, ?{_WORD}\[[0-9]+\])*);\n"
 )
 """A gate call as Qiskit writes it, on one line (``rz(pi/4) q[3];``, ``cx q[0],q[1];``),
 matched in half the time :data:`_STATEMENT` takes, with its groups (1-3 and ``name``); what
-it does not match is matched by :data:`_STATEMENT`."""
+it does not match is matched by :data:`_STATEMENT` (the keywords other than ``barrier`` and
+``reset`` at once)."""
 
 _SIZE = _STATEMENT.groupindex["size"]
 _QELIB = _STATEMENT.groupindex["qelib"]
@@ -383,18 +385,26 @@ class SimpleStatements:
         if name == "reset" and len(arguments) != 1:
             return False
         qregs = self.parser.qregs
-        if not all(_fits(qregs, reg, i or None) for reg, i in arguments):
-            return False
-        if name == "barrier":  # as the parser emits it
+        if name == "barrier":  # as the parser emits it, each argument checked
             qubits: list[int] = []
             for reg, i in arguments:
-                offset, size = qregs[reg]
-                qubits.extend((offset + int(i),) if i else range(offset, offset + size))
+                register = qregs.get(reg)
+                if register is None:
+                    return False
+                offset, size = register
+                if not i:
+                    qubits.extend(range(offset, offset + size))
+                elif int(i) < size:
+                    qubits.append(offset + int(i))
+                else:
+                    return False
             self.record(done := self._barrier(qubits))
             self._barriers[args] = done
             return True
-        tok = self._token_at(name, m.start("name"))
         reg, i = arguments[0]
+        if not _fits(qregs, reg, i or None):
+            return False
+        tok = self._token_at(name, m.start("name"))
         self.record(("reset", (reg, int(i) if i else None, tok), tok))
         return True
 
@@ -482,16 +492,18 @@ class SimpleStatements:
             keep(DEFINITION_PARTS, definition, parts)
         if not parts:
             return False  # the parser reads it, or reports it
-        name, params, qargs, positions, qargs_text, body_text, called = parts
+        name, params, qargs, positions, qargs_text, body_text, called, constant = parts
         if name in self.parser.declared:
             return False  # the parser reports it
         body_start = body_end - len(body_text)
         key = self._identity(params, qargs_text, body_text, called)
-        memo = (tuple(params), qargs_text, body_text) if key is None else key
-        fixed = self._fixed.get(memo, _FAILED)
-        if fixed is _FAILED:
-            fixed = self._constant_body(key, text, body_start, body_end, params, positions)
-            self._fixed[memo] = fixed
+        fixed = None
+        if constant:
+            memo = (tuple(params), qargs_text, body_text) if key is None else key
+            fixed = self._fixed.get(memo, _FAILED)
+            if fixed is _FAILED:
+                fixed = self._constant_body(key, text, body_start, body_end, params, positions)
+                self._fixed[memo] = fixed
         if fixed is not None:
             g = self._gate_def(name, params, qargs, [], positions)
             g.fixed = fixed
@@ -786,7 +798,8 @@ class SimpleStatements:
 def _definition_parts(m: re.Match[str]) -> tuple | bool:
     """What the gate definition ``m`` (:data:`_GATE`) says, apart from where it stands:
     ``(name, parameter names, qubit argument names, their positions, the arguments' text,
-    the body's text, the names its statements call)``; ``False`` where it has a comment,
+    the body's text, the names its statements call, whether the body may be constants
+    alone: no parameter name appears in it)``; ``False`` where it has a comment,
     a parameter list that is not names, a qubit argument twice or a body that calls the
     gate itself (the token parser then reads it)."""
     text, start, body_end = m.string, m.start(), m.end("body")
@@ -801,7 +814,8 @@ def _definition_parts(m: re.Match[str]) -> tuple | bool:
     called = frozenset(_CALLED.findall(body_text))
     if name in called:  # a table name whose own body calls it
         return False
-    return name, params, qargs, positions, qargs_text, body_text, called
+    constant = not any(p in body_text for p in params)
+    return name, params, qargs, positions, qargs_text, body_text, called, constant
 
 
 def _float(text: str) -> float | None:
