@@ -305,3 +305,45 @@ def test_a_kept_table_decision_belongs_to_the_family_that_made_it():
                 assert got == [("rzz", (0.7,), (), (0, 1))]
             else:
                 assert [g[0] for g in got] == ["x", "rz", "x"]
+
+
+def test_files_read_at_once_by_threads_with_tables_that_overflow(monkeypatch):
+    """Threads reading files of shared definitions at once, with each kept table holding a
+    few entries (so they drop entries while others read them), read each file as one
+    thread alone does."""
+    import threading
+
+    from genqsim.io.qasm import kept
+
+    texts = [
+        HEADER
+        + f"gate inner(t) a {{ rx(t) a; rz({k}*t) a; }}\n"
+        + "gate outer a, b { inner(pi/3) a; cx a, b; inner(0.5) b; }\n"
+        + "gate ryy(t) a, b { cx a, b; rz(t) b; cx a, b; }\n"
+        + f"qreg q[3];\nouter q[0], q[1];\nryy({k}) q[1], q[2];\ninner({k}) q[2];\n"
+        for k in range(1, 9)
+    ]
+    expected = [_gates(t) for t in texts]
+    monkeypatch.setattr(kept, "KEPT_MAX", 3)
+    tables = [kept.DEFINITION_PARTS, kept.BODY_STATEMENTS, kept.FIXED_BODIES]
+    tables += [kept.EXPANSIONS, kept.CALL_RECORDS, kept.DECISIONS]
+    for table in tables:  # built again by the threads, a few entries at a time
+        table.clear()
+    failures: list[str] = []
+
+    def read(order: list[int]) -> None:
+        for _ in range(30):
+            for i in order:
+                if _gates(texts[i]) != expected[i]:
+                    failures.append(f"file {i}")
+
+    threads = [
+        threading.Thread(target=read, args=(list(range(8))[s:] + list(range(8))[:s],))
+        for s in range(4)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+    assert all(0 < len(table) <= 3 for table in tables)

@@ -15,6 +15,7 @@ redefines after it (:meth:`~.parser.Parser.define` then drops the identities it 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 KEPT_MAX = 4096
@@ -45,8 +46,13 @@ DECISIONS: dict[tuple, int | None] = {}
 ``None``), by identity, family and counts (:class:`~.recognize.TableMatch`)."""
 
 
+_KEEPING = threading.Lock()
+
+
 def keep(table: dict[Any, Any], key: Any, value: Any) -> None:
-    """``table[key] = value``, dropping the oldest entry past :data:`KEPT_MAX`."""
-    if len(table) >= KEPT_MAX:
-        del table[next(iter(table))]
-    table[key] = value
+    """``table[key] = value``, dropping the oldest entry past :data:`KEPT_MAX` (one thread at
+    a time: threads that read files at once share the tables)."""
+    with _KEEPING:
+        while table and len(table) >= KEPT_MAX:
+            del table[next(iter(table))]
+        table[key] = value
