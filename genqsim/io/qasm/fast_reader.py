@@ -398,8 +398,8 @@ class SimpleStatements:
                     qubits.append(offset + int(i))
                 else:
                     return False
-            self.record(done := self._barrier(qubits))
-            self._barriers[args] = done
+            self.record(barrier := self._barrier(qubits))
+            self._barriers[args] = barrier
             return True
         reg, i = arguments[0]
         if not _fits(qregs, reg, i or None):
@@ -795,25 +795,25 @@ class SimpleStatements:
         return out
 
 
-def _definition_parts(m: re.Match[str]) -> tuple | bool:
+def _definition_parts(m: re.Match[str]) -> tuple:
     """What the gate definition ``m`` (:data:`_GATE`) says, apart from where it stands:
     ``(name, parameter names, qubit argument names, their positions, the arguments' text,
     the body's text, the names its statements call, whether the body may be constants
-    alone: no parameter name appears in it)``; ``False`` where it has a comment,
+    alone: no parameter name appears in it)``; ``()`` where it has a comment,
     a parameter list that is not names, a qubit argument twice or a body that calls the
     gate itself (the token parser then reads it)."""
     text, start, body_end = m.string, m.start(), m.end("body")
     if text.find("//", start, body_end) >= 0 or text.find("/*", start, body_end) >= 0:
-        return False
+        return ()
     name, params_text, qargs_text, body_text = m.group("name", "params", "qargs", "body")
     params = [] if params_text is None else _words(params_text)
     qargs = _IDENTIFIER.findall(qargs_text)  # the pattern matched identifiers and commas
     positions = {a: i for i, a in enumerate(qargs)}
     if params is None or len(positions) != len(qargs):
-        return False
+        return ()
     called = frozenset(_CALLED.findall(body_text))
     if name in called:  # a table name whose own body calls it
-        return False
+        return ()
     constant = not any(p in body_text for p in params)
     return name, params, qargs, positions, qargs_text, body_text, called, constant
 
