@@ -347,3 +347,20 @@ def test_files_read_at_once_by_threads_with_tables_that_overflow(monkeypatch):
         t.join()
     assert not failures
     assert all(0 < len(table) <= 3 for table in tables)
+
+
+def test_an_error_in_a_kept_body_is_reported_where_this_file_has_it():
+    """How a body reads is kept by its text and first column; its tokens are placed again
+    at each file's own line: one definition, met earlier in another file at other lines
+    and columns, reports its body's error where this file has it, as the token parser does."""
+    body = "gate g(t) a {\n  rx(1/t) a;\n}\n"
+    for before in ("", "\n\n// two more lines\n", "qreg r[1];\n"):
+        text = HEADER + before + body + "qreg q[1];\ng(0) q[0];\n"
+        with pytest.raises(QasmError) as fast:
+            Parser(text, exact=False).parse()
+        with pytest.raises(QasmError) as token:
+            Parser(text, exact=False, simple_statements=False).parse()
+        line = text.splitlines().index("  rx(1/t) a;") + 1
+        assert (fast.value.line, fast.value.column) == (line, 3)
+        assert (token.value.line, token.value.column) == (line, 3)
+        assert "division by zero in the body of gate 'g'" in str(fast.value)
