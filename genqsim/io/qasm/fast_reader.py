@@ -225,17 +225,10 @@ class SimpleStatements:
             return self._read_lines(lexer, start, many)
         pos, taken, size = lexer.line_start + start, False, len(whole)
         self._at(whole, lexer.line_no, lexer.line_start)
-        match, take_call, take_other = _STATEMENT.match, self._take_call, self._take_other
-        canonical = _CANONICAL_CALL.match
+        take = self._take_statement
         while True:  # across lines: a statement's match takes its line's end
-            m = canonical(whole, pos)
-            if m is not None and take_call(m):
-                end = m.end()
-            elif (m := match(whole, pos)) is not None and (
-                take_call if m.start(1) >= 0 else take_other
-            )(m):
-                end = m.end()
-            else:
+            end = take(whole, pos)
+            if end < 0:
                 end = self._take_gate_in(whole, pos) if many else -1
                 if end < 0:
                     break
@@ -251,17 +244,10 @@ class SimpleStatements:
         """:meth:`read` for lines read one at a time (a file)."""
         pos, taken, text = start, False, lexer.text
         self._at(text, lexer.line_no, 0)
-        match, take_call, take_other = _STATEMENT.match, self._take_call, self._take_other
-        canonical = _CANONICAL_CALL.match
+        take = self._take_statement
         while True:
-            m = canonical(text, pos)
-            if m is not None and take_call(m):
-                end = m.end()
-            elif (m := match(text, pos)) is not None and (
-                take_call if m.start(1) >= 0 else take_other
-            )(m):
-                end = m.end()
-            else:  # a gate definition (over lines: the lexer is then on its last)
+            end = take(text, pos)
+            if end < 0:  # a gate definition (over lines: the lexer is then on its last)
                 end = self._take_gate(lexer, pos) if many else -1
                 if end < 0:
                     break
@@ -279,6 +265,18 @@ class SimpleStatements:
             lexer.pos = pos
             self.parser.tok = lexer.token()
         return taken
+
+    def _take_statement(self, text: str, pos: int) -> int:
+        """Take the simple statement (not a gate definition) at ``pos`` of ``text``; return
+        the position after it, or -1 where there is none to take. A gate call as Qiskit
+        writes it is tried with the plain pattern first."""
+        m = _CANONICAL_CALL.match(text, pos)
+        if m is not None and self._take_call(m):
+            return m.end()
+        m = _STATEMENT.match(text, pos)
+        if m is not None and (self._take_call if m.start(1) >= 0 else self._take_other)(m):
+            return m.end()
+        return -1
 
     def _at(self, text: str, line_no: int, line_start: int) -> None:
         """Read ``text`` from here on, whose line ``line_no`` begins at ``line_start``."""
