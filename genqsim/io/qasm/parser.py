@@ -300,8 +300,7 @@ class GateDef:
         self.key, self.called = key, called
         if self.match is not None:
             self.match.identity = key
-        if key is None:  # what its calls record may differ from before
-            self.calls = CallRecords(self.name, len(self.qargs))
+        if key is None:  # its expansions so far, and what their calls recorded, stay its own
             return
         shared = (key, self.name)  # composites are named after the definition
         records = CALL_RECORDS.get(shared)
