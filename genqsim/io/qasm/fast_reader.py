@@ -198,12 +198,11 @@ class SimpleStatements:
         """The measurement into each classical bit met."""
         self._body_args: dict[str, list[str]] = {}
         """The argument names of each argument text met in gate bodies."""
-        self._fixed: dict[tuple, tuple[Operation, ...] | None] = {}
-        """The kept expansion (or ``None``) of each gate body text met, by its parameter
-        names and qubit argument text: generated files define one body under many names
-        (Qiskit's ``mcx_<id>``), and a body's meaning cannot change while it is read (no
-        gate is defined twice; :meth:`forget` clears it). Keyed by the definition's identity
-        where it has one."""
+        self._fixed: dict[tuple, Any] = {}
+        """The one expansion (or ``None``) of each body of constants met whose definition
+        has no identity (those with one are kept in :data:`.kept.FIXED_BODIES`), by its
+        parameter names, qubit argument text and body text: a body's meaning cannot change
+        while it is read (no gate is defined twice; :meth:`forget` clears it)."""
         self._broadcasts: dict[str, list[tuple[int, ...]]] = {}
         """The qubit tuples of a call's arguments naming whole registers, once formed and
         checked."""
@@ -496,12 +495,15 @@ class SimpleStatements:
         body_start = body_end - len(body_text)
         key = self._identity(params, qargs_text, body_text, called)
         fixed = None
-        if constant:
+        if constant:  # kept for the process by identity, else for this file by text
             memo = (tuple(params), qargs_text, body_text) if key is None else key
-            fixed = self._fixed.get(memo, _FAILED)
+            fixed = (self._fixed if key is None else FIXED_BODIES).get(memo, _FAILED)
             if fixed is _FAILED:
-                fixed = self._constant_body(key, text, body_start, body_end, params, positions)
-                self._fixed[memo] = fixed
+                fixed = self._fixed_expansion(text, body_start, body_end, positions)
+                if key is None:
+                    self._fixed[memo] = fixed
+                else:
+                    keep(FIXED_BODIES, key, fixed)
         if fixed is not None:
             g = self._gate_def(name, params, qargs, [], positions)
             g.fixed = fixed
@@ -532,43 +534,20 @@ class SimpleStatements:
             callees.append((call, g.key))
         return (self.parser.exact, tuple(params), qargs_text, body_text, tuple(callees))
 
-    def _constant_body(
-        self,
-        key: tuple | None,
-        text: str,
-        start: int,
-        end: int,
-        params: list[str],
-        positions: dict[str, int],
-    ) -> tuple[Operation, ...] | None:
-        """The one expansion of the body from ``start`` to ``end`` of ``text`` where it is a
-        body of constants (:meth:`_fixed_expansion`), else ``None``: kept for the process by
-        the definition's identity ``key`` where it has one (:data:`.kept.FIXED_BODIES`)."""
-        if key is not None:
-            done = FIXED_BODIES.get(key)
-            if done is not None:
-                return done  # type: ignore[no-any-return]
-        done = self._fixed_expansion(text, start, end, params, positions)
-        if done is not None and key is not None:
-            keep(FIXED_BODIES, key, done)
-        return done
-
     def forget(self, name: str) -> None:
         """Stop taking ``name`` for a built-in gate: the file has defined it."""
-        self.library = _without(self.library, name)
-        self.builtin = _without(self.builtin, name)
+        self.library = without(self.library, name)
+        self.builtin = without(self.builtin, name)
         self._gates = {k: v for k, v in self._gates.items() if k[0] != name}
         self._fixed.clear()  # bodies that call the name now call the file's gate
 
     def _fixed_expansion(
-        self, text: str, pos: int, end: int, params: list[str], positions: dict[str, int]
+        self, text: str, pos: int, end: int, positions: dict[str, int]
     ) -> tuple[Operation, ...] | None:
         """The operations, on the gate's own qubits, of a gate body from ``pos`` to ``end``
-        of ``text`` in which every statement is a barrier or a valid gate call with constant
-        parameters (none of the gate's ``params``; see :meth:`_fixed_operations`); else
-        ``None``."""
-        if params and any(p in text[pos:end] for p in params):
-            return None  # the body may use a parameter (or names an argument like one)
+        of ``text`` that names none of the gate's parameters, where every statement is a
+        barrier or a valid gate call with constant parameters (see
+        :meth:`_fixed_operations`); else ``None``."""
         ops: list[Operation] = []
         made: dict[tuple[Any, ...], tuple[Operation, ...] | None] = {}  # by statement
         match = _BODY_STATEMENT.match
@@ -818,9 +797,7 @@ def _definition_parts(m: re.Match[str]) -> tuple:
 
 def _float(text: str) -> float | None:
     """The finite value of ``text``, characters of :data:`_NUMERIC` alone, where it is one
-    decimal number as OpenQASM writes them (no sign but a leading minus); else ``None``."""
-    if "+" in text and text.lstrip(" \t")[:1] == "+":
-        return None
+    decimal number (a sign before it, as the expression parser reads it); else ``None``."""
     try:
         value = float(text)
     except ValueError:  # "1-2", "1e", "": read as an expression
@@ -828,7 +805,7 @@ def _float(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _without(table: dict[str, Any], name: str) -> dict[str, Any]:
+def without(table: dict[str, Any], name: str) -> dict[str, Any]:
     """A copy of ``table`` without ``name`` (the tables the reader was given are shared)."""
     out = dict(table)
     out.pop(name, None)

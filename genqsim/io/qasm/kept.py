@@ -22,7 +22,7 @@ KEPT_MAX = 4096
 """Entries each table below keeps (the oldest dropped)."""
 
 FIXED_BODIES: dict[tuple, Any] = {}
-"""The one expansion of a body of constants, by identity."""
+"""The one expansion of a body of constants (``None`` where it has none), by identity."""
 
 EXPANSIONS: dict[tuple, Any] = {}
 """``(operations, recognised)`` of a definition's expansion, by identity, table family and
@@ -43,7 +43,7 @@ one per expansion), by identity and name (a composite is named after its definit
 
 DECISIONS: dict[tuple, int | None] = {}
 """Whether a parametrised candidate is a table gate at every value (its layout, or
-``None``), by identity, family and counts (:class:`~.recognize.TableMatch`)."""
+``None``), by identity and family (:class:`~.recognize.TableMatch`)."""
 
 
 _KEEPING = threading.Lock()

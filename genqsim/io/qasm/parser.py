@@ -29,7 +29,7 @@ from ...errors import ArgumentTypeError, GenqsimError, NonFiniteError
 from ...numbers import python_number
 from ...support.lazysympy import is_sympy
 from ...support.validation import MAX_CIRCUIT_QUBITS
-from .fast_reader import ReaderTables, SimpleStatements
+from .fast_reader import ReaderTables, SimpleStatements, without
 from .kept import CALL_RECORDS, EXPANSIONS, keep
 from .lexer import Lexer, QasmError, Token
 from .recognize import (
@@ -645,8 +645,7 @@ class Parser:
         self.defined_at[g.name] = where
         self.declared.add(g.name)
         if g.name in self.builtin:
-            self.builtin = dict(self.builtin)  # BUILTIN itself is shared
-            del self.builtin[g.name]
+            self.builtin = without(self.builtin, g.name)  # BUILTIN itself is shared
             if self.simple is not None:
                 self.simple.forget(g.name)
             self._drop_identities(g)

@@ -167,7 +167,7 @@ class TableMatch:
             if self.identity is None:
                 self.layout = self._decide(expand)
             else:
-                key = (self.identity, family(self.name), self.n_params, self.n_qubits)
+                key = (self.identity, family(self.name))  # the identity has the counts
                 self.layout = DECISIONS.get(key, _UNDECIDED)
                 if self.layout == _UNDECIDED:
                     self.layout = self._decide(expand)
