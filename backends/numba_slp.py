@@ -33,7 +33,10 @@ finalises a kernel's module (:func:`_finalize_linking_late`).
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -55,6 +58,11 @@ once compiled without it. Compiled for Zen 3 or Haswell (AVX2, no scatters) the 
 have no gathers either, so nothing changes there."""
 
 
+VECTOR_GATHERS = ("llvm.masked.gather", "llvm.masked.scatter")
+"""The LLVM intrinsics the loop vectoriser packs such loops with; the code generator makes
+them :data:`SCATTERED` (or, where the CPU has none, scalar loads and stores; the loop
+vectoriser's cost model does not choose them there)."""
+
 LATE_LINK_INSTRUCTIONS = 1000
 """A called function of more LLVM instructions than this (with what it calls) is linked into
 a kernel after the kernel's module is optimised, not before (:func:`_finalize_linking_late`)."""
@@ -63,14 +71,26 @@ _LATE_LINKING = threading.local()
 
 
 def _instructions(library: Any) -> int:
-    """LLVM instructions in the code ``library`` lends to its callers (counted once)."""
+    """LLVM instructions in the code ``library`` lends to its callers, counted up to one
+    more than :data:`LATE_LINK_INSTRUCTIONS` (all that linking asks; a row body's 35,000
+    are not walked one by one in every caller that links it)."""
+    limit = LATE_LINK_INSTRUCTIONS + 1
     counted = getattr(library, "_genqsim_instructions", None)
-    if counted is None:
+    if counted is None or counted[0] != limit:
         module = library._get_module_for_linking()
-        counted = sum(len(list(block.instructions)) for fn in module.functions
-                      if not fn.is_declaration for block in fn.blocks)  # fmt: skip
+        total = 0
+        for fn in module.functions:
+            if fn.is_declaration:
+                continue
+            for block in fn.blocks:
+                total += sum(1 for _ in itertools.islice(block.instructions, limit - total))
+                if total >= limit:
+                    break
+            if total >= limit:
+                break
+        counted = (limit, total)
         library._genqsim_instructions = counted
-    return int(counted)
+    return int(counted[1])
 
 
 def _finalize_linking_late(library: Any) -> None:
@@ -123,23 +143,80 @@ def _finalize_linking_late(library: Any) -> None:
     for callee in late:
         library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
     library._final_module.verify()
-    library._finalize_final_module()
+    _finalize_without_code(library)
+
+
+def _finalize_without_code(library: Any) -> None:
+    """Numba's ``_finalize_final_module`` but for the machine code, which is made when the
+    library's code is first asked for (:func:`_make_code`): a library that is only linked
+    into others (the two wrappers between a threaded kernel and its loop body) never has
+    any. Numba makes every library's machine code at once, and each of those wrappers holds
+    a copy of the loop body and of the large row-level code it calls (35,000 LLVM
+    instructions for a block run's): they were about a third of the code generation of
+    the complex128 warm-up on a Zen 4 EPYC (14 of 44 s)."""
+    library._finalize_dynamic_globals()
+    library._verify_declare_only_symbols()
+    # what Numba's object-cache hooks find the library by (CPUCodeLibrary's ``__library``)
+    library._final_module._CPUCodeLibrary__library = weakref.proxy(library)
+    library._finalized = True
+    library._genqsim_code_pending = True
+
+
+def _make_code(library: Any) -> None:
+    """The machine code of a library :func:`_finalize_without_code` finalised, made once
+    (the rest of Numba's ``_finalize_final_module``)."""
+    if getattr(library, "_genqsim_code_pending", False):
+        library._genqsim_code_pending = False
+        cleanup = library._codegen._add_module(library._final_module)
+        if cleanup:
+            weakref.finalize(library, cleanup)
+        library._finalize_specific()
+
+
+def _after_code(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` of a code library, called once the library is finalised and its machine
+    code made."""
+
+    @functools.wraps(method)
+    def wrapped(library: Any, *args: Any, **kwargs: Any) -> Any:
+        library._ensure_finalized()
+        _make_code(library)
+        return method(library, *args, **kwargs)
+
+    return wrapped
 
 
 def _gathers_or_scatters(library: Any) -> bool:
-    """Whether the machine code of ``library``'s optimised module (before its late callees
-    are linked) has any of :data:`SCATTERED`."""
-    assembly = str(library._codegen._tm.emit_assembly(library._final_module))
-    return any(name in assembly for name in SCATTERED)
+    """Whether ``library``'s optimised module (before its late callees are linked) calls
+    LLVM's gather or scatter intrinsics (:data:`VECTOR_GATHERS`): what the machine code's
+    :data:`SCATTERED` instructions are made from, read off the module's declarations instead
+    of the assembly (emitting it took 6.7 s of the complex128 warm-up on a Zen 4 EPYC; the
+    two said the same of all 176 modules)."""
+    return any(
+        fn.is_declaration and fn.name.startswith(VECTOR_GATHERS)
+        for fn in library._final_module.functions
+    )
 
 
 _NUMBA_FINALIZE = codegen.CPUCodeLibrary.finalize
 _NUMBA_PARTS = (
     (codegen.CPUCodeLibrary, ("_optimize_final_module", "_finalize_final_module",
-                              "_raise_if_finalized", "_get_module_for_linking")),
-    (codegen.CPUCodegen, ("_check_llvm_bugs",)),
+                              "_raise_if_finalized", "_ensure_finalized",
+                              "_get_module_for_linking")),
+    (codegen.CPUCodegen, ("_check_llvm_bugs", "_add_module")),
+    (codegen.JITCodeLibrary, ("_finalize_specific", "_finalize_dynamic_globals",
+                              "_verify_declare_only_symbols")),
 )  # fmt: skip
-if not all(hasattr(owner, part) for owner, parts in _NUMBA_PARTS for part in parts):
+_CODE_USERS = (
+    (codegen.JITCodeLibrary, "get_pointer_to_function"),
+    (codegen.CPUCodeLibrary, "serialize_using_object_code"),
+    (codegen.CPUCodeLibrary, "_get_compiled_object"),
+)
+"""What asks for a library's machine code: an address in it (a kernel's entry point, a
+``cfunc``), its object code (Numba's on-disk cache)."""
+if not all(hasattr(owner, part) for owner, parts in _NUMBA_PARTS for part in parts) or not all(
+    hasattr(owner, name) for owner, name in _CODE_USERS
+):
     raise RuntimeError(
         "Numba's CPUCodeLibrary no longer has the steps genqsim's kernels are finalised with; "
         "backends/numba_slp.py must be updated for this Numba version"
@@ -157,6 +234,8 @@ def _finalize(library: Any) -> None:
 
 
 codegen.CPUCodeLibrary.finalize = _finalize  # type: ignore[method-assign]
+for _owner, _name in _CODE_USERS:
+    setattr(_owner, _name, _after_code(getattr(_owner, _name)))
 
 
 @contextlib.contextmanager
