@@ -36,7 +36,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
-from .numba_slp import slp_njit, vector_njit
+from .numba_slp import vector_njit
+from .numba_straight import compiled_loop
 
 CHUNK = 16
 """Amplitudes per straight chunk: the four lowest qubits."""
@@ -107,12 +108,8 @@ def _product_loop_source(name: str, amplitudes: list[int], pattern: bool) -> str
 
 
 def _compiled(source: str, name: str, cache: bool = True) -> Any:
-    """``source`` compiled with the SLP vectoriser. Its code object names this file, which
-    generated it, so Numba caches it here and compiles it again whenever this file changes
-    (``cache=False``: not cached, so that its assembly can be read)."""
-    namespace: dict[str, Any] = {"__name__": __name__}
-    exec(compile(source, __file__, "exec"), namespace)
-    return slp_njit(namespace[name], cache)
+    """:func:`~backends.numba_straight.compiled_loop` for a loop this module generated."""
+    return compiled_loop(source, name, __name__, __file__, cache)
 
 
 def swap_loop(qubit: int, a: int, b: int, cache: bool = True) -> Any:

@@ -27,7 +27,8 @@ import numba as nb
 import numpy as np
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
-from .numba_slp import slp_njit, vector_njit
+from .numba_slp import vector_njit
+from .numba_straight import compiled_loop
 
 
 def _called(fn: Callable[..., Any]) -> Any:
@@ -141,13 +142,8 @@ def _chunk_loop_head(signature: str, entries: range, array: str, chunk: int) -> 
 
 
 def _compiled(source: str, name: str, cache: bool) -> Any:
-    """The function ``name`` of a generated ``source``, compiled with the SLP vectoriser. Its
-    code object names this file, which generated it, so Numba caches it here beside the
-    other loops and compiles it again whenever this file changes (``cache=False``: not
-    cached, so that its assembly can be read)."""
-    namespace: dict[str, Any] = {"__name__": __name__}
-    exec(compile(source, __file__, "exec"), namespace)
-    return slp_njit(namespace[name], cache)
+    """:func:`~backends.numba_straight.compiled_loop` for a loop this module generated."""
+    return compiled_loop(source, name, __name__, __file__, cache)
 
 
 def _chunk_loop(bit: int, real: bool, cache: bool = True) -> Any:
