@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numba as nb
-from numba.core import codegen, config
+from numba.core import codegen, config, cpu
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import register_pass
 from numba.core.typed_passes import NativeLowering, NativeParforLowering
@@ -204,6 +204,7 @@ _NUMBA_PARTS = (
                               "_raise_if_finalized", "_ensure_finalized",
                               "_get_module_for_linking")),
     (codegen.CPUCodegen, ("_check_llvm_bugs", "_add_module")),
+    (cpu.CPUContext, ("get_executable",)),
     (codegen.JITCodeLibrary, ("_finalize_specific", "_finalize_dynamic_globals",
                               "_verify_declare_only_symbols")),
 )  # fmt: skip
@@ -234,6 +235,27 @@ def _finalize(library: Any) -> None:
 
 
 codegen.CPUCodeLibrary.finalize = _finalize  # type: ignore[method-assign]
+
+
+PARFOR_BODY = "__numba_parfor_gufunc"
+"""How Numba names the loop body of a threaded (``prange``) loop, compiled as a function of
+its own."""
+
+_NUMBA_GET_EXECUTABLE = cpu.CPUContext.get_executable
+
+
+def _get_executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
+    """``CPUContext.get_executable``, but for the loop body of a threaded genqsim kernel: Numba
+    links that body into the kernel (through two wrappers, by its symbol) and never calls it
+    from Python, yet made its Python entry point, and so all its machine code, a copy of the
+    row-level code it calls included. What stands for that entry point in Numba's table of
+    user functions is a plain object; the body's code is made if anything asks for it."""
+    if getattr(_LATE_LINKING, "depth", 0) > 0 and fndesc.qualname.startswith(PARFOR_BODY):
+        return object()
+    return _NUMBA_GET_EXECUTABLE(context, library, fndesc, env)
+
+
+cpu.CPUContext.get_executable = _get_executable  # type: ignore[method-assign]
 for _owner, _name in _CODE_USERS:
     setattr(_owner, _name, _after_code(getattr(_owner, _name)))
 

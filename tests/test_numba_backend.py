@@ -811,3 +811,40 @@ def test_large_callees_link_after_the_kernel_is_optimised_and_others_as_numba_do
     seen = len(late_calls)
     assert plain(x) == pytest.approx(expected, rel=1e-12)
     assert len(late_calls) == seen  # not a genqsim kernel: Numba's finalize
+
+
+def test_a_threaded_loop_body_and_its_wrappers_get_machine_code_only_when_asked(monkeypatch):
+    """A threaded genqsim kernel runs (the sum it must give) while the libraries of its loop
+    body and the two wrappers around it, only linked into the kernel, have no machine code
+    of their own; asked for an address in one of them, that library's code is made then."""
+    import numba
+
+    from genqsim.backends import numba_slp as slp
+
+    finalised: list = []
+    real = slp._finalize_without_code
+
+    def watched(library):
+        finalised.append(library)
+        real(library)
+
+    monkeypatch.setattr(slp, "_finalize_without_code", watched)
+
+    def total(x):
+        s = 0.0
+        for i in numba.prange(x.size):
+            s += x[i] * (i + 1)
+        return s
+
+    kernel = slp.vector_njit(parallel=True, nogil=True)(total)
+    x = np.arange(1.0, 1001.0)
+    assert kernel(x) == pytest.approx(float(np.sum(x * np.arange(1, 1001))), rel=1e-12)
+    bodies = [lib for lib in finalised if lib.name.startswith(slp.PARFOR_BODY)]
+    assert bodies and all(lib._genqsim_code_pending for lib in bodies)
+    (kernel_library,) = [o.library for o in kernel.overloads.values()]
+    assert not kernel_library._genqsim_code_pending  # the kernel itself runs: code made
+    body = bodies[0]
+    defined = [f.name for f in body._final_module.functions if not f.is_declaration]
+    name = next(n for n in defined if "parfor_gufunc" in n and not n.startswith("cpython"))
+    assert body.get_pointer_to_function(name) != 0
+    assert not body._genqsim_code_pending
