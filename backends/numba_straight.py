@@ -202,10 +202,8 @@ def _accesses(statement: ast.Assign) -> list[_Access]:
 
 def _stored(body: _Body, array: str) -> bool:
     """Whether ``body`` stores into ``array``."""
-    return any(
-        not isinstance(s.targets[0], ast.Name) and _access(s.targets[0]).array == array  # type: ignore[union-attr]
-        for s in body.statements
-    )
+    stores = (_access(s.targets[0]) for s in body.statements)
+    return any(access is not None and access.array == array for access in stores)
 
 
 def _intrinsic(body: _Body) -> Any:
