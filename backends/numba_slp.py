@@ -43,6 +43,7 @@ from typing import Any
 import numba as nb
 from numba.core import codegen, config, cpu
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import register_pass
 from numba.core.typed_passes import NativeLowering, NativeParforLowering
 
@@ -164,13 +165,17 @@ def _finalize_without_code(library: Any) -> None:
 
 def _make_code(library: Any) -> None:
     """The machine code of a library :func:`_finalize_without_code` finalised, made once
-    (the rest of Numba's ``_finalize_final_module``)."""
-    if getattr(library, "_genqsim_code_pending", False):
-        library._genqsim_code_pending = False
-        cleanup = library._codegen._add_module(library._final_module)
-        if cleanup:
-            weakref.finalize(library, cleanup)
-        library._finalize_specific()
+    (the rest of Numba's ``_finalize_final_module``), under Numba's compiler lock like the
+    rest of finalising: two threads asking at once add the module to LLVM's engine once."""
+    if not getattr(library, "_genqsim_code_pending", False):
+        return
+    with global_compiler_lock:
+        if library._genqsim_code_pending:
+            library._genqsim_code_pending = False
+            cleanup = library._codegen._add_module(library._final_module)
+            if cleanup:
+                weakref.finalize(library, cleanup)
+            library._finalize_specific()
 
 
 def _after_code(method: Callable[..., Any]) -> Callable[..., Any]:
