@@ -79,17 +79,9 @@ def _instructions(library: Any) -> int:
     counted = getattr(library, "_genqsim_instructions", None)
     if counted is None or counted[0] != limit:
         module = library._get_module_for_linking()
-        total = 0
-        for fn in module.functions:
-            if fn.is_declaration:
-                continue
-            for block in fn.blocks:
-                total += sum(1 for _ in itertools.islice(block.instructions, limit - total))
-                if total >= limit:
-                    break
-            if total >= limit:
-                break
-        counted = (limit, total)
+        instructions = (instruction for fn in module.functions if not fn.is_declaration
+                        for block in fn.blocks for instruction in block.instructions)  # fmt: skip
+        counted = (limit, sum(1 for _ in itertools.islice(instructions, limit)))
         library._genqsim_instructions = counted
     return int(counted[1])
 
@@ -214,15 +206,12 @@ _NUMBA_PARTS = (
                               "_verify_declare_only_symbols")),
 )  # fmt: skip
 _CODE_USERS = (
-    (codegen.JITCodeLibrary, "get_pointer_to_function"),
-    (codegen.CPUCodeLibrary, "serialize_using_object_code"),
-    (codegen.CPUCodeLibrary, "_get_compiled_object"),
+    (codegen.JITCodeLibrary, ("get_pointer_to_function",)),
+    (codegen.CPUCodeLibrary, ("_get_compiled_object",)),
 )
 """What asks for a library's machine code: an address in it (a kernel's entry point, a
-``cfunc``), its object code (Numba's on-disk cache)."""
-if not all(hasattr(owner, part) for owner, parts in _NUMBA_PARTS for part in parts) or not all(
-    hasattr(owner, name) for owner, name in _CODE_USERS
-):
+``cfunc``), its object code (what Numba's on-disk cache keeps)."""
+if not all(hasattr(owner, part) for owner, parts in _NUMBA_PARTS + _CODE_USERS for part in parts):
     raise RuntimeError(
         "Numba's CPUCodeLibrary no longer has the steps genqsim's kernels are finalised with; "
         "backends/numba_slp.py must be updated for this Numba version"
@@ -261,8 +250,9 @@ def _get_executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
 
 
 cpu.CPUContext.get_executable = _get_executable  # type: ignore[method-assign]
-for _owner, _name in _CODE_USERS:
-    setattr(_owner, _name, _after_code(getattr(_owner, _name)))
+for _owner, _names in _CODE_USERS:
+    for _name in _names:
+        setattr(_owner, _name, _after_code(getattr(_owner, _name)))
 
 
 @contextlib.contextmanager

@@ -76,15 +76,34 @@ def _is_expression(node: ast.expr) -> bool:
     )
 
 
-def _is_straight(statement: ast.stmt) -> bool:
-    """Whether ``statement`` is a load ``name = array[base + k]`` or a store
-    ``array[base + k] = expression``."""
+@dataclass(frozen=True)
+class _Load:
+    """``name = array[base + offset]``."""
+
+    name: str
+    access: _Access
+
+
+@dataclass(frozen=True)
+class _Store:
+    """``array[base + offset] = value`` (a name, or sums, differences and products of names)."""
+
+    access: _Access
+    value: ast.expr
+
+
+def _step(statement: ast.stmt) -> _Load | _Store | None:
+    """The load or store ``statement`` is, or None when it is not straight code."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
-        return False
+        return None
     (target,) = statement.targets
     if isinstance(target, ast.Name):
-        return _access(statement.value) is not None
-    return _access(target) is not None and _is_expression(statement.value)
+        loaded = _access(statement.value)
+        return None if loaded is None else _Load(target.id, loaded)
+    stored = _access(target)
+    if stored is None or not _is_expression(statement.value):
+        return None
+    return _Store(stored, statement.value)
 
 
 def _names(node: ast.AST) -> list[str]:
@@ -98,26 +117,37 @@ def _names(node: ast.AST) -> list[str]:
 
 @dataclass(frozen=True)
 class _Body:
-    """A straight loop body: its statements, and the names it takes from outside (indices,
-    arrays and scalars), in the order of the intrinsic's arguments."""
+    """A straight loop body: its loads and stores, the names it takes from outside in the
+    order of the intrinsic's arguments, and which of those are arrays (those stored into
+    among them) and which indices."""
 
-    statements: tuple[ast.Assign, ...]
+    steps: tuple[_Load | _Store, ...]
     arguments: tuple[str, ...]
+    arrays: frozenset[str]
+    stored: frozenset[str]
+    bases: frozenset[str]
 
 
-def _body(statements: list[ast.Assign]) -> _Body:
-    """The straight ``statements`` with the names they read but do not assign."""
+def _body(steps: list[_Load | _Store]) -> _Body:
+    """The straight ``steps`` with the names they read but do not assign."""
     assigned: set[str] = set()
     outside: dict[str, None] = {}
-    for statement in statements:
-        (target,) = statement.targets
-        read = _names(statement.value) + ([] if isinstance(target, ast.Name) else _names(target))
+    for step in steps:
+        read = [step.access.array, step.access.base]
+        if isinstance(step, _Store):
+            read = _names(step.value) + read
         for name in read:
             if name not in assigned:
                 outside.setdefault(name, None)
-        if isinstance(target, ast.Name):
-            assigned.add(target.id)
-    return _Body(tuple(statements), tuple(outside))
+        if isinstance(step, _Load):
+            assigned.add(step.name)
+    return _Body(
+        tuple(steps),
+        tuple(outside),
+        arrays=frozenset(step.access.array for step in steps),
+        stored=frozenset(step.access.array for step in steps if isinstance(step, _Store)),
+        bases=frozenset(step.access.base for step in steps),
+    )
 
 
 def _emit(body: _Body, context: Any, builder: Any, signature: Any, values: Any) -> None:
@@ -126,16 +156,15 @@ def _emit(body: _Body, context: Any, builder: Any, signature: Any, values: Any) 
     known: dict[str, tuple[Any, Any]] = {}  # name -> (type, value)
     pointers: dict[str, Any] = {}
     for name, kind, value in zip(body.arguments, signature.args, values, strict=True):
-        if isinstance(kind, types.Array):
+        if name in body.arrays:
             pointers[name] = context.make_array(kind)(context, builder, value).data
         else:
             known[name] = (kind, value)
 
     def address(access: _Access) -> tuple[Any, Any]:
-        kind = kinds[access.array]
         base_type, base = known[access.base]
         index = builder.add(base, context.get_constant(base_type, access.offset))
-        return kind.dtype, builder.gep(pointers[access.array], [index])
+        return kinds[access.array].dtype, builder.gep(pointers[access.array], [index])
 
     def evaluate(node: ast.expr) -> tuple[Any, Any]:
         if isinstance(node, ast.Name):
@@ -148,18 +177,12 @@ def _emit(body: _Body, context: Any, builder: Any, signature: Any, values: Any) 
         operation = getattr(builder, _OPERATIONS[type(node.op)])
         return kind, operation(left, right, flags=FAST)
 
-    for statement in body.statements:
-        (target,) = statement.targets
-        if isinstance(target, ast.Name):
-            access = _access(statement.value)
-            assert access is not None
-            kind, pointer = address(access)
-            known[target.id] = (kind, builder.load(pointer))
+    for step in body.steps:
+        kind, pointer = address(step.access)
+        if isinstance(step, _Load):
+            known[step.name] = (kind, builder.load(pointer))
         else:
-            access = _access(target)
-            assert access is not None
-            kind, pointer = address(access)
-            value_type, value = evaluate(statement.value)
+            value_type, value = evaluate(step.value)
             builder.store(context.cast(builder, value, value_type, kind), pointer)
 
 
@@ -171,19 +194,16 @@ def _promoted(left: Any, right: Any) -> Any:
 def _check(body: _Body, signature: tuple[Any, ...]) -> None:
     """Raise a typing error unless the arrays of ``body`` are 1-d contiguous float arrays,
     its indices integers and its scalars floats (what the straight code is written for)."""
-    kinds = dict(zip(body.arguments, signature, strict=True))
-    arrays = {a.array for s in body.statements for a in _accesses(s)}
-    bases = {a.base for s in body.statements for a in _accesses(s)}
-    for name, kind in kinds.items():
-        if name in arrays:
+    for name, kind in zip(body.arguments, signature, strict=True):
+        if name in body.arrays:
             fine = (
                 isinstance(kind, types.Array)
                 and kind.ndim == 1
                 and kind.layout == "C"
                 and kind.dtype in (types.float32, types.float64)
-                and (kind.mutable or not _stored(body, name))
+                and (kind.mutable or name not in body.stored)
             )
-        elif name in bases:
+        elif name in body.bases:
             fine = isinstance(kind, types.Integer)
         else:
             fine = kind in (types.float32, types.float64)
@@ -191,19 +211,6 @@ def _check(body: _Body, signature: tuple[Any, ...]) -> None:
             raise TypingError(f"straight chunk code: argument {name!r} of type {kind} is not "
                               "what it is written for (1-d contiguous float arrays, integer "
                               "indices, float scalars)")  # fmt: skip
-
-
-def _accesses(statement: ast.Assign) -> list[_Access]:
-    """The array accesses of one straight statement."""
-    (target,) = statement.targets
-    found = [_access(target), _access(statement.value)]
-    return [a for a in found if a is not None]
-
-
-def _stored(body: _Body, array: str) -> bool:
-    """Whether ``body`` stores into ``array``."""
-    stores = (_access(s.targets[0]) for s in body.statements)
-    return any(access is not None and access.array == array for access in stores)
 
 
 def _intrinsic(body: _Body) -> Any:
@@ -238,15 +245,15 @@ def straight_source(source: str) -> tuple[str, dict[str, Any]]:
     tree = ast.parse(source)
     made: dict[str, Any] = {}
     for loop in [n for n in ast.walk(tree) if isinstance(n, ast.For)]:
-        start = len(loop.body)
-        while start > 0 and _is_straight(loop.body[start - 1]):
+        steps = [_step(statement) for statement in loop.body]
+        start = len(steps)
+        while start > 0 and steps[start - 1] is not None:
             start -= 1
-        while start < len(loop.body) and not isinstance(loop.body[start].targets[0], ast.Name):  # type: ignore[attr-defined]
+        while start < len(steps) and isinstance(steps[start], _Store):
             start += 1  # from its first load: a chunk's loads, then its stores
-        if len(loop.body) - start < 2:
+        if len(steps) - start < 2:
             continue
-        statements = loop.body[start:]
-        body = _body(statements)  # type: ignore[arg-type]
+        body = _body([step for step in steps[start:] if step is not None])  # all are
         name = f"_straight_{next(_COUNTER)}"
         made[name] = _intrinsic(body)
         call = ast.Expr(
