@@ -6,9 +6,10 @@ matrix's Pauli coordinates (:mod:`genqsim.states.pauli_basis`).
 Gates are dispatched by structure: 1- and 2-qubit dense matrices to unrolled butterflies,
 larger ones to a gather-multiply-scatter kernel; diagonal gates multiply only the rows whose
 entry is not one (``diag(1, p)`` touches half the state); permutations move amplitudes along
-their cycles (X, CX and SWAP are plain swaps). Small states run the serial build of each
-kernel, large ones the threaded build, on the thread count of the current thread's setting:
-a state's run options enter that setting once around a run (:meth:`NumbaBackend.threads`).
+their cycles (X, CX and SWAP are plain swaps). Small states run each kernel on the calling
+thread (its serial build), large ones on the thread pool (its threaded build), on the thread
+count of the current thread's setting: a state's run options enter that setting once around
+a run (:meth:`NumbaBackend.threads`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ import numpy as np
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps the kernels below)
 from . import numba_low_chunks as low_chunks
+from .numba_ranges import one_build
 from .numba_slp import vector_njit
 
 _SOURCES: dict[str, Callable[..., Any]] = {}
@@ -101,42 +101,38 @@ def _shared(fn: Callable[..., Any]) -> Any:
     return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
 
 
-def _compiled(fn: Callable[..., Any], parallel: bool) -> Any:
-    """A kernel's build, kept from gathers and scatters
-    (:func:`~backends.numba_slp.vector_njit`)."""
-    return vector_njit(parallel=parallel, cache=True, nogil=True, error_model="numpy",
-                       fastmath=True)(fn)  # fmt: skip
+THREADED_LOOPS_ONLY = {
+    "prange": True,
+    "comprehension": False,
+    "reduction": False,
+    "inplace_binop": False,
+    "setitem": False,
+    "numpy": False,
+    "stencil": False,
+    "fusion": False,
+}
+"""Numba's parallel options for a kernel: only its ``prange`` loops run on the thread pool
+(array expressions stay on the calling thread, which runs the serial branch)."""
+
+
+def _compiled(fn: Callable[..., Any]) -> Any:
+    """A kernel's build, threading its ``prange`` loops alone, kept from gathers and
+    scatters (:func:`~backends.numba_slp.vector_njit`)."""
+    return vector_njit(parallel=dict(THREADED_LOOPS_ONLY), cache=True, nogil=True,
+                       error_model="numpy", fastmath=True)(fn)  # fmt: skip
 
 
 def _kernel(fn: Callable[..., Any]) -> Any:
-    """Register ``fn`` as a kernel; the parallel and serial builds are made below."""
+    """Register ``fn`` as a kernel; its build, serial and threaded, is made in
+    :mod:`.numba_kernels`."""
     _SOURCES[fn.__name__] = fn
     return fn
 
 
-@_inline
-def _calling_thread():
-    """The serial build's thread id: always row 0 of the scratch (Numba's own
-    ``get_thread_id`` is only defined once its thread pool has started)."""
-    return 0
-
-
-_SERIAL_NB = types.ModuleType("numba_serial")
-_SERIAL_NB.get_thread_id = _calling_thread  # type: ignore[attr-defined]
-
-
-def _build(fn: Callable[..., Any], parallel: bool) -> Any:
-    """``fn`` compiled with or without threads. The serial build is compiled from a copy
-    under its own qualified name (so the two land in different cache files) whose ``nb``
-    is a module with the serial ``get_thread_id``."""
-    if parallel:
-        return _compiled(fn, parallel=True)
-    serial_globals = {**fn.__globals__, "nb": _SERIAL_NB}
-    twin = types.FunctionType(fn.__code__, serial_globals, fn.__name__ + "_serial",
-                              fn.__defaults__, fn.__closure__)  # fmt: skip
-    twin.__qualname__ = fn.__qualname__ + "_serial"
-    twin.__doc__ = fn.__doc__
-    return _compiled(twin, parallel=False)
+def _build(fn: Callable[..., Any]) -> Any:
+    """``fn`` compiled once as ``fn(threaded, *arguments)``, its threaded loops as range
+    functions (:mod:`.numba_ranges`)."""
+    return one_build(fn, _compiled)
 
 
 @_inline

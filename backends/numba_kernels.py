@@ -8,11 +8,12 @@ indices whose target and control bits are all zero, made by inserting zero bits 
 per-amplitude test of control bits. Every kernel loads all amplitudes of a group before it
 stores any of them (read-all-then-write), so in-place updates never read a value they wrote.
 
-Every kernel exists twice, from the one source: in :data:`PARALLEL` (``prange`` loops over
+Every kernel is compiled once (:data:`BUILDS`, :mod:`.numba_ranges`), with a first argument
+``threaded``, and reached two ways: in :data:`PARALLEL` (its loops shared out over the
 threads) and in :data:`SERIAL` (the same loops on the calling thread, for small states where
 waking threads costs more than it saves). The backend picks one per call from the state's
-size, so no thread setting is ever toggled per primitive. Thread-local scratch
-(``scratch[get_thread_id()]``) is allocated by the caller, never inside a parallel loop.
+size, so no thread setting is ever toggled per primitive. Thread-local scratch (a row per
+thread) is allocated by the caller, never inside a parallel loop.
 
 Small helpers are inlined (``_inline``); the large row-level bodies of block, tile and adjoint
 runs are compiled once per dtype and called (``_shared``), so the eight builds that use them
@@ -22,6 +23,7 @@ do not each compile a copy (an empty cache once took ten minutes to fill).
 from __future__ import annotations
 
 import types
+from functools import partial
 
 # every family registers its kernels with numba_common when it is imported
 from . import (  # noqa: F401
@@ -33,7 +35,11 @@ from . import (  # noqa: F401
 )
 from .numba_common import _SOURCES, _build
 
-PARALLEL = types.SimpleNamespace(**{name: _build(fn, True) for name, fn in _SOURCES.items()})
-"""Every kernel with ``prange`` loops spread over the configured threads."""
-SERIAL = types.SimpleNamespace(**{name: _build(fn, False) for name, fn in _SOURCES.items()})
+BUILDS = {name: _build(fn) for name, fn in _SOURCES.items()}
+"""Every kernel, compiled once: its first argument says whether its loops run on the
+thread pool."""
+
+PARALLEL = types.SimpleNamespace(**{name: partial(b, True) for name, b in BUILDS.items()})
+"""Every kernel with its ``prange`` loops spread over the configured threads."""
+SERIAL = types.SimpleNamespace(**{name: partial(b, False) for name, b in BUILDS.items()})
 """Every kernel run on the calling thread alone."""

@@ -28,6 +28,12 @@ instructions: the row-level bodies of the block-run kernels, a threaded kernel's
 into the caller after the caller's module is optimised instead of before, so that code
 already optimised is not optimised again in every caller. Both are done where Numba
 finalises a kernel's module (:func:`_finalize_linking_late`).
+
+Machine code is made only for what runs: a library finalised here gets it when an address
+in it or its object code is first asked for (:func:`_make_code`). A threaded loop's body and
+a :func:`called_only` function (a kernel's range functions, :mod:`backends.numba_ranges`)
+are only ever linked into their callers, so they never get any; Numba's cache keeps such a
+function's LLVM code, which is what its callers link.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import llvmlite.binding as llvm
 import numba as nb
 from numba.core import codegen, config, cpu
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
@@ -168,6 +175,10 @@ def _make_code(library: Any) -> None:
             if cleanup:
                 weakref.finalize(library, cleanup)
             library._finalize_specific()
+            for variable in library._final_module.global_variables:
+                env = _PENDING_ENVIRONMENTS.pop(variable.name, None)
+                if env is not None and not variable.is_declaration:
+                    _NUMBA_SET_ENV(library._codegen, variable.name, env)
 
 
 def _after_code(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -201,9 +212,11 @@ _NUMBA_PARTS = (
                               "_raise_if_finalized", "_ensure_finalized",
                               "_get_module_for_linking")),
     (codegen.CPUCodegen, ("_check_llvm_bugs", "_add_module")),
+    (codegen.JITCPUCodegen, ("set_env",)),
     (cpu.CPUContext, ("get_executable",)),
     (codegen.JITCodeLibrary, ("_finalize_specific", "_finalize_dynamic_globals",
-                              "_verify_declare_only_symbols")),
+                              "_verify_declare_only_symbols", "serialize_using_bitcode",
+                              "serialize_using_object_code", "_unserialize")),
 )  # fmt: skip
 _CODE_USERS = (
     (codegen.JITCodeLibrary, ("get_pointer_to_function",)),
@@ -235,21 +248,100 @@ PARFOR_BODY = "__numba_parfor_gufunc"
 """How Numba names the loop body of a threaded (``prange``) loop, compiled as a function of
 its own."""
 
+CALLED_ONLY: set[tuple[str, str]] = set()
+"""(module, qualified name) of the functions only ever called from other compiled code (a
+kernel's range functions, the row bodies its runs call; :func:`called_only`)."""
+
+
+def called_only(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark ``fn`` as called only from compiled code: Numba links its code into each caller,
+    so its own library gets machine code only if something asks for it, and Numba's cache
+    keeps its LLVM code instead of object code (what its callers link). Called from
+    Python, it raises a ``TypeError`` naming :func:`called_from_compiled_code_only`."""
+    CALLED_ONLY.add((fn.__module__, fn.__qualname__))
+    return fn
+
+
+@nb.njit(cache=True, nogil=True)
+def called_from_compiled_code_only() -> int:
+    """Stands for the Python entry point of every :func:`called_only` function (Numba's
+    dispatcher needs one built the way Numba builds them); called with their arguments it
+    raises a ``TypeError`` that names it."""
+    return 0
+
+
 _NUMBA_GET_EXECUTABLE = cpu.CPUContext.get_executable
 
 
 def _get_executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
-    """``CPUContext.get_executable``, but for the loop body of a threaded genqsim kernel: Numba
-    links that body into the kernel (through two wrappers, by its symbol) and never calls it
-    from Python, yet made its Python entry point, and so all its machine code, a copy of the
-    row-level code it calls included. What stands for that entry point in Numba's table of
-    user functions is a plain object; the body's code is made if anything asks for it."""
+    """``CPUContext.get_executable``, but with no machine code for a function only ever
+    linked into others:
+
+    - the loop body of a threaded genqsim kernel: Numba links that body into the kernel
+      (through two wrappers, by its symbol) and never calls it from Python, yet made its
+      Python entry point, and so all its machine code, a copy of the row-level code it calls
+      included. What stands for that entry point in Numba's table of user functions is a
+      plain object;
+    - a :func:`called_only` function: its dispatcher gets the entry point of
+      :func:`called_from_compiled_code_only` instead.
+
+    The code is made if anything asks for it."""
     if getattr(_LATE_LINKING, "depth", 0) > 0 and fndesc.qualname.startswith(PARFOR_BODY):
         return object()
+    if (fndesc.modname, fndesc.qualname) in CALLED_ONLY:
+        library._ensure_finalized()  # while it is lowered: as genqsim's, without code
+        _PENDING_ENVIRONMENTS[context.get_env_name(fndesc)] = env
+        return called_from_compiled_code_only.compile(())  # its entry point
     return _NUMBA_GET_EXECUTABLE(context, library, fndesc, env)
 
 
+_PENDING_ENVIRONMENTS: dict[str, Any] = {}
+"""Numba's environment objects of functions whose machine code is not made yet, by the name
+of the global that points at each (set once the code is made, :func:`_make_code`)."""
+
+_NUMBA_SET_ENV = codegen.JITCPUCodegen.set_env
+
+
+def _set_env(codegen_: Any, env_name: str, env: Any) -> None:
+    """Numba's ``set_env`` (point the code's environment global at ``env``), kept for when
+    the code is made where it is not made yet (a library loaded from the cache as LLVM code:
+    Numba would write through a null address)."""
+    if codegen_._engine.get_global_value_address(env_name):
+        _NUMBA_SET_ENV(codegen_, env_name, env)
+    else:
+        _PENDING_ENVIRONMENTS[env_name] = env
+
+
+_NUMBA_SERIALIZE = codegen.CPUCodeLibrary.serialize_using_object_code
+_NUMBA_UNSERIALIZE = codegen.CPUCodeLibrary._unserialize.__func__
+
+
+def _serialize(library: Any) -> Any:
+    """What Numba's cache keeps of ``library``: its LLVM code while it has no machine code
+    (a :func:`called_only` function's: its callers link that code; making object code only
+    to store it took about 10 s of the complex128 warm-up), else Numba's object code."""
+    library._ensure_finalized()
+    if getattr(library, "_genqsim_code_pending", False):
+        return library.serialize_using_bitcode()
+    return _NUMBA_SERIALIZE(library)
+
+
+def _unserialize(cls: Any, codegen_: Any, state: Any) -> Any:
+    """Numba's ``_unserialize``, but a library kept as LLVM code is loaded without machine
+    code (made when asked for, :func:`_finalize_without_code`)."""
+    name, kind, data = state
+    if kind != "bitcode":
+        return _NUMBA_UNSERIALIZE(cls, codegen_, state)
+    library = codegen_.create_library(name)
+    library._final_module = llvm.parse_bitcode(data)
+    _finalize_without_code(library)
+    return library
+
+
 cpu.CPUContext.get_executable = _get_executable  # type: ignore[method-assign]
+codegen.CPUCodeLibrary.serialize_using_object_code = _serialize  # type: ignore[method-assign]
+codegen.CPUCodeLibrary._unserialize = classmethod(_unserialize)  # type: ignore[method-assign,assignment]
+codegen.JITCPUCodegen.set_env = _set_env  # type: ignore[method-assign]
 for _owner, _names in _CODE_USERS:
     for _name in _names:
         setattr(_owner, _name, _after_code(getattr(_owner, _name)))

@@ -567,8 +567,8 @@ cases = {
     "real pairs": (lc.real_pair_loop(1, 2, cache=False), (t.float64[::1],) + (t.float64,) * 8),
     "complex groups": (numba_slp.vector_njit(**options)(dense._mix2c_groups.py_func), groups),
     "threaded 1q": (
-        C._compiled(C._SOURCES["apply_1q"], parallel=True),
-        (t.complex128[::1], t.complex128[:, ::1], t.int64,
+        C._build(C._SOURCES["apply_1q"]),
+        (t.boolean, t.complex128[::1], t.complex128[:, ::1], t.int64,
          t.Array(t.int64, 1, "C", readonly=True), t.int64),
     ),
 }
@@ -613,9 +613,9 @@ def test_kernel_loops_do_not_gather_or_scatter_on_avx512(tmp_path):
     """Compiled for an AVX-512 CPU (Zen 4), the loops over short runs of amplitudes come out
     without gathers or scatters, which made them 5-19x slower there: the phase loops and
     real pairs (SLP-compiled straight chunks) and the complex groups of one-qubit gates on
-    qubits 1 and 2 (a helper compiled like every called kernel helper), and a threaded
-    kernel's build (its loops lowered as thread-pool tasks, each module optimised again
-    without the loop vectoriser where it scattered). The same helper
+    qubits 1 and 2 (a helper compiled like every called kernel helper), and a kernel's
+    build (its loops as range functions linked in, threaded over shares as thread-pool
+    tasks, each module optimised again without the loop vectoriser where it scattered). The same helper
     compiled by plain ``nb.njit`` scatters, the case the compilers look for; the straight
     chunks still use the 512-bit registers."""
     import platform

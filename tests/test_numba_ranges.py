@@ -1,0 +1,140 @@
+"""One build per kernel (backends/numba_ranges.py): threaded loops as range functions over
+shares, and functions only called from compiled code kept without machine code of their
+own (backends/numba_slp.py). The kernels themselves are checked against the generic
+routine in test_numba_backend.py and test_threads.py, in both branches."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from genqsim.backends import numba_kernels as K
+from genqsim.backends import numba_ranges as ranges
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 4, 7])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, 1000, 1 << 20])
+def test_the_shares_of_a_loop_cover_it_once_in_order(n, parts):
+    """Share k of p is [n k / p, n (k + 1) / p): together 0 .. n, each index once, the
+    slots distinct (what keeps two running shares off one row of scratch)."""
+    if parts > n:
+        return  # never asked: a loop has at most as many shares as iterations
+    bounds = [ranges._share.py_func(n, np.uint64(k), parts) for k in range(parts)]
+    covered = [i for start, stop, _ in bounds for i in range(start, stop)] if n < 5000 else []
+    if n < 5000:
+        assert covered == list(range(n))
+    assert bounds[0][0] == 0 and bounds[-1][1] == n
+    assert all(bounds[k][1] == bounds[k + 1][0] for k in range(parts - 1))
+    assert sorted(slot for _, _, slot in bounds) == list(range(parts))
+    assert ranges._whole.py_func(n) == (0, n, 0)
+
+
+def _kernel_source(name):
+    import ast
+
+    tree = ranges._source_tree(K._SOURCES[name])
+    made = ranges._rewrite_loops(tree.body[0])
+    return ast.unparse(ast.fix_missing_locations(tree)), made
+
+
+def test_a_loop_that_reduces_into_a_variable_stays_a_threaded_loop():
+    """``norm_squared`` sums into ``total``, read after its loop: Numba's ``prange``
+    combines the threads' partial sums, so the loop is kept (and run over ``range`` when
+    not threaded); a loop that only writes arrays becomes a range function."""
+    source, made = _kernel_source("norm_squared")
+    assert not made and "prange(state.size)" in source and "range(state.size)" in source
+    source, made = _kernel_source("probabilities_marginal")
+    assert [f.name for f in made] == ["probabilities_marginal__range0"]
+    assert "get_thread_id" not in source  # the scratch row is the share's slot
+
+
+@pytest.mark.parametrize("numbers", [np.complex64, np.complex128])
+def test_both_branches_of_a_kernel_give_the_numpy_results(numbers):
+    """A range function with a per-thread row (the marginal's histogram, by slot) and a
+    kept reduction (the norm), threaded and not, against NumPy on a random state."""
+    import numba
+
+    rng = np.random.default_rng(5)
+    state = (rng.normal(size=1 << 11) + 1j * rng.normal(size=1 << 11)).astype(numbers)
+    probabilities = np.abs(state.astype(np.complex128)) ** 2
+    qubits = np.array([0, 3, 9], dtype=np.int64)
+    bits = (np.arange(state.size)[:, None] >> qubits) & 1
+    keys = bits @ (1 << np.arange(qubits.size))
+    expected = np.bincount(keys, weights=probabilities, minlength=8)
+    for build in (K.SERIAL, K.PARALLEL):
+        partial = np.zeros((numba.config.NUMBA_NUM_THREADS, 8))
+        build.probabilities_marginal(state, qubits, partial)
+        assert np.allclose(partial.sum(axis=0), expected, rtol=1e-5)
+        assert build.norm_squared(state) == pytest.approx(probabilities.sum(), rel=1e-5)
+
+
+def test_a_function_only_called_from_compiled_code_says_so_when_called_from_python():
+    """A range function has no Python entry point of its own: called from Python it raises
+    a TypeError that names the stand-in, instead of running or crashing."""
+    import numba
+
+    K.SERIAL.probabilities_full(np.ones(4, np.complex128), np.empty(4))
+    function = K.BUILDS["probabilities_full"].py_func.__globals__["probabilities_full__range0"]
+    assert isinstance(function, numba.core.registry.CPUDispatcher)
+    with pytest.raises(TypeError, match="called_from_compiled_code_only"):
+        function(np.int64(0), np.int64(4), np.int64(0), np.empty(4), np.ones(4, np.complex128))
+
+
+CALLERS = """
+import sys
+import numpy as np
+from genqsim.backends.numba_slp import called_only, vector_njit
+
+options = dict(cache=True, nogil=True, error_model="numpy", fastmath=True)
+
+
+@vector_njit(**options)
+@called_only
+def callee(x):
+    total = 0.0
+    for i in range(x.size):
+        total += x[i] * (i + 1)
+    return total
+
+
+@vector_njit(**options)
+def first(x):
+    return callee(x) + 1.0
+
+
+@vector_njit(**options)
+def second(x):
+    return callee(x) * 2.0
+
+
+x = np.arange(1.0, 101.0)
+expected = float(np.sum(x * np.arange(1, 101)))
+caller = first if sys.argv[1] == "first" else second
+got = caller(x)
+want = expected + 1.0 if sys.argv[1] == "first" else expected * 2.0
+assert abs(got - want) < 1e-9 * want, (got, want)
+library = callee.overloads[next(iter(callee.overloads))].library
+print(sys.argv[1], "pending" if library._genqsim_code_pending else "made")
+"""
+
+
+def test_a_called_only_function_is_cached_as_llvm_code_and_linked_by_a_later_caller(tmp_path):
+    """The callee is compiled with the first caller and cached without machine code; a
+    second process compiles another caller, which loads the callee from the cache (as LLVM
+    code, still without machine code) and links it: both give the right sums."""
+    (tmp_path / "callers.py").write_text(textwrap.dedent(CALLERS))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    for which in ("first", "second"):
+        done = subprocess.run([sys.executable, str(tmp_path / "callers.py"), which],
+                              capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.split() == [which, "pending"]
+    cached = [name for _, _, names in os.walk(tmp_path / "cache") for name in names]
+    assert any(name.startswith("callers.callee") for name in cached)
