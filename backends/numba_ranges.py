@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numba as nb
@@ -90,7 +90,7 @@ class _Names(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def _names(nodes: list[ast.AST]) -> _Names:
+def _names(nodes: Sequence[ast.AST]) -> _Names:
     found = _Names()
     for node in nodes:
         found.visit(node)
@@ -172,17 +172,10 @@ def _range_function(name: str, loop: ast.For, arguments: list[str]) -> ast.Funct
         body=body,
         orelse=[],
     )
-    parameters = [ast.arg(a) for a in ["lo", "hi", "slot", *arguments]]
-    function = ast.FunctionDef(
-        name=name,
-        args=ast.arguments(
-            posonlyargs=[], args=parameters, kwonlyargs=[], kw_defaults=[], defaults=[]
-        ),
-        body=[inner],
-        decorator_list=[],
-        returns=None,
-        type_params=[],
-    )
+    parameters = ", ".join(["lo", "hi", "slot", *arguments])
+    function = ast.parse(f"def {name}({parameters}):\n    pass\n").body[0]
+    assert isinstance(function, ast.FunctionDef)  # a template: the AST fields of this Python
+    function.body = [inner]
     return ast.copy_location(function, loop)
 
 
@@ -240,7 +233,7 @@ def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., An
     kernel.args.args.insert(0, ast.arg(THREADED))
     namespace = dict(fn.__globals__)
     if made:
-        module = ast.fix_missing_locations(ast.Module(body=made, type_ignores=[]))
+        module = ast.fix_missing_locations(ast.Module(body=list[ast.stmt](made), type_ignores=[]))
         exec(compile(module, fn.__code__.co_filename, "exec"), namespace)
     scope = {**fn.__globals__, **{f.name: _range_njit(namespace[f.name]) for f in made},
              SHARES: _share_count, SHARE: _share, WHOLE: _whole}  # fmt: skip

@@ -313,7 +313,7 @@ def _set_env(codegen_: Any, env_name: str, env: Any) -> None:
 
 
 _NUMBA_SERIALIZE = codegen.CPUCodeLibrary.serialize_using_object_code
-_NUMBA_UNSERIALIZE = codegen.CPUCodeLibrary._unserialize.__func__
+_NUMBA_UNSERIALIZE = codegen.CPUCodeLibrary._unserialize.__func__  # type: ignore[attr-defined]
 
 
 def _serialize(library: Any) -> Any:

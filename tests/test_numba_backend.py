@@ -615,9 +615,9 @@ def test_kernel_loops_do_not_gather_or_scatter_on_avx512(tmp_path):
     real pairs (SLP-compiled straight chunks) and the complex groups of one-qubit gates on
     qubits 1 and 2 (a helper compiled like every called kernel helper), and a kernel's
     build (its loops as range functions linked in, threaded over shares as thread-pool
-    tasks, each module optimised again without the loop vectoriser where it scattered). The same helper
-    compiled by plain ``nb.njit`` scatters, the case the compilers look for; the straight
-    chunks still use the 512-bit registers."""
+    tasks, each module optimised again without the loop vectoriser where it scattered).
+    The same helper compiled by plain ``nb.njit`` scatters, the case the compilers look
+    for; the straight chunks still use the 512-bit registers."""
     import platform
 
     if platform.machine() not in ("x86_64", "AMD64"):
