@@ -15,7 +15,7 @@ import numpy as np
 from . import numba_cache  # noqa: F401  (first: where Numba keeps the kernels below)
 from . import numba_low_chunks as low_chunks
 from .numba_ranges import one_build
-from .numba_slp import vector_njit
+from .numba_slp import called_only, vector_njit
 
 _SOURCES: dict[str, Callable[..., Any]] = {}
 
@@ -97,8 +97,9 @@ def _called(fn: Callable[..., Any]) -> Any:
 def _shared(fn: Callable[..., Any]) -> Any:
     """A helper compiled once per argument types and called (not inlined) by every kernel
     that uses it: large row-level bodies shared by the serial and parallel builds and by
-    block and tile runs are compiled once instead of once per caller."""
-    return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
+    block and tile runs are compiled once instead of once per caller. Called from compiled
+    code only (:func:`~backends.numba_slp.called_only`): no machine code of its own."""
+    return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(called_only(fn))
 
 
 THREADED_LOOPS_ONLY = {

@@ -273,6 +273,17 @@ def called_from_compiled_code_only() -> int:
 _NUMBA_GET_EXECUTABLE = cpu.CPUContext.get_executable
 
 
+def _stand_in_entry(context: Any) -> Any:
+    """A new Python entry point running :func:`called_from_compiled_code_only`: one object
+    per function, as Numba keys a compiled function's implementation (what its callers'
+    calls are lowered to) by its entry point; one shared object would let a caller's call
+    resolve to another function of the same argument types."""
+    called_from_compiled_code_only.compile(())
+    (stand_in,) = called_from_compiled_code_only.overloads.values()
+    return _NUMBA_GET_EXECUTABLE(context, stand_in.library, stand_in.fndesc,
+                                 stand_in.environment)  # fmt: skip
+
+
 def _get_executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
     """``CPUContext.get_executable``, but with no machine code for a function only ever
     linked into others:
@@ -291,7 +302,7 @@ def _get_executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
     if (fndesc.modname, fndesc.qualname) in CALLED_ONLY:
         library._ensure_finalized()  # while it is lowered: as genqsim's, without code
         _PENDING_ENVIRONMENTS[context.get_env_name(fndesc)] = env
-        return called_from_compiled_code_only.compile(())  # its entry point
+        return _stand_in_entry(context)
     return _NUMBA_GET_EXECUTABLE(context, library, fndesc, env)
 
 

@@ -87,6 +87,36 @@ def test_a_function_only_called_from_compiled_code_says_so_when_called_from_pyth
         function(np.int64(0), np.int64(4), np.int64(0), np.empty(4), np.ones(4, np.complex128))
 
 
+def test_called_only_functions_of_the_same_argument_types_stay_apart():
+    """Two functions only called from compiled code, of the same argument types, each called
+    by its own caller: each caller runs its own callee (Numba finds a callee's code by its
+    entry point, so each has an entry point of its own)."""
+    import numba
+
+    from genqsim.backends.numba_slp import called_only, vector_njit
+
+    options = dict(cache=False, nogil=True, error_model="numpy", fastmath=True)
+
+    def doubled(x):
+        return 2.0 * x
+
+    def tripled(x):
+        return 3.0 * x
+
+    first, second = (vector_njit(**options)(called_only(f)) for f in (doubled, tripled))
+    for callee in (first, second):  # both compiled before either caller is
+        callee.compile((numba.float64,))
+
+    def call_first(x):
+        return first(x)
+
+    def call_second(x):
+        return second(x)
+
+    assert vector_njit(**options)(call_first)(5.0) == 10.0
+    assert vector_njit(**options)(call_second)(5.0) == 15.0
+
+
 CALLERS = """
 import sys
 import numpy as np
