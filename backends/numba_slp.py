@@ -279,7 +279,7 @@ def _stand_in_entry(context: Any) -> Any:
     calls are lowered to) by its entry point; one shared object would let a caller's call
     resolve to another function of the same argument types."""
     called_from_compiled_code_only.compile(())
-    (stand_in,) = called_from_compiled_code_only.overloads.values()
+    stand_in: Any = next(iter(called_from_compiled_code_only.overloads.values()))
     return _NUMBA_GET_EXECUTABLE(context, stand_in.library, stand_in.fndesc,
                                  stand_in.environment)  # fmt: skip
 
