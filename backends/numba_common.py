@@ -95,10 +95,10 @@ def _called(fn: Callable[..., Any]) -> Any:
 
 
 def _shared(fn: Callable[..., Any]) -> Any:
-    """A helper compiled once per argument types and called (not inlined) by every kernel
-    that uses it: large row-level bodies shared by the serial and parallel builds and by
-    block and tile runs are compiled once instead of once per caller. Called from compiled
-    code only (:func:`~backends.numba_slp.called_only`): no machine code of its own."""
+    """A function compiled once per argument types and called (not inlined) by every kernel
+    that uses it: the large row-level bodies of block, tile and adjoint runs, and each
+    kernel's range functions (:mod:`.numba_ranges`). Called from compiled code only
+    (:func:`~backends.numba_slp.called_only`): no machine code of its own."""
     return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(called_only(fn))
 
 
@@ -133,7 +133,7 @@ def _kernel(fn: Callable[..., Any]) -> Any:
 def _build(fn: Callable[..., Any]) -> Any:
     """``fn`` compiled once as ``fn(threaded, *arguments)``, its threaded loops as range
     functions (:mod:`.numba_ranges`)."""
-    return one_build(fn, _compiled)
+    return one_build(fn, _compiled, _shared)
 
 
 @_inline

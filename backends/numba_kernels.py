@@ -16,8 +16,8 @@ size, so no thread setting is ever toggled per primitive. Thread-local scratch (
 thread) is allocated by the caller, never inside a parallel loop.
 
 Small helpers are inlined (``_inline``); the large row-level bodies of block, tile and adjoint
-runs are compiled once per dtype and called (``_shared``), so the eight builds that use them
-do not each compile a copy (an empty cache once took ten minutes to fill).
+runs are compiled once per dtype and called (``_shared``), so the kernels that use them do
+not each compile a copy (an empty cache once took ten minutes to fill).
 """
 
 from __future__ import annotations

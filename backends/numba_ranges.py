@@ -36,9 +36,10 @@ import numpy as np
 from numba.np.ufunc.parallel import _iget_num_threads
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps the range functions)
-from .numba_slp import called_only, vector_njit
 
 THREADED = "threaded"
+GENERATED = "_loop_"
+"""The prefix of the variables a kernel's build adds (a loop's count, shares and bounds)."""
 SHARES = "_share_count"
 SHARE = "_share"
 WHOLE = "_whole"
@@ -66,12 +67,6 @@ def _whole(n):
     """All of ``0 .. n`` as one share (start, stop, slot) of the types a share has (a
     literal 0 would make the range function a build of its own)."""
     return np.int64(0), np.int64(n), np.int64(0)
-
-
-def _range_njit(fn: Callable[..., Any]) -> Any:
-    """A range function's build: compiled once per argument types and called, with the
-    kernels' options, kept from gathers and scatters like them."""
-    return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(called_only(fn))
 
 
 class _Names(ast.NodeVisitor):
@@ -163,16 +158,16 @@ def _store(name: str) -> ast.Name:
 
 
 def _range_function(name: str, loop: ast.For, arguments: list[str]) -> ast.FunctionDef:
-    """``def name(lo, hi, slot, *arguments): for i in range(lo, hi): body``, the body's
-    thread id its ``slot``."""
-    body = [_thread_id_as(statement, lambda: _load("slot")) for statement in loop.body]
+    """``def name(lo, hi, slot, *arguments): for i in range(lo, hi): body`` (its own
+    parameters prefixed with :data:`GENERATED`), the body's thread id its ``slot``."""
+    body = [_thread_id_as(statement, lambda: _load(f"{GENERATED}slot")) for statement in loop.body]
     inner = ast.For(
         target=_store(loop.target.id),  # type: ignore[attr-defined]
-        iter=_call("range", [_load("lo"), _load("hi")]),
+        iter=_call("range", [_load(f"{GENERATED}lo"), _load(f"{GENERATED}hi")]),
         body=body,
         orelse=[],
     )
-    parameters = ", ".join(["lo", "hi", "slot", *arguments])
+    parameters = ", ".join([f"{GENERATED}{p}" for p in ("lo", "hi", "slot")] + arguments)
     function = ast.parse(f"def {name}({parameters}):\n    pass\n").body[0]
     assert isinstance(function, ast.FunctionDef)  # a template: the AST fields of this Python
     function.body = [inner]
@@ -182,8 +177,8 @@ def _range_function(name: str, loop: ast.For, arguments: list[str]) -> ast.Funct
 def _replacement(name: str, loop: ast.For, arguments: list[str], k: int) -> ast.stmt:
     """What replaces ``loop``: threaded, the range function over one share per thread in a
     ``prange`` over the shares; else over all iterations."""
-    count, parts, part = f"_n{k}", f"_parts{k}", f"_part{k}"
-    start, stop, slot = f"_start{k}", f"_stop{k}", f"_slot{k}"
+    count, parts, part = f"{GENERATED}n{k}", f"{GENERATED}parts{k}", f"{GENERATED}part{k}"
+    start, stop, slot = f"{GENERATED}start{k}", f"{GENERATED}stop{k}", f"{GENERATED}slot{k}"
     bounds = ast.Tuple([_store(start), _store(stop), _store(slot)], ast.Store())
     call = ast.Expr(
         _call(name, [_load(start), _load(stop), _load(slot), *[_load(a) for a in arguments]])
@@ -222,12 +217,18 @@ def _source_tree(fn: Callable[..., Any]) -> ast.Module:
     return tree
 
 
-def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., Any]], Any]) -> Any:
+def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., Any]], Any],
+              compile_range: Callable[[Callable[..., Any]], Any]) -> Any:  # fmt: skip
     """Kernel ``fn`` as one function ``fn(threaded, *arguments)``, its ``prange`` loops as
-    range functions (see the module's docstring), compiled by ``compile_kernel``."""
+    range functions (see the module's docstring) compiled by ``compile_range``, the kernel
+    by ``compile_kernel``."""
     tree = _source_tree(fn)
     kernel = tree.body[0]
     assert isinstance(kernel, ast.FunctionDef)
+    taken = {a.arg for a in kernel.args.args} | _names(kernel.body).assigned
+    if THREADED in taken or any(name.startswith(GENERATED) for name in taken):
+        raise ValueError(f"kernel {fn.__name__}: the names {THREADED!r} and {GENERATED!r}... "
+                         "are the ones its build adds; rename its variable")  # fmt: skip
     _thread_id_as(kernel, lambda: ast.Constant(0))
     made = _rewrite_loops(kernel)
     kernel.args.args.insert(0, ast.arg(THREADED))
@@ -235,7 +236,7 @@ def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., An
     if made:
         module = ast.fix_missing_locations(ast.Module(body=list[ast.stmt](made), type_ignores=[]))
         exec(compile(module, fn.__code__.co_filename, "exec"), namespace)
-    scope = {**fn.__globals__, **{f.name: _range_njit(namespace[f.name]) for f in made},
+    scope = {**fn.__globals__, **{f.name: compile_range(namespace[f.name]) for f in made},
              SHARES: _share_count, SHARE: _share, WHOLE: _whole}  # fmt: skip
     exec(compile(ast.fix_missing_locations(tree), fn.__code__.co_filename, "exec"), scope)
     built = scope[kernel.name]

@@ -31,9 +31,9 @@ finalises a kernel's module (:func:`_finalize_linking_late`).
 
 Machine code is made only for what runs: a library finalised here gets it when an address
 in it or its object code is first asked for (:func:`_make_code`). A threaded loop's body and
-a :func:`called_only` function (a kernel's range functions, :mod:`backends.numba_ranges`)
-are only ever linked into their callers, so they never get any; Numba's cache keeps such a
-function's LLVM code, which is what its callers link.
+a :func:`called_only` function (a kernel's range functions, :mod:`backends.numba_ranges`,
+and the row bodies its runs share) are only ever linked into their callers, so they never
+get any; Numba's cache keeps such a function's LLVM code, which is what its callers link.
 """
 
 from __future__ import annotations
@@ -264,9 +264,10 @@ def called_only(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @nb.njit(cache=True, nogil=True)
 def called_from_compiled_code_only() -> int:
-    """Stands for the Python entry point of every :func:`called_only` function (Numba's
-    dispatcher needs one built the way Numba builds them); called with their arguments it
-    raises a ``TypeError`` that names it."""
+    """What the Python entry point of every :func:`called_only` function runs (Numba's
+    dispatcher needs one built the way Numba builds them; each function gets an entry point
+    object of its own, :func:`_stand_in_entry`); called with their arguments it raises a
+    ``TypeError`` that names it."""
     return 0
 
 
@@ -293,8 +294,8 @@ def _get_executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
       Python entry point, and so all its machine code, a copy of the row-level code it calls
       included. What stands for that entry point in Numba's table of user functions is a
       plain object;
-    - a :func:`called_only` function: its dispatcher gets the entry point of
-      :func:`called_from_compiled_code_only` instead.
+    - a :func:`called_only` function: its dispatcher gets an entry point of its own that
+      runs :func:`called_from_compiled_code_only` (:func:`_stand_in_entry`).
 
     The code is made if anything asks for it."""
     if getattr(_LATE_LINKING, "depth", 0) > 0 and fndesc.qualname.startswith(PARFOR_BODY):

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import numba
 import numpy as np
 import pytest
 
@@ -73,6 +74,18 @@ def test_both_branches_of_a_kernel_give_the_numpy_results(numbers):
         build.probabilities_marginal(state, qubits, partial)
         assert np.allclose(partial.sum(axis=0), expected, rtol=1e-5)
         assert build.norm_squared(state) == pytest.approx(probabilities.sum(), rel=1e-5)
+
+
+def _kernel_with_a_taken_name(state, threaded):
+    for i in numba.prange(state.size):
+        state[i] = threaded
+
+
+def test_a_kernel_using_a_name_its_build_adds_is_refused():
+    """A kernel whose own variable is ``threaded`` (the build's first argument) is refused
+    with an error naming it, before anything is compiled."""
+    with pytest.raises(ValueError, match="threaded"):
+        ranges.one_build(_kernel_with_a_taken_name, pytest.fail, pytest.fail)
 
 
 def test_a_function_only_called_from_compiled_code_says_so_when_called_from_python():
