@@ -9,10 +9,14 @@ kernel is compiled once, with a first parameter ``threaded``, and each ``for i i
 prange(n): body`` becomes a call of a *range function* ``<kernel>__range<k>(lo, hi, slot,
 ...)``, whose loop is ``for i in range(lo, hi): body`` (its other arguments: the kernel's
 variables the body reads). Not threaded, the kernel calls it once over ``0 .. n``; threaded,
-it splits ``0 .. n`` into one equal share per thread, as Numba's own static schedule does,
-and calls it once per share in a ``prange`` over the shares. A body's ``nb.get_thread_id()``
-(its row of per-thread scratch) becomes ``slot``: the share's number, or 0; no two shares
-run at once on one slot. Outside loops the calling thread's id is 0.
+it splits ``0 .. n`` into :data:`PIECES_PER_THREAD` equal pieces per thread, and each thread
+of a ``prange`` over the threads calls it on the next piece nobody has claimed yet (an
+atomic counter) until none is left. Numba's own schedule gives each thread one fixed equal
+share instead: where another process holds one of the cores, the thread on it finishes its
+share late and the whole pass waits for it; with pieces, the other thread takes more of
+them. A body's ``nb.get_thread_id()`` (its row of per-thread scratch) becomes ``slot``: the
+thread's number in the ``prange``, or 0; no two pieces run at once on one slot. Outside
+loops the calling thread's id is 0.
 
 A loop is kept as it is in the threaded branch, and as a plain ``range`` loop in the other,
 where its body assigns a variable the kernel reads outside the loop (a reduction: Numba's
@@ -33,6 +37,8 @@ from typing import Any
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.extending import intrinsic
 from numba.np.ufunc.parallel import _iget_num_threads
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps the range functions)
@@ -41,25 +47,64 @@ THREADED = "threaded"
 GENERATED = "_loop_"
 """The prefix of the variables a kernel's build adds (a loop's count, shares and bounds)."""
 SHARES = "_share_count"
-SHARE = "_share"
+PIECES = "_piece_count"
+CLAIMS = "_claims"
+CLAIM = "_claim"
+PIECE = "_piece"
 WHOLE = "_whole"
+
+PIECES_PER_THREAD = 8
+"""Pieces a threaded loop is split into per thread (fewer where the loop has fewer
+iterations). With a CPU-bound process on one of two cores, the thread on the free core
+then takes about two pieces in three: one piece late costs an eighth of a thread's share
+at most, where a fixed half made the pass wait for the slower thread's whole half."""
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
 def _share_count(n):
-    """How many shares a threaded loop of ``n`` iterations is split into: one per thread,
-    none empty. (The thread count is read as Numba's threaded loops read it, by the
-    threading layer's symbol: ``nb.get_num_threads()`` compiles in the address of a Python
-    object, which Numba cannot cache.)"""
+    """How many threads a threaded loop of ``n`` iterations runs on: the thread count, or
+    ``n`` where it is smaller. (The thread count is read as Numba's threaded loops read it,
+    by the threading layer's symbol: ``nb.get_num_threads()`` compiles in the address of a
+    Python object, which Numba cannot cache.)"""
     return min(np.int64(_iget_num_threads()), np.int64(n))
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _share(n, part, parts):
-    """Share ``part`` of ``parts`` of ``0 .. n`` as (start, stop, slot); ``part`` is
-    ``prange``'s index (unsigned in a threaded build)."""
-    k = np.int64(part)
-    return np.int64(n) * k // parts, np.int64(n) * (k + 1) // parts, k
+def _piece_count(n, parts):
+    """How many pieces a loop of ``n`` iterations on ``parts`` threads is split into: one
+    where it runs on one thread, else :data:`PIECES_PER_THREAD` per thread, none empty."""
+    if parts <= 1:
+        return np.int64(parts)
+    return min(np.int64(n), np.int64(parts) * PIECES_PER_THREAD)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _claims():
+    """The counter a threaded loop's threads claim its pieces from, at 0."""
+    return np.zeros(1, np.int64)
+
+
+@intrinsic
+def _claim(typingctx: Any, counter: Any) -> Any:
+    """The number of the next unclaimed piece: ``counter[0]``, incremented by one atomically
+    (two threads never get the same number; the loop's end orders everything else)."""
+    if not (isinstance(counter, nb.types.Array) and counter.dtype == nb.types.int64):
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        one = ir.Constant(ir.IntType(64), 1)
+        return builder.atomic_rmw("add", array.data, one, "monotonic")
+
+    return nb.types.int64(counter), codegen
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _piece(n, piece, pieces, part):
+    """Piece ``piece`` of ``pieces`` of ``0 .. n`` as (start, stop, slot), run by thread
+    ``part`` (``prange``'s index, unsigned in a threaded build): its slot."""
+    k = np.int64(piece)
+    return np.int64(n) * k // pieces, np.int64(n) * (k + 1) // pieces, np.int64(part)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -175,22 +220,32 @@ def _range_function(name: str, loop: ast.For, arguments: list[str]) -> ast.Funct
 
 
 def _replacement(name: str, loop: ast.For, arguments: list[str], k: int) -> ast.stmt:
-    """What replaces ``loop``: threaded, the range function over one share per thread in a
-    ``prange`` over the shares; else over all iterations."""
+    """What replaces ``loop``: threaded, the range function over the pieces each thread of
+    a ``prange`` over the threads claims; else over all iterations."""
     count, parts, part = f"{GENERATED}n{k}", f"{GENERATED}parts{k}", f"{GENERATED}part{k}"
+    pieces, claims, piece = f"{GENERATED}pieces{k}", f"{GENERATED}claims{k}", f"{GENERATED}piece{k}"
     start, stop, slot = f"{GENERATED}start{k}", f"{GENERATED}stop{k}", f"{GENERATED}slot{k}"
     bounds = ast.Tuple([_store(start), _store(stop), _store(slot)], ast.Store())
     call = ast.Expr(
         _call(name, [_load(start), _load(stop), _load(slot), *[_load(a) for a in arguments]])
     )
-    shares = ast.For(
-        target=_store(part),
-        iter=_call("prange", [_load(parts)]),
-        body=[ast.Assign([bounds], _call(SHARE, [_load(count), _load(part), _load(parts)])),
-              call],
+    claim = ast.Assign([_store(piece)], _call(CLAIM, [_load(claims)]))
+    bounds_of_piece = _call(PIECE, [_load(count), _load(piece), _load(pieces), _load(part)])
+    pieces_loop = ast.While(
+        test=ast.Compare(_load(piece), [ast.Lt()], [_load(pieces)]),
+        body=[ast.Assign([bounds], bounds_of_piece), call, claim],
+        orelse=[],
+    )
+    threads = ast.For(
+        target=_store(part), iter=_call("prange", [_load(parts)]), body=[claim, pieces_loop],
         orelse=[],
     )  # fmt: skip
-    threaded = [ast.Assign([_store(parts)], _call(SHARES, [_load(count)])), shares]
+    threaded = [
+        ast.Assign([_store(parts)], _call(SHARES, [_load(count)])),
+        ast.Assign([_store(pieces)], _call(PIECES, [_load(count), _load(parts)])),
+        ast.Assign([_store(claims)], _call(CLAIMS, [])),
+        threads,
+    ]
     whole = [ast.Assign([bounds], _call(WHOLE, [_load(count)])), call]
     return ast.If(
         _load(THREADED),
@@ -237,7 +292,8 @@ def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., An
         module = ast.fix_missing_locations(ast.Module(body=list[ast.stmt](made), type_ignores=[]))
         exec(compile(module, fn.__code__.co_filename, "exec"), namespace)
     scope = {**fn.__globals__, **{f.name: compile_range(namespace[f.name]) for f in made},
-             SHARES: _share_count, SHARE: _share, WHOLE: _whole}  # fmt: skip
+             SHARES: _share_count, PIECES: _piece_count, CLAIMS: _claims, CLAIM: _claim,
+             PIECE: _piece, WHOLE: _whole}  # fmt: skip
     exec(compile(ast.fix_missing_locations(tree), fn.__code__.co_filename, "exec"), scope)
     built = scope[kernel.name]
     built.__doc__ = fn.__doc__

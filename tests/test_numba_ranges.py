@@ -1,7 +1,8 @@
 """One build per kernel (backends/numba_ranges.py): threaded loops as range functions over
-shares, and functions only called from compiled code kept without machine code of their
-own (backends/numba_slp.py). The kernels themselves are checked against the generic
-routine in test_numba_backend.py and test_threads.py, in both branches."""
+pieces the threads claim, and functions only called from compiled code kept without
+machine code of their own (backends/numba_slp.py). The kernels themselves are checked
+against the generic routine in test_numba_backend.py and test_threads.py, in both
+branches."""
 
 from __future__ import annotations
 
@@ -22,19 +23,57 @@ from genqsim.backends import numba_ranges as ranges
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 4, 7])
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, 1000, 1 << 20])
-def test_the_shares_of_a_loop_cover_it_once_in_order(n, parts):
-    """Share k of p is [n k / p, n (k + 1) / p): together 0 .. n, each index once, the
-    slots distinct (what keeps two running shares off one row of scratch)."""
+def test_the_pieces_of_a_loop_cover_it_once_in_order(n, parts):
+    """Piece k of p is [n k / p, n (k + 1) / p): together 0 .. n, each index once; a piece's
+    slot is the thread that runs it; one thread takes the loop as one piece, more take
+    ``PIECES_PER_THREAD`` each where the loop is that long."""
     if parts > n:
-        return  # never asked: a loop has at most as many shares as iterations
-    bounds = [ranges._share.py_func(n, np.uint64(k), parts) for k in range(parts)]
-    covered = [i for start, stop, _ in bounds for i in range(start, stop)] if n < 5000 else []
+        return  # never asked: a loop runs on at most as many threads as it has iterations
+    pieces = ranges._piece_count.py_func(n, parts)
+    assert pieces == (1 if parts == 1 else min(n, parts * ranges.PIECES_PER_THREAD))
+    bounds = [ranges._piece.py_func(n, k, pieces, np.uint64(k % parts)) for k in range(pieces)]
     if n < 5000:
-        assert covered == list(range(n))
+        assert [i for start, stop, _ in bounds for i in range(start, stop)] == list(range(n))
     assert bounds[0][0] == 0 and bounds[-1][1] == n
-    assert all(bounds[k][1] == bounds[k + 1][0] for k in range(parts - 1))
-    assert sorted(slot for _, _, slot in bounds) == list(range(parts))
+    assert all(bounds[k][1] == bounds[k + 1][0] for k in range(pieces - 1))
+    assert all(stop > start for start, stop, _ in bounds)
+    assert [slot for _, _, slot in bounds] == [k % parts for k in range(pieces)]
     assert ranges._whole.py_func(n) == (0, n, 0)
+
+
+def _counted(visits, slots):
+    """A kernel counting the visits of each iteration and, per thread slot, the
+    iterations it ran."""
+    for i in numba.prange(visits.size):
+        visits[i] += 1
+        slots[numba.get_thread_id(), i] = 1
+
+
+@pytest.mark.parametrize("threads", range(1, min(4, numba.config.NUMBA_NUM_THREADS) + 1))
+@pytest.mark.parametrize("n", [1, 2, 5, 17, 100, 4097])
+def test_threads_claiming_pieces_run_every_iteration_once(n, threads):
+    """Each thread of the threaded branch claims pieces until none is left: every iteration
+    runs exactly once, each on one slot below the thread count (every thread count the
+    pool allows, up to 4), and the calling thread's branch runs each once too."""
+    from genqsim.backends.numba_slp import vector_njit
+
+    build = ranges.one_build(
+        _counted,
+        vector_njit(cache=False, nogil=True, parallel={"prange": True}),
+        vector_njit(cache=False, nogil=True),
+    )
+    visits = np.zeros(n, np.int64)
+    slots = np.zeros((numba.config.NUMBA_NUM_THREADS, n), np.int64)
+    saved = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        build(True, visits, slots)
+    finally:
+        numba.set_num_threads(saved)
+    assert (visits == 1).all()
+    assert (slots.sum(axis=0) == 1).all() and not slots[threads:].any()
+    build(False, visits, slots)
+    assert (visits == 2).all()
 
 
 def _kernel_source(name):
