@@ -125,7 +125,8 @@ def _finalize_linking_late(library: Any) -> None:
         if id(callee) in seen:
             continue
         seen.add(id(callee))
-        library._reload_init.update(callee._reload_init)
+        if hasattr(library, "_reload_init"):  # Numba 0.62 and later
+            library._reload_init.update(callee._reload_init)
         if _instructions(callee) > LATE_LINK_INSTRUCTIONS:
             late.append(callee)
         else:

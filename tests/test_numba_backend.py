@@ -548,11 +548,13 @@ def test_slp_compiled_chunks_are_packed_and_leave_numba_settings_alone():
 
 AVX512 = {
     "NUMBA_CPU_NAME": "znver4",
-    "NUMBA_CPU_FEATURES": "+64bit,+sse4.2,+popcnt,+avx,+avx2,+fma,+bmi,+bmi2,+f16c,"
-    "+avx512f,+avx512dq,+avx512vl,+avx512bw,+avx512cd",
+    "NUMBA_CPU_FEATURES": "+64bit,+cx8,+cx16,+sse4.2,+popcnt,+avx,+avx2,+fma,+bmi,+bmi2,"
+    "+f16c,+avx512f,+avx512dq,+avx512vl,+avx512bw,+avx512cd",
 }
 """Numba's target for an AMD EPYC Zen 4 with AVX-512: code is made for it, never run, so the
-check below holds on any x86-64 machine."""
+check below holds on any x86-64 machine. The features are spelled out, 8- and 16-byte
+compare-exchange included, for an LLVM that does not know ``znver4`` (Numba 0.61's): the
+reference counts' atomic updates need them."""
 
 NO_SCATTERS = r"""
 import numba as nb

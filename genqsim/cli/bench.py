@@ -198,9 +198,11 @@ def run_qulacs(case: Case, repeat: int, threads: int) -> float:
         elif name == "cz":
             c.add_CZ_gate(q[0], q[1])
         elif name == "cp":
+            import numpy as np
             from qulacs.gate import DenseMatrix
 
-            g = DenseMatrix(q[1], [[1, 0], [0, complex(__import__("cmath").exp(1j * p[0]))]])
+            phase = np.array([[1, 0], [0, np.exp(1j * p[0])]], dtype=np.complex128)
+            g = DenseMatrix(q[1], phase)
             g.add_control_qubit(q[0], 1)
             c.add_gate(g)
         elif name == "swap":
