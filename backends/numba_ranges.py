@@ -45,8 +45,9 @@ from . import numba_cache  # noqa: F401  (first: where Numba keeps the range fun
 
 THREADED = "threaded"
 GENERATED = "_loop_"
-"""The prefix of the variables a kernel's build adds (a loop's count, shares and bounds)."""
-SHARES = "_share_count"
+"""The prefix of the variables a kernel's build adds (a loop's count, threads, pieces and
+bounds)."""
+THREADS = "_thread_count"
 PIECES = "_piece_count"
 CLAIMS = "_claims"
 CLAIM = "_claim"
@@ -61,7 +62,7 @@ at most, where a fixed half made the pass wait for the slower thread's whole hal
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _share_count(n):
+def _thread_count(n):
     """How many threads a threaded loop of ``n`` iterations runs on: the thread count, or
     ``n`` where it is smaller. (The thread count is read as Numba's threaded loops read it,
     by the threading layer's symbol: ``nb.get_num_threads()`` compiles in the address of a
@@ -229,19 +230,22 @@ def _replacement(name: str, loop: ast.For, arguments: list[str], k: int) -> ast.
     call = ast.Expr(
         _call(name, [_load(start), _load(stop), _load(slot), *[_load(a) for a in arguments]])
     )
-    claim = ast.Assign([_store(piece)], _call(CLAIM, [_load(claims)]))
+
+    def claim() -> ast.stmt:  # a node of its own at each of its two places in the tree
+        return ast.Assign([_store(piece)], _call(CLAIM, [_load(claims)]))
+
     bounds_of_piece = _call(PIECE, [_load(count), _load(piece), _load(pieces), _load(part)])
     pieces_loop = ast.While(
         test=ast.Compare(_load(piece), [ast.Lt()], [_load(pieces)]),
-        body=[ast.Assign([bounds], bounds_of_piece), call, claim],
+        body=[ast.Assign([bounds], bounds_of_piece), call, claim()],
         orelse=[],
     )
     threads = ast.For(
-        target=_store(part), iter=_call("prange", [_load(parts)]), body=[claim, pieces_loop],
-        orelse=[],
+        target=_store(part), iter=_call("prange", [_load(parts)]),
+        body=[claim(), pieces_loop], orelse=[],
     )  # fmt: skip
     threaded = [
-        ast.Assign([_store(parts)], _call(SHARES, [_load(count)])),
+        ast.Assign([_store(parts)], _call(THREADS, [_load(count)])),
         ast.Assign([_store(pieces)], _call(PIECES, [_load(count), _load(parts)])),
         ast.Assign([_store(claims)], _call(CLAIMS, [])),
         threads,
@@ -292,7 +296,7 @@ def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., An
         module = ast.fix_missing_locations(ast.Module(body=list[ast.stmt](made), type_ignores=[]))
         exec(compile(module, fn.__code__.co_filename, "exec"), namespace)
     scope = {**fn.__globals__, **{f.name: compile_range(namespace[f.name]) for f in made},
-             SHARES: _share_count, PIECES: _piece_count, CLAIMS: _claims, CLAIM: _claim,
+             THREADS: _thread_count, PIECES: _piece_count, CLAIMS: _claims, CLAIM: _claim,
              PIECE: _piece, WHOLE: _whole}  # fmt: skip
     exec(compile(ast.fix_missing_locations(tree), fn.__code__.co_filename, "exec"), scope)
     built = scope[kernel.name]

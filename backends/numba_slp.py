@@ -121,12 +121,13 @@ def _finalize_linking_late(library: Any) -> None:
     library._raise_if_finalized()
     seen: set[int] = set()
     late = []
+    reload_hooks = getattr(library, "_reload_init", None)  # Numba 0.62 and later
     for callee in library._linking_libraries:
         if id(callee) in seen:
             continue
         seen.add(id(callee))
-        if hasattr(library, "_reload_init"):  # Numba 0.62 and later
-            library._reload_init.update(callee._reload_init)
+        if reload_hooks is not None:
+            reload_hooks.update(callee._reload_init)
         if _instructions(callee) > LATE_LINK_INSTRUCTIONS:
             late.append(callee)
         else:
