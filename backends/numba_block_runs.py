@@ -45,7 +45,7 @@ from .numba_diagonal_permutation import (
     _times_pattern,
 )
 from .numba_prefetch import prefetch
-from .numba_slp import vector_njit
+from .numba_slp import helper_njit
 
 # -- cache-blocked runs --------------------------------------------------------------------------
 
@@ -204,7 +204,7 @@ def _cycles_on_row(row, cycle_ptr, offsets, phases, fixed, fixed_value, buf):
                 row[base + offsets[first]] = phases[end - 1] * last
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _gather_series(target, source, at):
     """``target[j] = source[at[j]]``; not inlined, like :func:`_move_scaled`."""
     for j in range(target.size):
@@ -293,7 +293,7 @@ def _mix22_lanes(s00, s01, s10, s11, count, a0, a1, a2, a3, b0, b1, b2, b3):
         s11[k] = b2 * y01 + b3 * y11
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _mix22_series(s00, s01, s10, s11, a0, a1, a2, a3, b0, b1, b2, b3):
     """Two 2x2 matrices on four series: ``(a0, a1; a2, a3)`` mixes ``(s00, s01)`` and
     ``(s10, s11)``, ``(b0, b1; b2, b3)`` mixes ``(s00, s10)`` and ``(s01, s11)`` (gates on
@@ -330,7 +330,7 @@ def _mix22_quads(f, run, high, a0, a1, a2, a3, b0, b1, b2, b3):
         _mix22_lanes(s00, s01, s10, s11, run, a0, a1, a2, a3, b0, b1, b2, b3)
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _mix22_short(f, run, high, a0, a1, a2, a3, b0, b1, b2, b3):
     """:func:`_mix22_quads` with ``run`` (32, 64 or 128 floats) a constant in each branch,
     and ``high`` too where it is ``2 * run``."""

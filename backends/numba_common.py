@@ -15,7 +15,7 @@ import numpy as np
 from . import numba_cache  # noqa: F401  (first: where Numba keeps the kernels below)
 from . import numba_low_chunks as low_chunks
 from .numba_ranges import one_build
-from .numba_slp import called_only, vector_njit
+from .numba_slp import helper_njit, vector_njit
 
 _SOURCES: dict[str, Callable[..., Any]] = {}
 
@@ -76,30 +76,22 @@ def compile_progress(report: Callable[[int], None]) -> Iterator[None]:
 
 
 def _inline(fn: Callable[..., Any]) -> Any:
-    """A helper compiled into the kernels that call it (inlined in Numba's own code, before
-    LLVM sees it: the hot per-amplitude helpers, whose loops vectorise only so)."""
-    return nb.njit(cache=True, nogil=True, inline="always")(fn)
-
-
-def _called(fn: Callable[..., Any]) -> Any:
-    """A small helper compiled once per argument types and called, with the kernels' own
-    floating-point options; LLVM still inlines it where that pays. Numba copies and
-    re-analyses the code of every helper inlined in its own code once for each threaded
-    loop that uses it, so a helper that threaded loops of several kernels share (the
-    adjoint steps') compiles much faster this way: on a 2-core EPYC Zen 4 the complex128
-    warm-up workloads compiled in 123.0 s instead of 137.5 (the first adjoint gradient at
-    9 qubits in 9.1 s instead of 16.2), and adjoint gradients ran as fast. Where a
-    helper's loop must vectorise with its caller (a one-qubit gate's pairs), calling it
-    made U on qubit 0 four times slower: those stay :func:`_inline`."""
-    return nb.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
+    """A helper every kernel that calls it inlines: the hot per-amplitude helpers, whose
+    loops vectorise only with their caller's (a one-qubit gate's pairs: called, not
+    inlined, U on qubit 0 ran four times slower). It is compiled once per argument types
+    and inlined by LLVM (``alwaysinline``), not copied into each caller's Numba code:
+    Numba typed and lowered such a copy once per caller and per threaded loop using it,
+    and the complex128 warm-up workloads compiled in 98 s instead of 117 on a 2-core EPYC
+    Zen 3 (:func:`~backends.numba_slp.helper_njit`)."""
+    return helper_njit(inline=True)(fn)
 
 
 def _shared(fn: Callable[..., Any]) -> Any:
     """A function compiled once per argument types and called (not inlined) by every kernel
     that uses it: the large row-level bodies of block, tile and adjoint runs, and each
     kernel's range functions (:mod:`.numba_ranges`). Called from compiled code only
-    (:func:`~backends.numba_slp.called_only`): no machine code of its own."""
-    return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(called_only(fn))
+    (:func:`~backends.numba_slp.helper_njit`): no machine code of its own."""
+    return helper_njit()(fn)
 
 
 THREADED_LOOPS_ONLY = {

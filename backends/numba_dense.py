@@ -16,7 +16,6 @@ from .numba_common import (
     SERIES_MIN,
     _all_real,
     _base,
-    _called,
     _chunks,
     _inline,
     _is_real,
@@ -27,7 +26,7 @@ from .numba_common import (
     _run_length,
     reals_view,
 )
-from .numba_slp import vector_njit
+from .numba_slp import helper_njit
 
 
 @_inline
@@ -79,7 +78,7 @@ def _mix2_lanes(x, a, y, b, count, e):
         y[j] = e4 * u + e6 * v
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _mix2_groups(f, bit, e, real):
     """The pairs ``(j, bit + j)`` of each whole group of ``2 * bit`` amplitudes of the
     floats ``f``. Not inlined: one call takes a run of groups. A real matrix mixes the floats
@@ -128,7 +127,7 @@ thread, 0.81 and 0.96 ns per amplitude against 1.54 and 1.42 on the floats pair 
 qubit 0 the floats are as fast (0.75-0.81), on qubit 3 both took 1.3."""
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _mix2c_groups(x, bit, m0, m1, m2, m3):
     """:func:`_mix2c_groups_of` with ``bit`` (2 or 4) a constant in each branch."""
     if bit == 2:
@@ -137,7 +136,7 @@ def _mix2c_groups(x, bit, m0, m1, m2, m3):
         _mix2c_groups_of(x, 4, m0, m1, m2, m3)
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _mix2_series(s0, s1, e, real):
     """Pairs ``(s0[j], s1[j])`` of two series (float views). Not inlined on purpose: as two
     arguments the series are checked for overlap once per call, and the loop vectorises."""
@@ -231,7 +230,7 @@ ADJOINT_REAL = 1  # a real inverse and an imaginary generator (RY): the real par
 ADJOINT_DIAGONAL = 2  # a diagonal inverse and generator (RZ, P): Im t00 and Im t11 suffice
 
 
-@_called
+@helper_njit()
 def _adjoint_pair(p0, a, p1, b, l0, c, l1, d, e, variant):
     """One pair of the adjoint step on float views: the real and imaginary parts of the
     sums ``t_ab = conj(lam_a) psi_b`` for the pair as it is (``(re t00, im t00, re t01,
@@ -273,7 +272,7 @@ def _adjoint_pair(p0, a, p1, b, l0, c, l1, d, e, variant):
             lr1 * pr1 + li1 * pi1, lr1 * pi1 - li1 * pr1)  # fmt: skip
 
 
-@_called
+@helper_njit()
 def _add8(s, t):
     return (s[0] + t[0], s[1] + t[1], s[2] + t[2], s[3] + t[3],
             s[4] + t[4], s[5] + t[5], s[6] + t[6], s[7] + t[7])  # fmt: skip
@@ -282,7 +281,7 @@ def _add8(s, t):
 _ZERO8 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _adjoint_series(p0, p1, l0, l1, e, variant):
     """The adjoint step on pairs ``(s0[j], s1[j])`` of two series of ``psi`` and the same
     two of ``lam`` (float views), returning the pair sums (see :func:`_adjoint_pair`). Not
@@ -304,7 +303,7 @@ def _adjoint_series(p0, p1, l0, l1, e, variant):
     return s
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _adjoint_adjacent(p, lam, e, variant):
     """The adjoint step on adjacent pairs (target qubit 0) of a run of ``psi`` and the same
     run of ``lam`` (float views: four floats per pair); not inlined, as above."""
@@ -327,7 +326,7 @@ def _adjoint_adjacent(p, lam, e, variant):
     return s
 
 
-@_called
+@helper_njit()
 def _adjoint_groups_as(p, lam, bit, e, variant):
     """:func:`_adjoint_groups` for one ``variant``, inlined where it is a constant (so the
     compiler drops the other variants from the loop)."""
@@ -341,7 +340,7 @@ def _adjoint_groups_as(p, lam, bit, e, variant):
     return s
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _adjoint_groups(p, lam, bit, e, variant):
     """The adjoint step on whole groups of ``2 * bit`` amplitudes (the target is the lowest
     fixed qubit, at ``bit``) of a run of ``psi`` and the same run of ``lam`` (float views);
@@ -353,7 +352,7 @@ def _adjoint_groups(p, lam, bit, e, variant):
     return _adjoint_groups_as(p, lam, bit, e, ADJOINT_GENERAL)
 
 
-@_called
+@helper_njit()
 def _adjoint_at(fp, fl, o, mode, width, bit, fixed, fixed_value, e, variant):
     """Step ``o`` of the adjoint step on the floats ``fp``, ``fl`` of ``psi`` and ``lam``,
     walked as :func:`_pairs_layout` says: its pair sums (see :func:`_adjoint_pair`)."""
@@ -439,7 +438,7 @@ def _row4(e, r, v):
     return re, im
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _mix4_series(s0, s1, s2, s3, e):
     """Quadruples ``(s0[j], s1[j], s2[j], s3[j])`` of four series (float views) times the 4x4
     matrix whose row-major entries, as reals, are ``e``. Not inlined, like

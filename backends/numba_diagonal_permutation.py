@@ -20,7 +20,7 @@ from .numba_common import (
     _run_length,
     reals_view,
 )
-from .numba_slp import vector_njit
+from .numba_slp import helper_njit, vector_njit
 
 PATTERN_MAX_BITS = 10
 """A diagonal gate whose qubits all lie below this many runs as one repeating pattern of
@@ -62,7 +62,7 @@ def _pattern_as_floats(pattern):
     return True
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _times_pattern(x, pattern):
     """``x`` (a whole number of patterns long) times the repeating ``pattern``, element by
     element: a state's floats by a real pattern of floats (:func:`_pattern_as_floats`), lane
@@ -184,7 +184,7 @@ def apply_phase_1q(state, phase, target, fixed, fixed_value, pattern):
             state[start + j] *= phase
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _swap_series(x, y):
     """Exchange two series element by element. Not inlined on purpose, like
     :func:`_mix2_series`: as two arguments they are checked for overlap once per call, and
@@ -310,7 +310,7 @@ def apply_cycles(state, cycle_ptr, offsets, phases, fixed, fixed_value):
 # -- monomial runs: whole series moved along their cycles ----------------------------------------
 
 
-@vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)
+@helper_njit()
 def _move_scaled(target, source, phase):
     """``target = phase * source`` element by element (a plain copy for a phase of one). Not
     inlined, like :func:`_swap_series`, so the two views are checked for overlap once and the

@@ -23,22 +23,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numba as nb
 import numpy as np
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
-from .numba_slp import vector_njit
+from .numba_slp import helper_njit
 from .numba_straight import compiled_loop
 
 
 def _called(fn: Callable[..., Any]) -> Any:
     """A loop compiled on its own and called: its array arguments are checked for overlap
     once per call, so the loop vectorises."""
-    return vector_njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn)
+    return helper_njit()(fn)
 
 
 def _inline(fn: Callable[..., Any]) -> Any:
-    return nb.njit(cache=True, nogil=True, inline="always")(fn)
+    return helper_njit(inline=True)(fn)
 
 
 GROUP_MAX_BIT = 64

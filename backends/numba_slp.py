@@ -31,9 +31,10 @@ finalises a kernel's module (:func:`_finalize_linking_late`).
 
 Machine code is made only for what runs: a library finalised here gets it when an address
 in it or its object code is first asked for (:func:`_make_code`). A threaded loop's body and
-a :func:`called_only` function (a kernel's range functions, :mod:`backends.numba_ranges`,
-and the row bodies its runs share) are only ever linked into their callers, so they never
-get any; Numba's cache keeps such a function's LLVM code, which is what its callers link.
+a function with no entry point from Python (:func:`helper_njit`: every helper, a kernel's
+range functions, :mod:`backends.numba_ranges`, and the row bodies its runs share) are only
+ever linked into their callers, so they never get any; Numba's cache keeps such a
+function's LLVM code, which is what its callers link.
 """
 
 from __future__ import annotations
@@ -93,6 +94,22 @@ def _instructions(library: Any) -> int:
     return int(counted[1])
 
 
+def _inlined(library: Any) -> bool:
+    """Whether ``library``'s own function is one every caller inlines (``forceinline``):
+    defined there with external linkage (what it links in from others is ``linkonce_odr``)
+    and marked ``alwaysinline``."""
+    inlined = getattr(library, "_genqsim_inlined", None)
+    if inlined is None:
+        inlined = any(
+            attribute == b"alwaysinline"
+            for fn in library._final_module.functions
+            if not fn.is_declaration and fn.linkage == llvm.Linkage.external
+            for attribute in fn.attributes
+        )  # fmt: skip
+        library._genqsim_inlined = inlined
+    return bool(inlined)
+
+
 def _finalize_linking_late(library: Any) -> None:
     """Numba's ``CPUCodeLibrary.finalize`` for genqsim's kernels: large callees linked after
     optimisation, and the module optimised again without the loop vectoriser where it
@@ -128,12 +145,13 @@ def _finalize_linking_late(library: Any) -> None:
         seen.add(id(callee))
         if reload_hooks is not None:
             reload_hooks.update(callee._reload_init)
-        if _instructions(callee) > LATE_LINK_INSTRUCTIONS:
+        if _instructions(callee) > LATE_LINK_INSTRUCTIONS and not _inlined(callee):
             late.append(callee)
         else:
             library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
     unoptimised = library._final_module.clone()
-    library._optimize_final_module()
+    if not _inlined(library):  # an inlined function is optimised in its callers
+        library._optimize_final_module()
     if _gathers_or_scatters(library):
         library._final_module = unoptimised
         saved = config.LOOP_VECTORIZE  # type: ignore[attr-defined]
@@ -250,23 +268,11 @@ PARFOR_BODY = "__numba_parfor_gufunc"
 """How Numba names the loop body of a threaded (``prange``) loop, compiled as a function of
 its own."""
 
-CALLED_ONLY: set[tuple[str, str]] = set()
-"""(module, qualified name) of the functions only ever called from other compiled code (a
-kernel's range functions, the row bodies its runs call; :func:`called_only`)."""
-
-
-def called_only(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark ``fn`` as called only from compiled code: Numba links its code into each caller,
-    so its own library gets machine code only if something asks for it, and Numba's cache
-    keeps its LLVM code instead of object code (what its callers link). Called from
-    Python, it raises a ``TypeError`` naming :func:`called_from_compiled_code_only`."""
-    CALLED_ONLY.add((fn.__module__, fn.__qualname__))
-    return fn
-
 
 @nb.njit(cache=True, nogil=True)
 def called_from_compiled_code_only() -> int:
-    """What the Python entry point of every :func:`called_only` function runs (Numba's
+    """What the Python entry point of every function compiled without one runs
+    (:data:`COMPILED_CODE_ONLY`; Numba's
     dispatcher needs one built the way Numba builds them; each function gets an entry point
     object of its own, :func:`_stand_in_entry`); called with their arguments it raises a
     ``TypeError`` that names it."""
@@ -296,17 +302,34 @@ def _get_executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
       Python entry point, and so all its machine code, a copy of the row-level code it calls
       included. What stands for that entry point in Numba's table of user functions is a
       plain object;
-    - a :func:`called_only` function: its dispatcher gets an entry point of its own that
-      runs :func:`called_from_compiled_code_only` (:func:`_stand_in_entry`).
+    - a function compiled without an entry point from Python (:data:`COMPILED_CODE_ONLY`:
+      a helper, a kernel's range functions, the row bodies its runs share): its dispatcher
+      gets an entry point of its own that runs :func:`called_from_compiled_code_only`
+      (:func:`_stand_in_entry`), and Numba's cache keeps its LLVM code (what its callers
+      link) instead of object code.
 
     The code is made if anything asks for it."""
     if getattr(_LATE_LINKING, "depth", 0) > 0 and fndesc.qualname.startswith(PARFOR_BODY):
         return object()
-    if (fndesc.modname, fndesc.qualname) in CALLED_ONLY:
-        library._ensure_finalized()  # while it is lowered: as genqsim's, without code
+    library._ensure_finalized()  # while it is lowered: a genqsim function's, without code
+    if _without_code(library) and not _defines(library, fndesc.llvm_cpython_wrapper_name):
         _PENDING_ENVIRONMENTS[context.get_env_name(fndesc)] = env
         return _stand_in_entry(context)
     return _NUMBA_GET_EXECUTABLE(context, library, fndesc, env)
+
+
+def _without_code(library: Any) -> bool:
+    """Whether ``library`` was finalised with its machine code left for later
+    (:func:`_finalize_without_code`, or loaded from the cache as LLVM code)."""
+    return bool(getattr(library, "_genqsim_code_pending", False))
+
+
+def _defines(library: Any, name: str) -> bool:
+    """Whether the LLVM module of ``library`` defines the function ``name``."""
+    try:
+        return not library._final_module.get_function(name).is_declaration
+    except NameError:
+        return False
 
 
 _PENDING_ENVIRONMENTS: dict[str, Any] = {}
@@ -332,7 +355,7 @@ _NUMBA_UNSERIALIZE = codegen.CPUCodeLibrary._unserialize.__func__  # type: ignor
 
 def _serialize(library: Any) -> Any:
     """What Numba's cache keeps of ``library``: its LLVM code while it has no machine code
-    (a :func:`called_only` function's: its callers link that code; making object code only
+    (a :func:`helper_njit` function's: its callers link that code; making object code only
     to store it took about 10 s of the complex128 warm-up), else Numba's object code."""
     library._ensure_finalized()
     if getattr(library, "_genqsim_code_pending", False):
@@ -449,16 +472,42 @@ class ScatterFreeCompiler(CompilerBase):  # type: ignore[misc]
 
 
 def slp_njit(fn: Callable[..., Any], cache: bool = True) -> Any:
-    """``fn`` compiled like the other called loops (no GIL, NumPy error model, fast math;
-    cached unless ``cache`` is false, e.g. to read its assembly), with the SLP vectoriser
-    on."""
-    return nb.njit(
-        cache=cache, nogil=True, error_model="numpy", fastmath=True, pipeline_class=SlpCompiler
-    )(fn)
+    """``fn`` compiled like the other called loops (no GIL, NumPy error model, fast math),
+    with the SLP vectoriser on: cached and called from compiled code only (no entry point
+    from Python, :data:`COMPILED_CODE_ONLY`), or with ``cache`` false an uncached build
+    with an entry point from Python, e.g. to run it alone and read its assembly."""
+    options: dict[str, Any] = {"nogil": True, "error_model": "numpy", "fastmath": True,
+                               "forceinline": False, "pipeline_class": SlpCompiler}  # fmt: skip
+    if cache:
+        options.update(cache=True, **COMPILED_CODE_ONLY)
+    return nb.njit(**options)(fn)
+
+
+COMPILED_CODE_ONLY: dict[str, Any] = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+"""Numba's options for a function only ever called from compiled code: no entry point from
+Python (its unboxing code was about 5 % of the complex128 warm-up's compiling) or C."""
+
+
+def helper_njit(inline: bool = False, cache: bool = True) -> Callable[[Callable[..., Any]], Any]:
+    """:func:`vector_njit` for a helper only ever called from compiled code (no GIL, NumPy
+    error model, fast math): Numba makes no Python or C entry point for it
+    (:data:`COMPILED_CODE_ONLY`), and no machine code of its own (:func:`_get_executable`).
+    ``inline``: every caller inlines it (LLVM's ``alwaysinline``), and its own module is
+    optimised only there; else it is called, or inlined where LLVM finds that it pays.
+    ``cache``: false for code Numba cannot cache (made by ``exec``)."""
+
+    def compiled(fn: Callable[..., Any]) -> Any:
+        return vector_njit(cache=cache, nogil=True, error_model="numpy", fastmath=True,
+                           forceinline=inline, **COMPILED_CODE_ONLY)(fn)  # fmt: skip
+
+    return compiled
 
 
 def vector_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     """``nb.njit(**options)`` for a function whose loops must not gather or scatter
     (:class:`ScatterFreeCompiler`): every kernel of the Numba backend, serial and threaded
     builds, and every helper they call."""
+    # never inherited from a caller compiled at the same time (Numba inherits an unset
+    # ``forceinline``): inlined, a function's own module is not optimised (:func:`_inlined`)
+    options.setdefault("forceinline", False)
     return nb.njit(pipeline_class=ScatterFreeCompiler, **options)

@@ -480,6 +480,8 @@ def test_split_row_one_qubit_gate_matches_dense_matrix(log_bit, row_qubits, real
     amplitudes the group loop, from 16 the straight chunks the SLP vectoriser packs), real
     and complex matrices, both float widths: against the matrix applied by ``einsum`` to the
     row seen as ``(groups, 2, bit)``."""
+    import numba as nb
+
     from genqsim.backends import numba_planar as planar
 
     bit = 1 << log_bit
@@ -490,7 +492,8 @@ def test_split_row_one_qubit_gate_matches_dense_matrix(log_bit, row_qubits, real
     x = rng.standard_normal(1 << row_qubits) + 1j * rng.standard_normal(1 << row_qubits)
     re, im = x.real.astype(dtype), x.imag.astype(dtype)
     entries = np.array([[v.real, v.imag] for v in m.reshape(-1)], dtype=dtype).reshape(-1)
-    planar.mix_groups(re, im, bit, entries, real)
+    caller = nb.njit(lambda re, im, bit, e, real: planar.mix_groups(re, im, bit, e, real))
+    caller(re, im, bit, entries, real)  # a helper called from compiled code only
     complex_dtype = np.complex128 if dtype == np.float64 else np.complex64
     rows = (re.astype(np.float64) + 1j * im.astype(np.float64)).reshape(-1, 2, bit)
     expected = np.einsum(
@@ -717,6 +720,8 @@ def test_exchanges_and_phases_on_low_qubits_match_index_arithmetic(n, gates, dty
 def test_product_chunks_match_numpy(dtype):
     """A series times one complex factor, and times a repeating pattern of factors, in
     straight chunks, against NumPy's complex products."""
+    import numba as nb
+
     from genqsim.backends import numba_low_chunks as low_chunks
 
     rng = np.random.default_rng(11)
@@ -725,9 +730,12 @@ def test_product_chunks_match_numpy(dtype):
     floats = np.float64 if dtype == "complex128" else np.float32
     pr, pi = floats(0.6), floats(-0.8)
     scaled = x.copy()
-    low_chunks.scale_chunks(scaled.view(floats), pr, pi)
+    # loops called from compiled code only
+    nb.njit(lambda f, a, b: low_chunks.scale_chunks(f, a, b))(scaled.view(floats), pr, pi)
     patterned = x.copy()
-    low_chunks.pattern_chunks(patterned.view(floats), pattern.view(floats))
+    nb.njit(lambda f, p: low_chunks.pattern_chunks(f, p))(
+        patterned.view(floats), pattern.view(floats)
+    )
     tol = 1e-14 if dtype == "complex128" else 2e-6
     np.testing.assert_allclose(scaled, x * complex(pr, pi), rtol=0, atol=tol * 8)
     np.testing.assert_allclose(patterned, x * np.tile(pattern, 8), rtol=0, atol=tol * 8)
@@ -813,6 +821,77 @@ def test_large_callees_link_after_the_kernel_is_optimised_and_others_as_numba_do
     seen = len(late_calls)
     assert plain(x) == pytest.approx(expected, rel=1e-12)
     assert len(late_calls) == seen  # not a genqsim kernel: Numba's finalize
+
+
+def test_an_inlined_helper_is_inlined_whatever_its_size_and_has_no_python_entry(monkeypatch):
+    """A helper compiled with ``helper_njit(inline=True)`` larger than
+    ``LATE_LINK_INSTRUCTIONS`` is still linked before its caller is optimised, and inlined
+    there: the kernel's optimised code calls no function of its own, and gives the sum it
+    must. Its own module is left unoptimised (its callers optimise it), it gets no machine
+    code, and called from Python it says it is called from compiled code only."""
+    from genqsim.backends import numba_slp as slp
+
+    monkeypatch.setattr(slp, "LATE_LINK_INSTRUCTIONS", 40)
+    terms = 100
+    namespace: dict = {}
+    exec(_straight_sum_source(terms), namespace)
+    big = slp.helper_njit(inline=True, cache=False)(namespace["big"])
+
+    from numba.core import codegen
+
+    optimised: list = []
+    numba_optimise = codegen.CPUCodeLibrary._optimize_final_module
+
+    def watched(library):
+        optimised.append(library.name)
+        numba_optimise(library)
+
+    monkeypatch.setattr(codegen.CPUCodeLibrary, "_optimize_final_module", watched)
+
+    @slp.vector_njit(nogil=True)
+    def caller(x):
+        return big(x) * 2.0
+
+    x = np.arange(1.0, 9.0)
+    expected = 2.0 * sum(x[k % 8] * (k + 1) for k in range(terms))
+    assert caller(x) == pytest.approx(expected, rel=1e-12)
+    (library,) = [overload.library for overload in caller.overloads.values()]
+    module = library._final_module
+    calls = [str(i) for f in module.functions if not f.is_declaration
+             for block in f.blocks for i in block.instructions if i.opcode == "call"]  # fmt: skip
+    assert not any("big" in call for call in calls)  # inlined, not called
+    (helper,) = [overload.library for overload in big.overloads.values()]
+    assert slp._inlined(helper) and helper._genqsim_code_pending
+    assert optimised.count(helper.name) == 0 and any("caller" in n for n in optimised)
+    with pytest.raises(TypeError, match="called_from_compiled_code_only"):
+        big(x)
+
+
+def test_a_function_first_compiled_by_an_inlined_helper_is_not_inlined_itself():
+    """Numba lets a function compiled while an inlined helper is typed inherit the helper's
+    unset ``forceinline``; every genqsim build sets it, so a loop first compiled from an
+    inlined helper keeps its own (optimised, here packed) code instead of being left
+    unoptimised for its callers. The straight chunks of a complex product are the case
+    that ran unpacked, 2.5x slower (T on qubit 18 of 20)."""
+    from genqsim.backends import numba_low_chunks as low_chunks
+    from genqsim.backends import numba_slp as slp
+
+    loop = low_chunks.product_loop(pattern=False, cache=False)
+    namespace = {"loop": loop}
+    exec("def scaled(f, a, b):\n    loop(f, a, b)\n", namespace)
+    inlined = slp.helper_njit(inline=True, cache=False)(namespace["scaled"])
+
+    @slp.vector_njit(nogil=True)
+    def caller(f, a, b):
+        inlined(f, a, b)
+
+    x = np.arange(64.0)
+    caller(x, 0.6, 0.8)
+    z = np.arange(64.0).view(np.complex128) * complex(0.6, 0.8)
+    np.testing.assert_allclose(x.view(np.complex128), z, rtol=1e-15)
+    (library,) = [overload.library for overload in loop.overloads.values()]
+    assert not slp._inlined(library)
+    assert " x double>" in str(library._final_module)  # its own module, packed
 
 
 def test_a_threaded_loop_body_and_its_wrappers_get_machine_code_only_when_asked(monkeypatch):

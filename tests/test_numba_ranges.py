@@ -139,13 +139,13 @@ def test_a_function_only_called_from_compiled_code_says_so_when_called_from_pyth
         function(np.int64(0), np.int64(4), np.int64(0), np.empty(4), np.ones(4, np.complex128))
 
 
-def test_called_only_functions_of_the_same_argument_types_stay_apart():
+def test_helpers_of_the_same_argument_types_stay_apart():
     """Two functions only called from compiled code, of the same argument types, each called
     by its own caller: each caller runs its own callee (Numba finds a callee's code by its
     entry point, so each has an entry point of its own)."""
     import numba
 
-    from genqsim.backends.numba_slp import called_only, vector_njit
+    from genqsim.backends.numba_slp import COMPILED_CODE_ONLY, vector_njit
 
     options = dict(cache=False, nogil=True, error_model="numpy", fastmath=True)
 
@@ -155,7 +155,7 @@ def test_called_only_functions_of_the_same_argument_types_stay_apart():
     def tripled(x):
         return 3.0 * x
 
-    first, second = (vector_njit(**options)(called_only(f)) for f in (doubled, tripled))
+    first, second = (vector_njit(**options, **COMPILED_CODE_ONLY)(f) for f in (doubled, tripled))
     for callee in (first, second):  # both compiled before either caller is
         callee.compile((numba.float64,))
 
@@ -172,13 +172,12 @@ def test_called_only_functions_of_the_same_argument_types_stay_apart():
 CALLERS = """
 import sys
 import numpy as np
-from genqsim.backends.numba_slp import called_only, vector_njit
+from genqsim.backends.numba_slp import helper_njit, vector_njit
 
 options = dict(cache=True, nogil=True, error_model="numpy", fastmath=True)
 
 
-@vector_njit(**options)
-@called_only
+@helper_njit()
 def callee(x):
     total = 0.0
     for i in range(x.size):
@@ -207,7 +206,7 @@ print(sys.argv[1], "pending" if library._genqsim_code_pending else "made")
 """
 
 
-def test_a_called_only_function_is_cached_as_llvm_code_and_linked_by_a_later_caller(tmp_path):
+def test_a_helper_is_cached_as_llvm_code_and_linked_by_a_later_caller(tmp_path):
     """The callee is compiled with the first caller and cached without machine code; a
     second process compiles another caller, which loads the callee from the cache (as LLVM
     code, still without machine code) and links it: both give the right sums."""

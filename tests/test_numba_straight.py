@@ -68,7 +68,7 @@ def test_split_row_and_float_chunks_equal_their_source_run_by_python(dtype):
     for bit in (1, 2, 4, 8):
         for real in (True, False):
             name = f"chunks_{bit}_{'real' if real else 'complex'}"
-            compiled = getattr(planar, f"_{name}")
+            compiled = planar._chunk_loop(bit, real, cache=False)  # an entry from Python
             re, im, want_re, want_im = re0.copy(), im0.copy(), re0.copy(), im0.copy()
             compiled(re, im, entries)
             _interpreted(planar._chunk_loop_source(bit, real), name)(want_re, want_im, entries)
@@ -76,7 +76,7 @@ def test_split_row_and_float_chunks_equal_their_source_run_by_python(dtype):
             np.testing.assert_allclose(im, want_im, rtol=0, atol=4 * _tolerance(dtype))
     for bit in planar.FLOAT_CHUNK_BITS:
         got, want = re0.copy(), re0.copy()
-        getattr(planar, f"_floats_{bit}")(got, entries)
+        planar._float_chunk_loop(bit, cache=False)(got, entries)
         _interpreted(planar._float_chunk_loop_source(bit), f"floats_{bit}")(want, entries)
         np.testing.assert_allclose(got, want, rtol=0, atol=4 * _tolerance(dtype))
 
