@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
+from .numba_common import _inline
 from .numba_slp import helper_njit
 from .numba_straight import compiled_loop
 
@@ -34,10 +35,6 @@ def _called(fn: Callable[..., Any]) -> Any:
     """A loop compiled on its own and called: its array arguments are checked for overlap
     once per call, so the loop vectorises."""
     return helper_njit()(fn)
-
-
-def _inline(fn: Callable[..., Any]) -> Any:
-    return helper_njit(inline=True)(fn)
 
 
 GROUP_MAX_BIT = 64

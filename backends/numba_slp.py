@@ -149,9 +149,19 @@ def _finalize_linking_late(library: Any) -> None:
             late.append(callee)
         else:
             library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
-    unoptimised = library._final_module.clone()
     if not _inlined(library):  # an inlined function is optimised in its callers
-        library._optimize_final_module()
+        _optimise_without_scatters(library)
+    for callee in late:
+        library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
+    library._final_module.verify()
+    _finalize_without_code(library)
+
+
+def _optimise_without_scatters(library: Any) -> None:
+    """Numba's optimisation of ``library``'s module, done again from the module as it was
+    without the loop vectoriser where the optimised code gathers or scatters."""
+    unoptimised = library._final_module.clone()
+    library._optimize_final_module()
     if _gathers_or_scatters(library):
         library._final_module = unoptimised
         saved = config.LOOP_VECTORIZE  # type: ignore[attr-defined]
@@ -160,10 +170,6 @@ def _finalize_linking_late(library: Any) -> None:
             library._optimize_final_module()
         finally:
             config.LOOP_VECTORIZE = saved  # type: ignore[attr-defined]
-    for callee in late:
-        library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
-    library._final_module.verify()
-    _finalize_without_code(library)
 
 
 def _finalize_without_code(library: Any) -> None:
