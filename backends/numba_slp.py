@@ -192,7 +192,7 @@ def _make_code(library: Any) -> None:
     """The machine code of a library :func:`_finalize_without_code` finalised, made once
     (the rest of Numba's ``_finalize_final_module``), under Numba's compiler lock like the
     rest of finalising: two threads asking at once add the module to LLVM's engine once."""
-    if not getattr(library, "_genqsim_code_pending", False):
+    if not _without_code(library):
         return
     with global_compiler_lock:
         if library._genqsim_code_pending:
@@ -278,10 +278,9 @@ its own."""
 @nb.njit(cache=True, nogil=True)
 def called_from_compiled_code_only() -> int:
     """What the Python entry point of every function compiled without one runs
-    (:data:`COMPILED_CODE_ONLY`; Numba's
-    dispatcher needs one built the way Numba builds them; each function gets an entry point
-    object of its own, :func:`_stand_in_entry`); called with their arguments it raises a
-    ``TypeError`` that names it."""
+    (:data:`COMPILED_CODE_ONLY`; Numba's dispatcher needs one built the way Numba builds
+    them; each function gets an entry point object of its own, :func:`_stand_in_entry`);
+    called with their arguments it raises a ``TypeError`` that names it."""
     return 0
 
 
@@ -364,7 +363,7 @@ def _serialize(library: Any) -> Any:
     (a :func:`helper_njit` function's: its callers link that code; making object code only
     to store it took about 10 s of the complex128 warm-up), else Numba's object code."""
     library._ensure_finalized()
-    if getattr(library, "_genqsim_code_pending", False):
+    if _without_code(library):
         return library.serialize_using_bitcode()
     return _NUMBA_SERIALIZE(library)
 
