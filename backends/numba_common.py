@@ -109,11 +109,13 @@ THREADED_LOOPS_ONLY = {
 (array expressions stay on the calling thread, which runs the serial branch)."""
 
 
-def _compiled(fn: Callable[..., Any]) -> Any:
-    """A kernel's build, threading its ``prange`` loops alone, kept from gathers and
-    scatters (:func:`~backends.numba_slp.vector_njit`)."""
-    return vector_njit(parallel=dict(THREADED_LOOPS_ONLY), cache=True, nogil=True,
-                       error_model="numpy", fastmath=True)(fn)  # fmt: skip
+def _compiled(fn: Callable[..., Any], keeps_prange: bool) -> Any:
+    """A kernel's build, kept from gathers and scatters
+    (:func:`~backends.numba_slp.vector_njit`); where it keeps a ``prange`` loop, threading
+    those loops alone, else without Numba's parallel passes (their compiling time)."""
+    parallel = dict(THREADED_LOOPS_ONLY) if keeps_prange else False
+    return vector_njit(parallel=parallel, cache=True, nogil=True, error_model="numpy",
+                       fastmath=True)(fn)  # fmt: skip
 
 
 def _kernel(fn: Callable[..., Any]) -> Any:

@@ -10,17 +10,19 @@ prange(n): body`` becomes a call of a *range function* ``<kernel>__range<k>(lo, 
 ...)``, whose loop is ``for i in range(lo, hi): body`` (its other arguments: the kernel's
 variables the body reads). Not threaded, the kernel calls it once over ``0 .. n``; threaded,
 it splits ``0 .. n`` into :data:`PIECES_PER_THREAD` equal pieces per thread, and each thread
-of a ``prange`` over the threads calls it on the next piece nobody has claimed yet (an
-atomic counter) until none is left. Numba's own schedule gives each thread one fixed equal
+of Numba's pool calls it on the next piece nobody has claimed yet (an atomic counter) until
+none is left (:func:`_on_threads`, which calls the pool as Numba's threaded loops do,
+without their per-loop compiling). Numba's own schedule gives each thread one fixed equal
 share instead: where another process holds one of the cores, the thread on it finishes its
 share late and the whole pass waits for it; with pieces, the other thread takes more of
 them. A body's ``nb.get_thread_id()`` (its row of per-thread scratch) becomes ``slot``: the
-thread's number in the ``prange``, or 0; no two pieces run at once on one slot. Outside
-loops the calling thread's id is 0.
+thread's number below the thread count, or 0; no two pieces run at once on one slot.
+Outside loops the calling thread's id is 0.
 
-A loop is kept as it is in the threaded branch, and as a plain ``range`` loop in the other,
-where its body assigns a variable the kernel reads outside the loop (a reduction: Numba's
-``prange`` combines the threads' partial values) or returns. Only ``prange`` loops are
+A loop is kept as it is in the threaded branch (a Numba ``prange``), and as a plain ``range``
+loop in the other, where its body assigns a variable the kernel may read after it (a
+reduction: Numba's ``prange`` combines the threads' partial values) or returns; a kernel
+with no such loop is compiled without Numba's parallel passes. Only ``prange`` loops are
 threaded (Numba's other automatic parallelisation, of array expressions, is off), so the
 calling thread's branch never wakes the pool. The transformed source keeps the kernel's
 line numbers and file, so tracebacks point at the kernel's own lines and Numba caches every
@@ -38,8 +40,10 @@ from typing import Any
 import numba as nb
 import numpy as np
 from llvmlite import ir
+from numba.core import cgutils
+from numba.core.typed_passes import _reload_parfors
 from numba.extending import intrinsic
-from numba.np.ufunc.parallel import _iget_num_threads
+from numba.np.ufunc.parallel import _iget_num_threads, _launch_threads
 
 from . import numba_cache  # noqa: F401  (first: where Numba keeps the range functions)
 
@@ -49,9 +53,7 @@ GENERATED = "_loop_"
 bounds)."""
 THREADS = "_thread_count"
 PIECES = "_piece_count"
-CLAIMS = "_claims"
-CLAIM = "_claim"
-PIECE = "_piece"
+ON_THREADS = "_on_threads"
 WHOLE = "_whole"
 
 PIECES_PER_THREAD = 8
@@ -79,33 +81,118 @@ def _piece_count(n, parts):
     return min(np.int64(n), np.int64(parts) * PIECES_PER_THREAD)
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
-def _claims():
-    """The counter a threaded loop's threads claim its pieces from, at 0."""
-    return np.zeros(1, np.int64)
+THREAD_POOL_LOOP = "numba_parallel_for"
+"""The thread pool's entry point in every Numba threading layer (workqueue, OpenMP, TBB),
+as Numba's own threaded loops call it: ``(task, args, dimensions, steps, data, inner_ndim,
+array_count, threads)`` runs ``task(args', dimensions', steps, data)`` on up to ``threads``
+threads over ``dimensions[0]`` items, each call's ``args'[j]`` advanced by ``steps[j]`` per
+item before it and ``dimensions'[0]`` its count of items."""
+
+THREADED_LOOP_RAISED = (
+    "a threaded loop of a genqsim kernel raised an exception; run it with one thread "
+    "(genqsim.set_num_threads(1), or threads=1) to see it"
+)
 
 
 @intrinsic
-def _claim(typingctx: Any, counter: Any) -> Any:
-    """The number of the next unclaimed piece: ``counter[0]``, incremented by one atomically
-    (two threads never get the same number; the loop's end orders everything else)."""
-    if not (isinstance(counter, nb.types.Array) and counter.dtype == nb.types.int64):
+def _on_threads(typingctx: Any, range_function: Any, n: Any, parts: Any, pieces: Any,
+                arguments: Any) -> Any:  # fmt: skip
+    """``range_function(lo, hi, slot, *arguments)`` over ``0 .. n`` split into ``pieces``
+    equal pieces, run on ``parts`` threads of Numba's pool, each thread claiming the next
+    piece nobody has claimed (an atomic counter) until none is left; ``slot`` is the
+    thread's number below ``parts``. One thread runs them all on the calling thread.
+
+    Emitted straight into the kernel: a task function that claims and runs pieces, and one
+    call of the pool's loop (:data:`THREAD_POOL_LOOP`). Numba's ``prange`` over the threads
+    did the same through its parallel-loop machinery, which copied, typed and lowered the
+    loop as a function of its own and built two wrappers around it for every threaded loop
+    of every kernel: about 11 s of the complex128 warm-up's compiling on a 2-core EPYC Zen
+    3. A piece that raises makes the kernel raise ``RuntimeError`` once every thread is
+    done (:data:`THREADED_LOOP_RAISED`)."""
+    if not (isinstance(range_function, nb.types.Dispatcher)
+            and isinstance(arguments, nb.types.BaseTuple)):  # fmt: skip
         return None
+    callee_args = (nb.types.int64,) * 3 + tuple(arguments.types)  # type: ignore[attr-defined]
+    callee = typingctx.resolve_function_type(range_function, callee_args, {})
+    if callee is None:
+        return None
+    signature = nb.types.none(range_function, n, parts, pieces, arguments)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        array = context.make_array(signature.args[0])(context, builder, args[0])
-        one = ir.Constant(ir.IntType(64), 1)
-        return builder.atomic_rmw("add", array.data, one, "monotonic")
+        compiled = range_function.dispatcher.overloads[callee.args]
+        context.active_code_library.add_linking_library(compiled.library)
+        _launch_threads()  # the pool's symbols, for this process; on a reload from the cache:
+        context.active_code_library._reload_init.add(_reload_parfors)
+        i64, i32, byte_ptr = ir.IntType(64), ir.IntType(32), ir.IntType(8).as_pointer()
+        count, threads, total = (context.cast(builder, v, t, nb.types.int64)
+                                 for v, t in zip(args[1:4], signature.args[1:4]))  # fmt: skip
+        values = cgutils.unpack_tuple(builder, args[4], len(arguments))
+        # what the tasks share: claim counter, n, pieces, error flag, the arguments
+        closure_type = ir.LiteralStructType([i64, i64, i64, i32] + [v.type for v in values])
+        closure = cgutils.alloca_once(builder, closure_type)
+        for k, value in enumerate([i64(0), count, total, i32(0), *values]):
+            builder.store(value, cgutils.gep_inbounds(builder, closure, 0, k))
+        task = _task(context, builder.module, closure_type, compiled, callee)
+        slots = cgutils.alloca_once(builder, byte_ptr)  # item r's slot: null + r
+        builder.store(byte_ptr(None), slots)
+        items = cgutils.alloca_once_value(builder, threads)
+        step = cgutils.alloca_once_value(builder, i64(1))
+        task_args = [builder.bitcast(v, byte_ptr) for v in (slots, items, step, closure)]
+        with builder.if_else(builder.icmp_signed(">", threads, i64(1))) as (pool, alone):
+            with pool:
+                loop_type = ir.FunctionType(ir.VoidType(), [byte_ptr] * 5 + [i64] * 3)
+                loop = cgutils.get_or_insert_function(builder.module, loop_type,
+                                                      THREAD_POOL_LOOP)  # fmt: skip
+                builder.call(loop, [builder.bitcast(task, byte_ptr), *task_args,
+                                    i64(0), i64(1), threads])  # fmt: skip
+            with alone:
+                builder.store(i64(1), items)
+                builder.call(task, [slots, items, step, task_args[3]])
+        raised = builder.load(cgutils.gep_inbounds(builder, closure, 0, 3))
+        with cgutils.if_unlikely(builder, builder.icmp_unsigned("!=", raised, i32(0))):
+            context.call_conv.return_user_exc(builder, RuntimeError, (THREADED_LOOP_RAISED,))
+        return context.get_dummy_value()
 
-    return nb.types.int64(counter), codegen
+    return signature, codegen
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
-def _piece(n, piece, pieces, part):
-    """Piece ``piece`` of ``pieces`` of ``0 .. n`` as (start, stop, slot), run by thread
-    ``part`` (``prange``'s index, unsigned in a threaded build): its slot."""
-    k = np.int64(piece)
-    return np.int64(n) * k // pieces, np.int64(n) * (k + 1) // pieces, np.int64(part)
+def _task(context: Any, module: Any, closure_type: Any, compiled: Any, callee: Any) -> Any:
+    """The function each thread of :func:`_on_threads` runs, in the kernel's module: its
+    slot is its first item's number (``args[0]``, advanced from null by one per item);
+    it claims pieces from the closure's counter and runs the range function on each."""
+    i64, i32, byte_ptr = ir.IntType(64), ir.IntType(32), ir.IntType(8).as_pointer()
+    task_type = ir.FunctionType(ir.VoidType(), [byte_ptr.as_pointer(), i64.as_pointer(),
+                                                i64.as_pointer(), byte_ptr])  # fmt: skip
+    task = ir.Function(module, task_type, name=module.get_unique_name("genqsim_pieces"))
+    task.linkage = "internal"
+    builder = ir.IRBuilder(task.append_basic_block("entry"))
+    arrays, _, _, data = task.args
+    slot = builder.ptrtoint(builder.load(arrays), i64)
+    closure = builder.bitcast(data, closure_type.as_pointer())
+    field = lambda k: cgutils.gep_inbounds(builder, closure, 0, k)  # noqa: E731
+    counter, raised = field(0), field(3)
+    count, pieces = builder.load(field(1)), builder.load(field(2))
+    values = [builder.load(field(4 + k)) for k in range(len(closure_type.elements) - 4)]
+    function = context.declare_function(module, compiled.fndesc)
+    claim = builder.append_basic_block("claim")
+    run = builder.append_basic_block("run")
+    done = builder.append_basic_block("done")
+    builder.branch(claim)
+    builder.position_at_end(claim)
+    piece = builder.atomic_rmw("add", counter, i64(1), "monotonic")
+    builder.cbranch(builder.icmp_signed("<", piece, pieces), run, done)
+    builder.position_at_end(run)
+    lo = builder.sdiv(builder.mul(count, piece), pieces)
+    hi = builder.sdiv(builder.mul(count, builder.add(piece, i64(1))), pieces)
+    status, _ = context.call_conv.call_function(
+        builder, function, callee.return_type, callee.args, [lo, hi, slot, *values]
+    )
+    with builder.if_then(status.is_error, likely=False):
+        builder.store_atomic(i32(1), raised, "monotonic", 4)
+    builder.branch(claim)
+    builder.position_at_end(done)
+    builder.ret_void()
+    return task
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -221,34 +308,20 @@ def _range_function(name: str, loop: ast.For, arguments: list[str]) -> ast.Funct
 
 
 def _replacement(name: str, loop: ast.For, arguments: list[str], k: int) -> ast.stmt:
-    """What replaces ``loop``: threaded, the range function over the pieces each thread of
-    a ``prange`` over the threads claims; else over all iterations."""
-    count, parts, part = f"{GENERATED}n{k}", f"{GENERATED}parts{k}", f"{GENERATED}part{k}"
-    pieces, claims, piece = f"{GENERATED}pieces{k}", f"{GENERATED}claims{k}", f"{GENERATED}piece{k}"
-    start, stop, slot = f"{GENERATED}start{k}", f"{GENERATED}stop{k}", f"{GENERATED}slot{k}"
+    """What replaces ``loop``: threaded, the range function over the pieces the threads
+    claim (:func:`_on_threads`); else over all iterations."""
+    count, parts, pieces = (f"{GENERATED}{what}{k}" for what in ("n", "parts", "pieces"))
+    start, stop, slot = (f"{GENERATED}{what}{k}" for what in ("start", "stop", "slot"))
     bounds = ast.Tuple([_store(start), _store(stop), _store(slot)], ast.Store())
     call = ast.Expr(
         _call(name, [_load(start), _load(stop), _load(slot), *[_load(a) for a in arguments]])
     )
-
-    def claim() -> ast.stmt:  # a node of its own at each of its two places in the tree
-        return ast.Assign([_store(piece)], _call(CLAIM, [_load(claims)]))
-
-    bounds_of_piece = _call(PIECE, [_load(count), _load(piece), _load(pieces), _load(part)])
-    pieces_loop = ast.While(
-        test=ast.Compare(_load(piece), [ast.Lt()], [_load(pieces)]),
-        body=[ast.Assign([bounds], bounds_of_piece), call, claim()],
-        orelse=[],
-    )
-    threads = ast.For(
-        target=_store(part), iter=_call("prange", [_load(parts)]),
-        body=[claim(), pieces_loop], orelse=[],
-    )  # fmt: skip
+    shared = ast.Tuple([_load(a) for a in arguments], ast.Load())
+    on_threads = [_load(name), _load(count), _load(parts), _load(pieces), shared]
     threaded = [
         ast.Assign([_store(parts)], _call(THREADS, [_load(count)])),
         ast.Assign([_store(pieces)], _call(PIECES, [_load(count), _load(parts)])),
-        ast.Assign([_store(claims)], _call(CLAIMS, [])),
-        threads,
+        ast.Expr(_call(ON_THREADS, on_threads)),
     ]
     whole = [ast.Assign([bounds], _call(WHOLE, [_load(count)])), call]
     return ast.If(
@@ -276,11 +349,13 @@ def _source_tree(fn: Callable[..., Any]) -> ast.Module:
     return tree
 
 
-def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., Any]], Any],
+def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., Any], bool], Any],
               compile_range: Callable[[Callable[..., Any]], Any]) -> Any:  # fmt: skip
     """Kernel ``fn`` as one function ``fn(threaded, *arguments)``, its ``prange`` loops as
     range functions (see the module's docstring) compiled by ``compile_range``, the kernel
-    by ``compile_kernel``."""
+    by ``compile_kernel(function, keeps_prange)``: ``keeps_prange`` says whether a loop was
+    kept as a ``prange`` (for Numba's threaded loops); else the kernel needs none of Numba's
+    parallel passes."""
     tree = _source_tree(fn)
     kernel = tree.body[0]
     assert isinstance(kernel, ast.FunctionDef)
@@ -296,12 +371,12 @@ def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., An
         module = ast.fix_missing_locations(ast.Module(body=list[ast.stmt](made), type_ignores=[]))
         exec(compile(module, fn.__code__.co_filename, "exec"), namespace)
     scope = {**fn.__globals__, **{f.name: compile_range(namespace[f.name]) for f in made},
-             THREADS: _thread_count, PIECES: _piece_count, CLAIMS: _claims, CLAIM: _claim,
-             PIECE: _piece, WHOLE: _whole}  # fmt: skip
+             THREADS: _thread_count, PIECES: _piece_count, ON_THREADS: _on_threads,
+             WHOLE: _whole}  # fmt: skip
     exec(compile(ast.fix_missing_locations(tree), fn.__code__.co_filename, "exec"), scope)
     built = scope[kernel.name]
     built.__doc__ = fn.__doc__
-    return compile_kernel(built)
+    return compile_kernel(built, any(_is_prange_loop(node) for node in ast.walk(kernel)))
 
 
 def _rewrite_loops(kernel: ast.FunctionDef) -> list[ast.FunctionDef]:
@@ -327,14 +402,49 @@ def _rewrite_loops(kernel: ast.FunctionDef) -> list[ast.FunctionDef]:
 
 
 def _names_outside(kernel: ast.FunctionDef, loop: ast.For) -> _Names:
-    """The names ``kernel`` reads and assigns outside ``loop``."""
+    """The names ``kernel`` reads and assigns outside ``loop``; a name another loop sets
+    before every read of it in its body is that loop's own (two loops that each begin with
+    ``start = ...`` share nothing through it), so those reads do not count."""
 
     class Outside(_Names):
         def visit_For(self, node: ast.For) -> None:
-            if node is not loop:
-                self.generic_visit(node)
+            if node is loop:
+                return
+            self.visit(node.target)
+            self.visit(node.iter)
+            inner = Outside()
+            for statement in node.body + node.orelse:
+                inner.visit(statement)
+            self.assigned |= inner.assigned
+            self.read |= {name for name in inner.read if _read_before_set(node.body, name)}
 
     found = Outside()
     for statement in kernel.body:
         found.visit(statement)
     return found
+
+
+def _read_before_set(statements: list[ast.stmt], name: str) -> bool:
+    """Whether running ``statements`` may read ``name`` before assigning it. A loop or branch
+    may not run its body, so what it assigns leaves ``name`` unset for what follows it."""
+    for statement in statements:
+        if isinstance(statement, ast.Assign):
+            if name in _names([statement.value]).read:
+                return True
+            targets = _names(statement.targets)
+            if name in targets.read:
+                return True
+            if name in targets.assigned:
+                return False
+        elif isinstance(statement, (ast.For, ast.While, ast.If)):
+            head = statement.iter if isinstance(statement, ast.For) else statement.test
+            if name in _names([head]).read:
+                return True
+            bodies = [statement.body, statement.orelse]
+            if isinstance(statement, ast.For) and name in _names([statement.target]).assigned:
+                bodies = [statement.orelse]  # the body reads the loop's own value
+            if any(_read_before_set(body, name) for body in bodies):
+                return True
+        elif name in _names([statement]).read:
+            return True
+    return False

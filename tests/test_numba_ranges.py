@@ -6,14 +6,17 @@ branches."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
 import textwrap
 
 import numba
+import numba as nb
 import numpy as np
 import pytest
+from numba import prange
 
 pytest.importorskip("numba")
 
@@ -23,30 +26,34 @@ from genqsim.backends import numba_ranges as ranges
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 4, 7])
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, 1000, 1 << 20])
-def test_the_pieces_of_a_loop_cover_it_once_in_order(n, parts):
-    """Piece k of p is [n k / p, n (k + 1) / p): together 0 .. n, each index once; a piece's
-    slot is the thread that runs it; one thread takes the loop as one piece, more take
-    ``PIECES_PER_THREAD`` each where the loop is that long."""
+def test_a_loop_is_split_into_pieces_per_thread(n, parts):
+    """One thread takes the loop as one piece; more take ``PIECES_PER_THREAD`` each where
+    the loop is that long, never an empty one; the calling thread's share is all of it."""
     if parts > n:
         return  # never asked: a loop runs on at most as many threads as it has iterations
     pieces = ranges._piece_count.py_func(n, parts)
     assert pieces == (1 if parts == 1 else min(n, parts * ranges.PIECES_PER_THREAD))
-    bounds = [ranges._piece.py_func(n, k, pieces, np.uint64(k % parts)) for k in range(pieces)]
-    if n < 5000:
-        assert [i for start, stop, _ in bounds for i in range(start, stop)] == list(range(n))
-    assert bounds[0][0] == 0 and bounds[-1][1] == n
-    assert all(bounds[k][1] == bounds[k + 1][0] for k in range(pieces - 1))
-    assert all(stop > start for start, stop, _ in bounds)
-    assert [slot for _, _, slot in bounds] == [k % parts for k in range(pieces)]
     assert ranges._whole.py_func(n) == (0, n, 0)
 
 
-def _counted(visits, slots):
+def _counted(visits, slots, pieces):
     """A kernel counting the visits of each iteration and, per thread slot, the
-    iterations it ran."""
-    for i in numba.prange(visits.size):
+    iterations it ran; ``pieces[i]``: whether iteration ``i`` follows one that ran
+    elsewhere or earlier (the start of a piece)."""
+    for i in prange(visits.size):  # written as the kernels write it, so it is rewritten
         visits[i] += 1
-        slots[numba.get_thread_id(), i] = 1
+        slots[nb.get_thread_id(), i] = 1
+        pieces[i] = i == 0 or visits[i - 1] == visits[i] - 1
+
+
+def _threaded_build(kernel):
+    from genqsim.backends.numba_slp import vector_njit
+
+    def compile_kernel(fn, keeps_prange):
+        parallel = {"prange": True} if keeps_prange else False
+        return vector_njit(cache=False, nogil=True, parallel=parallel)(fn)
+
+    return ranges.one_build(kernel, compile_kernel, vector_njit(cache=False, nogil=True))
 
 
 @pytest.mark.parametrize("threads", range(1, min(4, numba.config.NUMBA_NUM_THREADS) + 1))
@@ -54,26 +61,53 @@ def _counted(visits, slots):
 def test_threads_claiming_pieces_run_every_iteration_once(n, threads):
     """Each thread of the threaded branch claims pieces until none is left: every iteration
     runs exactly once, each on one slot below the thread count (every thread count the
-    pool allows, up to 4), and the calling thread's branch runs each once too."""
-    from genqsim.backends.numba_slp import vector_njit
-
-    build = ranges.one_build(
-        _counted,
-        vector_njit(cache=False, nogil=True, parallel={"prange": True}),
-        vector_njit(cache=False, nogil=True),
-    )
+    pool allows, up to 4), in at most ``PIECES_PER_THREAD`` pieces per thread; the calling
+    thread's branch runs each once too, in order."""
+    build = _threaded_build(_counted)
+    assert "__range0" in str(build.py_func.__globals__.keys())  # a range function, not a prange
     visits = np.zeros(n, np.int64)
     slots = np.zeros((numba.config.NUMBA_NUM_THREADS, n), np.int64)
+    pieces = np.zeros(n, np.bool_)
     saved = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        build(True, visits, slots)
+        build(True, visits, slots, pieces)
     finally:
         numba.set_num_threads(saved)
     assert (visits == 1).all()
     assert (slots.sum(axis=0) == 1).all() and not slots[threads:].any()
-    build(False, visits, slots)
-    assert (visits == 2).all()
+    assert pieces.sum() <= threads * ranges.PIECES_PER_THREAD
+    build(False, visits, slots, pieces)
+    assert (visits == 2).all() and pieces.sum() == 1
+
+
+def _raising(values):
+    for i in prange(values.size):
+        if values[i] < 0:
+            raise ValueError("a negative value")
+        values[i] += 1
+
+
+@pytest.mark.parametrize("threads", range(1, min(4, numba.config.NUMBA_NUM_THREADS) + 1))
+def test_a_threaded_loop_that_raises_makes_its_kernel_raise(threads):
+    """A piece that raises on some thread: the threaded branch raises ``RuntimeError``
+    (saying how to see the exception) once the threads are done; the calling thread's
+    branch raises the loop's own exception."""
+    build = _threaded_build(_raising)
+    values = np.zeros(64)
+    values[37] = -1.0
+    saved = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        with pytest.raises(RuntimeError, match=r"threaded loop .* raised"):
+            build(True, values)
+    finally:
+        numba.set_num_threads(saved)
+    with pytest.raises(ValueError, match="negative"):
+        build(False, values)
+    values[37] = 0.0
+    build(True, values)
+    assert (values[values.size // 2 :] >= 1).all()
 
 
 def _kernel_source(name):
@@ -93,6 +127,39 @@ def test_a_loop_that_reduces_into_a_variable_stays_a_threaded_loop():
     source, made = _kernel_source("probabilities_marginal")
     assert [f.name for f in made] == ["probabilities_marginal__range0"]
     assert "get_thread_id" not in source  # the scratch row is the share's slot
+
+
+def test_loops_that_each_set_a_name_first_share_nothing_through_it():
+    """``apply_phase_1q``'s loops each begin with ``start = ...``: every one becomes a range
+    function. A threaded loop whose variable a later loop may read before setting it (``t``
+    below, set there only where ``y[k] > 0``) stays as written: a range function would keep
+    its last value to itself."""
+    _, made = _kernel_source("apply_phase_1q")
+    assert len(made) == 4
+    for kernel, kept in ((_set_first_later, False), (_maybe_read_later, True)):
+        tree = ranges._source_tree(kernel)
+        made = ranges._rewrite_loops(tree.body[0])
+        assert len(made) == (0 if kept else 1)
+        assert ("prange(x.size)" in ast.unparse(ast.fix_missing_locations(tree))) == kept
+
+
+def _set_first_later(x, y):
+    for i in prange(x.size):
+        t = x[i]
+        x[i] = t + 1
+    for k in range(y.size):
+        t = y[k]
+        y[k] = 2 * t
+
+
+def _maybe_read_later(x, y):
+    for i in prange(x.size):
+        t = x[i]
+        x[i] = t + 1
+    for k in range(y.size):
+        if y[k] > 0:
+            t = y[k]
+        y[k] = t
 
 
 @pytest.mark.parametrize("numbers", [np.complex64, np.complex128])
@@ -219,3 +286,42 @@ def test_a_helper_is_cached_as_llvm_code_and_linked_by_a_later_caller(tmp_path):
         assert done.stdout.split() == [which, "pending"]
     cached = [name for _, _, names in os.walk(tmp_path / "cache") for name in names]
     assert any(name.startswith("callers.callee") for name in cached)
+
+
+THREADED_KERNEL = """
+import sys
+import numpy as np
+import numba.np.ufunc.parallel as pool
+from numba import prange
+from genqsim.backends.numba_ranges import one_build
+from genqsim.backends.numba_slp import helper_njit, vector_njit
+
+
+def _ramp(x, y):
+    for i in prange(x.size):
+        x[i] += i * y[0]
+
+
+kernel = one_build(_ramp, lambda fn, keeps_prange: vector_njit(cache=True, nogil=True)(fn),
+                   helper_njit())
+before = pool._is_initialized
+x = np.zeros(1000)
+kernel(True, x, np.array([2.0]))
+assert (x == 2.0 * np.arange(1000)).all()
+print(sys.argv[1], "started the pool" if not before and pool._is_initialized else "pool state?")
+"""
+
+
+def test_a_threaded_kernel_loaded_from_the_cache_starts_the_pool_itself(tmp_path):
+    """A kernel's threaded branch calls the pool by symbol: compiled in one process and
+    loaded from the cache in another, where nothing else started the pool, it starts it
+    (Numba's reload hook for threaded code) and runs, instead of failing to link."""
+    (tmp_path / "threaded.py").write_text(textwrap.dedent(THREADED_KERNEL))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "2"}
+    for which in ("compiled", "loaded"):
+        done = subprocess.run([sys.executable, str(tmp_path / "threaded.py"), which],
+                              capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.split("\n")[0] == f"{which} started the pool"
+    cached = [name for _, _, names in os.walk(tmp_path / "cache") for name in names]
+    assert any(name.startswith("threaded._ramp") for name in cached)
