@@ -502,10 +502,29 @@ def helper_njit(inline: bool = False, cache: bool = True) -> Callable[[Callable[
     ``cache``: false for code Numba cannot cache (made by ``exec``)."""
 
     def compiled(fn: Callable[..., Any]) -> Any:
-        return vector_njit(cache=cache, nogil=True, error_model="numpy", fastmath=True,
-                           forceinline=inline, **COMPILED_CODE_ONLY)(fn)  # fmt: skip
+        dispatcher = vector_njit(cache=cache, nogil=True, error_model="numpy", fastmath=True,
+                                 forceinline=inline, **COMPILED_CODE_ONLY)(fn)  # fmt: skip
+        return _without_literal_builds(dispatcher) if inline else dispatcher
 
     return compiled
+
+
+def _without_literal_builds(dispatcher: Any) -> Any:
+    """``dispatcher`` compiled for its callers' argument types with every literal constant
+    taken as its plain type (``Literal[int](32)`` as ``int64``, ``True`` as ``bool``): one
+    build serves every constant. For a helper every caller inlines, LLVM folds the constant
+    into the inlined copy, as Numba did in a build of its own (the complex128 warm-up
+    compiled some 40 such builds: ``_groups_of`` eight times for bits 16-64, ``_mix22_quads``
+    six times, ``_row4`` four)."""
+    template_for = dispatcher.get_call_template
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        plain_args = tuple(nb.types.unliteral(a) for a in args)
+        plain_kws = {name: nb.types.unliteral(a) for name, a in kws.items()}
+        return template_for(plain_args, plain_kws)
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
 
 
 def vector_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:

@@ -867,6 +867,43 @@ def test_an_inlined_helper_is_inlined_whatever_its_size_and_has_no_python_entry(
         big(x)
 
 
+def test_an_inlined_helper_is_built_once_for_every_constant_and_folded_in_each_caller():
+    """Callers passing an inlined helper different constants (``bit`` 2 or 4, ``flag`` True
+    or False) share one build of it, for the constants' plain types; LLVM folds each
+    constant into the caller's inlined copy: the caller passing ``True`` multiplies by 2
+    and never by 3, and every caller's result is right."""
+    from genqsim.backends import numba_slp as slp
+
+    namespace: dict = {}
+    exec(
+        "def scaled_sum(x, bit, flag):\n"
+        "    total = 0.0\n"
+        "    for j in range(bit):\n"
+        "        total += x[j]\n"
+        "    return total * 2.0 if flag else total * 3.0\n",
+        namespace,
+    )
+    helper = slp.helper_njit(inline=True, cache=False)(namespace["scaled_sum"])
+
+    @slp.vector_njit(nogil=True)
+    def doubled_pairs(x):
+        return helper(x, 2, True)
+
+    @slp.vector_njit(nogil=True)
+    def tripled_quads(x):
+        return helper(x, 4, False)
+
+    x = np.arange(1.0, 9.0)
+    assert doubled_pairs(x) == 2.0 * (1.0 + 2.0)
+    assert tripled_quads(x) == 3.0 * (1.0 + 2.0 + 3.0 + 4.0)
+    assert [tuple(map(str, sig)) for sig in helper.signatures] == [
+        ("array(float64, 1d, C)", "int64", "bool")
+    ]
+    (library,) = [overload.library for overload in doubled_pairs.overloads.values()]
+    code = str(library._final_module)
+    assert "2.000000e+00" in code and "3.000000e+00" not in code
+
+
 def test_a_function_first_compiled_by_an_inlined_helper_is_not_inlined_itself():
     """Numba lets a function compiled while an inlined helper is typed inherit the helper's
     unset ``forceinline``; every genqsim build sets it, so a loop first compiled from an
