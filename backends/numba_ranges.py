@@ -412,11 +412,13 @@ def _names_outside(kernel: ast.FunctionDef, loop: ast.For) -> _Names:
                 return
             self.visit(node.target)
             self.visit(node.iter)
-            inner = Outside()
-            for statement in node.body + node.orelse:
-                inner.visit(statement)
-            self.assigned |= inner.assigned
-            self.read |= {name for name in inner.read if _read_before_set(node.body, name)}
+            body, after = Outside(), Outside()
+            for statement in node.body:
+                body.visit(statement)
+            for statement in node.orelse:  # runs once after the body: every read counts
+                after.visit(statement)
+            self.assigned |= body.assigned | after.assigned
+            self.read |= after.read | {n for n in body.read if _read_before_set(node.body, n)}
 
     found = Outside()
     for statement in kernel.body:
