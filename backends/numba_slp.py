@@ -138,6 +138,7 @@ def _finalize_linking_late(library: Any) -> None:
     library._raise_if_finalized()
     seen: set[int] = set()
     late = []
+    calls: dict[str, Any] = {}
     reload_hooks = getattr(library, "_reload_init", None)  # Numba 0.62 and later
     for callee in library._linking_libraries:
         if id(callee) in seen:
@@ -145,8 +146,13 @@ def _finalize_linking_late(library: Any) -> None:
         seen.add(id(callee))
         if reload_hooks is not None:
             reload_hooks.update(callee._reload_init)
+        calls.update(_calls_by_name(callee))
         if _instructions(callee) > LATE_LINK_INSTRUCTIONS and not _inlined(callee):
-            late.append(callee)
+            symbol = _symbol(callee)
+            if symbol is not None and _without_code(callee):
+                calls[symbol] = callee  # called by its name: its code is made once for all
+            else:
+                late.append(callee)
         else:
             library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
     if not _inlined(library):  # an inlined function is optimised in its callers
@@ -154,6 +160,7 @@ def _finalize_linking_late(library: Any) -> None:
     for callee in late:
         library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
     library._final_module.verify()
+    library._genqsim_calls = calls
     _finalize_without_code(library)
 
 
@@ -196,7 +203,16 @@ def _make_code(library: Any) -> None:
         return
     with global_compiler_lock:
         if library._genqsim_code_pending:
+            for callee in _calls_by_name(library).values():  # what it calls by name, first
+                _make_code(callee)
             library._genqsim_code_pending = False
+            symbol = _symbol(library)
+            if symbol is not None:
+                if library._codegen._engine.is_symbol_defined(symbol):
+                    return  # made from another library of it, or brought from the cache
+                # weak: a kernel loaded later may bring the same code (:func:`_unserialize`)
+                library._final_module.get_function(symbol).linkage = "weak_odr"
+                _MADE[symbol] = library
             cleanup = library._codegen._add_module(library._final_module)
             if cleanup:
                 weakref.finalize(library, cleanup)
@@ -239,6 +255,7 @@ _NUMBA_PARTS = (
                               "_get_module_for_linking")),
     (codegen.CPUCodegen, ("_check_llvm_bugs", "_add_module")),
     (codegen.JITCPUCodegen, ("set_env",)),
+    (codegen.JitEngine, ("is_symbol_defined", "_load_defined_symbols")),
     (cpu.CPUContext, ("get_executable",)),
     (codegen.JITCodeLibrary, ("_finalize_specific", "_finalize_dynamic_globals",
                               "_verify_declare_only_symbols", "serialize_using_bitcode",
@@ -319,8 +336,23 @@ def _get_executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
     library._ensure_finalized()  # while it is lowered: a genqsim function's, without code
     if _without_code(library) and not _defines(library, fndesc.llvm_cpython_wrapper_name):
         _PENDING_ENVIRONMENTS[context.get_env_name(fndesc)] = env
+        if (fndesc.modname, fndesc.qualname) in _CALLED_BY_NAME:
+            library._genqsim_symbol = fndesc.llvm_func_name
         return _stand_in_entry(context)
     return _NUMBA_GET_EXECUTABLE(context, library, fndesc, env)
+
+
+def _symbol(library: Any) -> str | None:
+    """The name of the function ``library`` defines for compiled code to call, where it is
+    one with no entry point from Python (:func:`_get_executable`): such a function, when
+    large, is called by that name instead of linked into each caller."""
+    return getattr(library, "_genqsim_symbol", None)
+
+
+def _calls_by_name(library: Any) -> dict[str, Any]:
+    """The libraries whose functions ``library``'s code calls by name (directly or through
+    what is linked into it), by symbol: their code must be made, or loaded, before its own."""
+    return dict(getattr(library, "_genqsim_calls", {}))
 
 
 def _without_code(library: Any) -> bool:
@@ -358,25 +390,86 @@ _NUMBA_SERIALIZE = codegen.CPUCodeLibrary.serialize_using_object_code
 _NUMBA_UNSERIALIZE = codegen.CPUCodeLibrary._unserialize.__func__  # type: ignore[attr-defined]
 
 
+_MADE: dict[str, Any] = {}
+"""The library whose module gave each function called by name its machine code, by symbol
+(another library of the same function, loaded with a caller, then makes none)."""
+
+_OBJECTS: dict[str, bytes] = {}
+"""The object code of functions called by name that came with kernels loaded from the cache,
+by symbol (what a kernel compiled later, which calls one of them, carries in its turn)."""
+
+
 def _serialize(library: Any) -> Any:
     """What Numba's cache keeps of ``library``: its LLVM code while it has no machine code
     (a :func:`helper_njit` function's: its callers link that code; making object code only
-    to store it took about 10 s of the complex128 warm-up), else Numba's object code."""
+    to store it took about 10 s of the complex128 warm-up), else Numba's object code. With
+    either comes the code of every function it calls by name (:func:`_finalize_linking_late`),
+    object code with object code and LLVM code with LLVM code, so that a later process
+    loads what this code was made with, whatever else the cache holds by then."""
     library._ensure_finalized()
+    calls = _calls_by_name(library)
     if _without_code(library):
-        return library.serialize_using_bitcode()
-    return _NUMBA_SERIALIZE(library)
+        name, kind, data = library.serialize_using_bitcode()
+        carried = tuple((symbol, callee._final_module.as_bitcode())
+                        for symbol, callee in calls.items())  # fmt: skip
+        return (name, "genqsim-bitcode", (data, carried)) if carried else (name, kind, data)
+    name, kind, data = _NUMBA_SERIALIZE(library)
+    carried = tuple((symbol, _object_code(callee)) for symbol, callee in calls.items())
+    return (name, "genqsim-object", (data, carried)) if carried else (name, kind, data)
+
+
+def _object_code(library: Any) -> bytes:
+    """The machine code of a function called by name: its own, or what a kernel from the
+    cache brought (:func:`_unserialize`)."""
+    symbol = _symbol(library) or ""
+    brought = _OBJECTS.get(symbol)
+    if brought is not None:
+        return brought
+    # its code may have been made from another library of the same function (:func:`_make_code`)
+    return bytes(_MADE.get(symbol, library)._get_compiled_object())
 
 
 def _unserialize(cls: Any, codegen_: Any, state: Any) -> Any:
     """Numba's ``_unserialize``, but a library kept as LLVM code is loaded without machine
-    code (made when asked for, :func:`_finalize_without_code`)."""
+    code (made when asked for, :func:`_finalize_without_code`); the functions it calls by
+    name come with it: object code added to LLVM's engine where their symbol is not there
+    yet, LLVM code as libraries whose code is made with the caller's."""
     name, kind, data = state
-    if kind != "bitcode":
+    if kind == "genqsim-object":
+        numba_data, carried = data
+        engine = codegen_._engine
+        for symbol, code in carried:
+            if not engine.is_symbol_defined(symbol):
+                engine._ee.add_object_file(llvm.ObjectFileRef.from_data(code))
+                engine._defined_symbols.add(symbol)
+                _OBJECTS[symbol] = code
+        return _NUMBA_UNSERIALIZE(cls, codegen_, (name, "object", numba_data))
+    calls: dict[str, Any] = {}
+    if kind == "genqsim-bitcode":
+        data, carried = data
+        for symbol, code in carried:
+            calls[symbol] = _BY_NAME.get(symbol) or _pending(codegen_, symbol, code, symbol)
+    elif kind != "bitcode":
         return _NUMBA_UNSERIALIZE(cls, codegen_, state)
+    library = _pending(codegen_, name, data, None)
+    library._genqsim_calls = calls
+    return library
+
+
+_BY_NAME: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+"""Libraries of functions called by name, loaded as LLVM code with their callers, by symbol."""
+
+
+def _pending(codegen_: Any, name: str, bitcode: bytes, symbol: str | None) -> Any:
+    """A library of LLVM code ``bitcode``, without machine code yet; ``symbol``: the function
+    it defines for others to call by name."""
     library = codegen_.create_library(name)
-    library._final_module = llvm.parse_bitcode(data)
+    library.enable_object_caching()  # its object code, once made, goes with its callers'
+    library._final_module = llvm.parse_bitcode(bitcode)
     _finalize_without_code(library)
+    if symbol is not None:
+        library._genqsim_symbol = symbol
+        _BY_NAME[symbol] = library
     return library
 
 
@@ -502,11 +595,19 @@ def helper_njit(inline: bool = False, cache: bool = True) -> Callable[[Callable[
     ``cache``: false for code Numba cannot cache (made by ``exec``)."""
 
     def compiled(fn: Callable[..., Any]) -> Any:
+        if not inline:
+            _CALLED_BY_NAME.add((fn.__module__, fn.__qualname__))
         dispatcher = vector_njit(cache=cache, nogil=True, error_model="numpy", fastmath=True,
                                  forceinline=inline, **COMPILED_CODE_ONLY)(fn)  # fmt: skip
         return _without_literal_builds(dispatcher) if inline else dispatcher
 
     return compiled
+
+
+_CALLED_BY_NAME: set[tuple[str, str]] = set()
+"""The functions (module, qualified name) of :func:`helper_njit` that are not inlined: where
+one is large, its callers call it by name and its machine code is made once
+(:func:`_finalize_linking_late`)."""
 
 
 def _without_literal_builds(dispatcher: Any) -> Any:

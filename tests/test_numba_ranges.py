@@ -325,3 +325,79 @@ def test_a_threaded_kernel_loaded_from_the_cache_starts_the_pool_itself(tmp_path
         assert done.stdout.split("\n")[0] == f"{which} started the pool"
     cached = [name for _, _, names in os.walk(tmp_path / "cache") for name in names]
     assert any(name.startswith("threaded._ramp") for name in cached)
+
+
+BY_NAME = """
+import sys
+import numba
+import numpy as np
+from genqsim.backends import numba_slp as slp
+from genqsim.backends.numba_slp import helper_njit, vector_njit
+
+options = dict(cache=True, nogil=True, error_model="numpy", fastmath=True)
+if sys.argv[1] == "shifted":  # Numba numbers each function it compiles: a different name
+    numba.njit(lambda v: v + 1)(1)
+
+
+@helper_njit()
+def big(x):
+    s = 0.0
+BODY
+    return s
+
+
+@vector_njit(**options)
+def first(x):
+    return big(x) + 1.0
+
+
+@vector_njit(**options)
+def second(x):
+    return big(x) * 2.0
+
+
+x = np.arange(1.0, 9.0)
+total = 0.0
+for k in range(TERMS):
+    total = total * 0.5 + x[k % 8] * (k + 1)
+for name in sys.argv[2:]:
+    caller = {"first": first, "second": second}[name]
+    got = caller(x)
+    want = total + 1.0 if name == "first" else total * 2.0
+    assert abs(got - want) < 1e-9 * want, (name, got, want)
+    library = caller.overloads[next(iter(caller.overloads))].library
+    defined = [f.name for f in library._final_module.functions if not f.is_declaration]
+    assert not any("big" in n for n in defined), defined  # called by name, not linked
+    assert caller.stats.cache_hits or slp._calls_by_name(library)
+    print(name, "compiled" if caller.stats.cache_misses else "loaded")
+"""
+
+
+def test_a_large_helper_is_called_by_name_and_its_callers_load_whatever_the_cache_holds(
+    tmp_path,
+):
+    """A helper too large to link into each caller is called by name: each caller's module
+    only declares it and its machine code is made once. Each caller's cache entry carries
+    the helper's code it was made with: after the helper's own entry is replaced (compiled
+    again under another name, as when two processes compile at once), a third process
+    loads both callers from the cache and each gives its sum, where a caller that relied
+    on the helper's entry would fail to link."""
+    terms = 700  # about 1,400 LLVM instructions: more than LATE_LINK_INSTRUCTIONS
+    body = "\n".join(f"    s = s * 0.5 + x[{k % 8}] * {k + 1}.0" for k in range(terms))
+    source = textwrap.dedent(BY_NAME).replace("BODY", body).replace("TERMS", str(terms))
+    (tmp_path / "by_name.py").write_text(source)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(*arguments):
+        done = subprocess.run([sys.executable, str(tmp_path / "by_name.py"), *arguments],
+                              capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.split("\n")[:-1]
+
+    assert run("plain", "first") == ["first compiled"]
+    for folder, _, names in os.walk(tmp_path / "cache"):
+        for name in names:
+            if name.startswith("by_name.big"):
+                os.unlink(os.path.join(folder, name))
+    assert run("shifted", "second") == ["second compiled"]
+    assert run("plain", "first", "second") == ["first loaded", "second loaded"]
