@@ -19,10 +19,14 @@ them. A body's ``nb.get_thread_id()`` (its row of per-thread scratch) becomes ``
 thread's number below the thread count, or 0; no two pieces run at once on one slot.
 Outside loops the calling thread's id is 0.
 
-A loop is kept as it is in the threaded branch (a Numba ``prange``), and as a plain ``range``
-loop in the other, where its body assigns a variable the kernel may read after it (a
-reduction: Numba's ``prange`` combines the threads' partial values) or returns; a kernel
-with no such loop is compiled without Numba's parallel passes. Only ``prange`` loops are
+A loop that sums into variables the kernel reads after it (``total += ...``, a reduction)
+becomes a range function that takes the sums and returns them with its piece added; each
+piece starts from zeros, and the kernel adds the pieces' sums to its own in the pieces'
+order, so a threaded sum does not depend on which thread ran which piece
+(:func:`_summed_on_threads`). A loop is kept as it is in the threaded branch (a Numba
+``prange``), and as a plain ``range`` loop in the other, where its body assigns another
+variable the kernel may read after it, or returns; a kernel with no such loop (none of
+genqsim's) is compiled without Numba's parallel passes. Only ``prange`` loops are
 threaded (Numba's other automatic parallelisation, of array expressions, is off), so the
 calling thread's branch never wakes the pool. The transformed source keeps the kernel's
 line numbers and file, so tracebacks point at the kernel's own lines and Numba caches every
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import operator
 import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -54,6 +59,7 @@ bounds)."""
 THREADS = "_thread_count"
 PIECES = "_piece_count"
 ON_THREADS = "_on_threads"
+SUMMED_ON_THREADS = "_summed_on_threads"
 WHOLE = "_whole"
 
 PIECES_PER_THREAD = 8
@@ -109,14 +115,40 @@ def _on_threads(typingctx: Any, range_function: Any, n: Any, parts: Any, pieces:
     of every kernel: about 11 s of the complex128 warm-up's compiling on a 2-core EPYC Zen
     3. A piece that raises makes the kernel raise ``RuntimeError`` once every thread is
     done (:data:`THREADED_LOOP_RAISED`)."""
+    return _pieces_on_threads(typingctx, range_function, n, parts, pieces, None, arguments)
+
+
+@intrinsic
+def _summed_on_threads(typingctx: Any, range_function: Any, n: Any, parts: Any, pieces: Any,
+                       initial: Any, arguments: Any) -> Any:  # fmt: skip
+    """:func:`_on_threads` for a loop that sums into variables (a reduction):
+    ``range_function(lo, hi, slot, *sums, *arguments)`` returns the tuple of ``sums`` plus
+    what its piece adds; each piece starts from zeros, and the result is ``initial`` plus
+    every piece's tuple, added in the pieces' order (the same sum whichever thread ran
+    which piece). Numba's ``prange`` reductions compiled the kernel through its parallel
+    passes, 1-3 s per reduction kernel and precision on a 2-core EPYC Zen 3."""
+    return _pieces_on_threads(typingctx, range_function, n, parts, pieces, initial, arguments)
+
+
+def _pieces_on_threads(typingctx: Any, range_function: Any, n: Any, parts: Any, pieces: Any,
+                       initial: Any, arguments: Any) -> Any:  # fmt: skip
+    """The typing and code of :func:`_on_threads` (``initial`` None) and
+    :func:`_summed_on_threads`."""
+    sums = () if initial is None else getattr(initial, "types", None)
     if not (isinstance(range_function, nb.types.Dispatcher)
-            and isinstance(arguments, nb.types.BaseTuple)):  # fmt: skip
+            and isinstance(arguments, nb.types.BaseTuple) and sums is not None):  # fmt: skip
         return None
-    callee_args = (nb.types.int64,) * 3 + tuple(arguments.types)  # type: ignore[attr-defined]
+    callee_args = (nb.types.int64,) * 3 + tuple(sums) + tuple(arguments.types)  # type: ignore[attr-defined]
     callee = typingctx.resolve_function_type(range_function, callee_args, {})
     if callee is None:
         return None
-    signature = nb.types.none(range_function, n, parts, pieces, arguments)
+    if initial is None:
+        signature = nb.types.none(range_function, n, parts, pieces, arguments)
+    else:
+        summed = callee.return_type
+        if not (isinstance(summed, nb.types.BaseTuple) and len(summed) == len(sums)):
+            return None
+        signature = summed(range_function, n, parts, pieces, initial, arguments)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         compiled = range_function.dispatcher.overloads[callee.args]
@@ -126,13 +158,24 @@ def _on_threads(typingctx: Any, range_function: Any, n: Any, parts: Any, pieces:
         i64, i32, byte_ptr = ir.IntType(64), ir.IntType(32), ir.IntType(8).as_pointer()
         count, threads, total = (context.cast(builder, v, t, nb.types.int64)
                                  for v, t in zip(args[1:4], signature.args[1:4]))  # fmt: skip
-        values = cgutils.unpack_tuple(builder, args[4], len(arguments))
-        # what the tasks share: claim counter, n, pieces, error flag, the arguments
-        closure_type = ir.LiteralStructType([i64, i64, i64, i32] + [v.type for v in values])
+        values = cgutils.unpack_tuple(builder, args[-1], len(arguments))
+        zeros = [context.get_constant_generic(builder, t, 0) for t in sums]
+        summed_type = context.get_value_type(callee.return_type)
+        saved_stack = None
+        partials = summed_type.as_pointer()(None)
+        if initial is not None:  # one tuple of sums per piece, on the stack
+            save = cgutils.get_or_insert_function(builder.module, ir.FunctionType(byte_ptr, []),
+                                                  "llvm.stacksave")  # fmt: skip
+            saved_stack = builder.call(save, [])
+            partials = builder.alloca(summed_type, size=total)
+        # what the tasks share: claim counter, n, pieces, error flag, the pieces' sums,
+        # the range function's arguments after (lo, hi, slot)
+        header = [i64, i64, i64, i32, partials.type]
+        closure_type = ir.LiteralStructType(header + [v.type for v in zeros + values])
         closure = cgutils.alloca_once(builder, closure_type)
-        for k, value in enumerate([i64(0), count, total, i32(0), *values]):
+        for k, value in enumerate([i64(0), count, total, i32(0), partials, *zeros, *values]):
             builder.store(value, cgutils.gep_inbounds(builder, closure, 0, k))
-        task = _task(context, builder.module, closure_type, compiled, callee)
+        task = _task(context, builder.module, closure_type, len(header), compiled, callee)
         slots = cgutils.alloca_once(builder, byte_ptr)  # item r's slot: null + r
         builder.store(byte_ptr(None), slots)
         items = cgutils.alloca_once_value(builder, threads)
@@ -151,15 +194,42 @@ def _on_threads(typingctx: Any, range_function: Any, n: Any, parts: Any, pieces:
         raised = builder.load(cgutils.gep_inbounds(builder, closure, 0, 3))
         with cgutils.if_unlikely(builder, builder.icmp_unsigned("!=", raised, i32(0))):
             context.call_conv.return_user_exc(builder, RuntimeError, (THREADED_LOOP_RAISED,))
-        return context.get_dummy_value()
+        if initial is None:
+            return context.get_dummy_value()
+        result = _added_in_order(context, builder, args[4], initial, callee.return_type,
+                                 partials, total)  # fmt: skip
+        restore_type = ir.FunctionType(ir.VoidType(), [byte_ptr])
+        restore = cgutils.get_or_insert_function(builder.module, restore_type, "llvm.stackrestore")
+        builder.call(restore, [saved_stack])
+        return result
 
     return signature, codegen
 
 
-def _task(context: Any, module: Any, closure_type: Any, compiled: Any, callee: Any) -> Any:
-    """The function each thread of :func:`_on_threads` runs, in the kernel's module: its
-    slot is its first item's number (``args[0]``, advanced from null by one per item);
-    it claims pieces from the closure's counter and runs the range function on each."""
+def _added_in_order(context: Any, builder: Any, initial: Any, initial_type: Any,
+                    summed_type: Any, partials: Any, count: Any) -> Any:  # fmt: skip
+    """``initial`` (cast to ``summed_type``) plus the ``count`` tuples at ``partials``, added
+    element by element in order."""
+    kinds = list(summed_type)
+    firsts = cgutils.unpack_tuple(builder, initial, len(kinds))
+    accumulators = [cgutils.alloca_once_value(builder, context.cast(builder, v, t, kind))
+                    for v, t, kind in zip(firsts, initial_type, kinds)]  # fmt: skip
+    adds = [context.get_function(operator.add, kind(kind, kind)) for kind in kinds]
+    with cgutils.for_range(builder, count) as loop:
+        piece = builder.load(builder.gep(partials, [loop.index]))
+        for k, (accumulator, add) in enumerate(zip(accumulators, adds)):
+            part = builder.extract_value(piece, k)
+            builder.store(add(builder, (builder.load(accumulator), part)), accumulator)
+    return context.make_tuple(builder, summed_type, [builder.load(a) for a in accumulators])
+
+
+def _task(context: Any, module: Any, closure_type: Any, header: int, compiled: Any,
+          callee: Any) -> Any:  # fmt: skip
+    """The function each thread of :func:`_pieces_on_threads` runs, in the kernel's module:
+    its slot is its first item's number (``args[0]``, advanced from null by one per item);
+    it claims pieces from the closure's counter and runs the range function on each, its
+    arguments after (lo, hi, slot) the closure's fields from ``header`` on; a summing range
+    function's result goes to the piece's place in the closure's sums."""
     i64, i32, byte_ptr = ir.IntType(64), ir.IntType(32), ir.IntType(8).as_pointer()
     task_type = ir.FunctionType(ir.VoidType(), [byte_ptr.as_pointer(), i64.as_pointer(),
                                                 i64.as_pointer(), byte_ptr])  # fmt: skip
@@ -171,8 +241,8 @@ def _task(context: Any, module: Any, closure_type: Any, compiled: Any, callee: A
     closure = builder.bitcast(data, closure_type.as_pointer())
     field = lambda k: cgutils.gep_inbounds(builder, closure, 0, k)  # noqa: E731
     counter, raised = field(0), field(3)
-    count, pieces = builder.load(field(1)), builder.load(field(2))
-    values = [builder.load(field(4 + k)) for k in range(len(closure_type.elements) - 4)]
+    count, pieces, partials = builder.load(field(1)), builder.load(field(2)), builder.load(field(4))
+    values = [builder.load(field(k)) for k in range(header, len(closure_type.elements))]
     function = context.declare_function(module, compiled.fndesc)
     claim = builder.append_basic_block("claim")
     run = builder.append_basic_block("run")
@@ -184,11 +254,15 @@ def _task(context: Any, module: Any, closure_type: Any, compiled: Any, callee: A
     builder.position_at_end(run)
     lo = builder.sdiv(builder.mul(count, piece), pieces)
     hi = builder.sdiv(builder.mul(count, builder.add(piece, i64(1))), pieces)
-    status, _ = context.call_conv.call_function(
+    status, result = context.call_conv.call_function(
         builder, function, callee.return_type, callee.args, [lo, hi, slot, *values]
     )
-    with builder.if_then(status.is_error, likely=False):
-        builder.store_atomic(i32(1), raised, "monotonic", 4)
+    with builder.if_else(status.is_error, likely=False) as (failed, succeeded):
+        with failed:
+            builder.store_atomic(i32(1), raised, "monotonic", 4)
+        with succeeded:
+            if isinstance(callee.return_type, nb.types.BaseTuple):
+                builder.store(result, builder.gep(partials, [piece]))
     builder.branch(claim)
     builder.position_at_end(done)
     builder.ret_void()
@@ -290,9 +364,11 @@ def _store(name: str) -> ast.Name:
     return ast.Name(name, ast.Store())
 
 
-def _range_function(name: str, loop: ast.For, arguments: list[str]) -> ast.FunctionDef:
-    """``def name(lo, hi, slot, *arguments): for i in range(lo, hi): body`` (its own
-    parameters prefixed with :data:`GENERATED`), the body's thread id its ``slot``."""
+def _range_function(name: str, loop: ast.For, arguments: list[str],
+                    sums: list[str]) -> ast.FunctionDef:  # fmt: skip
+    """``def name(lo, hi, slot, *sums, *arguments): for i in range(lo, hi): body`` (its own
+    parameters prefixed with :data:`GENERATED`), the body's thread id its ``slot``; where
+    the loop sums into variables, ``return (*sums,)`` after the loop."""
     body = [_thread_id_as(statement, lambda: _load(f"{GENERATED}slot")) for statement in loop.body]
     inner = ast.For(
         target=_store(loop.target.id),  # type: ignore[attr-defined]
@@ -300,28 +376,41 @@ def _range_function(name: str, loop: ast.For, arguments: list[str]) -> ast.Funct
         body=body,
         orelse=[],
     )
-    parameters = ", ".join([f"{GENERATED}{p}" for p in ("lo", "hi", "slot")] + arguments)
-    function = ast.parse(f"def {name}({parameters}):\n    pass\n").body[0]
+    parameters = [f"{GENERATED}{p}" for p in ("lo", "hi", "slot")] + sums + arguments
+    function = ast.parse(f"def {name}({', '.join(parameters)}):\n    pass\n").body[0]
     assert isinstance(function, ast.FunctionDef)  # a template: the AST fields of this Python
     function.body = [inner]
+    if sums:
+        function.body.append(ast.Return(ast.Tuple([_load(s) for s in sums], ast.Load())))
     return ast.copy_location(function, loop)
 
 
-def _replacement(name: str, loop: ast.For, arguments: list[str], k: int) -> ast.stmt:
+def _replacement(name: str, loop: ast.For, arguments: list[str], sums: list[str],
+                 k: int) -> ast.stmt:  # fmt: skip
     """What replaces ``loop``: threaded, the range function over the pieces the threads
-    claim (:func:`_on_threads`); else over all iterations."""
+    claim (:func:`_on_threads`, or :func:`_summed_on_threads` where it sums into ``sums``);
+    else over all iterations."""
     count, parts, pieces = (f"{GENERATED}{what}{k}" for what in ("n", "parts", "pieces"))
     start, stop, slot = (f"{GENERATED}{what}{k}" for what in ("start", "stop", "slot"))
     bounds = ast.Tuple([_store(start), _store(stop), _store(slot)], ast.Store())
-    call = ast.Expr(
-        _call(name, [_load(start), _load(stop), _load(slot), *[_load(a) for a in arguments]])
-    )
     shared = ast.Tuple([_load(a) for a in arguments], ast.Load())
     on_threads = [_load(name), _load(count), _load(parts), _load(pieces), shared]
+    plain = _call(name, [_load(start), _load(stop), _load(slot),
+                         *[_load(s) for s in sums], *[_load(a) for a in arguments]])  # fmt: skip
+    if sums:
+        results = ast.Tuple([_store(s) for s in sums], ast.Store())
+        initial = ast.Tuple([_load(s) for s in sums], ast.Load())
+        call: ast.stmt = ast.Assign([results], plain)
+        pool: ast.stmt = ast.Assign(
+            [ast.Tuple([_store(s) for s in sums], ast.Store())],
+            _call(SUMMED_ON_THREADS, [*on_threads[:4], initial, shared]),
+        )
+    else:
+        call, pool = ast.Expr(plain), ast.Expr(_call(ON_THREADS, on_threads))
     threaded = [
         ast.Assign([_store(parts)], _call(THREADS, [_load(count)])),
         ast.Assign([_store(pieces)], _call(PIECES, [_load(count), _load(parts)])),
-        ast.Expr(_call(ON_THREADS, on_threads)),
+        pool,
     ]
     whole = [ast.Assign([bounds], _call(WHOLE, [_load(count)])), call]
     return ast.If(
@@ -372,7 +461,7 @@ def one_build(fn: Callable[..., Any], compile_kernel: Callable[[Callable[..., An
         exec(compile(module, fn.__code__.co_filename, "exec"), namespace)
     scope = {**fn.__globals__, **{f.name: compile_range(namespace[f.name]) for f in made},
              THREADS: _thread_count, PIECES: _piece_count, ON_THREADS: _on_threads,
-             WHOLE: _whole}  # fmt: skip
+             SUMMED_ON_THREADS: _summed_on_threads, WHOLE: _whole}  # fmt: skip
     exec(compile(ast.fix_missing_locations(tree), fn.__code__.co_filename, "exec"), scope)
     built = scope[kernel.name]
     built.__doc__ = fn.__doc__
@@ -391,14 +480,31 @@ def _rewrite_loops(kernel: ast.FunctionDef) -> list[ast.FunctionDef]:
         nested = any(_is_prange_loop(n) for n in ast.walk(loop) if n is not loop)
         returns = any(isinstance(n, ast.Return) for n in ast.walk(loop))
         outside = _names_outside(kernel, loop)
-        if nested or returns or (inside.assigned - {index}) & (outside.read | parameters):
+        leaving = (inside.assigned - {index}) & (outside.read | parameters)
+        summed = not leaving & parameters and _only_summed(loop, leaving)
+        sums = sorted(leaving) if summed else []
+        if nested or returns or leaving - set(sums):
             statements[place] = ast.copy_location(_kept(loop), loop)
-            continue  # a reduction, or not a plain loop: Numba threads it as it is
+            continue  # not a plain loop: Numba threads it as it is
         arguments = sorted((inside.read - inside.assigned - {index}) & local)
         name = f"{kernel.name}__range{k}"
-        made.append(_range_function(name, loop, arguments))
-        statements[place] = ast.copy_location(_replacement(name, loop, arguments, k), loop)
+        made.append(_range_function(name, loop, arguments, sums))
+        statements[place] = ast.copy_location(_replacement(name, loop, arguments, sums, k), loop)
     return made
+
+
+def _only_summed(loop: ast.For, names: set[str]) -> bool:
+    """Whether ``loop``'s body uses each of ``names`` only as ``name += value``, with no
+    one of them in ``value`` (a sum, whose pieces can be added in any grouping)."""
+    summed = 0
+    for node in ast.walk(loop):
+        if (isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add)
+                and isinstance(node.target, ast.Name) and node.target.id in names):  # fmt: skip
+            if _names([node.value]).read & names:
+                return False
+            summed += 1
+    used = sum(isinstance(n, ast.Name) and n.id in names for n in ast.walk(loop))
+    return bool(names) and used == summed
 
 
 def _names_outside(kernel: ast.FunctionDef, loop: ast.For) -> _Names:

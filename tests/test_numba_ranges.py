@@ -118,15 +118,92 @@ def _kernel_source(name):
     return ast.unparse(ast.fix_missing_locations(tree)), made
 
 
-def test_a_loop_that_reduces_into_a_variable_stays_a_threaded_loop():
-    """``norm_squared`` sums into ``total``, read after its loop: Numba's ``prange``
-    combines the threads' partial sums, so the loop is kept (and run over ``range`` when
-    not threaded); a loop that only writes arrays becomes a range function."""
+def test_a_loop_that_sums_into_variables_becomes_a_summing_range_function():
+    """``norm_squared`` sums into ``total``, read after its loop: a range function that
+    takes and returns the sum; a loop that only writes arrays becomes a range function
+    taking no sums. No kernel keeps a ``prange`` (so none needs Numba's parallel passes)."""
     source, made = _kernel_source("norm_squared")
-    assert not made and "prange(state.size)" in source and "range(state.size)" in source
+    assert [f.name for f in made] == ["norm_squared__range0"] and "prange(" not in source
+    assert "_summed_on_threads(" in source and isinstance(made[0].body[-1], ast.Return)
     source, made = _kernel_source("probabilities_marginal")
     assert [f.name for f in made] == ["probabilities_marginal__range0"]
     assert "get_thread_id" not in source  # the scratch row is the share's slot
+    assert "_summed_on_threads(" not in source
+    kept = [name for name in K._SOURCES if "prange(" in _kernel_source(name)[0]]
+    assert kept == []
+
+
+def _summing(x, start):
+    total = start
+    count = 0
+    twisted = 0j
+    for i in prange(x.size):
+        if x[i] < 0:
+            raise ValueError("negative")
+        total += x[i]
+        count += 1
+        twisted += x[i] * 1j
+    return total, count, twisted
+
+
+def _not_only_summing(x):
+    total = 0.0
+    for i in prange(x.size):
+        total += x[i] * total  # reads the sum: a grouping changes it
+    return total
+
+
+def test_a_loop_that_reads_its_own_sum_stays_a_threaded_loop():
+    """``total += x[i] * total`` is no sum of independent pieces: the loop stays a
+    ``prange`` (Numba's reduction), as does one that sums into a parameter."""
+    tree = ranges._source_tree(_not_only_summing)
+    assert ranges._rewrite_loops(tree.body[0]) == []
+    assert "prange(x.size)" in ast.unparse(ast.fix_missing_locations(tree))
+    tree = ranges._source_tree(_summing_into_a_parameter)
+    assert ranges._rewrite_loops(tree.body[0]) == []
+
+
+def _summing_into_a_parameter(x, total):
+    for i in prange(x.size):
+        total += x[i]
+    return total
+
+
+@pytest.mark.parametrize("threads", range(1, min(4, numba.config.NUMBA_NUM_THREADS) + 1))
+@pytest.mark.parametrize("n", [0, 1, 3, 17, 1000])
+def test_sums_on_threads_add_the_pieces_in_order(n, threads):
+    """A loop summing into a float started from a given value, an integer started from 0
+    and a complex: threaded, the result is the start plus each piece's sum, added in the
+    pieces' order (the same whichever thread ran which piece, so the same in every run);
+    not threaded, the plain loop's sums. A piece that raises makes the kernel raise."""
+    build = _threaded_build(_summing)
+    x = np.random.default_rng(n).random(n) * 1e3
+    saved = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        runs = [build(True, x, 2.5) for _ in range(3)]
+        parts = min(threads, n)
+        pieces = ranges._piece_count.py_func(n, parts)
+        expected = 2.5
+        for piece in range(pieces):
+            part = 0.0
+            for i in range(n * piece // pieces, n * (piece + 1) // pieces):
+                part += x[i]
+            expected += part
+        assert all(run == runs[0] for run in runs)
+        assert runs[0][0] == expected and runs[0][1] == n
+        assert runs[0][2] == pytest.approx(1j * x.sum(), rel=1e-12)
+        if n:
+            x[n // 2] = -1.0
+            with pytest.raises(RuntimeError, match=r"threaded loop .* raised"):
+                build(True, x, 2.5)
+            x[n // 2] = 1.0
+    finally:
+        numba.set_num_threads(saved)
+    serial = 2.5
+    for value in x:
+        serial += value
+    assert build(False, x, 2.5) == (serial, n, pytest.approx(1j * x.sum(), rel=1e-12))
 
 
 def test_loops_that_each_set_a_name_first_share_nothing_through_it():
