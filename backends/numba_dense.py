@@ -230,7 +230,7 @@ ADJOINT_REAL = 1  # a real inverse and an imaginary generator (RY): the real par
 ADJOINT_DIAGONAL = 2  # a diagonal inverse and generator (RZ, P): Im t00 and Im t11 suffice
 
 
-@helper_njit()
+@_inline
 def _adjoint_pair(p0, a, p1, b, l0, c, l1, d, e, variant):
     """One pair of the adjoint step on float views: the real and imaginary parts of the
     sums ``t_ab = conj(lam_a) psi_b`` for the pair as it is (``(re t00, im t00, re t01,
@@ -326,7 +326,7 @@ def _adjoint_adjacent(p, lam, e, variant):
     return s
 
 
-@helper_njit()
+@_inline
 def _adjoint_groups_as(p, lam, bit, e, variant):
     """:func:`_adjoint_groups` for one ``variant``, inlined where it is a constant (so the
     compiler drops the other variants from the loop)."""
