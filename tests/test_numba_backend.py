@@ -904,6 +904,53 @@ def test_an_inlined_helper_is_built_once_for_every_constant_and_folded_in_each_c
     assert "2.000000e+00" in code and "3.000000e+00" not in code
 
 
+@pytest.mark.parametrize("inline", [False, True])
+def test_a_helper_reading_integer_arrays_has_one_build_for_read_only_and_writable(inline):
+    """Callers passing a helper a read-only integer array (a gate kernel's cached ``fixed``)
+    and a writable one (the row engine's) share one build of it, for the read-only type;
+    a helper that writes its integer array keeps a build for the writable one. Each
+    caller's result is right, and the written array holds what was written."""
+    from genqsim.backends import numba_slp as slp
+
+    namespace: dict = {}
+    exec(
+        "def picked_sum(x, positions):\n"
+        "    total = 0.0\n"
+        "    for j in range(positions.size):\n"
+        "        total += x[positions[j]]\n"
+        "    return total\n"
+        "def shifted(positions):\n"
+        "    for j in range(positions.size):\n"
+        "        positions[j] += 1\n"
+        "    return positions[0]\n",
+        namespace,
+    )
+    reader = slp.helper_njit(inline=inline, cache=False)(namespace["picked_sum"])
+    writer = slp.helper_njit(inline=inline, cache=False)(namespace["shifted"])
+
+    @slp.vector_njit(nogil=True)
+    def from_any(x, positions):
+        return reader(x, positions)
+
+    @slp.vector_njit(nogil=True)
+    def from_a_copy(x, positions):
+        mine = positions.copy()  # writable, whatever was passed
+        first = writer(mine)
+        return reader(x, mine) + first
+
+    x = np.arange(1.0, 9.0)
+    fixed = np.array([1, 3, 6], dtype=np.int64)
+    read_only = fixed.copy()
+    read_only.flags.writeable = False
+    assert from_any(x, read_only) == 2.0 + 4.0 + 7.0
+    assert from_any(x, fixed) == 2.0 + 4.0 + 7.0
+    assert from_a_copy(x, read_only) == (3.0 + 5.0 + 8.0) + 2
+    assert [tuple(map(str, sig)) for sig in reader.signatures] == [
+        ("array(float64, 1d, C)", "readonly array(int64, 1d, C)")
+    ]
+    assert [tuple(map(str, sig)) for sig in writer.signatures] == [("array(int64, 1d, C)",)]
+
+
 def test_a_function_first_compiled_by_an_inlined_helper_is_not_inlined_itself():
     """Numba lets a function compiled while an inlined helper is typed inherit the helper's
     unset ``forceinline``; every genqsim build sets it, so a loop first compiled from an
