@@ -110,6 +110,28 @@ def test_a_threaded_loop_that_raises_makes_its_kernel_raise(threads):
     assert (values[values.size // 2 :] >= 1).all()
 
 
+def _doubled(x, out):
+    for i in prange(x.size):
+        out[i] = 2.0 * x[i]
+
+
+def test_a_range_function_indexes_without_wraparound():
+    """A range function's index is its start plus a count from 0, the start known to LLVM
+    as non-negative: ``x[i]`` compiles with no test for a negative index (which made
+    ``norm_squared``'s loop load its floats one by one), and the results are right."""
+    import re
+
+    build = _threaded_build(_doubled)
+    x = np.arange(1000.0)
+    out = np.zeros_like(x)
+    build(True, x, out)
+    assert (out == 2.0 * x).all()
+    range_function = build.py_func.__globals__["_doubled__range0"]
+    (compiled,) = range_function.overloads.values()
+    code = str(compiled.library._final_module)
+    assert not re.findall(r"icmp slt i64 %\S+, 0", code)  # no wraparound left
+
+
 def _kernel_source(name):
     import ast
 
