@@ -24,10 +24,10 @@ becomes a range function that takes the sums and returns them with its piece add
 piece starts from zeros, and the kernel adds the pieces' sums to its own in the pieces'
 order, so a threaded sum does not depend on which thread ran which piece
 (:func:`_summed_on_threads`); on the calling thread it stays a loop over ``range`` in the
-kernel (LLVM vectorises some sums better there). A loop is kept as it is in the threaded branch (a Numba
-``prange``), and as a plain ``range`` loop in the other, where its body assigns another
-variable the kernel may read after it, or returns; a kernel with no such loop (none of
-genqsim's) is compiled without Numba's parallel passes. Only ``prange`` loops are
+kernel (LLVM vectorises some sums better there). A loop is kept as it is in the threaded
+branch (a Numba ``prange``), and as a plain ``range`` loop in the other, where its body
+assigns another variable the kernel may read after it, or returns; a kernel with no such
+loop (none of genqsim's) is compiled without Numba's parallel passes. Only ``prange`` loops are
 threaded (Numba's other automatic parallelisation, of array expressions, is off), so the
 calling thread's branch never wakes the pool. The transformed source keeps the kernel's
 line numbers and file, so tracebacks point at the kernel's own lines and Numba caches every
