@@ -411,37 +411,34 @@ def _range_function(name: str, loop: ast.For, arguments: list[str],
 
 
 def _replacement(name: str, loop: ast.For, arguments: list[str], sums: list[str],
-                 serial: ast.For, k: int) -> ast.stmt:  # fmt: skip
+                 serial: ast.For | None, k: int) -> ast.stmt:  # fmt: skip
     """What replaces ``loop``: threaded, the range function over the pieces the threads
-    claim (:func:`_on_threads`, or :func:`_summed_on_threads` where it sums into ``sums``);
-    else over all iterations, or, for a sum, ``serial`` (the loop over ``range`` in the
-    kernel: LLVM vectorised ``transition_xz``'s sum there and not in its range function,
-    one thread 15-25 % faster on a 2-core EPYC Zen 3)."""
+    claim (:func:`_on_threads`); else the range function over all iterations. A loop that
+    sums into ``sums``: threaded, :func:`_summed_on_threads`; else ``serial``, the loop
+    over ``range`` in the kernel (LLVM vectorised ``transition_xz``'s sum there and not in
+    its range function, one thread 15-25 % faster on a 2-core EPYC Zen 3)."""
     count, parts, pieces = (f"{GENERATED}{what}{k}" for what in ("n", "parts", "pieces"))
-    start, stop, slot = (f"{GENERATED}{what}{k}" for what in ("start", "stop", "slot"))
-    bounds = ast.Tuple([_store(start), _store(stop), _store(slot)], ast.Store())
     shared = ast.Tuple([_load(a) for a in arguments], ast.Load())
     on_threads = [_load(name), _load(count), _load(parts), _load(pieces), shared]
-    plain = _call(name, [_load(start), _load(stop), _load(slot),
-                         *[_load(s) for s in sums], *[_load(a) for a in arguments]])  # fmt: skip
-    if sums:
-        results = ast.Tuple([_store(s) for s in sums], ast.Store())
+    if serial is not None:
         initial = ast.Tuple([_load(s) for s in sums], ast.Load())
-        call: ast.stmt = ast.Assign([results], plain)
         pool: ast.stmt = ast.Assign(
             [ast.Tuple([_store(s) for s in sums], ast.Store())],
             _call(SUMMED_ON_THREADS, [*on_threads[:4], initial, shared]),
         )
+        whole: list[ast.stmt] = [serial]
     else:
-        call, pool = ast.Expr(plain), ast.Expr(_call(ON_THREADS, on_threads))
+        start, stop, slot = (f"{GENERATED}{what}{k}" for what in ("start", "stop", "slot"))
+        bounds = ast.Tuple([_store(start), _store(stop), _store(slot)], ast.Store())
+        loads: list[ast.expr] = [_load(start), _load(stop), _load(slot), *map(_load, arguments)]
+        plain = _call(name, loads)
+        pool = ast.Expr(_call(ON_THREADS, on_threads))
+        whole = [ast.Assign([bounds], _call(WHOLE, [_load(count)])), ast.Expr(plain)]
     threaded = [
         ast.Assign([_store(parts)], _call(THREADS, [_load(count)])),
         ast.Assign([_store(pieces)], _call(PIECES, [_load(count), _load(parts)])),
         pool,
     ]
-    whole: list[ast.stmt] = [ast.Assign([bounds], _call(WHOLE, [_load(count)])), call]
-    if sums:
-        whole = [serial]
     return ast.If(
         _load(THREADED),
         [ast.Assign([_store(count)], loop.iter.args[0]), *threaded],  # type: ignore[attr-defined]
@@ -521,7 +518,9 @@ def _rewrite_loops(kernel: ast.FunctionDef) -> list[ast.FunctionDef]:
             continue  # not a plain loop: Numba threads it as it is
         arguments = sorted((inside.read - inside.assigned - {index}) & local)
         name = f"{kernel.name}__range{k}"
-        serial = _plain_loop(loop)  # before the range function takes the body's thread ids
+        # a sum's loop for the calling thread, copied before the range function takes the
+        # body's thread ids
+        serial = _plain_loop(loop) if sums else None
         made.append(_range_function(name, loop, arguments, sums))
         replacement = _replacement(name, loop, arguments, sums, serial, k)
         statements[place] = ast.copy_location(replacement, loop)
