@@ -13,11 +13,12 @@ acts on all its rows in one launch.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from .protocol import (
     DeviceInfo,
     DeviceSampler,
     DeviceSelector,
+    GateCallRunner,
     GenericBackend,
     IQPEncoder,
     PauliPropagator,
@@ -122,8 +124,17 @@ def _module(dtype_name: str) -> Any:
     return cupy.RawModule(code=kernel_source(dtype_name), options=("--std=c++14",))
 
 
+_kernels: dict[tuple[np.dtype, str], Any] = {}
+
+
 def _kernel(dtype: np.dtype, name: str) -> Any:
-    return _module(np.dtype(dtype).name).get_function(name)
+    """Kernel ``name`` of ``dtype``'s module, kept: CuPy's ``get_function`` builds a new
+    ``RawKernel`` and looks the function up in the module each time, host work a launch
+    need not repeat (a kept ``RawKernel`` finds each device's function itself)."""
+    kernel = _kernels.get((dtype, name))
+    if kernel is None:
+        kernel = _kernels[dtype, name] = _module(np.dtype(dtype).name).get_function(name)
+    return kernel
 
 
 @lru_cache(maxsize=2)
@@ -274,6 +285,49 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
     return packed
 
 
+class GateLaunch(NamedTuple):
+    """How one gate call launches on states of one dtype: its ``OpParams`` record (``None``:
+    too wide to travel by value, so the wide kernel runs its dense matrix), the kernel, and
+    how many qubits it involves (the kernel's iterations: the state's size shifted down by
+    them)."""
+
+    record: np.ndarray | None
+    kernel: str
+    span: int
+
+
+def launch_of(call: GateCall, dtype: np.dtype) -> GateLaunch | None:
+    """How ``call`` launches on states of ``dtype``; ``None`` when it changes no amplitude
+    (a diagonal of ones, an identity permutation), so nothing launches."""
+    record = encode_op(call, dtype)
+    span = len(call.targets) + len(call.controls)
+    if record is None:
+        return GateLaunch(None, "apply_dense_wide", span)
+    if record["active"][0] == 0:
+        return None
+    return GateLaunch(record, "apply_op" if len(call.targets) <= 3 else "apply_op_rows16", span)
+
+
+_kept_launches: weakref.WeakKeyDictionary[GateCall, dict[np.dtype, GateLaunch | None]] = (
+    weakref.WeakKeyDictionary()
+)
+_NOT_KEPT = GateLaunch(None, "", -1)
+
+
+def kept_launch(call: GateCall, dtype: np.dtype) -> GateLaunch | None:
+    """:func:`launch_of`, kept on the call for as long as the call lives (gate calls are
+    immutable): a plan kept on a circuit launches each call again without rebuilding its
+    record's key from its numbers (the content memo of :func:`encode_op`), which is host
+    time that shows on states a kernel streams in tens of microseconds."""
+    per_dtype = _kept_launches.get(call)
+    if per_dtype is None:
+        per_dtype = _kept_launches[call] = {}
+    launch = per_dtype.get(dtype, _NOT_KEPT)
+    if launch is _NOT_KEPT:
+        launch = per_dtype[dtype] = launch_of(call, dtype)
+    return launch
+
+
 def tile_kernel_name(calls: Sequence[GateCall]) -> str:
     """The tile-run kernel for ``calls``, by the most amplitudes an operation holds per
     thread: ``apply_tile_run_narrow`` where no dense or permutation call has more than 4
@@ -307,6 +361,7 @@ def _dense_of(call: GateCall) -> np.ndarray:
 class CupyBackend(
     GenericBackend,
     BlockRunner,
+    GateCallRunner,
     DeviceSampler,
     IQPEncoder,
     BatchPrimitives,
@@ -366,25 +421,28 @@ class CupyBackend(
         return _cupy()
 
     # -- gates ---------------------------------------------------------------------------------
+    def apply_gate_call(self, state: Any, call: GateCall) -> None:
+        """A plan's gate call, launched as kept on the call (:func:`kept_launch`)."""
+        self._launch(state, call, kept_launch(call, np.dtype(state.dtype)))
+
     def _apply(self, state, call: GateCall) -> None:
-        targets, controls = call.targets, call.controls
-        control_values = call.control_values or (1,) * len(controls)
-        dtype = np.dtype(state.dtype)
+        self._launch(state, call, launch_of(call, np.dtype(state.dtype)))
+
+    def _launch(self, state, call: GateCall, launch: GateLaunch | None) -> None:
+        if launch is None:
+            return
         size = state.shape[-1]
         batch = state.shape[0] if state.ndim == 2 else 1
-        n_iter = size >> (len(targets) + len(controls))
-        record = encode_op(call, dtype)
-        if record is not None:
-            if record["active"][0] == 0:
-                return
-            grid, block = _launch_size(n_iter * batch)
-            kernel = "apply_op" if len(targets) <= 3 else "apply_op_rows16"
-            _kernel(dtype, kernel)(
-                grid, block, (state, record, np.int64(n_iter), np.int64(size), np.int64(batch))
-            )
+        n_iter = size >> launch.span
+        if launch.record is None:
+            control_values = call.control_values or (1,) * len(call.controls)
+            self._apply_wide(state, _dense_of(call), call.targets, call.controls,
+                             control_values, n_iter, batch)  # fmt: skip
             return
-        self._apply_wide(state, _dense_of(call), targets, controls, control_values, n_iter,
-                         batch)  # fmt: skip
+        grid, block = _launch_size(n_iter * batch)
+        _kernel(state.dtype, launch.kernel)(
+            grid, block, (state, launch.record, np.int64(n_iter), np.int64(size), np.int64(batch))
+        )
 
     def _apply_wide(self, state, matrix, targets, controls, control_values, n_iter, batch):
         cupy = _cupy()

@@ -33,7 +33,7 @@ from ..numbers import NumberSystem
 from ..support.memory import check_state_fits
 
 if TYPE_CHECKING:
-    from ..plan.calls import BlockRun, MonomialRun
+    from ..plan.calls import BlockRun, GateCall, MonomialRun
 
 DEVICES = ("cpu", "gpu")
 """Where a backend's arrays live; ``device="cuda"`` is accepted as another name of ``"gpu"``."""
@@ -181,6 +181,18 @@ class MonomialRunner(Protocol):
     @abstractmethod
     def apply_monomial_run(self, state: Any, run: MonomialRun) -> None:
         """Apply every call of ``run`` to ``state`` (of ``run.n_qubits`` qubits), in order."""
+
+
+class GateCallRunner(Protocol):
+    """Runs a plan's gate calls whole, rather than through ``apply_matrix``,
+    ``apply_diagonal`` and ``apply_permutation``, so it may keep per call what it derives
+    from the call: a plan kept on a circuit and applied again then launches each gate
+    without deriving it anew (a GPU backend's host work per launch, which shows on small
+    states)."""
+
+    @abstractmethod
+    def apply_gate_call(self, state: Any, call: GateCall) -> None:
+        """Apply ``call`` to ``state``: the same result as its primitive."""
 
 
 class DeviceSampler(Protocol):
@@ -622,6 +634,7 @@ CAPABILITIES = (
     ArrayNamespace,
     BlockRunner,
     MonomialRunner,
+    GateCallRunner,
     DeviceSampler,
     IQPEncoder,
     BatchPrimitives,

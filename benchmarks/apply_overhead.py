@@ -3,13 +3,26 @@ the whole call, the plan alone (``plan_for_backend``) and the run of a pre-built
 H gate on 12 qubits (NumPy and Numba backends) and 20 qubits (Numba), and the whole call for
 a random circuit of depth 2. Best of 5 rounds, microseconds. Not a test.
 
-    python benchmarks/apply_overhead.py
+    python benchmarks/apply_overhead.py [--gpu-host]
+
+``--gpu-host`` measures instead the CuPy backend's host work per gate on any machine: CuPy
+is replaced by a stand-in whose kernels record their launches and do nothing, and each
+single-gate case of ``gpu_bench.py`` (H, X, T, CNOT, U on qubit 2 and n - 2, 24 qubits,
+complex64 and complex128) is applied again as that benchmark does, the gate's plan kept on
+its circuit. On a GPU the time between two launches is this plus CuPy's own launch, and
+at 24 qubits a kernel streams the state in about 0.07 ms (H200), so this host work shows.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.machinery
+import sys
 import time
+import types
 from collections.abc import Callable
+
+import numpy as np
 
 import genqsim as gq
 from genqsim.plan.build import plan_for_backend, run_plan
@@ -44,7 +57,81 @@ def report(n: int, backend: str) -> None:
           f"{best_us(lambda: psi.apply(layered), calls // 10):.1f} us")  # fmt: skip
 
 
+def standin_cupy() -> types.ModuleType:
+    """A module named ``cupy`` with what the CuPy backend's gate launches touch: arrays (NumPy
+    arrays of a class in that module), modules whose kernels count their launches, one
+    device."""
+    module = types.ModuleType("cupy")
+    module.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
+    module.__version__ = "stand-in"
+    array_type = type("ndarray", (np.ndarray,), {"__module__": "cupy"})
+    launches = [0]
+
+    def launch(grid, block, args, shared_mem=0):
+        launches[0] += 1
+
+    class RawModule:
+        def __init__(self, code: str, options: tuple = ()) -> None:
+            pass
+
+        def get_function(self, name: str) -> Callable[..., None]:
+            return launch
+
+    runtime = types.SimpleNamespace(
+        getDevice=lambda: 0,
+        getDeviceCount=lambda: 1,
+        memGetInfo=lambda: (1 << 40, 1 << 40),
+        getDeviceProperties=lambda device: {"multiProcessorCount": 132, "name": b"stand-in"},
+    )
+    module.ndarray, module.RawModule, module.launches = array_type, RawModule, launches
+    module.cuda = types.SimpleNamespace(runtime=runtime)
+    module.zeros = lambda shape, dtype=float: np.zeros(shape, dtype).view(array_type)
+    module.asarray = lambda a, dtype=None: np.asarray(a, dtype).view(array_type)
+    return module
+
+
+def gpu_host_report(n: int = 24) -> None:
+    """The CuPy backend's host work per single gate, on the stand-in CuPy."""
+    sys.modules["cupy"] = cupy = standin_cupy()
+    gates = {
+        "H": lambda c, q: c.h(q),
+        "X": lambda c, q: c.x(q),
+        "T": lambda c, q: c.t(q),
+        "CNOT": lambda c, q: c.cx(q + 1 if q + 1 < n else 0, q),
+        "U": lambda c, q: c.u(0.3, 0.2, 0.1, q),
+    }
+    print(f"host work per gate, {n} qubits, CuPy replaced by a stand-in (no kernel runs)")
+    print("| gate | qubit | dtype | psi.apply | run of the kept plan | launches |")
+    print("|---|---|---|---:|---:|---:|")
+    for dtype in ("complex64", "complex128"):
+        psi = gq.zeros(n, numbers=dtype, device="gpu")
+        assert psi.backend.name == "cupy", psi.backend
+        for name, add in gates.items():
+            for q in (2, n - 2):
+                circuit = gq.Circuit(n)
+                add(circuit, q)
+                whole, running, launches = host_times(psi, circuit, cupy)
+                print(f"| {name} | {q} | {dtype} | {whole:.1f} us | {running:.1f} us | "
+                      f"{launches} |")  # fmt: skip
+
+
+def host_times(psi: gq.StateVector, circuit: gq.Circuit, cupy: types.ModuleType) -> tuple:
+    """``psi.apply(circuit)`` again and again, the run of its kept plan alone (microseconds),
+    and the kernels one apply launches."""
+    whole = best_us(lambda: psi.apply(circuit, fuse=False), 2000)
+    plan = plan_for_backend(circuit, psi.numbers, psi.backend, False, keep=True)
+    running = best_us(lambda: run_plan(plan, psi.backend, psi.amplitudes), 2000)
+    cupy.launches[0] = 0
+    psi.apply(circuit, fuse=False)
+    return whole, running, cupy.launches[0]
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--gpu-host", action="store_true", help="the CuPy backend's host work")
+    if parser.parse_args().gpu_host:
+        gpu_host_report()
+        return
     for n, backend in ((12, "numba"), (12, "numpy"), (20, "numba")):
         report(n, backend)
 

@@ -4,8 +4,13 @@ the kernels read with the codes of CallKind."""
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import numpy as np
 import pytest
+
+import genqsim as gq
 
 
 def test_the_cupy_backend_implements_every_capability_it_declares():
@@ -18,8 +23,8 @@ def test_the_cupy_backend_implements_every_capability_it_declares():
     assert CupyBackend.device == "gpu"
     backend = object.__new__(CupyBackend)  # skips the CuPy presence check of __init__
     assert capabilities_of(backend) == [
-        "ArrayNamespace", "BlockRunner", "DeviceSampler", "IQPEncoder", "BatchPrimitives",
-        "DeviceInfo", "DeviceSelector", "PauliCoordinates", "PauliPropagator",
+        "ArrayNamespace", "BlockRunner", "GateCallRunner", "DeviceSampler", "IQPEncoder",
+        "BatchPrimitives", "DeviceInfo", "DeviceSelector", "PauliCoordinates", "PauliPropagator",
     ]  # fmt: skip
     for dtype, bits in ((np.complex64, 12), (np.complex128, 11), (np.float64, 12)):  # 32 KiB
         layout = backend.block_layout(np.dtype(dtype))
@@ -155,3 +160,97 @@ def test_remembered_gate_records_equal_fresh_ones_and_tell_calls_apart(dtype):
         assert encode_op(call, np.dtype(dtype)).tobytes() == record.tobytes()
         assert _encode_op(call, np.dtype(dtype)).tobytes() == record.tobytes()
     assert len({r.tobytes() for r in records}) == len(calls)
+
+
+class _StandInCupy:
+    """What of CuPy the gate launches touch, on NumPy arrays: kernels that record their
+    launches instead of running."""
+
+    def __init__(self) -> None:
+        self.launches: list[tuple[str, tuple, tuple]] = []
+        self.lookups: list[str] = []
+
+    def RawModule(self, code: str, options: tuple = ()) -> Any:
+        standin = self
+
+        class Module:
+            def get_function(self, name: str) -> Any:
+                standin.lookups.append(name)
+                return lambda grid, block, args, shared_mem=0: standin.launches.append(
+                    (name, grid, args)
+                )
+
+        return Module()
+
+
+@pytest.fixture
+def standin_cupy(monkeypatch):
+    """A stand-in CuPy in ``sys.modules``, and the backend's kept kernels and modules
+    forgotten before and after (they would hold stand-in functions)."""
+    import importlib.machinery
+    import types
+
+    from genqsim.backends import cupy_backend
+
+    standin = _StandInCupy()
+    module = types.ModuleType("cupy")
+    module.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
+    module.RawModule = standin.RawModule
+    module.empty, module.asarray = np.empty, np.asarray  # the wide kernel's buffers
+    monkeypatch.setitem(sys.modules, "cupy", module)
+    monkeypatch.setattr(cupy_backend, "_kernels", {})
+    cupy_backend._module.cache_clear()
+    yield standin
+    cupy_backend._module.cache_clear()
+
+
+def test_a_kept_plan_launches_each_gate_from_what_it_kept_with_the_records_built_anew(
+    standin_cupy, monkeypatch
+):
+    """The plan kept on a circuit goes to the backend call by call
+    (``GateCallRunner.apply_gate_call``): the first run derives each call's launch, a second
+    derives nothing and launches the same records, and those equal records built anew for
+    each call; a diagonal of ones launches nothing, a dense gate on 4 targets the wide
+    kernel. Kernels are looked up once each."""
+    from genqsim.backends import cupy_backend
+    from genqsim.backends.cupy_backend import CupyBackend, _encode_op
+    from genqsim.numbers import get_number_system
+    from genqsim.plan.build import plan_for_backend, run_plan
+    from genqsim.plan.calls import DiagonalCall, MatrixCall
+
+    backend = object.__new__(CupyBackend)  # skips the CuPy presence check of __init__
+    numbers = get_number_system("complex128")
+    circuit = gq.Circuit(6).h(0).cx(0, 3).u(0.3, 0.2, 0.1, 5).t(4).swap(1, 2).rz(0.0, 2)
+    rng = np.random.default_rng(5)
+    dense = np.linalg.qr(rng.normal(size=(16, 16)) + 1j * rng.normal(size=(16, 16)))[0]
+    circuit.unitary(dense, [0, 1, 2, 4])
+    plan = plan_for_backend(circuit, numbers, backend, fuse=False, keep=True)
+    assert plan_for_backend(circuit, numbers, backend, fuse=False, keep=True) is plan
+    state = np.zeros((3, 64), dtype=np.complex128)  # a batch: the kernels' last axis
+    derived = []
+    encode_op = cupy_backend.encode_op
+    monkeypatch.setattr(
+        cupy_backend,
+        "encode_op",
+        lambda call, dtype: derived.append(call) or encode_op(call, dtype),
+    )
+    run_plan(plan, backend, state)
+    first = list(standin_cupy.launches)
+    assert len(derived) == len(plan) and derived == list(plan)
+    standin_cupy.launches.clear()
+    run_plan(plan, backend, state)
+    assert len(derived) == len(plan)  # nothing derived again, not even a content key
+    assert [(name, grid) for name, grid, _ in standin_cupy.launches] == [
+        (name, grid) for name, grid, _ in first
+    ]
+    by_value = [(call, launch) for call, launch in zip(plan, first) if launch[0] == "apply_op"]
+    assert len(by_value) == len(plan) - 2
+    for call, (_, _, args) in by_value:
+        assert args[0] is state
+        assert args[1].tobytes() == _encode_op(call, np.dtype(np.complex128)).tobytes()
+        n_iter = 64 >> len(call.qubits)
+        assert [int(a) for a in args[2:]] == [n_iter, 64, 3]
+    assert [name for name, _, _ in first if name != "apply_op"] == ["apply_dense_wide"]
+    assert sum(isinstance(c, DiagonalCall) and np.all(c.diagonal == 1) for c in plan) == 1
+    assert sum(isinstance(c, MatrixCall) and len(c.targets) == 4 for c in plan) == 1
+    assert sorted(standin_cupy.lookups) == ["apply_dense_wide", "apply_op"]

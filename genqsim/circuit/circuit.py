@@ -580,8 +580,12 @@ class Circuit:
 
     @property
     def has_non_unitary(self) -> bool:
-        """Whether the circuit holds measurements, resets, channels or conditionals."""
-        return any(op.kind in NON_UNITARY for op in self._ops)
+        """Whether the circuit holds measurements, resets, channels or conditionals (kept
+        until the circuit grows: asked on every ``apply``, also of a long circuit whose plan
+        is kept)."""
+        return bool(
+            self.derived("has_non_unitary", lambda: any(op.kind in NON_UNITARY for op in self._ops))
+        )
 
     @property
     def has_noise(self) -> bool:

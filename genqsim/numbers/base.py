@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 Number = Any
 """A scalar of some number system: ``complex``, ``numpy.complex64``, a SymPy expression, ..."""
+
+
+_NO_SETTINGS = contextlib.nullcontext()
+"""The context of number systems without working settings (reusable: it holds no state)."""
 
 
 class NumberSystem(ABC):
@@ -166,11 +170,11 @@ class NumberSystem(ABC):
         (none for symbolic systems; systems seeded with parameter values know theirs)."""
         return set() if self.symbolic else set(symbols)
 
-    @contextlib.contextmanager
-    def context(self) -> Iterator[None]:
+    def context(self) -> contextlib.AbstractContextManager[None]:
         """Working settings the arithmetic needs (a library's global precision), entered
-        around every state operation; nothing for most systems."""
-        yield
+        around every state operation; nothing for most systems (one shared do-nothing
+        context, cheaper to enter than a generator's)."""
+        return _NO_SETTINGS
 
     def __repr__(self) -> str:
         return f"<number system {self.name!r}>"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from ..backends.protocol import BlockRunner, MonomialRunner, capability
+from ..backends.protocol import BlockRunner, GateCallRunner, MonomialRunner, capability
 from ..circuit.channels import QuantumChannel
 from ..circuit.circuit import Circuit, Operation
 from ..circuit.conditional import Conditional
@@ -21,6 +21,7 @@ from ..circuit.gates import GateKind, NamedGate
 from ..errors import ArgumentValueError, NotNumericError, UnboundParameterError
 from ..numbers import NumberSystem
 from .calls import (
+    GATE_CALLS,
     BlockRun,
     Call,
     ChannelCall,
@@ -270,8 +271,16 @@ def run_item(
     item: PlanItem, backend: Backend, state: Any, context: CollapseContext | None = None
 ) -> None:
     """Execute one plan item: block and monomial runs go whole to a backend that runs them,
-    else call by call; everything else runs its own primitive."""
+    else call by call; gate calls go whole to a backend that runs them
+    (:class:`~genqsim.backends.GateCallRunner`); everything else runs its own primitive."""
     apply: Any
+    if isinstance(item, GATE_CALLS):
+        caller = capability(backend, GateCallRunner)
+        if caller is not None:
+            caller.apply_gate_call(state, item)
+            return
+        item.run(backend, state)
+        return
     if isinstance(item, BlockRun):
         runner = capability(backend, BlockRunner)
         apply = None if runner is None else runner.apply_block_run
