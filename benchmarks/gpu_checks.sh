@@ -9,7 +9,8 @@
 #
 # Wheels in .whl/ (peers, and anything the machine's Python lacks) are installed first into
 # /tmp/site with no index. Limits in seconds: TESTS_S, BENCH_S, PAULI_S, MPS_S; GPU_BENCH_ARGS
-# and PAULI_ARGS pass arguments to gpu_bench.py (default: --repeat 3 --sizes 24,28) and
+# and PAULI_ARGS pass arguments to gpu_bench.py (default: --repeat 3 --sizes 16,24,28: at 16
+# qubits a kernel takes microseconds, so the single gates show the host work per launch) and
 # pauli_bench.py (default: --repeat 2). The Pauli benchmark's lattice needs Qiskit (as wheels).
 set -u
 out=${OUT:-/tmp/gpu-checks}
@@ -59,7 +60,7 @@ for s in $steps; do
     bench)
         # shellcheck disable=SC2086
         TAIL=200 step bench "${BENCH_S:-200}" python3 benchmarks/gpu_bench.py \
-            ${GPU_BENCH_ARGS:---repeat 3 --sizes 24,28} --json "$out/gpu.json"
+            ${GPU_BENCH_ARGS:---repeat 3 --sizes 16,24,28} --json "$out/gpu.json"
         ;;
     pauli)
         # shellcheck disable=SC2086
