@@ -62,9 +62,11 @@ def group_tile_runs(
     :func:`gate_by_gate_work`): the calls after it are grouped again from the next one."""
     if n_qubits < tile_qubits + 1 or len(calls) < 2:  # a lone call stays a plain call
         return list(calls)
-    low = frozenset(range(low_qubits))
-    out: list[PlanItem] = []
+    low = (1 << low_qubits) - 1  # qubit sets as bit masks: the look-ahead is the hot loop
     pending = list(calls)
+    masks = [_qubit_mask(c) if is_gate_call(c) else -1 for c in pending]  # -1: not a gate
+    everyone = (1 << n_qubits) - 1
+    out: list[PlanItem] = []
     placed = [False] * len(pending)
     head = 0
     while head < len(pending):
@@ -72,30 +74,29 @@ def group_tile_runs(
             head += 1
             continue
         first = pending[head]
-        if not is_gate_call(first) or len(low | set(first.qubits)) > tile_qubits:  # type: ignore[union-attr]
+        if masks[head] < 0 or (low | masks[head]).bit_count() > tile_qubits:
             out.append(first)
             placed[head] = True
             continue
         run = [head]
-        extra = set(first.qubits) - low  # type: ignore[union-attr]
-        blocked: set[int] = set()
+        extra = masks[head] & ~low
+        blocked = 0
         for i in range(head + 1, min(len(pending), head + 1 + LOOKAHEAD)):
             if placed[i]:
                 continue
-            call = pending[i]
-            if not is_gate_call(call):
+            qubits = masks[i]
+            if qubits < 0:
                 break  # nothing moves across a measurement, reset or conditional
-            qubits = set(call.qubits)  # type: ignore[union-attr]
             if not qubits & blocked:
-                wanted = extra | (qubits - low)
-                if len(low) + len(wanted) <= tile_qubits:
+                wanted = extra | (qubits & ~low)
+                if (low | wanted).bit_count() <= tile_qubits:
                     run.append(i)
                     extra = wanted
                     continue
             blocked |= qubits  # later calls on these qubits stay behind this one
-            if len(blocked) >= n_qubits:
+            if blocked == everyone:
                 break
-        gathered = max(extra, default=-1) >= tile_qubits  # else padded to the lowest qubits
+        gathered = extra >> tile_qubits != 0  # else padded to the lowest qubits
         members = [cast(RunCall, pending[i]) for i in run]  # gate calls only, checked above
         if len(run) < 2 or (gathered and gate_by_gate_work(members) < min_gathered_work):
             placed[head] = True
@@ -103,13 +104,23 @@ def group_tile_runs(
             continue
         for i in run:
             placed[i] = True
-        qubits = set(low | extra)
-        for q in range(n_qubits):  # pad with the lowest free qubits
-            if len(qubits) == tile_qubits:
-                break
-            qubits.add(q)
-        out.append(BlockRun(members, tile_qubits, tuple(sorted(qubits))))
+        qubits = low | extra
+        free = ~qubits
+        while qubits.bit_count() < tile_qubits:  # pad with the lowest free qubits
+            lowest = free & -free
+            qubits |= lowest
+            free ^= lowest
+        tile = tuple(q for q in range(qubits.bit_length()) if qubits >> q & 1)
+        out.append(BlockRun(members, tile_qubits, tile))
     return out
+
+
+def _qubit_mask(call: PlanItem) -> int:
+    """The qubits of a gate call as a bit mask."""
+    mask = 0
+    for q in call.qubits:  # type: ignore[union-attr]
+        mask |= 1 << q
+    return mask
 
 
 def gate_by_gate_work(calls: Sequence[RunCall]) -> float:
