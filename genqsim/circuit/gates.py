@@ -629,7 +629,15 @@ class Gate:
 
     @property
     def free_symbols(self) -> frozenset:
-        """SymPy symbols the gate depends on."""
+        """SymPy symbols the gate depends on (found once: a gate is an immutable value, and
+        planning asks each gate for them on every run)."""
+        found = self.__dict__.get("_symbols")
+        if found is None:
+            found = self.__dict__["_symbols"] = self._find_symbols()
+        return found
+
+    def _find_symbols(self) -> frozenset:
+        """The symbols in the gate's parameters."""
         return _free_symbols(self.params)
 
     def diagonal(self, numbers: NumberSystem) -> np.ndarray:
@@ -859,8 +867,7 @@ class MatrixGate(Gate):
         self.params = ()
         self.kind = _classify(entries)
 
-    @property
-    def free_symbols(self) -> frozenset:
+    def _find_symbols(self) -> frozenset:
         if self.entries.dtype != object:
             return frozenset()  # numeric entries hold no parameters
         return _free_symbols(list(self.entries.reshape(-1)))
