@@ -46,6 +46,27 @@ def test_gpu_equals_the_generic_routine_on_random_circuits(circuit, dtype, seed,
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_circuit(n_max=8), st.integers(0, 2**31))
+def test_a_kept_plan_applied_again_launches_from_its_kept_records(circuit, seed):
+    """A circuit's plan is kept on it and each gate call keeps its launch record per dtype
+    (``GateCallRunner``): applied twice to one state, then to a state of the other dtype and
+    to a batch, every result equals the generic routine applying the circuit as often."""
+    host = random_state(circuit.n_qubits, np.random.default_rng(seed))
+    once = gq.StateVector(host.copy(), backend="numpy").apply(circuit, fuse=False)
+    twice = once.copy().apply(circuit, fuse=False).to_numpy()
+    psi = _gpu_state(host, "complex128").apply(circuit, fuse=False).apply(circuit, fuse=False)
+    np.testing.assert_allclose(psi.to_numpy(), twice, atol=TOL["complex128"] * 10)
+    single = _gpu_state(host, "complex64").apply(circuit, fuse=False)
+    np.testing.assert_allclose(single.to_numpy(), once.to_numpy(), atol=TOL["complex64"] * 10)
+    batch = cupy.asarray(np.stack([host, host[::-1].copy()]).astype("complex128"))
+    gq.apply_batch(circuit, batch, fuse=False)
+    other = gq.StateVector(host[::-1].copy(), backend="numpy").apply(circuit, fuse=False)
+    np.testing.assert_allclose(
+        cupy.asnumpy(batch), np.stack([once.to_numpy(), other.to_numpy()]), atol=1e-10
+    )
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     random_circuit(n_min=13, n_max=15), st.sampled_from(DTYPES), st.integers(0, 2**31),
     st.booleans(),
