@@ -328,6 +328,55 @@ def kept_launch(call: GateCall, dtype: np.dtype) -> GateLaunch | None:
     return launch
 
 
+class TileLaunch(NamedTuple):
+    """A block run's tile kernel as launched on states of one dtype and shape on one device:
+    the kernel, its grid, the arguments after the state (the run's records on the device,
+    its call count, its tile, the tile count and the tiles a block holds) and its shared
+    memory."""
+
+    kernel: str
+    grid: tuple[int]
+    arguments: tuple
+    shared_mem: int
+
+
+def tile_launch(
+    run: BlockRun, dtype: np.dtype, device: int, shape: tuple[int, ...]
+) -> TileLaunch | None:
+    """How ``run`` launches on states of ``dtype`` and ``shape`` on GPU ``device``, or
+    ``None`` where its calls run one by one (one too wide to travel by value, or tiles that
+    do not fit). Its records go to the device once per dtype and device."""
+    key = ("cupy", dtype.name, device)
+    if key not in run.encoded:
+        records = [encode_op(c, dtype) for c in run.local_calls]
+        run.encoded[key] = (
+            None
+            if any(r is None for r in records)
+            else _cupy().asarray(
+                np.concatenate([r for r in records if r is not None]).view(np.uint8)
+            ),
+            tile_kernel_name(run.local_calls),
+        )
+    ops, kernel_name = run.encoded[key]
+    size = int(np.prod(shape))
+    state_bits = int(shape[-1]).bit_length() - 1
+    if ops is None or not tile_fits(run.qubits, state_bits, dtype.itemsize):
+        return None
+    n_tiles = size >> run.block_qubits
+    tile_bytes = dtype.itemsize << run.block_qubits
+    group_bits = 0
+    while (
+        group_bits < MAX_GROUP_BITS
+        and tile_bytes << (group_bits + 1) <= TILE_GROUP_BYTES
+        and 1 << (group_bits + 1) <= n_tiles
+    ):
+        group_bits += 1
+    grid = (max(1, min(TILE_BLOCKS_PER_SM * _multiprocessors(device), n_tiles >> group_bits)),)
+    tiles = tile_record(run.qubits, state_bits)
+    arguments = (ops, np.int32(len(run.calls)), tiles, np.int64(n_tiles), np.int32(group_bits))
+    return TileLaunch(kernel_name, grid, arguments, tile_bytes << group_bits)
+
+
 def tile_kernel_name(calls: Sequence[GateCall]) -> str:
     """The tile-run kernel for ``calls``, by the most amplitudes an operation holds per
     thread: ``apply_tile_run_narrow`` where no dense or permutation call has more than 4
@@ -488,40 +537,20 @@ class CupyBackend(
         return BlockLayout(tile_qubits=bits, low_qubits=LOW_BITS, min_state_qubits=bits + 1)
 
     def apply_block_run(self, state, run: BlockRun) -> None:
-        dtype = np.dtype(state.dtype)
+        """Launch ``run``'s tile kernel as kept on the run for this dtype, device and state
+        shape (:func:`tile_launch`), or run its calls one by one where its tiles do not fit."""
         device = int(_cupy().cuda.runtime.getDevice())
-        key = ("cupy", dtype.name, device)  # a kept plan's run may later meet another GPU
-        if key not in run.encoded:
-            records = [encode_op(c, dtype) for c in run.local_calls]
-            run.encoded[key] = (
-                None
-                if any(r is None for r in records)
-                else _cupy().asarray(
-                    np.concatenate([r for r in records if r is not None]).view(np.uint8)
-                ),
-                tile_kernel_name(run.local_calls),
-            )
-        ops, kernel_name = run.encoded[key]
-        state_bits = int(state.shape[-1]).bit_length() - 1
-        if ops is None or not tile_fits(run.qubits, state_bits, dtype.itemsize):
+        key = ("cupy", state.dtype, device, state.shape)  # a kept plan may meet another GPU
+        launch = run.encoded.get(key, _NOT_KEPT)
+        if launch is _NOT_KEPT:
+            launch = run.encoded[key] = tile_launch(run, np.dtype(state.dtype), device,
+                                                    state.shape)  # fmt: skip
+        if launch is None:
             run.run_in_order(self, state)
             return
-        tiles = tile_record(run.qubits, state_bits)
-        n_tiles = state.size >> run.block_qubits
-        tile_bytes = dtype.itemsize << run.block_qubits
-        group_bits = 0
-        while (
-            group_bits < MAX_GROUP_BITS
-            and tile_bytes << (group_bits + 1) <= TILE_GROUP_BYTES
-            and 1 << (group_bits + 1) <= n_tiles
-        ):
-            group_bits += 1
-        grid = (max(1, min(TILE_BLOCKS_PER_SM * _multiprocessors(device), n_tiles >> group_bits)),)
-        _kernel(dtype, kernel_name)(
-            grid, (THREADS,),
-            (state, ops, np.int32(len(run.calls)), tiles, np.int64(n_tiles), np.int32(group_bits)),
-            shared_mem=tile_bytes << group_bits,
-        )  # fmt: skip
+        _kernel(state.dtype, launch.kernel)(
+            launch.grid, (THREADS,), (state, *launch.arguments), shared_mem=launch.shared_mem
+        )
 
     # -- reductions ----------------------------------------------------------------------------
     def probabilities(self, state, qubits, numbers):

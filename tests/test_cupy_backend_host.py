@@ -197,11 +197,17 @@ def standin_cupy(monkeypatch):
     module.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
     module.RawModule = standin.RawModule
     module.empty, module.asarray = np.empty, np.asarray  # the wide kernel's buffers
+    runtime = types.SimpleNamespace(
+        getDevice=lambda: 0, getDeviceProperties=lambda device: {"multiProcessorCount": 4}
+    )
+    module.cuda = types.SimpleNamespace(runtime=runtime)
     monkeypatch.setitem(sys.modules, "cupy", module)
     monkeypatch.setattr(cupy_backend, "_kernels", {})
     cupy_backend._module.cache_clear()
+    cupy_backend._multiprocessors.cache_clear()
     yield standin
     cupy_backend._module.cache_clear()
+    cupy_backend._multiprocessors.cache_clear()
 
 
 def test_a_kept_plan_launches_each_gate_from_what_it_kept_with_the_records_built_anew(
@@ -254,3 +260,45 @@ def test_a_kept_plan_launches_each_gate_from_what_it_kept_with_the_records_built
     assert sum(isinstance(c, DiagonalCall) and np.all(c.diagonal == 1) for c in plan) == 1
     assert sum(isinstance(c, MatrixCall) and len(c.targets) == 4 for c in plan) == 1
     assert sorted(standin_cupy.lookups) == ["apply_dense_wide", "apply_op"]
+
+
+def test_a_kept_plan_launches_its_tile_runs_from_what_each_run_kept(standin_cupy, monkeypatch):
+    """A block run keeps its launch per dtype, device and state shape: a second run of the
+    plan builds no record and no tile again, and launches the same arguments; those are
+    the run's records, call count, tile, tile count and group of tiles a block holds
+    (a 14-qubit complex64 state: 4 tiles of 12 qubits; a batch of two: 8)."""
+    from genqsim.backends import cupy_backend
+    from genqsim.backends.cupy_backend import CupyBackend, tile_record
+    from genqsim.numbers import get_number_system
+    from genqsim.plan.build import plan_for_backend, run_plan
+    from genqsim.plan.calls import BlockRun
+
+    backend = object.__new__(CupyBackend)  # skips the CuPy presence check of __init__
+    circuit = gq.library.random_circuit(14, 6, seed=3)
+    plan = plan_for_backend(circuit, get_number_system("complex64"), backend, keep=True)
+    runs = [item for item in plan if isinstance(item, BlockRun)]
+    assert runs
+    built = []
+    for name in ("tile_record", "encode_op"):
+        original = getattr(cupy_backend, name)
+        monkeypatch.setattr(
+            cupy_backend, name, lambda *a, _f=original, _n=name: built.append(_n) or _f(*a)
+        )
+    for state, n_tiles in ((np.zeros(1 << 14, np.complex64), 4),
+                           (np.zeros((2, 1 << 14), np.complex64), 8)):  # fmt: skip
+        standin_cupy.launches.clear()
+        run_plan(plan, backend, state)
+        first = [launch for launch in standin_cupy.launches if launch[0].startswith("apply_tile")]
+        assert len(first) == len(runs) and built.count("tile_record") > 0
+        for run, (_, grid, args) in zip(runs, first):
+            assert args[0] is state and int(args[2]) == len(run.calls)
+            assert args[3].tobytes() == tile_record(run.qubits, 14).tobytes()
+            assert int(args[4]) == n_tiles and grid == (min(16 * 4, n_tiles >> int(args[5])),)
+        built.clear()
+        standin_cupy.launches.clear()
+        run_plan(plan, backend, state)
+        again = [launch for launch in standin_cupy.launches if launch[0].startswith("apply_tile")]
+        assert built == []  # nothing built again
+        assert [(n, g) for n, g, _ in again] == [(n, g) for n, g, _ in first]
+        for (_, _, args), (_, _, kept) in zip(again, first):
+            assert all(a is b for a, b in zip(args, kept))
