@@ -9,8 +9,10 @@ a random circuit of depth 2. Best of 5 rounds, microseconds. Not a test.
 is replaced by a stand-in whose kernels record their launches and do nothing, and each
 single-gate case of ``gpu_bench.py`` (H, X, T, CNOT, U on qubit 2 and n - 2, 24 qubits,
 complex64 and complex128) is applied again as that benchmark does, the gate's plan kept on
-its circuit. On a GPU the time between two launches is this plus CuPy's own launch, and
-at 24 qubits a kernel streams the state in about 0.07 ms (H200), so this host work shows.
+its circuit; then random circuits of 16 and 20 qubits (20 layers), whose plans run in
+shared-memory tile runs. On a GPU the time between two launches is this plus CuPy's own
+launch, and at 24 qubits a kernel streams the state in about 0.07 ms (H200), so this host
+work shows.
 """
 
 from __future__ import annotations
@@ -113,16 +115,31 @@ def gpu_host_report(n: int = 24) -> None:
                 whole, running, launches = host_times(psi, circuit, cupy)
                 print(f"| {name} | {q} | {dtype} | {whole:.1f} us | {running:.1f} us | "
                       f"{launches} |")  # fmt: skip
+    print("\nwhole circuits (fused, shared-memory tile runs), applied again")
+    print("| circuit | dtype | psi.apply | launches | per launch |\n|---|---|---:|---:|---:|")
+    for n_random in (16, 20):
+        for dtype in ("complex64", "complex128"):
+            psi = gq.zeros(n_random, numbers=dtype, device="gpu")
+            circuit = gq.library.random_circuit(n_random, 20, seed=1)
+            whole, _, launches = host_times(psi, circuit, cupy, None, 50)
+            print(f"| random {n_random} (20 layers) | {dtype} | {whole:.0f} us | {launches} | "
+                  f"{whole / launches:.1f} us |")  # fmt: skip
 
 
-def host_times(psi: gq.StateVector, circuit: gq.Circuit, cupy: types.ModuleType) -> tuple:
+def host_times(
+    psi: gq.StateVector,
+    circuit: gq.Circuit,
+    cupy: types.ModuleType,
+    fuse: bool | None = False,
+    calls: int = 2000,
+) -> tuple:
     """``psi.apply(circuit)`` again and again, the run of its kept plan alone (microseconds),
     and the kernels one apply launches."""
-    whole = best_us(lambda: psi.apply(circuit, fuse=False), 2000)
-    plan = plan_for_backend(circuit, psi.numbers, psi.backend, False, keep=True)
-    running = best_us(lambda: run_plan(plan, psi.backend, psi.amplitudes), 2000)
+    whole = best_us(lambda: psi.apply(circuit, fuse=fuse), calls)
+    plan = plan_for_backend(circuit, psi.numbers, psi.backend, fuse, keep=True)
+    running = best_us(lambda: run_plan(plan, psi.backend, psi.amplitudes), calls)
     cupy.launches[0] = 0
-    psi.apply(circuit, fuse=False)
+    psi.apply(circuit, fuse=fuse)
     return whole, running, cupy.launches[0]
 
 
