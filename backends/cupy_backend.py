@@ -13,6 +13,7 @@ acts on all its rows in one launch.
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Sequence
 from functools import cache, lru_cache
@@ -92,7 +93,13 @@ def real_of(dtype: np.dtype | str) -> np.dtype:
     return dtype if dtype in REAL_STATES else _REAL[dtype]
 
 
-def _cupy():
+def _cupy() -> Any:
+    """CuPy, imported on first use (this module loads on machines without it); once
+    imported, taken from ``sys.modules`` directly, as ``import`` would, since launches ask
+    for it (the device to run on)."""
+    module = sys.modules.get("cupy")
+    if module is not None:
+        return module
     from ..errors import UnknownBackendError
     from ..support.optional import require
 
