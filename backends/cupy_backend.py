@@ -318,7 +318,6 @@ def launch_of(call: GateCall, dtype: np.dtype) -> GateLaunch | None:
 _kept_launches: weakref.WeakKeyDictionary[GateCall, dict[np.dtype, GateLaunch | None]] = (
     weakref.WeakKeyDictionary()
 )
-_NOT_KEPT = GateLaunch(None, "", -1)
 
 
 def kept_launch(call: GateCall, dtype: np.dtype) -> GateLaunch | None:
@@ -329,10 +328,9 @@ def kept_launch(call: GateCall, dtype: np.dtype) -> GateLaunch | None:
     per_dtype = _kept_launches.get(call)
     if per_dtype is None:
         per_dtype = _kept_launches[call] = {}
-    launch = per_dtype.get(dtype, _NOT_KEPT)
-    if launch is _NOT_KEPT:
-        launch = per_dtype[dtype] = launch_of(call, dtype)
-    return launch
+    if dtype not in per_dtype:  # None is a kept answer: nothing to launch
+        per_dtype[dtype] = launch_of(call, dtype)
+    return per_dtype[dtype]
 
 
 class TileLaunch(NamedTuple):
@@ -345,6 +343,11 @@ class TileLaunch(NamedTuple):
     grid: tuple[int]
     arguments: tuple
     shared_mem: int
+
+
+_NOT_KEPT = object()
+"""What a run's launch table gives for a launch not yet kept (``None`` is a kept answer:
+the calls run one by one)."""
 
 
 def tile_launch(
