@@ -293,44 +293,57 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
 
 
 class GateLaunch(NamedTuple):
-    """How one gate call launches on states of one dtype: its ``OpParams`` record (``None``:
-    too wide to travel by value, so the wide kernel runs its dense matrix), the kernel, and
-    how many qubits it involves (the kernel's iterations: the state's size shifted down by
-    them)."""
+    """How one gate call launches on states of one dtype and shape, ready to go: the kernel
+    (``None``: the call is too wide for its record to travel by value, so the wide kernel
+    runs its dense matrix), the grid, and the arguments after the state (the call's
+    ``OpParams`` record, the kernel's iterations, the state's length and its batch)."""
 
-    record: np.ndarray | None
-    kernel: str
-    span: int
+    kernel: Any
+    grid: tuple[int]
+    arguments: tuple
 
 
-def launch_of(call: GateCall, dtype: np.dtype) -> GateLaunch | None:
-    """How ``call`` launches on states of ``dtype``; ``None`` when it changes no amplitude
-    (a diagonal of ones, an identity permutation), so nothing launches."""
+def launch_of(call: GateCall, dtype: np.dtype, shape: tuple[int, ...]) -> GateLaunch | None:
+    """How ``call`` launches on states of ``dtype`` and ``shape`` (one state, or a batch of
+    them along the first axis); ``None`` when it changes no amplitude (a diagonal of ones,
+    an identity permutation), so nothing launches."""
     record = encode_op(call, dtype)
-    span = len(call.targets) + len(call.controls)
     if record is None:
-        return GateLaunch(None, "apply_dense_wide", span)
+        return GateLaunch(None, (), ())
     if record["active"][0] == 0:
         return None
-    return GateLaunch(record, "apply_op" if len(call.targets) <= 3 else "apply_op_rows16", span)
+    size = shape[-1]
+    batch = shape[0] if len(shape) == 2 else 1
+    n_iter = size >> (len(call.targets) + len(call.controls))
+    grid, _ = _launch_size(n_iter * batch)
+    kernel = _kernel(dtype, "apply_op" if len(call.targets) <= 3 else "apply_op_rows16")
+    return GateLaunch(kernel, grid, (record, np.int64(n_iter), np.int64(size), np.int64(batch)))
 
 
-_kept_launches: weakref.WeakKeyDictionary[GateCall, dict[np.dtype, GateLaunch | None]] = (
+_kept_launches: weakref.WeakKeyDictionary[GateCall, dict[tuple, GateLaunch | None]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def kept_launch(call: GateCall, dtype: np.dtype) -> GateLaunch | None:
-    """:func:`launch_of`, kept on the call for as long as the call lives (gate calls are
-    immutable): a plan kept on a circuit launches each call again without rebuilding its
-    record's key from its numbers (the content memo of :func:`encode_op`), which is host
-    time that shows on states a kernel streams in tens of microseconds."""
-    per_dtype = _kept_launches.get(call)
-    if per_dtype is None:
-        per_dtype = _kept_launches[call] = {}
-    if dtype not in per_dtype:  # None is a kept answer: nothing to launch
-        per_dtype[dtype] = launch_of(call, dtype)
-    return per_dtype[dtype]
+def kept_launch(call: GateCall, dtype: np.dtype, shape: tuple[int, ...]) -> GateLaunch | None:
+    """:func:`launch_of`, kept on the call per dtype and shape for as long as the call lives
+    (gate calls are immutable): a plan kept on a circuit launches each call again without
+    rebuilding its record's key from its numbers (the content memo of :func:`encode_op`),
+    its grid or its arguments, host time that shows on states a kernel streams in tens of
+    microseconds."""
+    per_state = _kept_launches.get(call)
+    if per_state is None:
+        per_state = _kept_launches[call] = {}
+    key = (dtype, shape)
+    launch = per_state.get(key, _NOT_KEPT)
+    if launch is _NOT_KEPT:  # None is a kept answer: nothing to launch
+        launch = per_state[key] = launch_of(call, dtype, shape)
+    return launch  # type: ignore[return-value]
+
+
+_NOT_KEPT = object()
+"""What a table of kept launches gives for a launch not yet kept (``None`` is a kept
+answer: nothing to launch, or a run's calls one by one)."""
 
 
 class TileLaunch(NamedTuple):
@@ -343,11 +356,6 @@ class TileLaunch(NamedTuple):
     grid: tuple[int]
     arguments: tuple
     shared_mem: int
-
-
-_NOT_KEPT = object()
-"""What a run's launch table gives for a launch not yet kept (``None`` is a kept answer:
-the calls run one by one)."""
 
 
 def tile_launch(
@@ -482,26 +490,22 @@ class CupyBackend(
     # -- gates ---------------------------------------------------------------------------------
     def apply_gate_call(self, state: Any, call: GateCall) -> None:
         """A plan's gate call, launched as kept on the call (:func:`kept_launch`)."""
-        self._launch(state, call, kept_launch(call, np.dtype(state.dtype)))
+        self._launch(state, call, kept_launch(call, state.dtype, state.shape))
 
     def _apply(self, state, call: GateCall) -> None:
-        self._launch(state, call, launch_of(call, np.dtype(state.dtype)))
+        self._launch(state, call, launch_of(call, np.dtype(state.dtype), state.shape))
 
     def _launch(self, state, call: GateCall, launch: GateLaunch | None) -> None:
         if launch is None:
             return
-        size = state.shape[-1]
-        batch = state.shape[0] if state.ndim == 2 else 1
-        n_iter = size >> launch.span
-        if launch.record is None:
+        if launch.kernel is None:
+            size = state.shape[-1]
+            batch = state.shape[0] if state.ndim == 2 else 1
             control_values = call.control_values or (1,) * len(call.controls)
             self._apply_wide(state, _dense_of(call), call.targets, call.controls,
-                             control_values, n_iter, batch)  # fmt: skip
+                             control_values, size >> len(call.qubits), batch)  # fmt: skip
             return
-        grid, block = _launch_size(n_iter * batch)
-        _kernel(state.dtype, launch.kernel)(
-            grid, block, (state, launch.record, np.int64(n_iter), np.int64(size), np.int64(batch))
-        )
+        launch.kernel(launch.grid, (THREADS,), (state, *launch.arguments))
 
     def _apply_wide(self, state, matrix, targets, controls, control_values, n_iter, batch):
         cupy = _cupy()

@@ -260,6 +260,15 @@ def test_a_kept_plan_launches_each_gate_from_what_it_kept_with_the_records_built
     assert sum(isinstance(c, DiagonalCall) and np.all(c.diagonal == 1) for c in plan) == 1
     assert sum(isinstance(c, MatrixCall) and len(c.targets) == 4 for c in plan) == 1
     assert sorted(standin_cupy.lookups) == ["apply_dense_wide", "apply_op"]
+    single = np.zeros(64, dtype=np.complex128)  # another shape: launches of its own
+    standin_cupy.launches.clear()
+    run_plan(plan, backend, single)
+    assert len(derived) == 2 * len(plan)
+    launched = [args for name, _, args in standin_cupy.launches if name == "apply_op"]
+    assert [[int(a) for a in args[2:]] for args in launched] == [
+        [64 >> len(call.qubits), 64, 1] for call, _ in by_value
+    ]
+    assert all(args[0] is single for args in launched)
 
 
 def test_a_kept_plan_launches_its_tile_runs_from_what_each_run_kept(standin_cupy, monkeypatch):
