@@ -900,23 +900,17 @@ class NumbaBackend(
     def choices_deferred(self) -> contextlib.AbstractContextManager[None]:
         return switch.deferred()
 
-    @contextlib.contextmanager
-    def threads(self, count: int | None) -> Iterator[None]:
+    def threads(self, count: int | None) -> contextlib.AbstractContextManager[None]:
         """Run this thread's kernels on ``count`` threads, or with ``None`` on the calling
         thread's default (:func:`get_num_threads`: the CPUs this process may use, not the
-        machine's). Numba's setting is per thread, so other threads are unaffected."""
+        machine's). Numba's setting is per thread, so other threads are unaffected. Where
+        Numba already runs that many, nothing is set (entered around every ``apply``: a few
+        microseconds that show on small states)."""
         if count is not None:
             check_thread_count(count)
         wanted = get_num_threads() if count is None else int(count)
         saved = numba.get_num_threads()
-        if wanted == saved:
-            yield
-            return
-        numba.set_num_threads(wanted)
-        try:
-            yield
-        finally:
-            numba.set_num_threads(saved)
+        return _UNCHANGED if wanted == saved else _numba_threads(wanted, saved)
 
     # -- reductions -----------------------------------------------------------------------------
     def probabilities(self, state, qubits, numbers):
@@ -962,8 +956,14 @@ def check_thread_count(n: Any) -> None:
         )
 
 
-_chosen = threading.local()
-"""The thread count :func:`set_num_threads` set on each thread (absent: the default)."""
+class _ChosenCount(threading.local):
+    """The thread count :func:`set_num_threads` set on each thread (``None``: the default;
+    a class attribute, so reading it on a thread that set none raises nothing)."""
+
+    count: int | None = None
+
+
+_chosen = _ChosenCount()
 
 
 def set_num_threads(n: int) -> None:
@@ -974,10 +974,23 @@ def set_num_threads(n: int) -> None:
     numba.set_num_threads(int(n))
 
 
+_UNCHANGED = contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _numba_threads(wanted: int, saved: int) -> Iterator[None]:
+    """Numba's thread count of the calling thread set to ``wanted``, then back to ``saved``."""
+    numba.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(saved)
+
+
 def get_num_threads() -> int:
     """The calling thread's default: what :func:`set_num_threads` set on it, else
     :func:`default_thread_count`."""
-    return getattr(_chosen, "count", None) or default_thread_count()
+    return _chosen.count or default_thread_count()
 
 
 @cache

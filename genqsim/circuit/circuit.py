@@ -161,10 +161,12 @@ class Circuit:
         """``build()``, computed once and kept under ``key`` until the circuit grows:
         operations are only ever appended, so their count tells whether a kept value (the
         parameters, a planned adjoint sweep) still describes the circuit. Not pickled."""
-        count, value = self._derived.get(key, (-1, None))
-        if count != self._count():
-            value = build()
-            self._derived[key] = (self._count(), value)
+        count = self._count()
+        kept = self._derived.get(key)
+        if kept is not None and kept[0] == count:
+            return kept[1]
+        value = build()
+        self._derived[key] = (count, value)
         return value
 
     def __getstate__(self) -> dict[str, Any]:

@@ -47,7 +47,7 @@ from ..plan import (
     plan_for_backend,
     run_plan,
 )
-from ..support.progress import bar_for
+from ..support.progress import ProgressBar, bar_for
 from ..support.validation import as_qubit_tuple, check_n_qubits, check_operation_qubits
 from . import sampling
 from .base import StateBase, check_qubit_count, check_same_size
@@ -170,13 +170,18 @@ class StateVector(StateBase):
         context = StateVectorContext(self, sampling.rng(seed)) if circuit.has_non_unitary else None
         growth = trig_growth_log2(circuit, self.numbers)  # terms per amplitude, exact runs
         warn_if_explosive(circuit, self.numbers, growth)
-        work = len(plan) * len(self) * (EXACT_TERM_COST * 2.0 ** min(growth, 60) if growth else 1)
-        bar = bar_for(bool(progress), len(plan), work, f"{self.n_qubits} qubits")
+        bar = self._progress_bar(len(plan), growth) if progress else None
         with self.numbers.context(), self._threads():
             run_plan(plan, self.backend, self._amplitudes, context, bar)
         if bar is not None:
             bar.close()
         return self
+
+    def _progress_bar(self, steps: int, growth: float) -> ProgressBar | None:
+        """The bar of a run of ``steps`` plan items whose amplitudes hold about
+        ``2**growth`` terms each, if the run is large enough to show one."""
+        work = steps * len(self) * (EXACT_TERM_COST * 2.0 ** min(growth, 60) if growth else 1)
+        return bar_for(True, steps, work, f"{self.n_qubits} qubits")
 
     def apply_matrix(
         self,
