@@ -299,7 +299,7 @@ class GateLaunch(NamedTuple):
     ``OpParams`` record, the kernel's iterations, the state's length and its batch)."""
 
     kernel: Any
-    grid: tuple[int]
+    grid: tuple[int, ...]
     arguments: tuple
 
 

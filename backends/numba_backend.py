@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from types import SimpleNamespace
 from typing import Any, cast
@@ -413,7 +413,7 @@ def _kernels(state: np.ndarray) -> SimpleNamespace:
     from the size where this machine's threads pay off (:mod:`.numba_switch`)."""
     if state.size < 1 << PARALLEL_MIN_QUBITS:
         return K.SERIAL
-    threads = numba.get_num_threads()
+    threads = _scoped.count or numba.get_num_threads()
     if threads == 1 or state.size < 1 << switch.parallel_min_qubits(threads):
         return K.SERIAL
     return K.PARALLEL
@@ -552,23 +552,34 @@ class NumbaBackend(
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
         diag = _entries(diagonal, state.dtype)
+        fixed, value, offsets = _layout(t, c, v)
+        if len(t) == 1:  # Z, S, T, P, RZ, CZ, CP: two factors, read without array calls
+            first, second = diag.tolist()
+            if first == 1 and second == 1:
+                return
+            if first != 1 and second != 1:
+                _kernels(state).apply_diagonal(state, diag, offsets, fixed, value)
+                return
+            if first == 1:
+                pattern = phase_rewrite.pattern_for(state, diag[1], t[0], fixed)
+                _kernels(state).apply_phase_1q(state, diag[1], t[0], fixed, value, pattern)
+                return
         active = np.flatnonzero(diag != 1)
         if active.size == 0:
             return
-        fixed, value, offsets = _layout(t, c, v)
-        k = _kernels(state)
-        if len(t) == 1 and active.size == 1 and active[0] == 1:
-            pattern = phase_rewrite.pattern_for(state, diag[1], t[0], fixed)
-            k.apply_phase_1q(state, diag[1], t[0], fixed, value, pattern)
-        else:
-            k.apply_diagonal(
-                state, np.ascontiguousarray(diag[active]), offsets[active], fixed, value
-            )
+        _kernels(state).apply_diagonal(
+            state, np.ascontiguousarray(diag[active]), offsets[active], fixed, value
+        )
 
     def apply_permutation(
         self, state, permutation, phases, targets, controls=(), control_values=()
     ) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
+        if phases is None and len(t) == 1:  # X, CX, CCX: one exchange, or none
+            if int(permutation[0]) == 1:
+                fixed, value, offsets = _layout(t, c, v)
+                _kernels(state).swap_pairs(state, offsets[0], offsets[1], fixed, value)
+            return
         perm = tuple(int(p) for p in permutation)
         ph = None if phases is None else _entries(phases, state.dtype)
         phased = tuple(False for _ in perm) if ph is None else tuple(bool(x != 1) for x in ph)
@@ -910,7 +921,7 @@ class NumbaBackend(
             check_thread_count(count)
         wanted = get_num_threads() if count is None else int(count)
         saved = numba.get_num_threads()
-        return _UNCHANGED if wanted == saved else _numba_threads(wanted, saved)
+        return _ThreadScope(wanted, saved)
 
     # -- reductions -----------------------------------------------------------------------------
     def probabilities(self, state, qubits, numbers):
@@ -974,17 +985,37 @@ def set_num_threads(n: int) -> None:
     numba.set_num_threads(int(n))
 
 
-_UNCHANGED = contextlib.nullcontext()
+class _ScopedCount(threading.local):
+    """The thread count of the :meth:`NumbaBackend.threads` scope the calling thread is in
+    (``None``: outside any), which every kernel launch reads to choose serial or threaded
+    kernels instead of asking Numba (``numba.get_num_threads`` takes two locks: about a
+    microsecond a gate, which shows on small states)."""
+
+    count: int | None = None
 
 
-@contextlib.contextmanager
-def _numba_threads(wanted: int, saved: int) -> Iterator[None]:
-    """Numba's thread count of the calling thread set to ``wanted``, then back to ``saved``."""
-    numba.set_num_threads(wanted)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(saved)
+_scoped = _ScopedCount()
+
+
+class _ThreadScope:
+    """Numba's thread count of the calling thread set to ``wanted`` (where it differs from
+    ``saved``) and the scope's count recorded, both put back on leaving."""
+
+    __slots__ = ("outer", "saved", "wanted")
+
+    def __init__(self, wanted: int, saved: int) -> None:
+        self.wanted, self.saved = wanted, saved
+        self.outer: int | None = None
+
+    def __enter__(self) -> None:
+        if self.wanted != self.saved:
+            numba.set_num_threads(self.wanted)
+        self.outer, _scoped.count = _scoped.count, self.wanted
+
+    def __exit__(self, *exc: object) -> None:
+        _scoped.count = self.outer
+        if self.wanted != self.saved:
+            numba.set_num_threads(self.saved)
 
 
 def get_num_threads() -> int:

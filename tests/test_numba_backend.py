@@ -71,6 +71,60 @@ def test_multithreaded_path_matches_generic(dtype):
     )
 
 
+@pytest.mark.parametrize("n", [10, 15])  # the serial and (in a two-thread scope) threaded kernels
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_one_target_diagonals_and_exchanges_take_their_shortcuts_and_match_generic(n, dtype):
+    """The primitives read a one-target diagonal's two factors and a one-target permutation
+    without array calls: every pattern of factors (both one, only the first, only the second,
+    neither), exchanges and the identity, bare and under controls of either value, equal
+    the generic routine, also inside a thread scope that asks for two threads."""
+    from genqsim.backends import get_backend
+
+    numba_backend, generic = get_backend("numba"), get_backend("numpy")
+    rng = np.random.default_rng(3)
+    phase = np.exp(0.7j)
+    diagonals = [(1, 1), (1, phase), (phase, 1), (phase, np.exp(-0.2j)), (1, -1)]
+    permutations = [[1, 0], [0, 1]]
+    for controls, values in [((), ()), ((n - 1,), (1,)), ((0, 4), (0, 1))]:
+        for target in (1, 3, n - 2):
+            start = random_state(n, rng).astype(dtype)
+            fast, slow = start.copy(), start.copy()
+            with numba_backend.threads(2):
+                for d in diagonals:
+                    numba_backend.apply_diagonal(fast, np.array(d), (target,), controls, values)
+                for p in permutations:
+                    numba_backend.apply_permutation(fast, p, None, (target,), controls, values)
+            for d in diagonals:
+                generic.apply_diagonal(slow, np.array(d, dtype=dtype), (target,), controls, values)
+            for p in permutations:
+                generic.apply_permutation(slow, p, None, (target,), controls, values)
+            tol = 1e-12 if dtype == np.complex128 else 1e-5
+            np.testing.assert_allclose(fast, slow, atol=tol, rtol=0)
+
+
+def test_a_thread_scope_is_what_kernels_choose_by_and_ends_where_it_began():
+    """Kernels choose serial or threaded code by the count of the thread scope they run in
+    (not asking Numba each time); scopes nest, and leaving one puts back Numba's count and
+    the outer scope's."""
+    import numba
+
+    from genqsim.backends import get_backend
+    from genqsim.backends import numba_backend as nb
+
+    backend = get_backend("numba")
+    before = numba.get_num_threads()
+    assert nb._scoped.count is None
+    with backend.threads(1):
+        assert nb._scoped.count == 1 and numba.get_num_threads() == 1
+        big = np.zeros(1 << 20, dtype=np.complex128)
+        assert nb._kernels(big) is nb.K.SERIAL  # one thread: serial whatever the size
+        with backend.threads(2):
+            assert nb._scoped.count == 2 and numba.get_num_threads() == 2
+            assert nb._kernels(big) is nb.K.PARALLEL
+        assert nb._scoped.count == 1 and numba.get_num_threads() == 1
+    assert nb._scoped.count is None and numba.get_num_threads() == before
+
+
 def test_set_num_threads_validates_and_applies():
     import numba
 
