@@ -354,6 +354,7 @@ def _block_layout(dtype: np.dtype) -> BlockLayout:
     )
     return BlockLayout(tile_qubits=bits, low_qubits=bits,
                        min_state_qubits=_blocked_min_qubits(dtype),
+                       repeated_whole_state_runs=True,
                        gathered=gathered, min_series_qubits=SERIES_MIN_QUBITS,
                        merged_diagonal_qubits=MERGED_DIAGONAL_QUBITS,
                        merged_diagonal_bands=(diagonals.PATTERN_MAX_BITS, bits))  # fmt: skip

@@ -154,6 +154,13 @@ class BlockLayout:
     real gates between diagonal ones (:func:`~genqsim.plan.layers.split_unitary_layers`):
     for kernels where a real gate costs half a complex one, not for those that treat both
     alike."""
+    repeated_whole_state_runs: bool = False
+    """Whether a plan kept on a circuit and applied again and again
+    (:data:`~genqsim.plan.build.WHOLE_STATE_RUNS_FROM` applies) on a state smaller than
+    ``min_state_qubits`` runs its stretches of gate calls as runs over the whole state
+    (:func:`~genqsim.plan.grouping.whole_state_runs`): one compiled call a stretch instead
+    of one a gate, where a small state's gates cost more to call than to run. Encoding a
+    run costs a few applies' worth, so only a plan applied repeatedly gets them."""
 
 
 class BlockRunner(Protocol):

@@ -163,6 +163,40 @@ def test_permutation_tables_in_block_and_tile_runs_equal_the_calls(
         assert_plan_matches_generic(calls, plan, circuit.n_qubits, dtype, seed)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 7), st.integers(0, 3), st.data())
+def test_maps_of_controlled_exchanges_are_where_each_pattern_goes(bits, low, data):
+    """X, CX and CCX under controls of either value (a CX ladder's table takes the affine
+    shortcut, more controls flip one bit where they hold) map each pattern where the calls,
+    followed pattern by pattern in Python, send it."""
+    from genqsim.plan import PermutationCall
+    from genqsim.plan.calls import monomial_map
+
+    qubits = list(range(low, low + bits))
+    calls = []
+    for _ in range(data.draw(st.integers(1, 10))):
+        target = data.draw(st.sampled_from(qubits))
+        others = [q for q in qubits if q != target]
+        controls = (
+            data.draw(st.lists(st.sampled_from(others), unique=True, max_size=3)) if others else []
+        )
+        values = data.draw(st.lists(st.integers(0, 1), min_size=len(controls),
+                                    max_size=len(controls)))  # fmt: skip
+        calls.append(PermutationCall(np.array([1, 0]), None, (target,), tuple(controls),
+                                     tuple(values)))  # fmt: skip
+    expected = []
+    for pattern in range(1 << bits):
+        for call in calls:
+            held = all(
+                pattern >> (q - low) & 1 == v for q, v in zip(call.controls, call.control_values)
+            )
+            pattern ^= held << (call.targets[0] - low)
+        expected.append(pattern)
+    destination, phases = monomial_map(calls, low, bits)
+    assert phases is None
+    assert destination.tolist() == expected
+
+
 def test_a_monomial_run_checks_its_qubits_and_its_state():
     c = gq.Circuit(10).cx(6, 7).x(9)
     calls = build_plan(c, gq.get_number_system("complex128"), fuse=False)

@@ -1067,3 +1067,46 @@ def test_a_threaded_loop_body_and_its_wrappers_get_machine_code_only_when_asked(
     name = next(n for n in defined if "parfor_gufunc" in n and not n.startswith("cpython"))
     assert body.get_pointer_to_function(name) != 0
     assert not body._genqsim_code_pending
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_a_small_state_runs_a_plan_applied_again_and_again_as_whole_state_runs(dtype, monkeypatch):
+    """From the third apply of one circuit on a state below the Numba backend's blocks, its
+    gate calls run as runs over the whole state (one compiled call a stretch), cut at a
+    measurement; each apply still equals the generic routine applied as often, and the
+    circuit's own plan (and any circuit on the generic backend) keeps its plain calls."""
+    from genqsim.plan import build
+    from genqsim.plan.build import WHOLE_STATE_RUNS_FROM, plan_for_backend
+
+    n = 10
+    circuit = gq.library.random_circuit(n, 6, seed=4)
+    circuit.measure(2, 0).h(2)
+    for q in range(n - 1):
+        circuit.cx(q, q + 1)
+    numbers, fast = gq.get_number_system(dtype), gq.get_backend("numba")
+    assert n < fast.block_layout(numbers.dtype).min_state_qubits
+    runs_seen = []
+    block_run = type(fast).apply_block_run
+    monkeypatch.setattr(
+        type(fast),
+        "apply_block_run",
+        lambda self, state, run: runs_seen.append(run) or block_run(self, state, run),
+    )
+    psi = gq.zeros(n, numbers=dtype, backend="numba")
+    reference = gq.zeros(n, numbers=dtype, backend="numpy")
+    for apply in range(1, WHOLE_STATE_RUNS_FROM + 3):
+        runs_seen.clear()
+        psi.apply(circuit, seed=apply)
+        reference.apply(circuit, seed=apply)
+        tol = 1e-12 if dtype == "complex128" else 2e-5
+        np.testing.assert_allclose(psi.amplitudes, reference.amplitudes, atol=tol)
+        if apply < WHOLE_STATE_RUNS_FROM:
+            assert runs_seen == []
+        else:
+            assert len(runs_seen) == 2  # before and after the measurement
+            assert all(run.qubits == tuple(range(n)) for run in runs_seen)
+    plain = build.build_plan(circuit, numbers, None)
+    whole = plan_for_backend(circuit, numbers, fast, None, keep=True)
+    assert sum(len(item.calls) for item in whole if isinstance(item, BlockRun)) == len(plain) - 1
+    generic = plan_for_backend(circuit, numbers, gq.get_backend("numpy"), None, keep=True)
+    assert not any(isinstance(item, BlockRun) for item in generic)

@@ -37,7 +37,12 @@ from .calls import (
     ResetCall,
 )
 from .diagonals import merge_diagonals
-from .grouping import group_block_runs, group_monomial_runs, group_tile_runs
+from .grouping import (
+    group_block_runs,
+    group_monomial_runs,
+    group_tile_runs,
+    whole_state_runs,
+)
 from .layers import split_unitary_layers
 
 if TYPE_CHECKING:
@@ -233,6 +238,15 @@ def block_layout_of(backend: Backend, dtype: Any, tiles: bool = False) -> BlockL
     return runner.tile_layout(dtype) if tiles else runner.block_layout(dtype)
 
 
+WHOLE_STATE_RUNS_FROM = 3
+"""The apply of a kept plan from which a state smaller than its backend's blocks runs the
+plan's gate calls as runs over the whole state (where the backend's layout asks for them:
+:attr:`~genqsim.backends.BlockLayout.repeated_whole_state_runs`). Encoding the runs costs
+about 3-7 applies gate by gate (10-16 qubits), after which an apply takes 1/11 to 2/3 of
+the time (``python benchmarks/apply_overhead.py``); from the third apply on, a plan is
+likely applied many times (a Trotter step, one circuit on many starting states)."""
+
+
 def plan_for_backend(
     circuit: Circuit,
     numbers: NumberSystem,
@@ -254,7 +268,25 @@ def plan_for_backend(
 
     if not keep:
         return build()
-    return kept_on(circuit, numbers, ("plan", backend, numbers.name, fuse, tiles), build)
+    key = ("plan", backend, numbers.name, fuse, tiles)
+    plan = kept_on(circuit, numbers, key, build)
+    if tiles or numbers.dtype.kind != "c":
+        return plan
+    layout = block_layout_of(backend, numbers.dtype)
+    if (
+        layout is None
+        or not layout.repeated_whole_state_runs
+        or circuit.n_qubits >= layout.min_state_qubits
+    ):
+        return plan
+    applies: list[int] = circuit.derived((*key, "applies"), lambda: [0])
+    applies[0] += 1
+    if applies[0] < WHOLE_STATE_RUNS_FROM:
+        return plan
+    kept: list[PlanItem] = circuit.derived(
+        (*key, "whole state"), lambda: whole_state_runs(plan, circuit.n_qubits)
+    )
+    return kept
 
 
 def kept_on(circuit: Circuit, numbers: NumberSystem, key: tuple, build: Callable[[], T]) -> T:

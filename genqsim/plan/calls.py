@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, Union, cast
 
 import numpy as np
 
@@ -332,9 +332,19 @@ def monomial_map(
     ``low + bits - 1``, over the ``2**bits`` patterns of those qubits: together the calls
     send pattern ``s`` to ``destination[s]`` times ``phases[s]`` (``None`` when every phase
     is one)."""
+    if all(_is_plain_exchange(call) and len(call.controls) <= 1 for call in calls):
+        return _affine_exchange_map(cast(Sequence[PermutationCall], calls), low, bits), None
     where = np.arange(1 << bits, dtype=np.int64)  # where each pattern's amplitude now is
     phases: np.ndarray | None = None
     for call in calls:
+        if _is_plain_exchange(call):  # X, CX, CCX (a CX ladder's tables): flip one bit
+            flip = np.int64(1) << (call.targets[0] - low)
+            hold = np.full(where.size, flip)  # the flip where every control holds
+            for q, v in zip(call.controls, call.control_values):
+                bit = (where >> (q - low)) & 1
+                hold &= -(bit if v else bit ^ 1)
+            where = where ^ hold
+            continue
         on = np.ones(where.size, dtype=bool)
         for q, v in zip(call.controls, call.control_values):
             on &= ((where >> (q - low)) & 1) == v
@@ -351,6 +361,39 @@ def monomial_map(
             step = np.where(on, np.asarray(call.data, dtype=np.complex128)[pattern], 1)
             phases = step if phases is None else phases * step
     return where, phases
+
+
+def _is_plain_exchange(call: MonomialMember) -> bool:
+    """Whether ``call`` exchanges the two values of its one target and does nothing else."""
+    return (
+        isinstance(call, PermutationCall)
+        and call.phases is None
+        and len(call.targets) == 1
+        and int(call.permutation[0]) == 1
+    )
+
+
+def _affine_exchange_map(calls: Sequence[PermutationCall], low: int, bits: int) -> np.ndarray:
+    """:func:`monomial_map`'s destinations for X and singly controlled X calls (a CX ladder),
+    which map bit patterns affinely over GF(2): ``s -> M s ^ offset``. The calls update the
+    columns of ``M`` and the offset, and the table is built by doubling, one array operation
+    per bit, instead of several per call over every pattern."""
+    columns = [1 << j for j in range(bits)]  # M's column j: where bit j of a pattern goes
+    offset = 0
+    for call in calls:
+        flip = 1 << (call.targets[0] - low)
+        if not call.controls:
+            offset ^= flip
+            continue
+        control = call.controls[0] - low
+        columns = [col ^ flip if col >> control & 1 else col for col in columns]
+        if (offset >> control & 1) == call.control_values[0]:
+            offset ^= flip
+    where = np.empty(1 << bits, dtype=np.int64)
+    where[0] = offset
+    for j, col in enumerate(columns):
+        where[1 << j : 2 << j] = where[: 1 << j] ^ col
+    return where
 
 
 @dataclass(eq=False)

@@ -33,6 +33,31 @@ def group_block_runs(
     return group_tile_runs(calls, n_qubits, block_qubits, block_qubits)
 
 
+def whole_state_runs(items: Sequence[PlanItem], n_qubits: int) -> list[PlanItem]:
+    """``items`` with each stretch of two or more consecutive gate calls wrapped into one
+    :class:`BlockRun` over the whole ``n_qubits``-qubit state (a block of every qubit);
+    everything else (measurements, resets, channels, conditionals, lone calls) as it is."""
+    out: list[PlanItem] = []
+    stretch: list[RunCall] = []
+    every_qubit = tuple(range(n_qubits))
+
+    def close() -> None:
+        if len(stretch) >= 2:
+            out.append(BlockRun(list(stretch), n_qubits, every_qubit))
+        else:
+            out.extend(stretch)
+        stretch.clear()
+
+    for item in items:
+        if is_gate_call(item):
+            stretch.append(cast(RunCall, item))
+            continue
+        close()
+        out.append(item)
+    close()
+    return out
+
+
 LOOKAHEAD = 256
 """Calls a tile run looks past its first call for more that fit (bounds the planning cost
 at ``O(calls * LOOKAHEAD)``)."""
