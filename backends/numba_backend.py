@@ -166,6 +166,25 @@ def _layout(
     return fixed, value, offsets
 
 
+_TWO_ROWS = {
+    (a, b): np.array([r for r, changed in enumerate((a, b)) if changed], dtype=np.int64)
+    for a in (False, True)
+    for b in (False, True)
+}
+"""The changed rows of a one-qubit diagonal, by which of its two factors differ from one."""
+for _rows in _TWO_ROWS.values():
+    _rows.flags.writeable = False
+
+
+def _changed_rows(diag: np.ndarray) -> np.ndarray:
+    """Indices of the entries of ``diag`` other than one (read-only); a one-qubit diagonal's
+    two factors are read without array calls, microseconds a gate on small states."""
+    if diag.size == 2:
+        first, second = diag.tolist()
+        return _TWO_ROWS[first != 1, second != 1]
+    return np.flatnonzero(diag != 1)
+
+
 @lru_cache(maxsize=1024)
 def _cycles(perm: tuple[int, ...], moves_phased: tuple[bool, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Cycle decomposition of ``|j> -> |perm[j]>``: ``(pointers, elements)``; fixed points
@@ -295,7 +314,7 @@ def _encode_run(
                 idx = np.concatenate([[offsets.size], offsets, row_ptr, cols])
         elif isinstance(call, DiagonalCall):
             diag = _entries(call.diagonal, dtype)
-            active = np.flatnonzero(diag != 1)
+            active = _changed_rows(diag)
             idx, dat = offsets[active], diag[active]
             max_dim = max(max_dim, 1 << diagonals.PATTERN_MAX_BITS)  # a pattern of factors
         else:
@@ -553,24 +572,20 @@ class NumbaBackend(
     def apply_diagonal(self, state, diagonal, targets, controls=(), control_values=()) -> None:
         t, c, v = tuple(targets), tuple(controls), tuple(control_values)
         diag = _entries(diagonal, state.dtype)
-        fixed, value, offsets = _layout(t, c, v)
-        if len(t) == 1:  # Z, S, T, P, RZ, CZ, CP: two factors, read without array calls
-            first, second = diag.tolist()
-            if first == 1 and second == 1:
-                return
-            if first != 1 and second != 1:
-                _kernels(state).apply_diagonal(state, diag, offsets, fixed, value)
-                return
-            if first == 1:
-                pattern = phase_rewrite.pattern_for(state, diag[1], t[0], fixed)
-                _kernels(state).apply_phase_1q(state, diag[1], t[0], fixed, value, pattern)
-                return
-        active = np.flatnonzero(diag != 1)
+        active = _changed_rows(diag)
         if active.size == 0:
             return
-        _kernels(state).apply_diagonal(
-            state, np.ascontiguousarray(diag[active]), offsets[active], fixed, value
-        )
+        fixed, value, offsets = _layout(t, c, v)
+        k = _kernels(state)
+        if len(t) == 1 and active.size == 1 and active[0] == 1:
+            pattern = phase_rewrite.pattern_for(state, diag[1], t[0], fixed)
+            k.apply_phase_1q(state, diag[1], t[0], fixed, value, pattern)
+        elif active.size == diag.size:
+            k.apply_diagonal(state, diag, offsets, fixed, value)
+        else:
+            k.apply_diagonal(
+                state, np.ascontiguousarray(diag[active]), offsets[active], fixed, value
+            )
 
     def apply_permutation(
         self, state, permutation, phases, targets, controls=(), control_values=()

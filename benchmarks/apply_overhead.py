@@ -3,7 +3,12 @@ the whole call, the plan alone (``plan_for_backend``) and the run of a pre-built
 H gate on 12 qubits (NumPy and Numba backends) and 20 qubits (Numba), and the whole call for
 a random circuit of depth 2. Best of 5 rounds, microseconds. Not a test.
 
-    python benchmarks/apply_overhead.py [--gpu-host]
+    python benchmarks/apply_overhead.py [--gpu-host | --small]
+
+``--small`` times a 4-layer ansatz on 9-16 qubits applied again and again on the Numba
+backend: gate by gate (a plan's first two applies), the third apply (which encodes the runs
+over the whole state that every later apply runs) and the applies after it, against qulacs
+updating its own state with the same circuit in the same process, with 1 and 2 threads.
 
 ``--gpu-host`` measures instead the CuPy backend's host work per gate on any machine: CuPy
 is replaced by a stand-in whose kernels record their launches and do nothing, and each
@@ -143,11 +148,91 @@ def host_times(
     return whole, running, cupy.launches[0]
 
 
+def ansatz(n: int, layers: int = 4) -> gq.Circuit:
+    """A hardware-efficient ansatz: RY and RZ on every qubit, then a CX ladder, per layer."""
+    circuit = gq.Circuit(n)
+    k = 0
+    for _ in range(layers):
+        for q in range(n):
+            k += 1
+            circuit.ry(0.1 * k, q).rz(0.2 * k, q)
+        for q in range(n - 1):
+            circuit.cx(q, q + 1)
+    return circuit
+
+
+def qulacs_circuit(circuit: gq.Circuit) -> Callable[[], None] | None:
+    """The same ansatz as a qulacs circuit updating a qulacs state (``None``: no qulacs).
+    qulacs rotates by ``exp(+i theta/2 P)``, hence the negated angles."""
+    try:
+        import qulacs
+        from qulacs import gate as qgate
+    except ImportError:
+        return None
+    n = circuit.n_qubits
+    qc = qulacs.QuantumCircuit(n)
+    for op in circuit.operations:
+        name, q = op.gate.name, op.targets[0]
+        if name == "ry":
+            qc.add_gate(qgate.RY(q, -float(op.gate.params[0])))
+        elif name == "rz":
+            qc.add_gate(qgate.RZ(q, -float(op.gate.params[0])))
+        else:
+            qc.add_gate(qgate.CNOT(op.controls[0], q))
+    state = qulacs.QuantumState(n)
+    reference = gq.zeros(n, backend="numpy").apply(circuit).amplitudes
+    qc.update_quantum_state(state)
+    assert np.allclose(state.get_vector(), reference, atol=1e-10), "qulacs differs"
+    return lambda: qc.update_quantum_state(state)
+
+
+def small_states_report(threads: int) -> None:
+    """One ansatz applied again and again to a small state: gate by gate (its first two
+    applies), the third apply (which encodes the runs over the whole state), and every later
+    apply, against qulacs updating its own state with the same circuit."""
+    gq.set_num_threads(threads)
+    print(f"\nsmall states, a 4-layer ansatz applied again and again, {threads} thread(s); "
+          "qulacs with its defaults")  # fmt: skip
+    print("| qubits | gates | gate by gate | third apply | from then on | qulacs | / qulacs |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for n in (9, 10, 12, 14, 16):
+        by_gate, third, again, peer_us = small_state_times(n)
+        print(f"| {n} | {len(ansatz(n))} | {by_gate:.0f} us | {third:.0f} us | {again:.0f} us"
+              f" | {peer_us:.0f} us | {again / peer_us:.2f} |")  # fmt: skip
+
+
+def small_state_times(n: int) -> tuple[float, float, float, float]:
+    """Microseconds of :func:`small_states_report`'s row for ``n`` qubits."""
+    circuit = ansatz(n)
+    rounds = 200 if n <= 12 else 20
+    psi = gq.zeros(n, backend="numba")
+    plan = plan_for_backend(circuit, psi.numbers, psi.backend, None)
+    run_plan(plan, psi.backend, psi.amplitudes)
+    by_gate = best_us(lambda: run_plan(plan, psi.backend, psi.amplitudes), rounds)
+    third = []
+    for _ in range(5):
+        fresh = circuit.copy()
+        psi.apply(fresh).apply(fresh)
+        start = time.perf_counter()
+        psi.apply(fresh)
+        third.append((time.perf_counter() - start) * 1e6)
+    again = best_us(lambda: psi.apply(circuit), rounds)
+    peer = qulacs_circuit(circuit)
+    peer_us = best_us(peer, rounds) if peer is not None else float("nan")
+    return by_gate, min(third), again, peer_us
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gpu-host", action="store_true", help="the CuPy backend's host work")
-    if parser.parse_args().gpu_host:
+    parser.add_argument("--small", action="store_true", help="small states applied repeatedly")
+    args = parser.parse_args()
+    if args.gpu_host:
         gpu_host_report()
+        return
+    if args.small:
+        for threads in (1, 2):
+            small_states_report(threads)
         return
     for n, backend in ((12, "numba"), (12, "numpy"), (20, "numba")):
         report(n, backend)

@@ -1076,7 +1076,7 @@ def test_a_small_state_runs_a_plan_applied_again_and_again_as_whole_state_runs(d
     measurement; each apply still equals the generic routine applied as often, and the
     circuit's own plan (and any circuit on the generic backend) keeps its plain calls."""
     from genqsim.plan import build
-    from genqsim.plan.build import WHOLE_STATE_RUNS_FROM, plan_for_backend
+    from genqsim.plan.build import WHOLE_STATE_RUNS_FROM, plan_for_backend, plan_to_apply
 
     n = 10
     circuit = gq.library.random_circuit(n, 6, seed=4)
@@ -1106,7 +1106,10 @@ def test_a_small_state_runs_a_plan_applied_again_and_again_as_whole_state_runs(d
             assert len(runs_seen) == 2  # before and after the measurement
             assert all(run.qubits == tuple(range(n)) for run in runs_seen)
     plain = build.build_plan(circuit, numbers, None)
-    whole = plan_for_backend(circuit, numbers, fast, None, keep=True)
+    kept = plan_for_backend(circuit, numbers, fast, None, keep=True)  # the plan itself: calls
+    assert not any(isinstance(item, BlockRun) for item in kept) and len(kept) == len(plain)
+    whole = plan_to_apply(circuit, numbers, fast, None)
     assert sum(len(item.calls) for item in whole if isinstance(item, BlockRun)) == len(plain) - 1
-    generic = plan_for_backend(circuit, numbers, gq.get_backend("numpy"), None, keep=True)
-    assert not any(isinstance(item, BlockRun) for item in generic)
+    for _ in range(WHOLE_STATE_RUNS_FROM + 1):
+        generic = plan_to_apply(circuit, numbers, gq.get_backend("numpy"), None)
+        assert not any(isinstance(item, BlockRun) for item in generic)

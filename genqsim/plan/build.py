@@ -268,9 +268,20 @@ def plan_for_backend(
 
     if not keep:
         return build()
-    key = ("plan", backend, numbers.name, fuse, tiles)
-    plan = kept_on(circuit, numbers, key, build)
-    if tiles or numbers.dtype.kind != "c":
+    return kept_on(circuit, numbers, ("plan", backend, numbers.name, fuse, tiles), build)
+
+
+def plan_to_apply(
+    circuit: Circuit, numbers: NumberSystem, backend: Backend, fuse: int | bool | None = None
+) -> list[PlanItem]:
+    """The plan an ``apply`` of ``circuit`` runs: its plan kept on the circuit
+    (:func:`plan_for_backend`), counting the applies; from the
+    :data:`WHOLE_STATE_RUNS_FROM`-th on, on a state smaller than the backend's blocks whose
+    layout asks for it (:attr:`~genqsim.backends.BlockLayout.repeated_whole_state_runs`),
+    that plan with its stretches of gate calls as runs over the whole state
+    (:func:`~genqsim.plan.grouping.whole_state_runs`), kept too."""
+    plan = plan_for_backend(circuit, numbers, backend, fuse, keep=True)
+    if numbers.dtype.kind != "c":  # nothing kept: the plan is built anew each time
         return plan
     layout = block_layout_of(backend, numbers.dtype)
     if (
@@ -279,14 +290,16 @@ def plan_for_backend(
         or circuit.n_qubits >= layout.min_state_qubits
     ):
         return plan
-    applies: list[int] = circuit.derived((*key, "applies"), lambda: [0])
+    key = ("applies", backend, numbers.name, fuse)
+    applies: list[int] = circuit.derived(key, lambda: [0])
     applies[0] += 1
     if applies[0] < WHOLE_STATE_RUNS_FROM:
         return plan
-    kept: list[PlanItem] = circuit.derived(
-        (*key, "whole state"), lambda: whole_state_runs(plan, circuit.n_qubits)
+    whole: list[PlanItem] = circuit.derived(
+        ("whole-state plan", backend, numbers.name, fuse),
+        lambda: whole_state_runs(plan, circuit.n_qubits),
     )
-    return kept
+    return whole
 
 
 def kept_on(circuit: Circuit, numbers: NumberSystem, key: tuple, build: Callable[[], T]) -> T:

@@ -301,8 +301,11 @@ class BlockRun:
         self.qubits = tuple(sorted(self.qubits)) if self.qubits else tuple(range(self.block_qubits))
         if len(self.qubits) != self.block_qubits:
             raise ValueError(f"a block of {self.block_qubits} qubits cannot span {self.qubits}")
-        position = {q: i for i, q in enumerate(self.qubits)}
-        self.local_calls = [c.renamed(position) for c in self.calls]
+        if self.contiguous:  # the lowest qubits: every call already names its own
+            self.local_calls = list(self.calls)
+        else:
+            position = {q: i for i, q in enumerate(self.qubits)}
+            self.local_calls = [c.renamed(position) for c in self.calls]
         self.encoded = {}
 
     @property

@@ -44,7 +44,7 @@ from ..plan import (
     MeasureCall,
     ResetCall,
     check_bound,
-    plan_for_backend,
+    plan_to_apply,
     run_plan,
 )
 from ..support.progress import ProgressBar, bar_for
@@ -166,7 +166,7 @@ class StateVector(StateBase):
         fuse = self.options.fuse if fuse is None else fuse
         progress = self.options.progress if progress is None else progress
         with self.numbers.context():
-            plan = plan_for_backend(circuit, self.numbers, self.backend, fuse, keep=True)
+            plan = plan_to_apply(circuit, self.numbers, self.backend, fuse)
         context = StateVectorContext(self, sampling.rng(seed)) if circuit.has_non_unitary else None
         growth = trig_growth_log2(circuit, self.numbers)  # terms per amplitude, exact runs
         warn_if_explosive(circuit, self.numbers, growth)
