@@ -241,10 +241,11 @@ def block_layout_of(backend: Backend, dtype: Any, tiles: bool = False) -> BlockL
 WHOLE_STATE_RUNS_FROM = 3
 """The apply of a kept plan from which a state smaller than its backend's blocks runs the
 plan's gate calls as runs over the whole state (where the backend's layout asks for them:
-:attr:`~genqsim.backends.BlockLayout.repeated_whole_state_runs`). Encoding the runs costs
-about 3-7 applies gate by gate (10-16 qubits), after which an apply takes 1/11 to 2/3 of
-the time (``python benchmarks/apply_overhead.py``); from the third apply on, a plan is
-likely applied many times (a Trotter step, one circuit on many starting states)."""
+:attr:`~genqsim.backends.BlockLayout.repeated_whole_state_runs`). With the encoding of the
+runs, that apply takes 1.3-4 times an apply gate by gate, and every later one 0.15-0.65 of
+it (a 4-layer ansatz on 9-16 qubits, ``python benchmarks/apply_overhead.py --small``); a
+plan applied a third time is likely applied many times (a Trotter step, one circuit on many
+starting states), and one applied once or twice never pays for the encoding."""
 
 
 def plan_for_backend(
