@@ -175,6 +175,13 @@ def run_tile_bits(dtype: np.dtype | str) -> int:
     return (RUN_TILE_BYTES // np.dtype(dtype).itemsize).bit_length() - 1
 
 
+@cache
+def _block_layout(dtype: np.dtype) -> BlockLayout:
+    """:meth:`CupyBackend.block_layout`, built once per dtype (every ``apply`` asks)."""
+    bits = run_tile_bits(dtype)
+    return BlockLayout(tile_qubits=bits, low_qubits=LOW_BITS, min_state_qubits=bits + 1)
+
+
 def _above_series(qubits: Sequence[int]) -> int:
     """How many of a tile's sorted qubits lie above its lowest series 0, 1, 2, ..."""
     series = next((i for i, q in enumerate(qubits) if q != i), len(qubits))
@@ -547,8 +554,7 @@ class CupyBackend(
         in shared memory too (MSB scheme). Diagonals are not merged: merged into diagonals of
         up to 4 qubits (16 rows travel by value) they ran no faster inside tiles, and QFT 28
         in complex128 slower (243 against 226 ms on an H200, ``gpu_bench.py``)."""
-        bits = run_tile_bits(dtype)
-        return BlockLayout(tile_qubits=bits, low_qubits=LOW_BITS, min_state_qubits=bits + 1)
+        return _block_layout(np.dtype(dtype))
 
     def apply_block_run(self, state, run: BlockRun) -> None:
         """Launch ``run``'s tile kernel as kept on the run for this dtype, device and state
