@@ -301,3 +301,22 @@ def test_checked_gates_with_parameters_are_built_per_call():
     a, b = (gq.gates.NamedGate.checked("rz", (0.5,)) for _ in range(2))
     assert a is not b and a == b
     np.testing.assert_allclose(a.matrix(), reference_matrix("rz", (0.5,)), atol=1e-12)
+
+
+def test_gate_arrays_remembered_past_the_memo_size_stay_the_textbook_ones(monkeypatch):
+    """The memo of gate arrays in machine numbers forgets everything when it fills: gates
+    built past its size (a loop binding new angles each time) still give the textbook
+    matrices, twice over, and the memo never holds more than its size."""
+    from genqsim.circuit import gates
+
+    monkeypatch.setattr(gates, "MACHINE_MEMO_SIZE", 8)
+    monkeypatch.setattr(gates, "_MACHINE_MEMO", {})
+    numbers = gq.get_number_system("complex128")
+    angles = np.linspace(-3, 3, 21)
+    for _ in range(2):
+        for theta in angles:
+            got = gates.NamedGate("ry", float(theta)).matrix(numbers)
+            np.testing.assert_allclose(got, reference_matrix("ry", (theta,)), atol=1e-15)
+            got[0, 0] = 99  # a caller's copy: the memo's array stays as it was
+            assert len(gates._MACHINE_MEMO) <= 8
+    assert 0 < len(gates._MACHINE_MEMO) <= 8

@@ -692,7 +692,7 @@ class Gate:
 
 
 MACHINE_MEMO_SIZE = 4096
-"""Gate arrays in machine numbers remembered across runs (oldest dropped first)."""
+"""Gate arrays in machine numbers remembered across runs (all forgotten when it fills)."""
 _MACHINE_MEMO: dict[tuple, Any] = {}
 
 
@@ -764,7 +764,10 @@ class NamedGate(Gate):
         if value is None:
             value = make()
             if len(_MACHINE_MEMO) >= MACHINE_MEMO_SIZE:
-                _MACHINE_MEMO.pop(next(iter(_MACHINE_MEMO)))  # the oldest entry
+                # forget all at once: dropping the oldest entry on every insert made each
+                # insert scan the holes it left at the dict's front (microseconds a gate
+                # where a loop binds new angles each time, which never hit)
+                _MACHINE_MEMO.clear()
             _MACHINE_MEMO[key] = value
         if isinstance(value, tuple):
             return tuple(None if a is None else a.copy() for a in value)
@@ -1034,7 +1037,7 @@ def _matrix_entries(matrix: Any) -> np.ndarray:
     if arr.dtype.kind == "b":
         raise ArgumentTypeError("a boolean array is not a gate matrix; convert it explicitly")
     if arr.dtype.kind in "iufc":
-        if not np.all(np.isfinite(arr)):
+        if not np.isfinite(arr).all():
             raise NonFiniteError("gate matrix entries must be finite (found NaN or inf)")
         return arr.astype(np.complex128)
     if arr.dtype.kind != "O":
