@@ -148,17 +148,74 @@ def host_times(
     return whole, running, cupy.launches[0]
 
 
-def ansatz(n: int, layers: int = 4) -> gq.Circuit:
-    """A hardware-efficient ansatz: RY and RZ on every qubit, then a CX ladder, per layer."""
+def ansatz(n: int, layers: int = 4, angles: np.ndarray | None = None) -> gq.Circuit:
+    """A hardware-efficient ansatz: RY and RZ on every qubit, then a CX ladder, per layer
+    (``angles``: the ``2 n layers`` angles in order; default fixed ones)."""
+    if angles is None:
+        angles = 0.1 * np.arange(1, 2 * n * layers + 1)
     circuit = gq.Circuit(n)
     k = 0
     for _ in range(layers):
         for q in range(n):
-            k += 1
-            circuit.ry(0.1 * k, q).rz(0.2 * k, q)
+            circuit.ry(float(angles[k]), q).rz(float(angles[k + 1]), q)
+            k += 2
         for q in range(n - 1):
             circuit.cx(q, q + 1)
     return circuit
+
+
+def new_circuits_report(n: int = 12, points: int = 60) -> None:
+    """A loop that binds new angles each time (an optimiser's): the ansatz built, planned and
+    run anew for each point, best of ``points``; qulacs building and updating its own."""
+    rng = np.random.default_rng(1)
+    psi = gq.zeros(n, backend="numba")
+    psi.apply(ansatz(n))  # kernels loaded
+    best = {"build": np.inf, "plan": np.inf, "apply": np.inf, "qulacs": np.inf}
+    make_qulacs = _qulacs_ansatz(n)
+    for _ in range(points):
+        angles = rng.normal(size=8 * n)
+        start = time.perf_counter()
+        circuit = ansatz(n, 4, angles)
+        built = time.perf_counter()
+        plan_for_backend(circuit, psi.numbers, psi.backend, None)
+        planned = time.perf_counter()
+        gq.zeros(n, backend="numba").apply(ansatz(n, 4, angles))
+        applied = time.perf_counter()
+        best["build"] = min(best["build"], built - start)
+        best["plan"] = min(best["plan"], planned - built)
+        best["apply"] = min(best["apply"], applied - planned)
+        if make_qulacs is not None:
+            start = time.perf_counter()
+            make_qulacs(angles)
+            best["qulacs"] = min(best["qulacs"], time.perf_counter() - start)
+    ms = {key: value * 1e3 for key, value in best.items()}
+    print(f"\na new {n}-qubit ansatz for each of {points} points (new angles), best: build "
+          f"{ms['build']:.2f} ms, plan {ms['plan']:.2f} ms; build and apply "
+          f"{ms['apply']:.2f} ms against qulacs building and updating its own "
+          f"{ms['qulacs']:.2f} ms ({ms['apply'] / ms['qulacs']:.2f}x)")  # fmt: skip
+
+
+def _qulacs_ansatz(n: int) -> Callable[[np.ndarray], None] | None:
+    """Builds :func:`ansatz` with given angles in qulacs and updates a new qulacs state."""
+    try:
+        import qulacs
+        from qulacs import gate as qgate
+    except ImportError:
+        return None
+
+    def run(angles: np.ndarray) -> None:
+        qc = qulacs.QuantumCircuit(n)
+        k = 0
+        for _ in range(4):
+            for q in range(n):
+                qc.add_gate(qgate.RY(q, -float(angles[k])))
+                qc.add_gate(qgate.RZ(q, -float(angles[k + 1])))
+                k += 2
+            for q in range(n - 1):
+                qc.add_gate(qgate.CNOT(q, q + 1))
+        qc.update_quantum_state(qulacs.QuantumState(n))
+
+    return run
 
 
 def qulacs_circuit(circuit: gq.Circuit) -> Callable[[], None] | None:
@@ -233,6 +290,7 @@ def main() -> None:
     if args.small:
         for threads in (1, 2):
             small_states_report(threads)
+        new_circuits_report()
         return
     for n, backend in ((12, "numba"), (12, "numpy"), (20, "numba")):
         report(n, backend)
