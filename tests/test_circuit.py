@@ -186,39 +186,3 @@ def test_new_operation_is_the_operation_init_builds():
         assert pickle.loads(pickle.dumps(fast)) == plain and fast.qubits == plain.qubits
         with pytest.raises(dataclasses.FrozenInstanceError):
             fast.targets = (3,)  # type: ignore[misc]
-
-
-def test_gate_methods_make_the_operations_append_makes_and_refuse_what_it_refuses():
-    """The one-target shortcut of the gate methods (an int target, at most one int control)
-    gives the operations ``append`` gives, with NumPy integers too, and the same errors."""
-    from genqsim.circuit.gates import NamedGate
-
-    fast = gq.Circuit(4).h(0).rx(0.3, 3).cx(1, 2).cx(np.int64(3), 0).cz(2, np.int64(1)).t(3)
-    slow = gq.Circuit(4)
-    for name, params, target, controls in [("h", (), 0, ()), ("rx", (0.3,), 3, ()),
-                                           ("x", (), 2, 1), ("x", (), 0, 3), ("z", (), 1, 2),
-                                           ("t", (), 3, ())]:  # fmt: skip
-        slow.append(NamedGate(name, *params), target, controls)
-    assert [(o.gate.name, o.gate.params, o.targets, o.controls, o.control_values)
-            for o in fast.operations] == [
-        (o.gate.name, o.gate.params, o.targets, o.controls, o.control_values)
-        for o in slow.operations
-    ]  # fmt: skip
-    assert all(type(q) is int for o in fast.operations for q in o.qubits)
-    refused = [
-        (lambda c: c.cx(1, 1), ("x", 1, 1)),
-        (lambda c: c.h(4), ("h", 4)),
-        (lambda c: c.h(-1), ("h", -1)),
-        (lambda c: c.h(True), ("h", True)),
-        (lambda c: c.cx(7, 0), ("x", 0, 7)),
-        (lambda c: c.x(1.0), ("x", 1.0)),
-    ]
-    for method, appended in refused:
-        circuit = gq.Circuit(4)
-        with pytest.raises(gq.errors.GenqsimError) as by_method:
-            method(circuit)
-        with pytest.raises(gq.errors.GenqsimError) as by_append:
-            circuit.append(*appended)
-        assert type(by_method.value) is type(by_append.value)
-        assert str(by_method.value) == str(by_append.value)
-        assert len(circuit) == 0

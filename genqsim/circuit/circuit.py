@@ -264,17 +264,7 @@ class Circuit:
         return self
 
     def _named(self, name: str, params: Sequence[Any], targets, controls=(), values=None):
-        gate = NamedGate(name, *params)
-        n = self.n_qubits
-        plain = gate.n_qubits == 1 and type(targets) is int and 0 <= targets < n
-        if plain and values is None:  # nothing left to normalise: one int target, <= 1 control
-            if type(controls) is tuple and not controls:
-                self._push(Operation(gate, (targets,)))
-                return self
-            if type(controls) is int and 0 <= controls < n and controls != targets:
-                self._push(Operation(gate, (targets,), (controls,), (1,)))
-                return self
-        return self.append(gate, targets, controls, values)
+        return self.append(NamedGate(name, *params), targets, controls, values)
 
     # -- one-qubit gates ----------------------------------------------------------------------
     def id(self, q: int) -> Circuit:
