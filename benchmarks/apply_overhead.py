@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.machinery
+import importlib.util
 import sys
 import time
 import types
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -148,20 +150,50 @@ def host_times(
     return whole, running, cupy.launches[0]
 
 
-def ansatz(n: int, layers: int = 4, angles: np.ndarray | None = None) -> gq.Circuit:
-    """A hardware-efficient ansatz: RY and RZ on every qubit, then a CX ladder, per layer
-    (``angles``: the ``2 n layers`` angles in order; default fixed ones)."""
+def ansatz_gates(n: int, layers: int = 4, angles: np.ndarray | None = None) -> list[tuple]:
+    """A hardware-efficient ansatz as ``(name, qubit, angle or control)`` steps: RY and RZ on
+    every qubit, then a CX ladder, per layer (``angles``: the ``2 n layers`` angles in order;
+    default fixed ones). Both simulators build it from these steps."""
     if angles is None:
         angles = 0.1 * np.arange(1, 2 * n * layers + 1)
-    circuit = gq.Circuit(n)
+    steps: list[tuple] = []
     k = 0
     for _ in range(layers):
         for q in range(n):
-            circuit.ry(float(angles[k]), q).rz(float(angles[k + 1]), q)
+            steps += [("ry", q, float(angles[k])), ("rz", q, float(angles[k + 1]))]
             k += 2
-        for q in range(n - 1):
-            circuit.cx(q, q + 1)
+        steps += [("cx", q + 1, q) for q in range(n - 1)]
+    return steps
+
+
+def ansatz(n: int, layers: int = 4, angles: np.ndarray | None = None) -> gq.Circuit:
+    """:func:`ansatz_gates` as a genqsim circuit."""
+    circuit = gq.Circuit(n)
+    for name, qubit, value in ansatz_gates(n, layers, angles):
+        if name == "cx":
+            circuit.cx(value, qubit)
+        else:
+            getattr(circuit, name)(value, qubit)
     return circuit
+
+
+def _qulacs_circuit(steps: list[tuple], n: int) -> Any:
+    """:func:`ansatz_gates` steps as a qulacs circuit (qulacs rotates by
+    ``exp(+i theta/2 P)``, hence the negated angles)."""
+    import qulacs
+    from qulacs import gate as qgate
+
+    qc = qulacs.QuantumCircuit(n)
+    for name, qubit, value in steps:
+        if name == "cx":
+            qc.add_gate(qgate.CNOT(value, qubit))
+        else:
+            qc.add_gate({"ry": qgate.RY, "rz": qgate.RZ}[name](qubit, -value))
+    return qc
+
+
+def _has_qulacs() -> bool:
+    return importlib.util.find_spec("qulacs") is not None
 
 
 def new_circuits_report(n: int = 12, points: int = 60) -> None:
@@ -171,7 +203,14 @@ def new_circuits_report(n: int = 12, points: int = 60) -> None:
     psi = gq.zeros(n, backend="numba")
     psi.apply(ansatz(n))  # kernels loaded
     best = {"build": np.inf, "plan": np.inf, "apply": np.inf, "qulacs": np.inf}
-    make_qulacs = _qulacs_ansatz(n)
+    if _has_qulacs():
+        import qulacs
+
+        def make_qulacs(angles: np.ndarray) -> None:
+            qc = _qulacs_circuit(ansatz_gates(n, 4, angles), n)
+            qc.update_quantum_state(qulacs.QuantumState(n))
+    else:
+        make_qulacs = None
     for _ in range(points):
         angles = rng.normal(size=8 * n)
         start = time.perf_counter()
@@ -195,49 +234,16 @@ def new_circuits_report(n: int = 12, points: int = 60) -> None:
           f"{ms['qulacs']:.2f} ms ({ms['apply'] / ms['qulacs']:.2f}x)")  # fmt: skip
 
 
-def _qulacs_ansatz(n: int) -> Callable[[np.ndarray], None] | None:
-    """Builds :func:`ansatz` with given angles in qulacs and updates a new qulacs state."""
-    try:
-        import qulacs
-        from qulacs import gate as qgate
-    except ImportError:
+def qulacs_circuit(n: int) -> Callable[[], None] | None:
+    """qulacs updating its own state with the ansatz on ``n`` qubits (``None``: no qulacs),
+    checked against genqsim's state first."""
+    if not _has_qulacs():
         return None
+    import qulacs
 
-    def run(angles: np.ndarray) -> None:
-        qc = qulacs.QuantumCircuit(n)
-        k = 0
-        for _ in range(4):
-            for q in range(n):
-                qc.add_gate(qgate.RY(q, -float(angles[k])))
-                qc.add_gate(qgate.RZ(q, -float(angles[k + 1])))
-                k += 2
-            for q in range(n - 1):
-                qc.add_gate(qgate.CNOT(q, q + 1))
-        qc.update_quantum_state(qulacs.QuantumState(n))
-
-    return run
-
-
-def qulacs_circuit(circuit: gq.Circuit) -> Callable[[], None] | None:
-    """The same ansatz as a qulacs circuit updating a qulacs state (``None``: no qulacs).
-    qulacs rotates by ``exp(+i theta/2 P)``, hence the negated angles."""
-    try:
-        import qulacs
-        from qulacs import gate as qgate
-    except ImportError:
-        return None
-    n = circuit.n_qubits
-    qc = qulacs.QuantumCircuit(n)
-    for op in circuit.operations:
-        name, q = op.gate.name, op.targets[0]
-        if name == "ry":
-            qc.add_gate(qgate.RY(q, -float(op.gate.params[0])))
-        elif name == "rz":
-            qc.add_gate(qgate.RZ(q, -float(op.gate.params[0])))
-        else:
-            qc.add_gate(qgate.CNOT(op.controls[0], q))
+    qc = _qulacs_circuit(ansatz_gates(n), n)
     state = qulacs.QuantumState(n)
-    reference = gq.zeros(n, backend="numpy").apply(circuit).amplitudes
+    reference = gq.zeros(n, backend="numpy").apply(ansatz(n)).amplitudes
     qc.update_quantum_state(state)
     assert np.allclose(state.get_vector(), reference, atol=1e-10), "qulacs differs"
     return lambda: qc.update_quantum_state(state)
@@ -274,7 +280,7 @@ def small_state_times(n: int) -> tuple[float, float, float, float]:
         psi.apply(fresh)
         third.append((time.perf_counter() - start) * 1e6)
     again = best_us(lambda: psi.apply(circuit), rounds)
-    peer = qulacs_circuit(circuit)
+    peer = qulacs_circuit(n)
     peer_us = best_us(peer, rounds) if peer is not None else float("nan")
     return by_gate, min(third), again, peer_us
 

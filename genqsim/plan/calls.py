@@ -340,14 +340,6 @@ def monomial_map(
     where = np.arange(1 << bits, dtype=np.int64)  # where each pattern's amplitude now is
     phases: np.ndarray | None = None
     for call in calls:
-        if _is_plain_exchange(call):  # X, CX, CCX (a CX ladder's tables): flip one bit
-            flip = np.int64(1) << (call.targets[0] - low)
-            hold = np.full(where.size, flip)  # the flip where every control holds
-            for q, v in zip(call.controls, call.control_values):
-                bit = (where >> (q - low)) & 1
-                hold &= -(bit if v else bit ^ 1)
-            where = where ^ hold
-            continue
         on = np.ones(where.size, dtype=bool)
         for q, v in zip(call.controls, call.control_values):
             on &= ((where >> (q - low)) & 1) == v
