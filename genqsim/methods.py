@@ -20,8 +20,7 @@ from .pauli_propagation.state import PauliOptions, run_pauli
 from .states import MethodSpec, register_method
 from .states.density import DensityOptions, run_density_matrix
 from .states.interval import run_interval
-from .states.statevector import run_statevector
-from .states.swept import sweep_with
+from .states.swept import run_statevector_point, sweep_with
 from .states.tangent import run_tangent
 from .states.trajectories import TrajectoryOptions, run_trajectories
 
@@ -53,7 +52,7 @@ def _several_ranks(circuit: Circuit, numbers: NumberSystem | None) -> bool:
 BUILT_IN = (
     MethodSpec(
         "statevector",
-        run_statevector,
+        run_statevector_point,
         summary="a dense state vector, any numbers",
         light_cone=True,
         sweep=sweep_with,

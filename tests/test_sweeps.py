@@ -240,6 +240,155 @@ def test_initial_states_and_complex64_sweeps():
     np.testing.assert_allclose(single, [[1, 0, 0, 0], [0, 0, 0, 1]], atol=1e-6)
 
 
+def test_one_point_is_a_sweep_of_one_that_reads_as_the_bound_circuit():
+    """Values without arrays (an optimiser's loop) run as a sweep of one point: the same
+    state as the bound circuit (generic NumPy routine), and expectation, probabilities and
+    counts of the same types and values as the bound circuit's, counts drawn from the same
+    seed as the bound circuit's draws."""
+    c = _grid_circuit()
+    point = {A: 0.7, "b": -1.1}
+    bound = c.bind(point)
+    sweep = sweep_for(c, point)
+    assert sweep is not None and sweep.shape == ()
+    (state,) = sweep.states()
+    reference = gq.simulate(gq.Circuit(4, bound.operations[:-2]), backend="numpy")
+    np.testing.assert_allclose(state.to_numpy(), reference.to_numpy(), atol=1e-12)
+    for observable in ("Z0 Z1 + 0.5*X2", ["Y3", "X0 X1 X2 X3"]):
+        swept = gq.expectation(c, observable, values=point, light_cone=False)
+        alone = gq.expectation(bound, observable, light_cone=False)
+        assert type(swept) is type(alone)
+        np.testing.assert_allclose(swept, alone, atol=1e-12)
+    swept_p = gq.probabilities(c, [3, 1], values=point)
+    assert swept_p.shape == (4,)
+    np.testing.assert_allclose(swept_p, gq.probabilities(bound, [3, 1]), atol=1e-12)
+    noise = NoiseModel().add_readout_error([[0.9, 0.1], [0.2, 0.8]], 0)
+    assert gq.counts(c, 300, seed=4, readout=noise, values=point) == gq.counts(
+        bound, 300, seed=4, readout=noise
+    )
+
+
+def test_one_point_keeps_light_cones_narrower_than_the_circuit():
+    """A point whose terms' light cones are narrower than the circuit is run on the cones
+    (smaller states), a point whose cones span the circuit as a sweep of one: both give
+    the value of the bound circuit run whole."""
+    c = gq.Circuit(6).ry(A, 0).ry(B, 5).cx(0, 1).rzz(C, 4, 5)
+    point = {A: 0.3, B: 1.2, C: -0.8}
+    whole = gq.simulate(c.bind(point), backend="numpy")
+    for observable in ("Z0 Z1", "Z0 Z1 + X4 + Z2", ["X5", "Z1"]):
+        expected = (
+            [whole.expectation(o) for o in observable]
+            if isinstance(observable, list) else whole.expectation(observable)
+        )  # fmt: skip
+        np.testing.assert_allclose(gq.expectation(c, observable, values=point), expected,
+                                   atol=1e-12)  # fmt: skip
+
+
+def test_a_bound_circuit_runs_on_its_templates_plan(monkeypatch):
+    """``simulate(template.bind(point))`` runs the template's sweep plan at the point: the
+    generic routine's state, on the backend and with the options a plain run has; a bound
+    circuit that grew since, one whose template grew, one unpickled and runs with options a
+    sweep does not take go the plain way, with their own operations."""
+    import pickle
+
+    from genqsim.states import swept
+
+    template = gq.Circuit(5).ry(A, 0).cx(0, 1).rzz(B, 1, 2).u(A, B, 0.3, 3).crx(A + B, 3, 0)
+    template.pauli_rotation("XYZ", C - A, [2, 3, 4]).h(4)
+    point = {A: 0.4, B: -1.3, C: 2.2}
+    plain = []
+    real_run = swept.run_statevector
+    monkeypatch.setattr(swept, "run_statevector", lambda r: plain.append(1) or real_run(r))
+
+    def run(circuit, **options):
+        """The state of ``simulate`` and whether it ran the plain way."""
+        plain.clear()
+        state = gq.simulate(circuit, **options)
+        return state, bool(plain)
+
+    for numbers, tolerance in (("complex128", 1e-12), ("complex64", 2e-6)):
+        bound = template.bind(point)
+        state, was_plain = run(bound, numbers=numbers, initial="00101", threads=1)
+        assert not was_plain
+        reference = gq.simulate(bound, numbers=numbers, initial="00101", backend="numpy")
+        np.testing.assert_allclose(state.to_numpy(), reference.to_numpy(), atol=tolerance)
+        assert state.numbers.name == numbers and state.options.threads == 1
+        fused, was_plain = run(bound, numbers=numbers, fuse=2)
+        assert was_plain and type(state.backend) is type(fused.backend)
+    grown = template.bind(point).x(2)
+    also_grown_template = template.bind(point)
+    unpickled = pickle.loads(pickle.dumps(template.bind(point)))
+    template.x(1)  # the template grows: its plan no longer describes the bound circuit
+    for circuit in (grown, unpickled, also_grown_template):
+        expected = gq.simulate(circuit, backend="numpy").to_numpy()
+        state, was_plain = run(circuit)
+        assert was_plain
+        np.testing.assert_allclose(state.to_numpy(), expected, atol=1e-12)
+
+
+def _local_circuit(n):
+    """Rotations and neighbouring entanglers on ``n`` qubits, with cones of a few qubits:
+    ``A`` on the low half, ``B`` on the high half, qubit ``n - 1`` fixed."""
+    c = gq.Circuit(n)
+    for q in range(n - 1):
+        c.ry(A * (q + 1) if q < n // 2 else B - 0.1 * q, q)
+    c.h(n - 1)
+    for q in range(0, n - 2, 2):
+        c.cx(q, q + 1)
+    for q in range(n - 1):
+        c.rz(C if q % 3 == 0 else 0.2 * q, q)
+    return c
+
+
+def test_sweeps_over_light_cones_equal_each_bound_circuit_run_whole():
+    """Terms with narrow light cones are swept on their cones: at 20 qubits (wider than a
+    sweep of the whole circuit serves), over broadcast arrays where a cone holds only some
+    of the parameters, with a cone without parameters (run once) and complex coefficients,
+    every value is the bound circuit's run whole by the Numba state vector."""
+    from genqsim.states.expectations import _swept_expectations
+
+    n = 20
+    c = _local_circuit(n)
+    a, b = np.linspace(-1, 2, 3)[:, None], np.linspace(0, 3, 2)[None, :]
+    values = {A: a, B: b, "c": 0.4}
+    observables = ["Z0 Z1 + 0.5*X3", "X19 + 1j*Z12", "Y10 Y11"]
+    options = {"numbers": None, "backend": None, "initial": None, "method": "auto"}
+    assert _swept_expectations(c, observables, values, options, True) is not None
+    swept = gq.expectation(c, observables, values=values)
+    assert swept.shape == (3, 2, 3)
+    for i, j in np.ndindex(3, 2):
+        point = {A: float(a[i, 0]), B: float(b[0, j]), C: 0.4}
+        state = gq.simulate(c.bind(point), backend="numba")
+        expected = [state.expectation(o) for o in observables]
+        np.testing.assert_allclose(swept[i, j], expected, atol=1e-12)
+    one = gq.expectation(c, "X19 + 1j*Z12", values={A: 0.3, B: -0.2, C: 1.0})
+    state = gq.simulate(c.bind({A: 0.3, B: -0.2, C: 1.0}), backend="numba")
+    assert one == pytest.approx(state.expectation("X19 + 1j*Z12"), abs=1e-12)
+
+
+def test_cones_are_swept_where_they_cost_less_than_the_whole_circuit(monkeypatch):
+    """A circuit a sweep of the whole serves goes to its cones where they update fewer
+    amplitudes (:data:`CONE_GROUP_WORK` a group), to the whole circuit otherwise; the same
+    values either way, and from a basis state other than zero."""
+    from genqsim.states import expectations as E
+
+    c = _local_circuit(12)
+    values = {A: np.linspace(0, 1, 4), B: 0.3, C: -0.5}
+    chosen = []
+    real = E._swept_cones
+    monkeypatch.setattr(E, "_swept_cones", lambda *a: chosen.append(1) or real(*a))
+    cones = gq.expectation(c, "Z0 Z1 + X5", values=values, initial="000000010011")
+    assert chosen
+    chosen.clear()
+    monkeypatch.setattr(E, "CONE_GROUP_WORK", 1 << 40)
+    whole = gq.expectation(c, "Z0 Z1 + X5", values=values, initial="000000010011")
+    assert not chosen
+    np.testing.assert_allclose(cones, whole, atol=1e-12)
+    for k, x in enumerate(values[A]):
+        bound = c.bind({A: float(x), B: 0.3, C: -0.5})
+        state = gq.simulate(bound, backend="numpy", initial="000000010011")
+        assert cones[k] == pytest.approx(state.expectation("Z0 Z1 + X5"), abs=1e-12)
+
+
 @pytest.mark.parametrize(
     "circuit, options",
     [
@@ -252,7 +401,6 @@ def test_initial_states_and_complex64_sweeps():
         (gq.Circuit(2).ry(A, 0).rz(B, 1), {"values": {A: [1, 2]}}),  # an unbound parameter
         (gq.Circuit(2).ry(A, 0), {"values": {A: [1, 2], "nosuch": 1}}),
         (gq.Circuit(2).ry(A, 0), {"values": {A: [1j, 2]}}),
-        (gq.Circuit(2).ry(A, 0), {"values": {A: 0.5}}),  # no array: one run
         (gq.Circuit(2).ry(sympy.sqrt(A), 0), {"values": {A: [1, -1]}}),  # a complex angle
     ],
 )

@@ -117,6 +117,10 @@ class Circuit:
     """Set on a circuit made by :meth:`bind`: the circuit it was bound from (the same
     operations at the same places) and its length then, whose light cones serve this one."""
 
+    _bound_point: dict[Any, float]
+    """Set on a circuit :meth:`bind` made from machine reals: the values it bound, by
+    symbol (:meth:`bound_point`)."""
+
     def __init__(
         self, n_qubits: int, operations: Iterable[Operation] = (), n_clbits: int = 0
     ) -> None:
@@ -172,6 +176,7 @@ class Circuit:
     def __getstate__(self) -> dict[str, Any]:
         state = {**self.__dict__, "_derived": {}}
         state.pop("_bound_from", None)  # a shortcut to the unbound circuit's light cones
+        state.pop("_bound_point", None)
         if state["_items"] is not None:  # the flattening is made again where it is read
             state.pop("_ops", None)
             state["_flat"] = (0, [])
@@ -591,11 +596,17 @@ class Circuit:
 
     @property
     def has_noise(self) -> bool:
-        """Whether the circuit holds noise channels (also inside conditionals)."""
-        return any(
-            op.kind is GateKind.CHANNEL
-            or (isinstance(op.gate, Conditional) and op.gate.body.has_noise)
-            for op in self._ops
+        """Whether the circuit holds noise channels (also inside conditionals; kept until
+        the circuit grows: choosing a method asks at every point of an optimiser's loop)."""
+        return bool(
+            self.derived(
+                "has_noise",
+                lambda: any(
+                    op.kind is GateKind.CHANNEL
+                    or (isinstance(op.gate, Conditional) and op.gate.body.has_noise)
+                    for op in self._ops
+                ),
+            )
         )
 
     def split_terminal_measurements(self) -> tuple[Circuit, list[tuple[int, int]]]:
@@ -667,12 +678,12 @@ class Circuit:
         checked = as_qubit_tuple(qs, self.n_qubits)
 
         def build() -> LightCone:
-            source = self.__dict__.get("_bound_from")
-            if source is None or not (len(source[0]._ops) == source[1] == len(self._ops)):
+            template = self._template()
+            if template is None:
                 return light_cone(self, checked)
             # bound from a circuit of the same structure: its cone (kept there, computed
             # once for a whole sweep) with this circuit's operations at the same places
-            cone = source[0].light_cone(checked)
+            cone = template.light_cone(checked)
             sub = Circuit(self.n_qubits, n_clbits=cone.circuit.n_clbits)
             for i in cone.indices:
                 sub._push_checked(self._ops[i])
@@ -704,7 +715,8 @@ class Circuit:
         floats bind as floats (so numeric runs stay fast), SymPy values stay exact.
         """
         by_name = self.derived("parameters by name", lambda: {str(p): p for p in self.parameters})
-        numeric = _machine_reals(values, by_name)
+        by_symbol = self.derived("parameters by symbol", lambda: {p: p for p in self.parameters})
+        numeric = _machine_reals(values, by_symbol, by_name)
         if numeric is not None:
             return self._bind_numbers(numeric)
         mapping: dict[sympy.Symbol, Any] = {}
@@ -729,6 +741,22 @@ class Circuit:
         out._bound_from = (self, len(self._ops))
         return out
 
+    def _template(self) -> Circuit | None:
+        """The circuit :meth:`bind` made this one from, while neither has grown since (the
+        same operations at the same places, parameters in place of numbers); else ``None``."""
+        source = self.__dict__.get("_bound_from")
+        if source is None or not (len(source[0]._ops) == source[1] == len(self._ops)):
+            return None
+        return source[0]
+
+    def bound_point(self) -> tuple[Circuit, dict[sympy.Symbol, float]] | None:
+        """``(template, values)`` for a circuit :meth:`bind` made from machine reals, while
+        neither circuit has grown: a run may use the template's plan at these values (a
+        sweep of one point) instead of planning this circuit; ``None`` otherwise."""
+        template = self._template()
+        point = self.__dict__.get("_bound_point")
+        return None if template is None or point is None else (template, point)
+
     def _bind_numbers(self, numeric: dict[sympy.Symbol, float]) -> Circuit:
         """:meth:`bind` for machine real values, the fast path of parameter sweeps: a gate's
         parameter that is a symbol takes its value, an expression is evaluated by a compiled
@@ -749,6 +777,7 @@ class Circuit:
                 gate = _floated(op.gate.bind(general))
             out._push_checked(new_operation(gate, op.targets, op.controls, op.control_values))
         out._bound_from = (self, len(self._ops))
+        out._bound_point = numeric
         return out
 
     def inverse(self) -> Circuit:
@@ -952,13 +981,18 @@ def _holds_float(value: Any) -> bool:
 
 
 def _machine_reals(
-    values: Mapping[Any, Any], by_name: Mapping[str, sympy.Symbol]
+    values: Mapping[Any, Any],
+    by_symbol: Mapping[sympy.Symbol, sympy.Symbol],
+    by_name: Mapping[str, sympy.Symbol],
 ) -> dict[sympy.Symbol, float] | None:
-    """``values`` by symbol as Python floats when every key is a parameter and every value a
-    finite real machine number; ``None`` otherwise (the general path checks and explains)."""
+    """``values`` by symbol as Python floats when every key is a parameter (the symbol, or
+    its name) and every value a finite real machine number; ``None`` otherwise (the general
+    path checks and explains)."""
     out = {}
     for key, value in values.items():
-        symbol = by_name.get(key if isinstance(key, str) else str(key))
+        symbol = by_name.get(key) if isinstance(key, str) else by_symbol.get(key)
+        if symbol is None and not isinstance(key, str):
+            symbol = by_name.get(str(key))  # equal in name only (other assumptions)
         if symbol is None or isinstance(value, (bool, np.bool_)):
             return None
         if not isinstance(value, (int, float, np.integer, np.floating)):

@@ -84,7 +84,7 @@ def _steps(n: int, numbers: str, backend: str) -> list[Step]:
         return gradient(ansatz, "Z0", values, mode="adjoint", backend=backend)
 
     def swept() -> object:
-        from ..states.registry import expectation
+        from ..states.expectations import expectation
 
         # as many amplitudes over all points as one state of n qubits: the same kernel build
         width = min(n, SWEEP_QUBITS)

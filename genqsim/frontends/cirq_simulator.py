@@ -18,7 +18,8 @@ from ..circuit.circuit import Circuit
 from ..errors import ArgumentTypeError, ArgumentValueError
 from ..io.interop import CirqMeasurement, from_cirq_measured
 from ..linalg.pauli import PauliSum
-from ..states.registry import expectation, simulate
+from ..states.expectations import expectation
+from ..states.registry import simulate
 from ..states.sampling import check_shots, rng
 from .options import SimulateSettings
 from .shots import shot_bits

@@ -41,7 +41,7 @@ from ..io.interop import from_qiskit
 from ..linalg.pauli import PauliSum
 from ..numbers import get_number_system
 from ..states.counting import counted_register, counts_at_points
-from ..states.registry import expectation
+from ..states.expectations import expectation
 from ..states.sampling import check_shots, pauli_term_estimate, rng
 from .options import SimulateSettings
 from .shots import shot_bits

@@ -66,20 +66,17 @@ class _Slot:
     closed: tuple[np.ndarray, np.ndarray, float, float] | None
     """``(D0, D1, a, b)`` of the closed form (module text), or ``None``."""
 
+    @property
+    def in_closed_form(self) -> bool:
+        """Whether the slot's numbers come from its closed form (:class:`_ClosedForms`)."""
+        return self.closed is not None and self.angle is not None
+
     def numbers_at(
         self, values: np.ndarray, parameters: Sequence[Any], numbers: NumberSystem
     ) -> np.ndarray | None:
-        """The slot's encoded numbers at every point, ``(points, len(where))``; ``None``
-        where a point has no real finite angle (the per-point path explains it)."""
-        if self.closed is not None and self.angle is not None:
-            theta = np.asarray(self.angle(values))
-            if theta.dtype.kind not in "iuf" or not np.all(np.isfinite(theta)):
-                return None
-            theta = np.broadcast_to(theta.astype(float), (values.shape[0],))
-            d0, d1, a, b = self.closed
-            phase = np.exp(-1j * a * theta)[:, None]
-            data = phase * (np.cos(b * theta)[:, None] * d0 + np.sin(b * theta)[:, None] * d1)
-            return data[:, self.entries]
+        """The slot's encoded numbers at every point, ``(points, len(where))``, from the
+        gate library point by point (closed forms go together, :class:`_ClosedForms`);
+        ``None`` where a point has no real finite angle (the per-point path explains it)."""
         rows = []
         for point in values:
             gate = evaluated_gate(self.operation.gate, dict(zip(parameters, point.tolist())))
@@ -87,6 +84,74 @@ class _Slot:
                 return None
             rows.append(_flat_data(self.operation, gate, numbers)[self.entries])
         return np.array(rows, dtype=np.complex128).reshape(len(rows), self.entries.size)
+
+
+@dataclass
+class _ClosedForms:
+    """Every slot with a closed form, computed together: one angle column per slot, and per
+    encoded entry its position in the run, its slot and its ``D0``/``D1`` numbers, so the
+    numbers of all of them at every point are a few array operations whatever the number
+    of gates (a point of an optimiser's loop costs microseconds, not one pass per gate)."""
+
+    columns: np.ndarray
+    """Each slot's parameter column, ``-1`` where its angle is an expression."""
+    expressions: list[tuple[int, Callable[[np.ndarray], Any]]]
+    """``(slot, angle function)`` for the slots whose angle is an expression."""
+    rate_phase: np.ndarray
+    """Each slot's ``a`` (the global phase's rate)."""
+    rate: np.ndarray
+    """Each slot's ``b`` (the Pauli term's rate)."""
+    where: np.ndarray
+    slot_of_entry: np.ndarray
+    d0: np.ndarray
+    d1: np.ndarray
+
+    @classmethod
+    def gather(cls, slots: Sequence[_Slot], parameters: Sequence[Any]) -> _ClosedForms:
+        """The closed forms of ``slots`` (each :attr:`_Slot.in_closed_form`)."""
+        column = {p: k for k, p in enumerate(parameters)}
+        columns = np.full(len(slots), -1, dtype=np.intp)
+        expressions = []
+        for s, slot in enumerate(slots):
+            k = column.get(slot.operation.gate.params[0])
+            if k is None:
+                assert slot.angle is not None
+                expressions.append((s, slot.angle))
+            else:
+                columns[s] = k
+        closed = [slot.closed for slot in slots]
+        assert all(c is not None for c in closed)
+        forms = [c for c in closed if c is not None]
+        counts = [slot.entries.size for slot in slots]
+        return cls(
+            columns=columns,
+            expressions=expressions,
+            rate_phase=np.array([f[2] for f in forms], dtype=float),
+            rate=np.array([f[3] for f in forms], dtype=float),
+            where=np.concatenate([slot.where for slot in slots]).astype(np.intp),
+            slot_of_entry=np.repeat(np.arange(len(slots)), counts),
+            d0=np.concatenate([f[0][slot.entries] for f, slot in zip(forms, slots)]),
+            d1=np.concatenate([f[1][slot.entries] for f, slot in zip(forms, slots)]),
+        )
+
+    def write(self, values: np.ndarray, data: np.ndarray) -> bool:
+        """Write every closed-form slot's numbers at the points of ``values`` into ``data``
+        (``(points, entries of the run)``); ``False`` where a point has no real finite
+        angle for some gate (then nothing is to be used)."""
+        points = values.shape[0]
+        theta = values[:, np.maximum(self.columns, 0)]
+        for s, angle in self.expressions:
+            found = np.asarray(angle(values))
+            if found.dtype.kind not in "iuf":
+                return False
+            theta[:, s] = np.broadcast_to(found, (points,))
+        if not np.isfinite(theta).all():
+            return False
+        phase = np.exp(-1j * self.rate_phase * theta)[:, self.slot_of_entry]
+        turned = self.rate * theta
+        cos, sin = np.cos(turned)[:, self.slot_of_entry], np.sin(turned)[:, self.slot_of_entry]
+        data[:, self.where] = phase * (cos * self.d0 + sin * self.d1)
+        return True
 
 
 def _flat_data(op: Operation, gate: Any, numbers: NumberSystem) -> np.ndarray:
@@ -166,6 +231,9 @@ class SweepPlan:
     base: np.ndarray
     """The run's encoded numbers, the parametrised calls' at generic values."""
     slots: list[_Slot]
+    """Every parametrised call, in the run's order."""
+    closed: _ClosedForms | None = None
+    """The slots with closed forms, computed together (``None``: none has one)."""
 
     @classmethod
     def build(cls, circuit: Circuit, numbers: NumberSystem, backend: Any) -> SweepPlan | None:
@@ -209,7 +277,9 @@ class SweepPlan:
             closed = _closed_form(op, numbers)
             angle = None if closed is None else _angle_function(op.gate.params[0], parameters)
             slots.append(_Slot(g, op, where, entries, angle, closed))
-        return cls(circuit.n_qubits, parameters, numbers, backend, run, base, slots)
+        with_forms = [slot for slot in slots if slot.in_closed_form]
+        forms = _ClosedForms.gather(with_forms, parameters) if with_forms else None
+        return cls(circuit.n_qubits, parameters, numbers, backend, run, base, slots, forms)
 
     def numbers_at(self, values: np.ndarray) -> np.ndarray | None:
         """The run's encoded numbers at every point of ``values`` (``(points,
@@ -217,7 +287,11 @@ class SweepPlan:
         no real finite angle for some gate."""
         data = np.empty((values.shape[0], self.base.size), dtype=self.numbers.dtype)
         data[:] = self.base
+        if self.closed is not None and not self.closed.write(values, data):
+            return None
         for slot in self.slots:
+            if slot.in_closed_form:
+                continue  # written with the other closed forms
             found = slot.numbers_at(values, self.parameters, self.numbers)
             if found is None:
                 return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 from .counting import counted_register, counts, memory
 from .density import DensityMatrix, DensityOptions
 from .distributions import probabilities
+from .expectations import expectation
 from .interval import IntervalState, enclose
 from .options import RunOptions
 from .protocol import HasAmplitudes, HasOverlap, Seed, State
@@ -33,7 +34,6 @@ from .registry import (
     SimulationRequest,
     available_methods,
     choose_method,
-    expectation,
     get_method,
     method_spec,
     register_method,

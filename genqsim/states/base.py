@@ -301,15 +301,28 @@ def pauli_sum_values(
     the ``(points, strings)`` values of ``X^x Z^z`` (a backend's
     :meth:`~genqsim.backends.SweepRunner.pauli_strings_points` on a chunk of states). The
     same values as the points' states give one by one (machine numbers)."""
+    arrays = obs.derived(("term arrays", ns.name), lambda: _term_arrays(obs, ns))
+    if arrays is None:
+        return []
+    x_masks, z_masks, phases, weights = arrays
+    total = (strings(x_masks, z_masks) * phases).real @ weights
+    return [float(t.real) if t.imag == 0 else complex(t) for t in np.atleast_1d(total)]
+
+
+def _term_arrays(
+    obs: PauliSum, ns: NumberSystem
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The X and Z masks, the phases of the Y counts and the coefficients of the terms as
+    arrays (``None`` for no term): what :func:`pauli_sum_values` reads, made once per
+    observable (a sweep of one point in an optimiser's loop asks again and again)."""
     _, coeffs, masks = obs.derived(("terms", ns.name), lambda: _value_terms(obs, ns))
     if not masks:
-        return []
+        return None
     x_masks = np.array([x for x, _, _ in masks], dtype=np.int64)
     z_masks = np.array([z for _, z, _ in masks], dtype=np.int64)
     phases = np.array([_PHASE_OF_Y_COUNT[n_y % 4] for _, _, n_y in masks])
     weights = np.array([complex(c) for c in coeffs])
-    total = (strings(x_masks, z_masks) * phases).real @ weights
-    return [float(t.real) if t.imag == 0 else complex(t) for t in np.atleast_1d(total)]
+    return x_masks, z_masks, phases, weights
 
 
 def _is_real_number(value: Any) -> bool:

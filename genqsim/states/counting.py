@@ -26,6 +26,7 @@ from .protocol import Seed, State
 from .registry import AUTO, choose_method, get_method, method_spec, simulate, swept_states
 from .sampling import bitstring, check_shots, rng
 from .statevector import initial_state, run_statevector
+from .swept import run_statevector_point
 from .trajectories import TrajectoryRunner, run_trajectories
 
 _SIMULATE_PARAMETERS = frozenset(inspect.signature(simulate).parameters)
@@ -162,9 +163,13 @@ def _swept_counts(
     broadcast shape (the counts themselves when no value is an array)."""
     check_shots(shots)
     if executor is None:  # one plan, every point's state from the fast kernels
-        family: Any = rng(seed).bit_generator.seed_seq
-        # spawning one child at a time gives the children spawn(count) gives
-        own = (np.random.default_rng(family.spawn(1)[0]) for _ in itertools.count())
+        own: Iterator[np.random.Generator]
+        if all(np.ndim(v) == 0 for v in values.values()):
+            own = itertools.repeat(rng(seed))  # one point draws as its bound circuit does
+        else:
+            family: Any = rng(seed).bit_generator.seed_seq
+            # spawning one child at a time gives the children spawn(count) gives
+            own = (np.random.default_rng(family.spawn(1)[0]) for _ in itertools.count())
         swept = counts_at_points(circuit, values, shots, own, readout, **simulate_options)
         if swept is not None:
             return _shaped(list(swept[1]), swept[0])
@@ -251,7 +256,7 @@ def _per_shot(
 ) -> dict[str, int]:
     """One trajectory per shot, the plan built once (state vectors)."""
     method = simulate_options["method"]
-    if get_method(method) not in (run_statevector, run_trajectories):
+    if get_method(method) not in (run_statevector, run_statevector_point, run_trajectories):
         raise ArgumentValueError(
             f"per-shot counts run state vectors; method={method!r} cannot run this circuit "
             "shot by shot (use method='density_matrix' for exact counts)"

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import importlib
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -31,8 +29,6 @@ import numpy as np
 
 from ..backends import Backend, backend_for
 from ..circuit.circuit import Circuit
-from ..circuit.gates import GateKind
-from ..circuit.growth import TRIG_STATE_LOG2_TERMS, trig_growth_log2
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -41,10 +37,8 @@ from ..errors import (
     UnknownMethodError,
     UnknownOptionError,
 )
-from ..linalg.pauli import PauliSum
-from ..numbers import Number, NumberSystem, get_number_system
+from ..numbers import NumberSystem, get_number_system
 from ..plan import check_bound
-from .chunks import broadcast_points, run_points
 from .options import RunOptions
 from .protocol import Seed, State
 
@@ -366,74 +360,6 @@ def simulate(
     return state
 
 
-def expectation(
-    circuit: Circuit,
-    observable: str | PauliSum | Sequence[str | PauliSum],
-    numbers: str | NumberSystem | None = None,
-    backend: str | None = None,
-    initial: Any = None,
-    values: Mapping[Any, Any] | None = None,
-    *,
-    method: str = DEFAULT_METHOD,
-    light_cone: bool = True,
-    executor: Executor | None = None,
-    chunk_size: int | None = None,
-    **method_options: Any,
-) -> Number:
-    """``<psi|observable|psi>`` for ``psi = circuit |initial>``, optionally binding ``values``;
-    ``method`` and its options as in :func:`simulate`.
-
-    With ``light_cone`` (the default), a Pauli-sum observable on a circuit without
-    measurements, resets or conditionals, started from a basis state, is evaluated a group of
-    terms at a time on each group's backward light cone (:meth:`Circuit.light_cone`) when that
-    is smaller than the circuit: the same value, from states of the cone's size (``"auto"``
-    chooses the method per cone, Pauli propagation for cones wider than a state vector holds,
-    :data:`WIDE_METHOD`; a named method only where its values are exact functions of the
-    state, :attr:`MethodSpec.light_cone`). ``light_cone=False`` runs the whole circuit.
-
-    Several observables (a list or tuple) give a list of values, in order, from one run (or
-    each from its light cones). ``values`` may hold arrays: they broadcast as NumPy arrays do,
-    one run per point, and the result is an array of their broadcast shape (with a last axis
-    over the observables when several are given), as Qiskit's Estimator shapes its results.
-    ``executor`` (any ``concurrent.futures.Executor``: a process pool, a Dask client's
-    ``get_executor()``) runs the points in chunks of ``chunk_size`` on its workers, with the
-    same values in the same order (:mod:`genqsim.states.chunks`); without ``values`` it goes
-    to the method (``method="trajectories"`` runs chunks of its trajectories there).
-
-    >>> import genqsim as gq
-    >>> c = gq.Circuit(60).h(0).h(1).h(30).cx(0, 1)
-    >>> round(gq.expectation(c, "X0 X1 + X30"), 12)  # a 2-qubit and a 1-qubit state, not 2**60
-    2.0
-    """
-    task = functools.partial(
-        _expectation_point,
-        observable=observable, numbers=numbers, backend=backend, initial=initial,
-        method=method, light_cone=light_cone, method_options=method_options,
-    )  # fmt: skip
-    if not values:
-        if executor is not None:  # no points to split: the method's own (trajectories)
-            own = {**method_options, "executor": executor}
-            return _expectation_at(
-                circuit, observable, numbers, backend, initial, method, light_cone, own
-            )
-        return task(circuit, None)
-    options = {"numbers": numbers, "backend": backend, "initial": initial, "method": method,
-               **method_options}  # fmt: skip
-    sweep = None if executor is not None else swept_states(circuit, values, options)
-    if sweep is not None and _listed_observables(observable):
-        # one plan, every point's state from the fast kernels; values read as a run gives them
-        shape, out = sweep.shape, sweep.expectations(observable)
-    else:
-        shape, points = broadcast_points(values)
-        if not shape and executor is None:
-            return task(circuit.bind(points[0]), None)
-        whole = functools.partial(_expectation_chunk, observable=observable, options=options)
-        out = run_points(task, circuit, points, executor=executor, chunk_size=chunk_size,
-                         chunk_task=whole)  # fmt: skip
-    result = np.array(out, dtype=object if _holds_objects(out) else None)
-    return result.reshape(shape + result.shape[1:])
-
-
 def swept_states(
     circuit: Circuit, values: Mapping[Any, Any], simulate_options: Mapping[str, Any]
 ) -> Any:
@@ -459,158 +385,3 @@ def swept_states(
 
 _SWEEP_SHARED = frozenset({"numbers", "backend", "initial", "device", "seed"})
 """Arguments of :func:`simulate` that are not a method's options."""
-
-
-def _expectation_chunk(
-    circuit: Circuit, values: Mapping[Any, Any], observable: Any, options: Mapping[str, Any]
-) -> list[Any] | None:
-    """A chunk of a sweep on an executor's worker as one broadcast sweep of its points
-    (``None`` where the method's sweep does not serve it: then point by point)."""
-    sweep = swept_states(circuit, values, options) if _listed_observables(observable) else None
-    return None if sweep is None else sweep.expectations(observable)
-
-
-def _listed_observables(observable: Any) -> bool:
-    """Whether ``observable`` is one observable or a non-empty list of them (an empty list
-    goes the point-by-point way, which refuses it)."""
-    return not isinstance(observable, (list, tuple)) or len(observable) > 0
-
-
-def _expectation_point(circuit: Circuit, seed: Any, **settings: Any) -> Any:
-    """:func:`expectation` at one bound point of a sweep (``seed`` unused: exact values)."""
-    return _expectation_at(circuit, **settings)
-
-
-def _holds_objects(results: list[Any]) -> bool:
-    """Whether sweep results are exact numbers (kept as objects, not cast to floats)."""
-    flat = [x for r in results for x in (r if isinstance(r, list) else [r])]
-    return not all(isinstance(x, (int, float, complex, np.number)) for x in flat)
-
-
-def _has_narrower_cone(circuit: Circuit, observable: str | PauliSum) -> bool:
-    """Whether a term of ``observable`` has a light cone narrower than the circuit (else
-    one state of the whole circuit serves every observable of a list)."""
-    obs = PauliSum.for_state(observable, circuit.n_qubits)
-    return any(
-        circuit.light_cone(tuple(q for q, _ in pauli) or (0,)).size < circuit.n_qubits
-        for _, pauli in obs.terms
-    )
-
-
-def _expectation_at(
-    circuit: Circuit,
-    observable: Any,
-    numbers: str | NumberSystem | None,
-    backend: str | None,
-    initial: Any,
-    method: str,
-    light_cone: bool,
-    method_options: Mapping[str, Any],
-) -> Any:
-    """The value(s) of :func:`expectation` for one bound circuit."""
-    if isinstance(observable, (list, tuple)):
-        if not observable:
-            raise ArgumentValueError("an empty list of observables: give at least one")
-        if light_cone and all(
-            _cone_applies(circuit, o, initial, method) and _has_narrower_cone(circuit, o)
-            for o in observable
-        ):
-            return [
-                _expectation_by_cones(circuit, o, numbers, backend, initial, method, method_options)
-                for o in observable
-            ]
-        state = simulate(circuit, numbers, backend, initial, method=method, **method_options)
-        return [state.expectation(o) for o in observable]
-    if light_cone and _cone_applies(circuit, observable, initial, method):
-        return _expectation_by_cones(
-            circuit, observable, numbers, backend, initial, method, method_options
-        )
-    state = simulate(circuit, numbers, backend, initial, method=method, **method_options)
-    return state.expectation(observable)
-
-
-def _cone_applies(circuit: Circuit, observable: Any, initial: Any, method: str) -> bool:
-    """Light cones give the same value: a Pauli sum, a circuit whose operations are gates and
-    channels (no collapse, nothing classical), a basis state to start from, a method whose
-    values are exact functions of the state."""
-    if not isinstance(observable, (str, PauliSum)):
-        return False
-    if initial is not None and not (
-        isinstance(initial, str)
-        or (isinstance(initial, (int, np.integer)) and not isinstance(initial, bool))
-    ):
-        return False
-    if method != AUTO and not method_spec(method).light_cone:
-        return False
-    return circuit.n_qubits > 1 and not any(
-        op.kind in (GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL)
-        for op in circuit.operations
-    )
-
-
-def _expectation_by_cones(
-    circuit: Circuit,
-    observable: str | PauliSum,
-    numbers: str | NumberSystem | None,
-    backend: str | None,
-    initial: Any,
-    method: str,
-    method_options: Mapping[str, Any],
-) -> Number:
-    """The terms grouped by light cone, each group run on its cone's circuit."""
-    obs = PauliSum.for_state(observable, circuit.n_qubits)
-    ns = None if numbers is None else get_number_system(numbers)
-    bits = _basis_index(initial, circuit.n_qubits)
-    groups: dict[tuple[int, ...], list[tuple[Any, Any]]] = {}
-    cones = {}
-    for coeff, pauli in obs.terms:
-        support = tuple(q for q, _ in pauli) or (0,)
-        cone = circuit.light_cone(support)
-        cones[cone.qubits] = cone
-        groups.setdefault(cone.qubits, []).append((coeff, pauli))
-    total: Any = None
-    for qubits, terms in groups.items():
-        cone = cones[qubits]
-        if cone.size == circuit.n_qubits:
-            sub, sub_terms, sub_initial = circuit, terms, initial
-        else:
-            position = {q: i for i, q in enumerate(qubits)}
-            sub = cone.compact()
-            sub_terms = [(c, {position[q]: p for q, p in pauli}) for c, pauli in terms]
-            sub_initial = sum((bits >> q & 1) << i for i, q in enumerate(qubits))
-        run = _wide(method, sub, ns)
-        state = simulate(sub, ns, backend, sub_initial, method=run, **method_options)
-        value = state.expectation(PauliSum(sub_terms))
-        total = value if total is None else total + value
-    return total
-
-
-def _wide(method: str, circuit: Circuit, numbers: NumberSystem | None) -> str:
-    """``method``, or :data:`WIDE_METHOD` where ``"auto"`` meets a cone too wide for a
-    state (machine numbers) or for exact expressions (symbolic numbers), or trig numbers
-    whose amplitudes would pass :data:`~genqsim.circuit.growth.TRIG_STATE_LOG2_TERMS`."""
-    if method != AUTO or WIDE_METHOD not in _specs():
-        return method
-    limit = WIDE_EXACT_QUBITS if numbers is not None and numbers.symbolic else WIDE_QUBITS
-    if circuit.n_qubits > limit:
-        return WIDE_METHOD
-    if numbers is not None and trig_growth_log2(circuit, numbers) > TRIG_STATE_LOG2_TERMS:
-        return WIDE_METHOD  # exact amplitudes would explode; Pauli coefficients stay small
-    return method
-
-
-def _basis_index(initial: Any, n_qubits: int) -> int:
-    """The basis index of ``None``, an index or a bitstring (checked by the full run's rules
-    when they are wrong: the state of the whole circuit reports them)."""
-    if initial is None:
-        return 0
-    if isinstance(initial, str):
-        from .base import check_qubit_count
-
-        check_qubit_count("initial bitstring", len(initial), n_qubits)
-        if set(initial) - {"0", "1"}:
-            raise ArgumentValueError(f"initial bitstring must hold 0 and 1 only, got {initial!r}")
-        return int(initial, 2)
-    if not 0 <= int(initial) < 1 << n_qubits:
-        raise ArgumentValueError(f"initial basis index {initial} is outside 0..2**{n_qubits}-1")
-    return int(initial)

@@ -31,7 +31,9 @@ from ..linalg.pauli import PauliSum
 from ..numbers import NumberSystem, get_number_system
 from ..plan.sweep import SweepPlan
 from .base import pauli_sum_values
-from .statevector import StateVector, initial_state
+from .options import RunOptions
+from .registry import SimulationRequest
+from .statevector import StateVector, initial_state, run_statevector
 
 SWEPT_OPTIONS = frozenset({"threads"})
 """Run options a swept run honours (any other sends the sweep point by point)."""
@@ -44,26 +46,46 @@ def point_values(
     circuit's parameters (``(points, parameters)`` floats, columns in the order of
     ``circuit.parameters``); ``None`` unless each parameter has real finite values and
     every key names one (the point-by-point path explains the rest)."""
-    by_name = {str(p): k for k, p in enumerate(circuit.parameters)}
-    columns: dict[int, np.ndarray] = {}
+    column = circuit.derived("parameter columns", lambda: _parameter_columns(circuit))
+    columns: dict[int, Any] = {}
     for key, value in values.items():
-        k = by_name.get(key if isinstance(key, str) else str(key))
+        k = column.get(key)
+        if k is None and not isinstance(key, str):
+            k = column.get(str(key))  # a symbol equal in name only (other assumptions)
         if k is None or k in columns:
             return None
-        columns[k] = np.asarray(value)
-        if columns[k].dtype.kind not in "iuf":
-            return None
-    if len(columns) != len(by_name) or not all(np.all(np.isfinite(a)) for a in columns.values()):
+        columns[k] = value
+    if len(columns) != len(circuit.parameters):
+        return None
+    if all(isinstance(v, _REAL_SCALARS) and type(v) is not bool for v in columns.values()):
+        # one point, an optimiser's loop: no arrays to broadcast
+        row = np.array([columns[k] for k in range(len(columns))], dtype=float)
+        return ((), row[None, :]) if np.isfinite(row).all() else None
+    arrays = {k: np.asarray(v) for k, v in columns.items()}
+    if any(a.dtype.kind not in "iuf" for a in arrays.values()):
         return None
     try:
-        shape = np.broadcast_shapes(*(a.shape for a in columns.values()))
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
     except ValueError:
         return None
     points = int(np.prod(shape, dtype=np.int64))
-    table = np.empty((points, len(columns)))
-    for k, array in columns.items():
+    table = np.empty((points, len(arrays)))
+    for k, array in arrays.items():
         table[:, k] = np.broadcast_to(array, shape).reshape(-1)
-    return shape, table
+    return (shape, table) if np.isfinite(table).all() else None
+
+
+_REAL_SCALARS = (float, int, np.floating, np.integer)
+"""Real numbers that make one point (Python's bools excluded where they are read)."""
+
+
+def _parameter_columns(circuit: Circuit) -> dict[Any, int]:
+    """Each parameter's column in :func:`point_values`' table, found by the symbol or by its
+    name."""
+    column: dict[Any, int] = {}
+    for k, p in enumerate(circuit.parameters):
+        column[p] = column[str(p)] = k
+    return column
 
 
 @dataclass
@@ -75,18 +97,20 @@ class Sweep:
     plan: SweepPlan
     data: np.ndarray
     """Every point's encoded numbers (:meth:`~genqsim.plan.sweep.SweepPlan.numbers_at`)."""
-    start: StateVector
-    """The initial state as a run makes it (its amplitudes, backend and options)."""
+    initial: np.ndarray | None
+    """The initial amplitudes as a run makes them (``None``: ``|0...0>``)."""
+    options: RunOptions
+    """The options of the states a run makes."""
     threads: int | None
 
     @property
     def numbers(self) -> NumberSystem:
         """The states' number system."""
-        return self.start.numbers
+        return self.plan.numbers
 
     def chunks(self) -> Iterator[np.ndarray]:
         """The points' states as ``(points, 2**n)`` arrays, in C order of :attr:`shape`."""
-        return self.plan.states(self.data, self.start.amplitudes, self.threads)
+        return self.plan.states(self.data, self.initial, self.threads)
 
     def states(self) -> Iterator[StateVector]:
         """Each point's state, as :func:`genqsim.simulate` returns it (rows of a chunk)."""
@@ -116,7 +140,7 @@ class Sweep:
 
     def _state(self, row: np.ndarray) -> StateVector:
         """A point's state: a row of a chunk, on the backend that ran it."""
-        return StateVector(row, self.numbers, self.plan.backend, self.start.options)
+        return StateVector(row, self.numbers, self.plan.backend, self.options)
 
 
 def sweep_for(
@@ -147,12 +171,15 @@ def sweep_for(
         return None
     rest, _ = circuit.split_terminal_measurements()
     found = point_values(circuit, values)
-    if found is None or rest.has_non_unitary or not found[0]:
+    if found is None or rest.has_non_unitary or not circuit.parameters:  # nothing swept
         return None
     shape, table = found
-    start = initial_state(circuit.n_qubits, initial, ns, backend)
-    if not isinstance(start.amplitudes, np.ndarray):
-        return None  # a device's state: swept point by point there
+    amplitudes, run_options = None, RunOptions()
+    if initial is not None or backend is not None:  # else |0...0> on the CPU, as plans start
+        start = initial_state(circuit.n_qubits, initial, ns, backend)
+        if not isinstance(start.amplitudes, np.ndarray):
+            return None  # a device's state: swept point by point there
+        amplitudes, run_options = start.amplitudes, start.options
     # the fastest backend for the numbers, also for states a single run keeps on NumPy:
     # many points in one call pay for the compiled kernels
     runner = backend_for(ns, None, backend)
@@ -164,7 +191,36 @@ def sweep_for(
     data = plan.numbers_at(table)
     if data is None:
         return None
-    return Sweep(shape, plan, data, start, threads)
+    return Sweep(shape, plan, data, amplitudes, run_options, threads)
+
+
+def run_statevector_point(request: SimulationRequest) -> StateVector:
+    """``method="statevector"``: :func:`~genqsim.states.statevector.run_statevector`, except
+    for a circuit :meth:`~genqsim.circuit.circuit.Circuit.bind` made from machine reals (an
+    optimiser's loop binding a template at each point), which runs as a sweep of one point
+    of its template's plan, kept on the template: no planning per point, and one compiled
+    call for a state within one of the backend's blocks. The state is the one the plain run
+    gives, on the backend and with the options that run would have."""
+    found = request.circuit.bound_point()
+    options = request.options
+    if (
+        found is None
+        or request.device is not None
+        or options.fuse is not None
+        or options.progress
+        or request.circuit.has_non_unitary
+    ):
+        return run_statevector(request)
+    template, point = found
+    numbers = request.numbers or get_number_system("complex128")
+    threads = {} if options.threads is None else {"threads": options.threads}
+    sweep = sweep_for(template, point, numbers, request.backend, request.initial, threads)
+    if sweep is None:
+        return run_statevector(request)
+    (amplitudes,) = sweep.chunks()
+    psi = initial_state(request.circuit.n_qubits, request.initial, numbers, request.backend,
+                        None, options)  # fmt: skip
+    return StateVector(amplitudes[0], psi.numbers, psi.backend, psi.options)
 
 
 def sweep_with(
