@@ -714,6 +714,21 @@ class NumbaBackend(
         t = (total[..., 0::2] + 1j * total[..., 1::2]).reshape(points, -1, 2, 2)
         return np.einsum("gab,pgab->pg", owners, t).imag
 
+    def closed_form_numbers(
+        self,
+        values: np.ndarray,
+        extra: np.ndarray,
+        columns: np.ndarray,
+        rates: tuple[np.ndarray, np.ndarray],
+        entries: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        data: np.ndarray,
+    ) -> None:
+        """One compiled call for every closed-form gate at every point, the threads taking
+        the points where there are enough of them."""
+        slot_of_entry, d0, d1, where = entries
+        k = _kernels(data.reshape(-1)) if data.shape[0] > 1 else K.SERIAL
+        k.closed_form_numbers(values, extra, columns, *rates, slot_of_entry, d0, d1, where, data)
+
     def apply_block_run_points(self, states: np.ndarray, run: BlockRun, data: np.ndarray) -> None:
         """Every row of ``states`` in one call: the threads take the points (each state
         whole on one thread), as many as pay off for the points' amplitudes together."""

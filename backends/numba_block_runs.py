@@ -665,6 +665,25 @@ def apply_block_run_points(states, kinds, fixed_values, fixed_ptr, fixed, index_
                     index_ptr, index, data_ptr, data[p], scratch[nb.get_thread_id()])  # fmt: skip
 
 
+@_kernel
+def closed_form_numbers(values, extra, columns, rate_phase, rate, slot_of_entry, d0, d1, where,
+                        data):  # fmt: skip
+    """The numbers of a sweep's closed-form gates at every point (``genqsim.plan.sweep``):
+    ``data[p, where[e]] = exp(-i a t) (cos(b t) d0[e] + sin(b t) d1[e])`` with ``a``, ``b``
+    the rates of entry ``e``'s slot and ``t`` its angle at point ``p``: column ``k`` of
+    ``values`` (the parameters), or column ``k - values.shape[1]`` of ``extra`` (angles
+    that are expressions). One call for every gate, the threads taking the points."""
+    n_values = values.shape[1]
+    for p in prange(values.shape[0]):
+        for e in range(where.size):
+            s = slot_of_entry[e]
+            k = columns[s]
+            theta = values[p, k] if k < n_values else extra[p, k - n_values]
+            turned = rate[s] * theta
+            phase = np.exp(-1j * rate_phase[s] * theta)
+            data[p, where[e]] = phase * (np.cos(turned) * d0[e] + np.sin(turned) * d1[e])
+
+
 # -- segments of a run: rows carried through consecutive stretches of calls ---------------------
 
 

@@ -245,6 +245,24 @@ class SweepRunner(Protocol):
         these values), so that every other point fits the same encoding."""
 
     @abstractmethod
+    def closed_form_numbers(
+        self,
+        values: np.ndarray,
+        extra: np.ndarray,
+        columns: np.ndarray,
+        rates: tuple[np.ndarray, np.ndarray],
+        entries: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        data: np.ndarray,
+    ) -> None:
+        """Write the numbers of a sweep's closed-form gates at every point into ``data``
+        (host arrays, ``(points, numbers of the run)``): for each entry ``e`` of
+        ``entries = (slot_of_entry, d0, d1, where)``, ``data[p, where[e]] = exp(-i a t)
+        (cos(b t) d0[e] + sin(b t) d1[e])``, with ``(a, b) = rates[.][slot]`` of its slot
+        and ``t`` the slot's angle at point ``p``: column ``columns[slot]`` of ``values``,
+        or of ``extra`` past the columns of ``values`` (the generic routine:
+        :func:`~genqsim.linalg.generic.closed_form_numbers`)."""
+
+    @abstractmethod
     def apply_block_run_points(self, states: Any, run: BlockRun, data: Any) -> None:
         """Apply ``run`` (over every qubit of the states) to each row ``p`` of ``states``
         (shape ``(points, 2**n)``) with the run's numbers replaced by ``data[p]``."""

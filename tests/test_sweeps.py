@@ -134,6 +134,37 @@ def test_the_batched_kernel_builds_equal_one_state_at_a_time():
 
 
 @settings(max_examples=30)
+@given(st.integers(1, 6), st.integers(0, 3), st.integers(0, 2**32 - 1))
+def test_closed_form_numbers_kernel_builds_equal_the_generic_routine(points, n_extra, seed):
+    """The closed-form numbers of a sweep (serial and threaded builds, complex64 and
+    complex128 outputs) equal the generic routine's, angles read from the values and from
+    the extra columns alike; the entries not written keep their numbers."""
+    rng = np.random.default_rng(seed)
+    n_values, slots, entries = 3, 5, 12
+    values = rng.uniform(-4, 4, (points, n_values))
+    extra = rng.uniform(-4, 4, (points, n_extra))
+    columns = rng.integers(0, n_values + n_extra, slots).astype(np.int64)
+    rates = (rng.normal(size=slots), rng.normal(size=slots))
+    d0 = rng.normal(size=entries) + 1j * rng.normal(size=entries)
+    d1 = rng.normal(size=entries) + 1j * rng.normal(size=entries)
+    where = rng.permutation(20)[:entries].astype(np.int64)
+    laid = (rng.integers(0, slots, entries).astype(np.int64), d0, d1, where)
+    base = rng.normal(size=(points, 20)) + 1j * rng.normal(size=(points, 20))
+    expected = base.copy()
+    generic.closed_form_numbers(values, extra, columns, rates, laid, expected)
+    theta = np.concatenate([values, extra], axis=1)[:, columns[laid[0]]]
+    direct = np.exp(-1j * rates[0][laid[0]] * theta) * (
+        np.cos(rates[1][laid[0]] * theta) * d0 + np.sin(rates[1][laid[0]] * theta) * d1
+    )
+    np.testing.assert_allclose(expected[:, where], direct, atol=1e-12)
+    for dtype, tolerance in ((np.complex128, 1e-12), (np.complex64, 1e-5)):
+        for build in (K.SERIAL, K.PARALLEL):
+            data = base.astype(dtype)
+            build.closed_form_numbers(values, extra, columns, *rates, *laid, data)
+            np.testing.assert_allclose(data, expected.astype(dtype), atol=tolerance)
+
+
+@settings(max_examples=30)
 @given(st.integers(1, 5), st.integers(0, 2**32 - 1))
 def test_pauli_sums_over_many_states_equal_each_states_value(n, seed):
     """The batched strings kernel (serial and threaded builds) and the generic routine give

@@ -203,8 +203,54 @@ def pauli_strings_points(
     return out
 
 
+def closed_form_numbers(
+    values: np.ndarray,
+    extra: np.ndarray,
+    columns: np.ndarray,
+    rates: tuple[np.ndarray, np.ndarray],
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    data: np.ndarray,
+) -> None:
+    """The numbers of a sweep's closed-form gates at every point, written into ``data``:
+    ``data[p, where[e]] = exp(-i a t) (cos(b t) d0[e] + sin(b t) d1[e])`` for each entry
+    ``e`` of ``entries = (slot_of_entry, d0, d1, where)``, with ``(a, b)`` its slot's rates
+    and ``t`` its slot's angle: column ``columns[slot]`` of ``[values | extra]``."""
+    slot_of_entry, d0, d1, where = entries
+    theta = np.concatenate([values, extra], axis=1)[:, columns]
+    rate_phase, rate = rates
+    phase = np.exp(-1j * rate_phase * theta)[:, slot_of_entry]
+    turned = rate * theta
+    cos, sin = np.cos(turned)[:, slot_of_entry], np.sin(turned)[:, slot_of_entry]
+    data[:, where] = phase * (cos * d0 + sin * d1)
+
+
+KEPT_SIGNS_QUBITS = 14
+"""States up to this many qubits keep the signs of each Z mask (16 KiB each, at most
+:data:`KEPT_SIGNS` of them): a Pauli sum on a small state, evaluated again and again in an
+optimiser's loop, spent most of its time making them."""
+
+KEPT_SIGNS = 512
+"""How many sign arrays are kept (the last used)."""
+
+
 def pauli_signs(n_qubits: int, z_mask: int) -> np.ndarray:
-    """``(-1)**popcount(j & z_mask)`` for every basis index ``j`` (int8)."""
+    """``(-1)**popcount(j & z_mask)`` for every basis index ``j`` (int8, read-only where
+    kept)."""
+    if n_qubits <= KEPT_SIGNS_QUBITS:
+        return _kept_signs(n_qubits, z_mask)
+    return _signs(n_qubits, z_mask)
+
+
+@lru_cache(maxsize=KEPT_SIGNS)
+def _kept_signs(n_qubits: int, z_mask: int) -> np.ndarray:
+    """:func:`pauli_signs`, kept (read-only: every caller shares it)."""
+    signs = _signs(n_qubits, z_mask)
+    signs.setflags(write=False)
+    return signs
+
+
+def _signs(n_qubits: int, z_mask: int) -> np.ndarray:
+    """:func:`pauli_signs`, worked out."""
     j = np.arange(1 << n_qubits, dtype=np.int64)
     parity = np.zeros(j.shape, dtype=np.int64)
     for q in range(n_qubits):
@@ -227,6 +273,9 @@ def pauli_transition(
     (``Y = i X Z``). An expectation value is ``bra is ket`` with no controls; the adjoint
     sweep takes ``Im <lambda| P |psi>`` of a rotation from it. One gather, no operator."""
     n = n_qubits_of(ket)
+    if not controls and ket.dtype.kind == "c":  # an expectation's term: no subset to gather
+        flipped = bra[np.arange(1 << n, dtype=np.int64) ^ x_mask] if x_mask else bra
+        return np.vdot(flipped, pauli_signs(n, z_mask) * ket if z_mask else ket)
     j = np.arange(1 << n, dtype=np.int64)
     for q, v in zip(controls, control_values):
         j = j[(j >> q & 1) == v]

@@ -90,67 +90,67 @@ class _Slot:
 class _ClosedForms:
     """Every slot with a closed form, computed together: one angle column per slot, and per
     encoded entry its position in the run, its slot and its ``D0``/``D1`` numbers, so the
-    numbers of all of them at every point are a few array operations whatever the number
-    of gates (a point of an optimiser's loop costs microseconds, not one pass per gate)."""
+    numbers of all of them at every point are one compiled call whatever the number of
+    gates (a point of an optimiser's loop costs microseconds, not one pass per gate;
+    :meth:`~genqsim.backends.SweepRunner.closed_form_numbers`)."""
 
     columns: np.ndarray
-    """Each slot's parameter column, ``-1`` where its angle is an expression."""
-    expressions: list[tuple[int, Callable[[np.ndarray], Any]]]
-    """``(slot, angle function)`` for the slots whose angle is an expression."""
-    rate_phase: np.ndarray
-    """Each slot's ``a`` (the global phase's rate)."""
-    rate: np.ndarray
-    """Each slot's ``b`` (the Pauli term's rate)."""
-    where: np.ndarray
-    slot_of_entry: np.ndarray
-    d0: np.ndarray
-    d1: np.ndarray
+    """Each slot's angle: a column of the values, or past them a column of the angles
+    that are expressions (in the order of :attr:`expressions`)."""
+    expressions: list[Callable[[np.ndarray], Any]]
+    """The angle functions of the slots whose angle is an expression."""
+    rates: tuple[np.ndarray, np.ndarray]
+    """Each slot's ``a`` (the global phase's rate) and ``b`` (the Pauli term's rate)."""
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    """Per encoded entry: its slot, its ``D0`` and ``D1`` numbers, its place in the run."""
 
     @classmethod
     def gather(cls, slots: Sequence[_Slot], parameters: Sequence[Any]) -> _ClosedForms:
         """The closed forms of ``slots`` (each :attr:`_Slot.in_closed_form`)."""
         column = {p: k for k, p in enumerate(parameters)}
-        columns = np.full(len(slots), -1, dtype=np.intp)
+        columns = np.empty(len(slots), dtype=np.int64)
         expressions = []
+        forms = []
         for s, slot in enumerate(slots):
+            assert slot.closed is not None and slot.angle is not None
+            forms.append(slot.closed)
             k = column.get(slot.operation.gate.params[0])
             if k is None:
-                assert slot.angle is not None
-                expressions.append((s, slot.angle))
-            else:
-                columns[s] = k
-        closed = [slot.closed for slot in slots]
-        assert all(c is not None for c in closed)
-        forms = [c for c in closed if c is not None]
+                k = len(parameters) + len(expressions)
+                expressions.append(slot.angle)
+            columns[s] = k
         counts = [slot.entries.size for slot in slots]
         return cls(
             columns=columns,
             expressions=expressions,
-            rate_phase=np.array([f[2] for f in forms], dtype=float),
-            rate=np.array([f[3] for f in forms], dtype=float),
-            where=np.concatenate([slot.where for slot in slots]).astype(np.intp),
-            slot_of_entry=np.repeat(np.arange(len(slots)), counts),
-            d0=np.concatenate([f[0][slot.entries] for f, slot in zip(forms, slots)]),
-            d1=np.concatenate([f[1][slot.entries] for f, slot in zip(forms, slots)]),
+            rates=(
+                np.array([f[2] for f in forms], dtype=float),
+                np.array([f[3] for f in forms], dtype=float),
+            ),
+            entries=(
+                np.repeat(np.arange(len(slots), dtype=np.int64), counts),
+                np.concatenate([f[0][slot.entries] for f, slot in zip(forms, slots)]),
+                np.concatenate([f[1][slot.entries] for f, slot in zip(forms, slots)]),
+                np.concatenate([slot.where for slot in slots]).astype(np.int64),
+            ),
         )
 
-    def write(self, values: np.ndarray, data: np.ndarray) -> bool:
-        """Write every closed-form slot's numbers at the points of ``values`` into ``data``
-        (``(points, entries of the run)``); ``False`` where a point has no real finite
-        angle for some gate (then nothing is to be used)."""
+    def write(self, values: np.ndarray, data: np.ndarray, runner: SweepRunner) -> bool:
+        """Write every closed-form slot's numbers at the points of ``values`` (finite reals)
+        into ``data`` (``(points, entries of the run)``) on ``runner``; ``False`` where an
+        angle that is an expression is not real and finite at some point (then nothing is
+        to be used)."""
+        values = np.ascontiguousarray(values, dtype=float)
         points = values.shape[0]
-        theta = values[:, np.maximum(self.columns, 0)]
-        for s, angle in self.expressions:
+        extra = np.empty((points, len(self.expressions)))
+        for x, angle in enumerate(self.expressions):
             found = np.asarray(angle(values))
             if found.dtype.kind not in "iuf":
                 return False
-            theta[:, s] = np.broadcast_to(found, (points,))
-        if not np.isfinite(theta).all():
+            extra[:, x] = np.broadcast_to(found, (points,))
+        if self.expressions and not np.isfinite(extra).all():
             return False
-        phase = np.exp(-1j * self.rate_phase * theta)[:, self.slot_of_entry]
-        turned = self.rate * theta
-        cos, sin = np.cos(turned)[:, self.slot_of_entry], np.sin(turned)[:, self.slot_of_entry]
-        data[:, self.where] = phase * (cos * self.d0 + sin * self.d1)
+        runner.closed_form_numbers(values, extra, self.columns, self.rates, self.entries, data)
         return True
 
 
@@ -287,7 +287,9 @@ class SweepPlan:
         no real finite angle for some gate."""
         data = np.empty((values.shape[0], self.base.size), dtype=self.numbers.dtype)
         data[:] = self.base
-        if self.closed is not None and not self.closed.write(values, data):
+        runner = capability(self.backend, SweepRunner)
+        assert runner is not None  # checked by build
+        if self.closed is not None and not self.closed.write(values, data, runner):
             return None
         for slot in self.slots:
             if slot.in_closed_form:

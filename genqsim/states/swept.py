@@ -169,29 +169,49 @@ def sweep_for(
         return None
     if ns.dtype.kind != "c" or ns.symbolic:
         return None
-    rest, _ = circuit.split_terminal_measurements()
-    found = point_values(circuit, values)
-    if found is None or rest.has_non_unitary or not circuit.parameters:  # nothing swept
+    if initial is None or isinstance(initial, (str, int)):  # kept: an optimiser's loop
+        setup = circuit.derived(
+            ("sweep setup", ns.name, backend, initial),
+            lambda: _sweep_setup(circuit, ns, backend, initial),
+        )
+    else:
+        setup = _sweep_setup(circuit, ns, backend, initial)
+    found = None if setup is None else point_values(circuit, values)
+    if setup is None or found is None:
         return None
+    plan, amplitudes, run_options = setup
     shape, table = found
-    amplitudes, run_options = None, RunOptions()
-    if initial is not None or backend is not None:  # else |0...0> on the CPU, as plans start
-        start = initial_state(circuit.n_qubits, initial, ns, backend)
-        if not isinstance(start.amplitudes, np.ndarray):
-            return None  # a device's state: swept point by point there
-        amplitudes, run_options = start.amplitudes, start.options
-    # the fastest backend for the numbers, also for states a single run keeps on NumPy:
-    # many points in one call pay for the compiled kernels
-    runner = backend_for(ns, None, backend)
-    plan = circuit.derived(
-        ("sweep plan", ns.name, runner.name), lambda: SweepPlan.build(rest, ns, runner)
-    )
-    if plan is None or plan.parameters != circuit.parameters:
-        return None
     data = plan.numbers_at(table)
     if data is None:
         return None
     return Sweep(shape, plan, data, amplitudes, run_options, threads)
+
+
+def _sweep_setup(
+    circuit: Circuit, numbers: NumberSystem, backend: str | None, initial: Any
+) -> tuple[SweepPlan, np.ndarray | None, RunOptions] | None:
+    """What :func:`sweep_for` needs besides the values: the plan of ``circuit`` (kept on
+    it, without its terminal measurements), the initial amplitudes (``None``: ``|0...0>``)
+    and the states' options; ``None`` where no sweep serves the circuit."""
+    rest, _ = circuit.split_terminal_measurements()
+    if rest.has_non_unitary or not circuit.parameters:  # nothing swept: one run
+        return None
+    amplitudes, run_options = None, RunOptions()
+    if initial is not None or backend is not None:  # else |0...0> on the CPU, as plans start
+        start = initial_state(circuit.n_qubits, initial, numbers, backend)
+        if not isinstance(start.amplitudes, np.ndarray):
+            return None  # a device's state: swept point by point there
+        amplitudes, run_options = start.amplitudes, start.options
+        amplitudes.setflags(write=False)  # kept for every sweep: runs copy it
+    # the fastest backend for the numbers, also for states a single run keeps on NumPy:
+    # many points in one call pay for the compiled kernels
+    runner = backend_for(numbers, None, backend)
+    plan = circuit.derived(
+        ("sweep plan", numbers.name, runner.name), lambda: SweepPlan.build(rest, numbers, runner)
+    )
+    if plan is None or plan.parameters != circuit.parameters:
+        return None
+    return plan, amplitudes, run_options
 
 
 def run_statevector_point(request: SimulationRequest) -> StateVector:
