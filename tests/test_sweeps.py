@@ -356,6 +356,55 @@ def test_a_bound_circuit_runs_on_its_templates_plan(monkeypatch):
         np.testing.assert_allclose(state.to_numpy(), expected, atol=1e-12)
 
 
+def test_an_optimisers_loop_reads_points_from_a_kept_reader():
+    """One point at a time goes through a reader kept on the template: the value of the
+    bound circuit run whole by the generic routine, for the whole circuit and for light
+    cones (a cone without parameters included), lists of observables, a start other than
+    zero, complex64, names as keys; the same reader for the same arguments, a new one
+    after the template grows; mistakes explained as the general path explains them."""
+    from genqsim.errors import NonFiniteError, UnboundParameterError, UnknownParameterError
+    from genqsim.states.point_reader import point_reader
+
+    c = _local_circuit(8)
+    observables = ["Z0 Z1 + 0.5*X3", "X7 + Z2 Z3", gq.PauliSum.parse("Y4 Y5")]
+    rng = np.random.default_rng(5)
+    for options in ({}, {"initial": "00010110"}, {"numbers": "complex64"},
+                    {"light_cone": False, "threads": 1}):  # fmt: skip
+        tolerance = 2e-6 if options.get("numbers") == "complex64" else 1e-12
+        for _ in range(3):
+            point = {A: float(rng.normal()), B: float(rng.normal()), C: float(rng.normal())}
+            found = gq.expectation(c, observables, values=point, **options)
+            start = options.get("initial")
+            state = gq.simulate(c.bind(point), backend="numpy", initial=start)
+            expected = [state.expectation(o) for o in observables]
+            np.testing.assert_allclose(found, expected, atol=tolerance)
+            named = gq.expectation(c, "X7 + Z2 Z3", values={str(k): v for k, v in point.items()},
+                                   **options)  # fmt: skip
+            assert named == pytest.approx(expected[1], abs=tolerance)
+    settings_ = {"numbers": None, "backend": None, "initial": None, "method": "auto"}
+    reader = point_reader(c, "Z0 Z1", settings_, True)
+    assert reader is not None and point_reader(c, "Z0 Z1", settings_, True) is reader
+    wide = _local_circuit(20)  # no sweep of the whole: the reader sweeps the cones
+    on_wide = ["Z0 Z1 + 0.5*X3", "X19 + Z2 Z3", gq.PauliSum.parse("Y10 Y11")]
+    cones = point_reader(wide, on_wide, settings_, True)
+    assert cones is not None and len(cones.parts) > 1 and cones.fixed[1] is not None
+    point = {A: -0.4, B: 1.1, C: 0.6}
+    state = gq.simulate(wide.bind(point), backend="numba")
+    np.testing.assert_allclose(gq.expectation(wide, on_wide, values=point),
+                               [state.expectation(o) for o in on_wide], atol=1e-12)  # fmt: skip
+    point = {A: 0.3, B: 0.2, C: 0.1}
+    before = gq.expectation(c, "Z0", values=point)
+    c.x(0)
+    assert point_reader(c, "Z0 Z1", settings_, True) is not reader
+    assert gq.expectation(c, "Z0", values=point) == pytest.approx(-before, abs=1e-12)
+    with pytest.raises(UnboundParameterError):
+        gq.expectation(c, "Z0", values={A: 0.3, B: 0.2})
+    with pytest.raises(UnknownParameterError):
+        gq.expectation(c, "Z0", values={A: 0.3, B: 0.2, C: 0.1, "nosuch": 1.0})
+    with pytest.raises(NonFiniteError):
+        gq.expectation(c, "Z0", values={A: 0.3, B: float("nan"), C: 0.1})
+
+
 def _local_circuit(n):
     """Rotations and neighbouring entanglers on ``n`` qubits, with cones of a few qubits:
     ``A`` on the low half, ``B`` on the high half, qubit ``n - 1`` fixed."""
@@ -400,6 +449,7 @@ def test_cones_are_swept_where_they_cost_less_than_the_whole_circuit(monkeypatch
     """A circuit a sweep of the whole serves goes to its cones where they update fewer
     amplitudes (:data:`CONE_GROUP_WORK` a group), to the whole circuit otherwise; the same
     values either way, and from a basis state other than zero."""
+    from genqsim.states import cones as cone_module
     from genqsim.states import expectations as E
 
     c = _local_circuit(12)
@@ -410,7 +460,7 @@ def test_cones_are_swept_where_they_cost_less_than_the_whole_circuit(monkeypatch
     cones = gq.expectation(c, "Z0 Z1 + X5", values=values, initial="000000010011")
     assert chosen
     chosen.clear()
-    monkeypatch.setattr(E, "CONE_GROUP_WORK", 1 << 40)
+    monkeypatch.setattr(cone_module, "CONE_GROUP_WORK", 1 << 40)
     whole = gq.expectation(c, "Z0 Z1 + X5", values=values, initial="000000010011")
     assert not chosen
     np.testing.assert_allclose(cones, whole, atol=1e-12)

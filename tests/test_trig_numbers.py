@@ -285,7 +285,7 @@ def _one_angle_per_gate(n_qubits: int, layers: int) -> gq.Circuit:
 
 def test_auto_takes_the_heisenberg_picture_where_trig_amplitudes_would_explode():
     from genqsim.circuit.growth import laurent_terms_log2
-    from genqsim.states.expectations import _wide
+    from genqsim.states.cones import cone_method as _wide
 
     ns = gq.numbers.get_number_system("trig")
     wide = _one_angle_per_gate(3, 3)  # 18 angles used once: 2**18 terms per amplitude

@@ -324,7 +324,7 @@ class SweepPlan:
             if self.run is not None:
                 runner = capability(self.backend, SweepRunner)
                 assert runner is not None  # checked by build
-                if scoped is None:
+                if scoped is None or rows.shape[0] == 1:  # one point runs on one thread
                     runner.apply_block_run_points(out, self.run, rows)
                 else:
                     with scoped.threads(threads):

@@ -12,26 +12,29 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..circuit.circuit import Circuit
-from ..circuit.gates import GateKind
-from ..circuit.growth import TRIG_STATE_LOG2_TERMS, trig_growth_log2
 from ..errors import ArgumentValueError
 from ..linalg.pauli import PauliSum
 from ..numbers import Number, NumberSystem, get_number_system
 from .chunks import broadcast_points, run_points
+from .cones import (
+    ConeGroup,
+    cone_applies,
+    cone_groups,
+    cone_method,
+    cones_cost_less,
+    has_narrower_cone,
+    narrower_groups,
+    numbers_of,
+)
+from .point_reader import point_reader
 from .registry import (
     AUTO,
     DEFAULT_METHOD,
-    WIDE_EXACT_QUBITS,
-    WIDE_METHOD,
-    WIDE_QUBITS,
-    available_methods,
-    method_spec,
     simulate,
     swept_states,
 )
@@ -77,6 +80,13 @@ def expectation(
     >>> round(gq.expectation(c, "X0 X1 + X30"), 12)  # a 2-qubit and a 1-qubit state, not 2**60
     2.0
     """
+    if values and executor is None and _one_point(values):  # an optimiser's loop
+        options = {"numbers": numbers, "backend": backend, "initial": initial, "method": method,
+                   **method_options}  # fmt: skip
+        reader = point_reader(circuit, observable, options, light_cone)  # kept on the template
+        value = None if reader is None else reader(values)
+        if value is not None:
+            return value
     task = functools.partial(
         _expectation_point,
         observable=observable, numbers=numbers, backend=backend, initial=initial,
@@ -110,6 +120,13 @@ def expectation(
     return result.reshape(shape + result.shape[1:])
 
 
+def _one_point(values: Mapping[Any, Any]) -> bool:
+    """Whether ``values`` look like one point (its first value a number; the reader checks
+    the rest and refuses anything else)."""
+    first = next(iter(values.values()))
+    return isinstance(first, (float, int, np.floating, np.integer))
+
+
 def _expectation_chunk(
     circuit: Circuit, values: Mapping[Any, Any], observable: Any, options: Mapping[str, Any]
 ) -> list[Any] | None:
@@ -136,16 +153,6 @@ def _holds_objects(results: list[Any]) -> bool:
     return not all(isinstance(x, (int, float, complex, np.number)) for x in flat)
 
 
-def _has_narrower_cone(circuit: Circuit, observable: str | PauliSum) -> bool:
-    """Whether a term of ``observable`` has a light cone narrower than the circuit (else
-    one state of the whole circuit serves every observable of a list)."""
-    obs = PauliSum.for_state(observable, circuit.n_qubits)
-    return any(
-        circuit.light_cone(tuple(q for q, _ in pauli) or (0,)).size < circuit.n_qubits
-        for _, pauli in obs.terms
-    )
-
-
 def _expectation_at(
     circuit: Circuit,
     observable: Any,
@@ -161,7 +168,7 @@ def _expectation_at(
         if not observable:
             raise ArgumentValueError("an empty list of observables: give at least one")
         if light_cone and all(
-            _cone_applies(circuit, o, initial, method) and _has_narrower_cone(circuit, o)
+            cone_applies(circuit, o, initial, method) and has_narrower_cone(circuit, o)
             for o in observable
         ):
             return [
@@ -170,89 +177,12 @@ def _expectation_at(
             ]
         state = simulate(circuit, numbers, backend, initial, method=method, **method_options)
         return [state.expectation(o) for o in observable]
-    if light_cone and _cone_applies(circuit, observable, initial, method):
+    if light_cone and cone_applies(circuit, observable, initial, method):
         return _expectation_by_cones(
             circuit, observable, numbers, backend, initial, method, method_options
         )
     state = simulate(circuit, numbers, backend, initial, method=method, **method_options)
     return state.expectation(observable)
-
-
-def _cone_applies(circuit: Circuit, observable: Any, initial: Any, method: str) -> bool:
-    """Light cones give the same value: a Pauli sum, a circuit whose operations are gates and
-    channels (no collapse, nothing classical), a basis state to start from, a method whose
-    values are exact functions of the state."""
-    if not isinstance(observable, (str, PauliSum)):
-        return False
-    if initial is not None and not (
-        isinstance(initial, str)
-        or (isinstance(initial, (int, np.integer)) and not isinstance(initial, bool))
-    ):
-        return False
-    if method != AUTO and not method_spec(method).light_cone:
-        return False
-    return circuit.n_qubits > 1 and not circuit.derived(
-        "collapses or reads bits",  # kept: asked at every point of an optimiser's loop
-        lambda: any(op.kind in _NO_CONES for op in circuit.operations),
-    )
-
-
-_NO_CONES = (GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL)
-"""Operations whose circuits are run whole (a cone would change what they do)."""
-
-
-@dataclass(frozen=True)
-class _ConeGroup:
-    """Terms of an observable that share a light cone: the cone as a circuit of its own
-    (the circuit itself where the cone spans it), the terms on its qubits, and the basis
-    state it starts from."""
-
-    circuit: Circuit
-    terms: PauliSum
-    initial: Any
-
-    @property
-    def work(self) -> int:
-        """Amplitude updates of one run: gates times amplitudes."""
-        return len(self.circuit.operations) << self.circuit.n_qubits
-
-
-def _cone_groups(circuit: Circuit, observable: str | PauliSum, initial: Any) -> list[_ConeGroup]:
-    """The terms of ``observable`` grouped by light cone (:meth:`Circuit.light_cone`), kept
-    on ``circuit`` with the cones' circuits, so a sweep's template makes them once (an
-    observable given as a :class:`PauliSum` is kept by identity, and alive with them)."""
-    key = observable if isinstance(observable, str) else id(observable)
-    kept = circuit.derived(
-        ("light cone groups", key, initial),
-        lambda: (observable, _grouped(circuit, observable, initial)),
-    )
-    if kept[0] is observable or isinstance(observable, str):
-        return kept[1]
-    return _grouped(circuit, observable, initial)
-
-
-def _grouped(circuit: Circuit, observable: str | PauliSum, initial: Any) -> list[_ConeGroup]:
-    """:func:`_cone_groups`, worked out."""
-    obs = PauliSum.for_state(observable, circuit.n_qubits)
-    bits = _basis_index(initial, circuit.n_qubits)
-    grouped: dict[tuple[int, ...], list[tuple[Any, Any]]] = {}
-    cones = {}
-    for coeff, pauli in obs.terms:
-        cone = circuit.light_cone(tuple(q for q, _ in pauli) or (0,))
-        cones[cone.qubits] = cone
-        grouped.setdefault(cone.qubits, []).append((coeff, pauli))
-    groups = []
-    for qubits, terms in grouped.items():
-        cone = cones[qubits]
-        if cone.size == circuit.n_qubits:
-            groups.append(_ConeGroup(circuit, PauliSum(terms), initial))
-            continue
-        position = {q: i for i, q in enumerate(qubits)}
-        sub = circuit.derived(("light cone circuit", qubits), cone.compact)
-        sub_terms = [(c, {position[q]: p for q, p in pauli}) for c, pauli in terms]
-        sub_initial = sum((bits >> q & 1) << i for i, q in enumerate(qubits))
-        groups.append(_ConeGroup(sub, PauliSum(sub_terms), sub_initial))
-    return groups
 
 
 def _expectation_by_cones(
@@ -267,18 +197,12 @@ def _expectation_by_cones(
     """The terms grouped by light cone, each group run on its cone's circuit."""
     ns = None if numbers is None else get_number_system(numbers)
     total: Any = None
-    for group in _cone_groups(circuit, observable, initial):
-        run = _wide(method, group.circuit, ns)
+    for group in cone_groups(circuit, observable, initial):
+        run = cone_method(method, group.circuit, ns)
         state = simulate(group.circuit, ns, backend, group.initial, method=run, **method_options)
         value = state.expectation(group.terms)
         total = value if total is None else total + value
     return total
-
-
-CONE_GROUP_WORK = 1 << 16
-"""A light cone group's own cost in a sweep, as amplitude updates (planning its sweep,
-calling the kernels, reading its terms: some tens of microseconds), weighed against the
-amplitude updates the cones save over one sweep of the whole circuit."""
 
 
 def _swept_expectations(
@@ -296,12 +220,10 @@ def _swept_expectations(
     if not _listed_observables(observable):
         return None
     many = isinstance(observable, (list, tuple))
-    groups = _narrower_groups(circuit, observable, options) if light_cone else None
+    groups = narrower_groups(circuit, observable, options) if light_cone else None
     found = None if groups is None else point_values(circuit, values)
     if groups is not None and found is not None:
-        points = found[1].shape[0]
-        whole = points * (len(circuit.operations) << circuit.n_qubits)
-        if sum(points * g.work + CONE_GROUP_WORK for gs in groups for g in gs) < whole:
+        if cones_cost_less(circuit, groups, found[1].shape[0]):
             cones = _swept_cones(groups, found, options, circuit.parameters, many)
             if cones is not None:
                 return cones
@@ -313,23 +235,8 @@ def _swept_expectations(
     return None
 
 
-def _narrower_groups(
-    circuit: Circuit, observable: Any, options: Mapping[str, Any]
-) -> list[list[_ConeGroup]] | None:
-    """Each observable's light cone groups, where light cones apply to all of them and one
-    is narrower than the circuit; ``None`` otherwise."""
-    initial, method = options.get("initial"), options.get("method", AUTO)
-    listed = list(observable) if isinstance(observable, (list, tuple)) else [observable]
-    if not all(_cone_applies(circuit, o, initial, method) for o in listed):
-        return None
-    groups = [_cone_groups(circuit, o, initial) for o in listed]
-    if all(g.circuit is circuit for gs in groups for g in gs):
-        return None  # no narrower cone: one sweep of the whole circuit
-    return groups
-
-
 def _swept_cones(
-    groups: list[list[_ConeGroup]],
+    groups: list[list[ConeGroup]],
     found: tuple[tuple[int, ...], np.ndarray],
     options: Mapping[str, Any],
     parameters: Sequence[Any],
@@ -364,46 +271,9 @@ def _swept_cones(
             if id(g) in swept:
                 part = swept[id(g)].expectations(g.terms)
             else:  # a cone without parameters: the same value at every point, run once
-                run = _wide(method, g.circuit, _numbers_of(options))
+                run = cone_method(method, g.circuit, numbers_of(options))
                 state = simulate(g.circuit, initial=g.initial, method=run, **fixed)
                 part = [state.expectation(g.terms)] * points
             total = part if total is None else [a + b for a, b in zip(total, part)]
         columns.append(total)
     return shape, [list(point) for point in zip(*columns)] if many else columns[0]
-
-
-def _numbers_of(options: Mapping[str, Any]) -> NumberSystem | None:
-    """The number system named in ``options`` (``None``: the default)."""
-    numbers = options.get("numbers")
-    return None if numbers is None else get_number_system(numbers)
-
-
-def _wide(method: str, circuit: Circuit, numbers: NumberSystem | None) -> str:
-    """``method``, or :data:`WIDE_METHOD` where ``"auto"`` meets a cone too wide for a
-    state (machine numbers) or for exact expressions (symbolic numbers), or trig numbers
-    whose amplitudes would pass :data:`~genqsim.circuit.growth.TRIG_STATE_LOG2_TERMS`."""
-    if method != AUTO or WIDE_METHOD not in available_methods():
-        return method
-    limit = WIDE_EXACT_QUBITS if numbers is not None and numbers.symbolic else WIDE_QUBITS
-    if circuit.n_qubits > limit:
-        return WIDE_METHOD
-    if numbers is not None and trig_growth_log2(circuit, numbers) > TRIG_STATE_LOG2_TERMS:
-        return WIDE_METHOD  # exact amplitudes would explode; Pauli coefficients stay small
-    return method
-
-
-def _basis_index(initial: Any, n_qubits: int) -> int:
-    """The basis index of ``None``, an index or a bitstring (checked by the full run's rules
-    when they are wrong: the state of the whole circuit reports them)."""
-    if initial is None:
-        return 0
-    if isinstance(initial, str):
-        from .base import check_qubit_count
-
-        check_qubit_count("initial bitstring", len(initial), n_qubits)
-        if set(initial) - {"0", "1"}:
-            raise ArgumentValueError(f"initial bitstring must hold 0 and 1 only, got {initial!r}")
-        return int(initial, 2)
-    if not 0 <= int(initial) < 1 << n_qubits:
-        raise ArgumentValueError(f"initial basis index {initial} is outside 0..2**{n_qubits}-1")
-    return int(initial)

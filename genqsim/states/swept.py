@@ -169,13 +169,7 @@ def sweep_for(
         return None
     if ns.dtype.kind != "c" or ns.symbolic:
         return None
-    if initial is None or isinstance(initial, (str, int)):  # kept: an optimiser's loop
-        setup = circuit.derived(
-            ("sweep setup", ns.name, backend, initial),
-            lambda: _sweep_setup(circuit, ns, backend, initial),
-        )
-    else:
-        setup = _sweep_setup(circuit, ns, backend, initial)
+    setup = sweep_setup(circuit, ns, backend, initial)
     found = None if setup is None else point_values(circuit, values)
     if setup is None or found is None:
         return None
@@ -187,12 +181,29 @@ def sweep_for(
     return Sweep(shape, plan, data, amplitudes, run_options, threads)
 
 
+SweepSetup = tuple[SweepPlan, "np.ndarray | None", RunOptions]
+"""A sweep's plan, initial amplitudes (``None``: ``|0...0>``) and states' options."""
+
+
+def sweep_setup(
+    circuit: Circuit, numbers: NumberSystem, backend: str | None, initial: Any
+) -> SweepSetup | None:
+    """What a sweep of ``circuit`` needs besides the values (:data:`SweepSetup`), kept on the
+    circuit for an initial state given as ``None``, a bitstring or an index (an optimiser's
+    loop asks at every point); ``None`` where no sweep serves the circuit."""
+    if initial is None or isinstance(initial, (str, int)):
+        return circuit.derived(
+            ("sweep setup", numbers.name, backend, initial),
+            lambda: _sweep_setup(circuit, numbers, backend, initial),
+        )
+    return _sweep_setup(circuit, numbers, backend, initial)
+
+
 def _sweep_setup(
     circuit: Circuit, numbers: NumberSystem, backend: str | None, initial: Any
-) -> tuple[SweepPlan, np.ndarray | None, RunOptions] | None:
-    """What :func:`sweep_for` needs besides the values: the plan of ``circuit`` (kept on
-    it, without its terminal measurements), the initial amplitudes (``None``: ``|0...0>``)
-    and the states' options; ``None`` where no sweep serves the circuit."""
+) -> SweepSetup | None:
+    """:func:`sweep_setup`, worked out: the plan of ``circuit`` (kept on it, without its
+    terminal measurements), the initial amplitudes and the states' options."""
     rest, _ = circuit.split_terminal_measurements()
     if rest.has_non_unitary or not circuit.parameters:  # nothing swept: one run
         return None
