@@ -29,6 +29,7 @@ import math
 import platform
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from adjoint_bench import genqsim_ansatz as ansatz  # the same ansatz as there
@@ -52,14 +53,10 @@ def hamiltonian(n: int) -> str:
     return ring + " + " + " + ".join(f"0.5*X{q}" for q in range(n))
 
 
-def qiskit_runs(c: gq.Circuit, n: int, table: np.ndarray) -> dict[str, Callable[[], np.ndarray]]:
-    from qiskit.primitives import StatevectorEstimator
+def qiskit_hamiltonian(n: int) -> Any:
+    """:func:`hamiltonian` as Qiskit's ``SparsePauliOp`` (qubit 0 last in its labels)."""
     from qiskit.quantum_info import SparsePauliOp
-    from qiskit_aer.primitives import EstimatorV2
 
-    qc = gq.to_qiskit(c)
-    order = [int(p.name[1:]) for p in qc.parameters]  # Qiskit orders parameters by name
-    bindings = table[:, order]
     labels = []
     for q in range(n):
         zz = ["I"] * n
@@ -67,7 +64,32 @@ def qiskit_runs(c: gq.Circuit, n: int, table: np.ndarray) -> dict[str, Callable[
         x = ["I"] * n
         x[n - 1 - q] = "X"
         labels += [("".join(zz), 1.0), ("".join(x), 0.5)]
-    op = SparsePauliOp.from_list(labels)
+    return SparsePauliOp.from_list(labels)
+
+
+def qiskit_order(qc: Any) -> list[int]:
+    """The columns of the angles ``t0, t1, ...`` in the order Qiskit gives them (by name)."""
+    return [int(p.name[1:]) for p in qc.parameters]
+
+
+def numba_setup(args: argparse.Namespace) -> None:
+    """Set the Numba backend's threads (``--threads``) and print the machine line."""
+    numba_backend = gq.get_backend("numba")
+    if args.threads is not None:
+        numba_backend.set_default_threads(args.threads)
+    choices = " ".join(numba_backend.kernel_choices())
+    threads = numba_backend.default_threads()
+    print(f"# {platform.processor() or platform.machine()}: {choices}; threads {threads}; "
+          f"{args.points} points, {args.layers} layers")  # fmt: skip
+
+
+def qiskit_runs(c: gq.Circuit, n: int, table: np.ndarray) -> dict[str, Callable[[], np.ndarray]]:
+    from qiskit.primitives import StatevectorEstimator
+    from qiskit_aer.primitives import EstimatorV2
+
+    qc = gq.to_qiskit(c)
+    bindings = table[:, qiskit_order(qc)]
+    op = qiskit_hamiltonian(n)
     reference, aer = StatevectorEstimator(), EstimatorV2()
     return {
         "StatevectorEstimator": lambda: reference.run([(qc, op, bindings)]).result()[0].data.evs,
@@ -127,13 +149,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--no-loop", action="store_true", help="leave out the bind loop")
     args = parser.parse_args()
-    numba_backend = gq.get_backend("numba")
-    if args.threads is not None:
-        numba_backend.set_default_threads(args.threads)
-    choices = " ".join(numba_backend.kernel_choices())
-    threads = numba_backend.default_threads()
-    print(f"# {platform.processor() or platform.machine()}: {choices}; threads {threads}; "
-          f"{args.points} points, {args.layers} layers")  # fmt: skip
+    numba_setup(args)
     rng = np.random.default_rng(7)
     for n in args.qubits:
         compare(n, args, rng)

@@ -109,7 +109,7 @@ class _ClosedForms:
         """The closed forms of ``slots`` (each :attr:`_Slot.in_closed_form`)."""
         column = {p: k for k, p in enumerate(parameters)}
         columns = np.empty(len(slots), dtype=np.int64)
-        expressions = []
+        expressions: list[Callable[[np.ndarray], Any]] = []
         forms = []
         for s, slot in enumerate(slots):
             assert slot.closed is not None and slot.angle is not None

@@ -264,7 +264,7 @@ def _swept_cones(
     method = options.get("method", AUTO)
     fixed = {k: v for k, v in options.items() if k not in ("initial", "method")}
     points = table.shape[0]
-    columns = []
+    columns: list[list[Any]] = []
     for gs in groups:
         total: list[Any] | None = None
         for g in gs:
@@ -275,5 +275,6 @@ def _swept_cones(
                 state = simulate(g.circuit, initial=g.initial, method=run, **fixed)
                 part = [state.expectation(g.terms)] * points
             total = part if total is None else [a + b for a, b in zip(total, part)]
+        assert total is not None  # every observable has a group
         columns.append(total)
     return shape, [list(point) for point in zip(*columns)] if many else columns[0]
