@@ -345,6 +345,10 @@ def test_a_bound_circuit_runs_on_its_templates_plan(monkeypatch):
         assert state.numbers.name == numbers and state.options.threads == 1
         fused, was_plain = run(bound, numbers=numbers, fuse=2)
         assert was_plain and type(state.backend) is type(fused.backend)
+        from_zero, was_plain = run(bound, numbers=numbers)
+        assert not was_plain and type(from_zero.backend) is type(fused.backend)
+        reference = gq.simulate(bound, numbers=numbers, backend="numpy")
+        np.testing.assert_allclose(from_zero.to_numpy(), reference.to_numpy(), atol=tolerance)
     grown = template.bind(point).x(2)
     also_grown_template = template.bind(point)
     unpickled = pickle.loads(pickle.dumps(template.bind(point)))
