@@ -249,11 +249,8 @@ def run_statevector_point(request: SimulationRequest) -> StateVector:
     if sweep is None:
         return run_statevector(request)
     (amplitudes,) = sweep.chunks()
-    n = request.circuit.n_qubits
-    if request.initial is None:  # the backend zeros() picks, without making its state
-        chosen = backend_for(numbers, None, request.backend, 1 << n)
-        return StateVector(amplitudes[0], numbers, chosen, options)
-    psi = initial_state(n, request.initial, numbers, request.backend, None, options)
+    psi = initial_state(request.circuit.n_qubits, request.initial, numbers, request.backend,
+                        None, options)  # fmt: skip
     return StateVector(amplitudes[0], psi.numbers, psi.backend, psi.options)
 
 
