@@ -25,6 +25,7 @@ from .registry import (
     WIDE_QUBITS,
     available_methods,
     method_spec,
+    simulate,
 )
 
 
@@ -178,3 +179,13 @@ def cone_method(method: str, circuit: Circuit, numbers: NumberSystem | None) -> 
     if numbers is not None and trig_growth_log2(circuit, numbers) > TRIG_STATE_LOG2_TERMS:
         return WIDE_METHOD  # exact amplitudes would explode; Pauli coefficients stay small
     return method
+
+
+def group_value(group: ConeGroup, options: Mapping[str, Any]) -> Any:
+    """``<terms>`` of ``group``, run once on its cone's circuit from its own start, with
+    :func:`genqsim.expectation`'s ``options`` (``numbers``, ``backend``, ``method``, run
+    options; :func:`cone_method` picks the method of a cone too wide for a state)."""
+    run = {k: v for k, v in options.items() if k not in ("initial", "method")}
+    method = cone_method(options.get("method", AUTO), group.circuit, numbers_of(options))
+    state = simulate(group.circuit, initial=group.initial, method=method, **run)
+    return state.expectation(group.terms)

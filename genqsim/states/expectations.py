@@ -19,21 +19,19 @@ import numpy as np
 from ..circuit.circuit import Circuit
 from ..errors import ArgumentValueError
 from ..linalg.pauli import PauliSum
-from ..numbers import Number, NumberSystem, get_number_system
+from ..numbers import Number, NumberSystem
 from .chunks import broadcast_points, run_points
 from .cones import (
     ConeGroup,
     cone_applies,
     cone_groups,
-    cone_method,
     cones_cost_less,
+    group_value,
     has_narrower_cone,
     narrower_groups,
-    numbers_of,
 )
 from .point_reader import point_reader
 from .registry import (
-    AUTO,
     DEFAULT_METHOD,
     simulate,
     swept_states,
@@ -195,12 +193,10 @@ def _expectation_by_cones(
     method_options: Mapping[str, Any],
 ) -> Number:
     """The terms grouped by light cone, each group run on its cone's circuit."""
-    ns = None if numbers is None else get_number_system(numbers)
+    options = {"numbers": numbers, "backend": backend, "method": method, **method_options}
     total: Any = None
     for group in cone_groups(circuit, observable, initial):
-        run = cone_method(method, group.circuit, ns)
-        state = simulate(group.circuit, ns, backend, group.initial, method=run, **method_options)
-        value = state.expectation(group.terms)
+        value = group_value(group, options)
         total = value if total is None else total + value
     return total
 
@@ -261,8 +257,6 @@ def _swept_cones(
             if sweep is None:
                 return None
             swept[id(g)] = sweep
-    method = options.get("method", AUTO)
-    fixed = {k: v for k, v in options.items() if k not in ("initial", "method")}
     points = table.shape[0]
     columns: list[list[Any]] = []
     for gs in groups:
@@ -271,9 +265,7 @@ def _swept_cones(
             if id(g) in swept:
                 part = swept[id(g)].expectations(g.terms)
             else:  # a cone without parameters: the same value at every point, run once
-                run = cone_method(method, g.circuit, numbers_of(options))
-                state = simulate(g.circuit, initial=g.initial, method=run, **fixed)
-                part = [state.expectation(g.terms)] * points
+                part = [group_value(g, options)] * points
             total = part if total is None else [a + b for a, b in zip(total, part)]
         assert total is not None  # every observable has a group
         columns.append(total)

@@ -32,8 +32,8 @@ from ..linalg.pauli import PauliSum
 from ..numbers import NumberSystem, get_number_system
 from ..plan.sweep import SweepPlan
 from .base import pauli_sum_values
-from .cones import cone_method, cones_cost_less, narrower_groups, numbers_of
-from .registry import AUTO, choose_method, simulate
+from .cones import cones_cost_less, group_value, narrower_groups
+from .registry import AUTO, choose_method
 from .swept import point_values, sweep_setup
 
 READER_OPTIONS = frozenset({"numbers", "backend", "initial", "method", "threads"})
@@ -68,9 +68,10 @@ class PointReader:
     threads: int | None
 
     def __call__(self, values: Mapping[Any, Any]) -> Any:
-        table = self._row(values)
-        if table is None:
+        found = point_values(self.template, values)
+        if found is None or found[0]:
             return None
+        table = found[1]
         totals = list(self.fixed)
         for part in self.parts:
             data = part.plan.numbers_at(table if part.columns is None else table[:, part.columns])
@@ -82,23 +83,6 @@ class PointReader:
                 (value,) = pauli_sum_values(terms, self.numbers, strings)
                 totals[k] = value if totals[k] is None else totals[k] + value
         return totals if self.many else totals[0]
-
-    def _row(self, values: Mapping[Any, Any]) -> np.ndarray | None:
-        """The point's values as a ``(1, parameters)`` table: read straight where they are
-        Python floats keyed by the template's symbols (an optimiser's own dictionary),
-        else as :func:`~genqsim.states.swept.point_values` reads them; ``None`` unless one
-        point of real finite values."""
-        parameters = self.template.parameters
-        if len(values) == len(parameters):
-            try:
-                row = [values[p] for p in parameters]
-            except KeyError:
-                row = None
-            if row is not None and all(type(v) is float for v in row):
-                table = np.array([row])
-                return table if np.isfinite(table).all() else None
-        found = point_values(self.template, values)
-        return None if found is None or found[0] else found[1]
 
 
 def point_reader(
@@ -181,14 +165,10 @@ def _on_cones(
     shared by the observables whose terms it holds) and evaluates the others once."""
     parts: dict[tuple[int, Any], tuple[Any, list[tuple[int, PauliSum]]]] = {}
     fixed: list[Any] = [None] * len(groups)
-    method = options.get("method", AUTO)
-    run = {key: v for key, v in options.items() if key not in ("initial", "method")}
     for k, gs in enumerate(groups):
         for g in gs:
             if not g.circuit.parameters:  # the same value at every point: run once
-                chosen = cone_method(method, g.circuit, numbers_of(options))
-                state = simulate(g.circuit, initial=g.initial, method=chosen, **run)
-                value = state.expectation(g.terms)
+                value = group_value(g, options)
                 fixed[k] = value if fixed[k] is None else fixed[k] + value
                 continue
             setup = _setup(g.circuit, numbers, {**options, "initial": g.initial})

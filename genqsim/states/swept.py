@@ -46,6 +46,15 @@ def point_values(
     circuit's parameters (``(points, parameters)`` floats, columns in the order of
     ``circuit.parameters``); ``None`` unless each parameter has real finite values and
     every key names one (the point-by-point path explains the rest)."""
+    parameters = circuit.parameters
+    if len(values) == len(parameters):  # an optimiser's dictionary of floats by symbol
+        try:
+            row = [values[p] for p in parameters]
+        except KeyError:
+            row = None
+        if row is not None and all(type(v) is float for v in row):
+            table = np.array([row])
+            return ((), table) if np.isfinite(table).all() else None
     column = circuit.derived("parameter columns", lambda: _parameter_columns(circuit))
     columns: dict[int, Any] = {}
     for key, value in values.items():
