@@ -68,8 +68,8 @@ def point_values(
         return None
     if all(isinstance(v, _REAL_SCALARS) and type(v) is not bool for v in columns.values()):
         # one point, an optimiser's loop: no arrays to broadcast
-        row = np.array([columns[k] for k in range(len(columns))], dtype=float)
-        return ((), row[None, :]) if np.isfinite(row).all() else None
+        point = np.array([[columns[k] for k in range(len(columns))]], dtype=float)
+        return ((), point) if np.isfinite(point).all() else None
     arrays = {k: np.asarray(v) for k, v in columns.items()}
     if any(a.dtype.kind not in "iuf" for a in arrays.values()):
         return None
