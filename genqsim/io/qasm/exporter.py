@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...circuit.circuit import Circuit, Operation
@@ -179,10 +179,17 @@ _FAMILY_DEFINITION = re.compile(r"(?:mcx|mcy|mcz|mcphase|mcrx|mcry|mcrz)_\d+")
 """Names :func:`_multi_controlled` gives its definitions (never a composite's)."""
 
 
+def composite_arguments(gate: Composite) -> tuple[Any, ...]:
+    """The free parameters of a composite's body, by name: the parameters of its definition,
+    and its call's arguments (the circuit's ``input`` parameters of those names)."""
+    return tuple(sorted(gate.free_symbols, key=str))
+
+
 class _Composites:
     """The definitions of the composites a circuit holds, one per distinct composite, named
     after it (``name``, then ``name_1``, ... where names are taken or composites of one
-    name differ): written without parameters, their bodies at the values called."""
+    name differ): written with the free parameters of their bodies as their only parameters,
+    their bodies at the values called."""
 
     def __init__(self, definitions: dict[str, str], taken: frozenset[str], version: int) -> None:
         self.definitions, self.taken, self.version = definitions, taken, version
@@ -190,7 +197,9 @@ class _Composites:
 
     def name(self, gate: Composite, body_lines: Callable[[Operation], list[str]]) -> str:
         """The name ``gate`` is defined under, adding its definition (and first those of the
-        composites its body calls) to the definitions."""
+        composites its body calls) to the definitions. A body with free parameters takes them
+        as the gate's own parameters (a gate body sees no global ``input``): see
+        :func:`composite_arguments`."""
         known = self.names.get(gate)
         if known is not None:
             return known
@@ -202,7 +211,9 @@ class _Composites:
         separator = "," if self.version == 2 else ", "
         qubits = separator.join(f"q{i}" for i in range(gate.n_qubits))
         body = " ".join(_LOCAL_QUBIT.sub(r"q\1", line) for line in lines)
-        self.definitions[name] = f"gate {name} {qubits} {{ {body} }}"
+        arguments = composite_arguments(gate)
+        head = f"{name}({', '.join(map(str, arguments))})" if arguments else name
+        self.definitions[name] = f"gate {head} {qubits} {{ {body} }}"
         self.names[gate] = name
         return name
 
@@ -276,7 +287,7 @@ def _operation(
             return [line for inner in placed for line in _operation(inner, registers, definitions)]
         name = composites.name(gate, lambda inner: _operation(inner, registers, definitions,
                                                               composites))  # fmt: skip
-        return [_call(name, (), op.targets)]
+        return [_call(name, composite_arguments(gate), op.targets)]
     if gate.kind is GateKind.BARRIER:
         return ["barrier " + ", ".join(f"q[{q}]" for q in op.targets) + ";"]
     if isinstance(gate, Measure):
@@ -414,7 +425,8 @@ class _Writer3:
         prefix = _modifiers(op.control_values)
         if isinstance(gate, Composite):
             name = self.composites.name(gate, lambda inner: self.operation(inner, n_clbits))
-            return [indent + prefix + _call(name, (), op.controls + op.targets, 3)]
+            arguments = composite_arguments(gate)
+            return [indent + prefix + _call(name, arguments, op.controls + op.targets, 3)]
         if isinstance(gate, PauliRotation):
             if set(gate.pauli) == {"I"}:  # exp(-i theta/2): a global phase
                 phase = -gate.params[0] / 2
@@ -451,18 +463,51 @@ class _Writer3:
         return lines
 
 
+_IDENTIFIER3 = re.compile(r"[^\W\d]\w*")
+"""An OpenQASM 3 identifier (a letter, Unicode letters included, or ``_``, then word
+characters)."""
+
+
+def input_names(symbols: Iterable[Any]) -> dict[Any, str]:
+    """The ``input`` name of each free parameter: its own where that is an identifier no
+    keyword, gate or register of the file takes, else the name Qiskit's exporter gives it
+    (``θ[0]`` becomes ``_θ_0_``), made unique with ``_1``, ``_2``, ..."""
+    taken = set(KEYWORDS3 | STDGATES | LANGUAGE_GATES3 | frozenset(DEFINITIONS3) | {"q", "c"})
+    ordered = sorted(symbols, key=str)
+    names = {s: str(s) for s in ordered if _IDENTIFIER3.fullmatch(str(s)) and str(s) not in taken}
+    taken |= set(names.values())
+    for s in ordered:
+        if s in names:
+            continue
+        base = "_" + re.sub(r"\W", "_", str(s))
+        name, k = base, 0
+        while name in taken:
+            k += 1
+            name = f"{base}_{k}"
+        names[s] = name
+        taken.add(name)
+    return names
+
+
 def dumps3(circuit: Circuit) -> str:
     """OpenQASM 3 text for ``circuit`` (``stdgates.inc`` names; free parameters as
     ``input float[64]``); ``loads3(dumps3(c)) == c`` for library gates, and Qiskit's
     ``qasm3.loads`` reads it."""
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"dumps3() takes a Circuit, got {type(circuit).__name__}")
+    import sympy
+
+    names = input_names(circuit.parameters)
+    renamed = {s: sympy.Symbol(name, real=True) for s, name in names.items() if str(s) != name}
+    if renamed:  # operation by operation: a composite stays one definition
+        ops = [op.bind(renamed) for op in circuit.instructions]
+        circuit = Circuit(circuit.n_qubits, ops, n_clbits=circuit.n_clbits)
     writer = _Writer3()
     body: list[str] = []
     for op in circuit.instructions:
         body.extend(writer.operation(op, circuit.n_clbits))
     lines = ["OPENQASM 3.0;", 'include "stdgates.inc";']
-    lines += [f"input float[64] {name};" for name in sorted(map(str, circuit.parameters))]
+    lines += [f"input float[64] {name};" for name in sorted(names.values())]
     lines += list(writer.definitions.values())
     lines.append(f"qubit[{max(circuit.n_qubits, 1)}] q;")
     if circuit.n_clbits:

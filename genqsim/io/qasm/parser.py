@@ -216,7 +216,8 @@ def _sympy_value(node: Node, env: dict[str, Any]) -> Any:
 
 def _evaluate(node: Node, env: dict[str, Any], exact: bool) -> Any:
     """The value of ``node``: exact SymPy when ``exact`` and nothing in it is a float, else a
-    Python float (through SymPy only where floats leave the reals or overflow)."""
+    Python float (through SymPy only where floats leave the reals or overflow), or a SymPy
+    expression with floats in it where it holds a free symbol (an OpenQASM 3 input)."""
     if exact and not _has_real(node, env):
         value = _sympy_value(node, env)
         if not value.is_finite and has_infinity(value):  # ln(0), 0^-1: no angle
@@ -226,6 +227,8 @@ def _evaluate(node: Node, env: dict[str, Any], exact: bool) -> Any:
         value = _float_value(node, env)
     except (ValueError, OverflowError, TypeError):
         value = _sympy_value(node, env)
+        if value.free_symbols:  # of an input parameter (``0.6*t``): symbolic, floats kept
+            return value
     return python_number(value, "gate parameter")
 
 
