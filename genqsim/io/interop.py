@@ -6,9 +6,9 @@ first qubit most significant, so its amplitudes are genqsim's with the bit order
 
 from __future__ import annotations
 
-import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,8 @@ from ..circuit.gates import (
     PauliRotation,
 )
 from ..errors import ArgumentTypeError, ArgumentValueError
+from . import classical
+from .classical import ClassicalError, ClassicalScope
 from .qasm.parser import BUILTIN
 
 
@@ -45,32 +47,124 @@ def _from_qiskit_param(value: Any) -> Any:
 
 
 def from_qiskit(qc: Any) -> Circuit:
-    """A genqsim circuit from a Qiskit ``QuantumCircuit`` (standard gates, ``unitary``,
-    measurements, resets, barriers and delays, ``if_test`` blocks with ``else`` branches, and
-    ``switch`` blocks: conditioned on a classical bit, a register, or an expression of them).
-    Any other gate with a definition (a circuit made a gate, a library gate genqsim's table
-    lacks) is one :class:`~genqsim.Composite` by its name, running as that definition."""
+    """A genqsim circuit from a Qiskit ``QuantumCircuit``: standard gates, ``unitary`` and
+    other gates with a matrix, measurements, resets, barriers and delays, ``box`` blocks,
+    ``for_loop`` blocks (unrolled), ``if_test`` blocks with ``else`` branches and ``switch``
+    blocks (conditioned on a classical bit, a register, or an expression of them), and
+    classical variables (``add_var``, ``store``) kept as expressions of the measured bits
+    (:mod:`genqsim.io.classical`). Any other gate with a definition (a circuit made a gate, a
+    library gate genqsim's table lacks) is one :class:`~genqsim.Composite` by its name,
+    running as that definition."""
     from qiskit import QuantumCircuit
 
     if not isinstance(qc, QuantumCircuit):
         raise ArgumentTypeError(f"expected a qiskit QuantumCircuit, got {type(qc).__name__}")
+    inputs = [var.name for var in qc.iter_input_vars()]
+    if inputs:
+        raise ArgumentValueError(
+            f"classical input variables ({', '.join(inputs)}) have no genqsim form: genqsim "
+            "keeps no classical memory but measured bits"
+        )
     c = Circuit(qc.num_qubits, n_clbits=qc.num_clbits)
-    for item in qc.data:
-        op = item.operation
-        qubits = [qc.find_bit(q).index for q in item.qubits]
+    reader = _QiskitReader()
+    for var in qc.iter_declared_vars():
+        with reader.at("declare"):
+            reader.scope.declare(var.name, _classical_width(var.type))
+    reader.read(qc, c, list(range(qc.num_qubits)), list(range(qc.num_clbits)))
+    phase = _from_qiskit_param(qc.global_phase)
+    if c.n_qubits and phase != 0:
+        c.pauli_rotation("I", -2 * phase, [0])
+    return c
+
+
+MAX_UNROLLED_INSTRUCTIONS = 1_000_000
+"""Instructions the ``for_loop`` blocks of one Qiskit circuit may unroll to: more is refused."""
+
+_BINARY_SYMBOLS = {
+    "BIT_AND": "&", "BIT_OR": "|", "BIT_XOR": "^", "LOGIC_AND": "&&", "LOGIC_OR": "||",
+    "EQUAL": "==", "NOT_EQUAL": "!=", "LESS": "<", "LESS_EQUAL": "<=", "GREATER": ">",
+    "GREATER_EQUAL": ">=", "SHIFT_LEFT": "<<", "SHIFT_RIGHT": ">>", "ADD": "+", "SUB": "-",
+    "MUL": "*",
+}  # fmt: skip
+"""Qiskit's classical binary operators, as :mod:`genqsim.io.classical` names them."""
+
+
+def _classical_width(kind: Any) -> int:
+    """A Qiskit classical type's width as :func:`genqsim.io.classical.cast` takes it."""
+    from qiskit.circuit.classical import types
+
+    if isinstance(kind, types.Bool):
+        return 0
+    if isinstance(kind, types.Uint):
+        return int(kind.width)
+    raise ArgumentValueError(
+        f"classical values of type {kind} have no genqsim form (bool and uint are read)"
+    )
+
+
+def _matrix_of(op: Any) -> np.ndarray | None:
+    """The matrix of a Qiskit gate without a definition (``PermutationGate``), if it has one."""
+    from qiskit.circuit import Gate
+    from qiskit.circuit.exceptions import CircuitError
+
+    if not isinstance(op, Gate):
+        return None
+    try:
+        return np.asarray(op.to_matrix(), dtype=complex)
+    except (CircuitError, TypeError, ValueError, AttributeError):
+        return None
+
+
+class _QiskitReader:
+    """One Qiskit circuit read into genqsim operations, blocks inside it included: each
+    block's qubits and classical bits placed on the outer circuit's through maps, classical
+    variables kept in one :class:`~genqsim.io.classical.ClassicalScope`."""
+
+    def __init__(self) -> None:
+        self.scope = ClassicalScope()
+        self.unrolled = 0
+
+    @contextmanager
+    def at(self, name: str) -> Iterator[None]:
+        """Classical refusals, said of the instruction ``name``."""
+        try:
+            yield
+        except ClassicalError as exc:
+            raise ClassicalError(f"Qiskit {name!r}: {exc}") from None
+
+    def read(self, qc: Any, c: Circuit, qubit_map: list[int], clbit_map: list[int]) -> None:
+        """The instructions of ``qc`` onto ``c``: ``qc``'s qubit ``i`` is ``c``'s
+        ``qubit_map[i]``, its classical bit ``j`` ``c``'s ``clbit_map[j]``."""
+        for item in qc.data:
+            op = item.operation
+            qubits = [qubit_map[qc.find_bit(q).index] for q in item.qubits]
+            clbits = [clbit_map[qc.find_bit(b).index] for b in item.clbits]
+            name = op.name
+            if name in ("if_else", "switch_case"):
+                with self.at(name):
+                    parts = self.branches(qc, op, clbit_map)
+                self.emit(c, parts, qubits, clbits)
+            elif name in ("box", "for_loop"):
+                self.blocks(c, op, item, qubits, clbits)
+            elif name == "store":
+                with self.at(name):
+                    self.store(qc, op, clbit_map)
+            elif getattr(op, "condition", None) is not None:
+                raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
+            elif name in ("barrier", "delay"):  # a delay is an identity on an ideal machine
+                c.barrier(qubits)
+            elif name == "measure":
+                c.measure(qubits[0], clbits[0])
+                self.scope.measured(clbits)
+            elif name == "reset":
+                c.reset(qubits[0])
+            else:
+                self.gate(c, op, qubits, clbits)
+
+    def gate(self, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
+        """A gate or an instruction with a definition."""
         name = op.name
-        if name in ("if_else", "switch_case"):
-            read = _from_qiskit_if if name == "if_else" else _from_qiskit_switch
-            read(qc, c, op, qubits, [qc.find_bit(b).index for b in item.clbits])
-        elif getattr(op, "condition", None) is not None:
-            raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
-        elif name in ("barrier", "delay"):  # a delay is an identity on an ideal machine
-            c.barrier(qubits)
-        elif name == "measure":
-            c.measure(qubits[0], qc.find_bit(item.clbits[0]).index)
-        elif name == "reset":
-            c.reset(qubits[0])
-        elif name == "global_phase":  # exp(i phi) = exp(-i (-2 phi) I / 2)
+        if name == "global_phase":  # exp(i phi) = exp(-i (-2 phi) I / 2)
             if c.n_qubits:
                 c.pauli_rotation("I", -2 * _from_qiskit_param(op.params[0]), [0])
         elif name == "unitary":
@@ -87,17 +181,141 @@ def from_qiskit(qc: Any) -> Circuit:
                 c._append_op(sub_op)
         elif getattr(op, "definition", None) is not None:
             body = from_qiskit(op.definition)
-            if body.has_non_unitary:  # an instruction that measures: its operations in place
-                for sub_op in body.operations:
-                    c._append_op(sub_op.remapped(qubits))
+            if body.has_non_unitary:  # an instruction that measures: its instructions in place
+                self.read(op.definition, c, qubits, clbits)
             else:  # a gate with a definition: one composite by its name, as Qiskit keeps it
                 c.append(Composite(_identifier(name), body, _composite_params(op)), qubits)
+        elif (matrix := _matrix_of(op)) is not None:  # a gate known by its matrix alone
+            c.unitary(matrix, qubits)
         else:
             raise ArgumentValueError(f"Qiskit operation {name!r} has no genqsim equivalent")
-    phase = _from_qiskit_param(qc.global_phase)
-    if c.n_qubits and phase != 0:
-        c.pauli_rotation("I", -2 * phase, [0])
-    return c
+
+    def blocks(self, c: Circuit, op: Any, item: Any, qubits: list[int], clbits: list[int]) -> None:
+        """A ``box`` (its block in place) or a ``for_loop`` (its block once per value, the
+        loop parameter bound to it)."""
+        if op.name == "box":
+            self.read(op.blocks[0], c, qubits, clbits)
+            return
+        values, parameter, body = op.params
+        values = list(values)
+        self.unrolled += len(values) * max(1, len(body.data))
+        if self.unrolled > MAX_UNROLLED_INSTRUCTIONS:
+            raise ArgumentValueError(
+                f"for_loop blocks unroll to more than {MAX_UNROLLED_INSTRUCTIONS:,} "
+                "instructions: refused rather than run"
+            )
+        for value in values:
+            block = body if parameter is None else body.assign_parameters({parameter: value})
+            self.read(block, c, qubits, clbits)
+
+    def store(self, qc: Any, op: Any, clbit_map: list[int]) -> None:
+        """``store(var, value)``: the variable's value becomes the expression."""
+        from qiskit.circuit.classical import expr
+
+        if not isinstance(op.lvalue, expr.Var) or op.lvalue.name is None:
+            raise ClassicalError(
+                f"a store into {op.lvalue} writes classical bits, which genqsim writes by "
+                "measurements only"
+            )
+        self.scope.assign(op.lvalue.name, self.expression(qc, op.rvalue, clbit_map))
+
+    def expression(self, qc: Any, node: Any, clbit_map: list[int]) -> classical.Expression:
+        """A Qiskit classical expression, or a ``(bit or register, value)`` condition, as a
+        classical expression of the outer circuit's bits."""
+        from qiskit.circuit import ClassicalRegister, Clbit
+        from qiskit.circuit.classical import expr
+
+        if isinstance(node, tuple):
+            target, value = node
+            return ("==", self.expression(qc, target, clbit_map), classical.const(value))
+        if isinstance(node, Clbit):
+            return classical.bits([clbit_map[qc.find_bit(node).index]])
+        if isinstance(node, ClassicalRegister):
+            return classical.bits([clbit_map[qc.find_bit(b).index] for b in node])
+        if isinstance(node, expr.Var):
+            if isinstance(node.var, (Clbit, ClassicalRegister)):
+                return self.expression(qc, node.var, clbit_map)
+            value = self.scope.read(node.name)
+            if value is None:
+                raise ClassicalError(f"the classical variable {node.name!r} is not declared")
+            return value
+        if isinstance(node, expr.Value) and isinstance(node.value, (bool, int, np.integer)):
+            return classical.const(int(node.value))
+        if isinstance(node, expr.Cast):
+            inner = self.expression(qc, node.operand, clbit_map)
+            return classical.cast(_classical_width(node.type), inner)
+        if isinstance(node, expr.Index):
+            target = self.expression(qc, node.target, clbit_map)
+            shifted = (">>", target, self.expression(qc, node.index, clbit_map))
+            return ("&", shifted, classical.const(1))
+        if isinstance(node, expr.Unary) and node.op.name in ("LOGIC_NOT", "BIT_NOT"):
+            inner = self.expression(qc, node.operand, clbit_map)
+            if node.op.name == "LOGIC_NOT":
+                return ("!", inner)
+            return ("~", inner, _classical_width(node.type) or 1)
+        if isinstance(node, expr.Binary) and node.op.name in _BINARY_SYMBOLS:
+            left = self.expression(qc, node.left, clbit_map)
+            right = self.expression(qc, node.right, clbit_map)
+            return (_BINARY_SYMBOLS[node.op.name], left, right)
+        raise ClassicalError(
+            f"the classical expression {node} is outside what genqsim reads (bits, registers, "
+            "bool and uint variables under not, and, or, xor, shifts, comparisons, arithmetic "
+            "and integers)"
+        )
+
+    def branches(
+        self, qc: Any, op: Any, clbit_map: list[int]
+    ) -> tuple[tuple[int, ...], list[tuple[Any, list[int], classical.Expression]]]:
+        """``(bits, [(block, values, guard), ...])``: each block of an ``if_else`` or
+        ``switch_case`` runs where ``bits`` hold one of its values (``guard``, the expression
+        that holds there, for the variables it assigns)."""
+        from qiskit.circuit import CASE_DEFAULT
+
+        if op.name == "if_else":
+            condition = self.expression(qc, op.condition, clbit_map)
+            bits, values = classical.values_where(condition)
+            parts = [(op.blocks[0], values, condition)]
+            if len(op.blocks) > 1 and op.blocks[1] is not None:
+                parts.append((op.blocks[1], classical.complement(bits, values), ("!", condition)))
+            return bits, parts
+        target = self.expression(qc, op.target, clbit_map)
+        cases = [([classical.DEFAULT if v is CASE_DEFAULT else int(v) for v in labels], block)
+                 for labels, block in op.cases_specifier()]  # fmt: skip
+        bits, chosen = classical.switch_cases(target, cases)
+        return bits, [(block, values, classical.one_of(bits, values)) for block, values in chosen]
+
+    def emit(
+        self,
+        c: Circuit,
+        parts: tuple[tuple[int, ...], list[tuple[Any, list[int], classical.Expression]]],
+        qubits: list[int],
+        clbits: list[int],
+    ) -> None:
+        """Each block as a conditional on each of its values of the tested bits (a block's
+        qubits and classical bits are ``c``'s ``qubits`` and ``clbits``)."""
+        bits, branches = parts
+        bodies = []
+        for block, values, guard in branches:
+            body = Circuit(c.n_qubits, n_clbits=c.n_clbits)
+            with self.scope.guarded(guard):
+                self.read(block, body, qubits, clbits)
+            bodies.append((body, values))
+        several = sum(len(values) for body, values in bodies if body.operations) > 1
+        written = {op.gate.clbit for body, _ in bodies for op in body.operations
+                   if isinstance(op.gate, Measure)}  # fmt: skip
+        if several and written & set(bits):
+            raise ArgumentValueError(
+                "a branch measures into the bits its condition reads, and the condition holds "
+                "on several values or has an else: genqsim reads that only as a plain if on "
+                "one value"
+            )
+        for body, values in bodies:
+            if not bits:  # a condition of constants and variables without bits: decided now
+                for op in body.instructions if values else ():
+                    c._append_op(op)
+            elif any(op.qubits for op in body.operations if op.gate.name != "barrier"):
+                for v in values:
+                    c.if_(bits, v, body)
 
 
 def _identifier(name: str) -> str:
@@ -113,179 +331,6 @@ def _composite_params(op: Any) -> tuple[Any, ...]:
         return tuple(_from_qiskit_param(p) for p in op.params)
     except (ArgumentTypeError, TypeError):  # a matrix or another object: not shown
         return ()
-
-
-MAX_CONDITION_BITS = 10
-"""Classical bits a condition of a Qiskit ``if_else`` or ``switch_case`` may read when it is
-an expression (or has an ``else``/default branch): it is evaluated on every value of them."""
-
-_BINARY = {
-    "BIT_AND": operator.and_, "BIT_OR": operator.or_, "BIT_XOR": operator.xor,
-    "LOGIC_AND": lambda a, b: bool(a) and bool(b), "LOGIC_OR": lambda a, b: bool(a) or bool(b),
-    "EQUAL": operator.eq, "NOT_EQUAL": operator.ne, "LESS": operator.lt,
-    "LESS_EQUAL": operator.le, "GREATER": operator.gt, "GREATER_EQUAL": operator.ge,
-    "SHIFT_LEFT": operator.lshift, "SHIFT_RIGHT": operator.rshift,
-}  # fmt: skip
-"""Qiskit's classical binary operators on integers (bits and registers as unsigned values)."""
-
-
-def _condition_bits(qc: Any, target: Any) -> list[int]:
-    """The classical bits (indices, lowest first) a Clbit, a register or an expression
-    reads."""
-    from qiskit.circuit import ClassicalRegister, Clbit
-    from qiskit.circuit.classical import expr
-
-    if isinstance(target, Clbit):
-        return [qc.find_bit(target).index]
-    if isinstance(target, ClassicalRegister):
-        return [qc.find_bit(b).index for b in target]
-    if isinstance(target, expr.Expr):
-        found: dict[int, None] = {}
-        for var in expr.iter_vars(target):
-            if not isinstance(var.var, (Clbit, ClassicalRegister)):
-                raise ArgumentValueError(
-                    f"the condition reads the classical variable {var.var!r}: genqsim reads "
-                    "conditions on classical bits and registers"
-                )
-            found.update(dict.fromkeys(_condition_bits(qc, var.var)))
-        return list(found)
-    raise ArgumentValueError(f"cannot read a condition on {target!r}")
-
-
-def _evaluate(qc: Any, node: Any, bits: dict[int, int]) -> int:
-    """A Qiskit classical expression where each classical bit ``i`` holds ``bits[i]``."""
-    from qiskit.circuit.classical import expr, types
-
-    if isinstance(node, expr.Var):
-        return sum(bits[b] << i for i, b in enumerate(_condition_bits(qc, node.var)))
-    if isinstance(node, expr.Value):
-        return int(node.value)
-    if isinstance(node, expr.Cast):
-        inner = _evaluate(qc, node.operand, bits)
-        return int(bool(inner)) if isinstance(node.type, types.Bool) else inner
-    if isinstance(node, expr.Index):
-        return (_evaluate(qc, node.target, bits) >> _evaluate(qc, node.index, bits)) & 1
-    if isinstance(node, expr.Unary):
-        inner = _evaluate(qc, node.operand, bits)
-        if node.op.name == "LOGIC_NOT":
-            return int(not inner)
-        if node.op.name == "BIT_NOT":
-            width = node.type.width if isinstance(node.type, types.Uint) else 1
-            return ~inner & ((1 << width) - 1)
-    if isinstance(node, expr.Binary) and node.op.name in _BINARY:
-        left, right = _evaluate(qc, node.left, bits), _evaluate(qc, node.right, bits)
-        return int(_BINARY[node.op.name](left, right))
-    raise ArgumentValueError(
-        f"the condition {node} is outside what genqsim reads (bits and registers under "
-        "not, and, or, xor, shifts, comparisons and integers)"
-    )
-
-
-def _values_where(qc: Any, condition: Any, tested: list[int]) -> list[int]:
-    """The values of the ``tested`` bits (the first the lowest) where ``condition`` holds."""
-    if len(tested) > MAX_CONDITION_BITS:
-        raise ArgumentValueError(
-            f"a condition expression on more than {MAX_CONDITION_BITS} classical bits is "
-            "refused (it is evaluated on every value of them)"
-        )
-    return [
-        v
-        for v in range(1 << len(tested))
-        if _evaluate(qc, condition, {b: (v >> i) & 1 for i, b in enumerate(tested)})
-    ]
-
-
-def _from_qiskit_if(qc: Any, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
-    """An ``IfElseOp`` as conditionals: the true block on the values of the tested bits where
-    the condition holds (a ``(bit or register, value)`` pair, or an expression evaluated on
-    every value of the bits it reads), the false block (if any) on every other value."""
-    condition = op.condition
-    if isinstance(condition, tuple):
-        target, value = condition
-        tested = _condition_bits(qc, target)
-        values = [int(value)]
-    else:
-        tested = _condition_bits(qc, condition)
-        values = _values_where(qc, condition, tested)
-    branches = [(op.params[0], values)]
-    if len(op.params) > 1 and op.params[1] is not None:
-        if len(tested) > MAX_CONDITION_BITS:
-            raise ArgumentValueError(
-                f"an else branch on more than {MAX_CONDITION_BITS} classical bits is refused "
-                "(it runs once per other value of them)"
-            )
-        chosen = set(values)
-        branches.append((op.params[1], [v for v in range(1 << len(tested)) if v not in chosen]))
-    _branches(c, branches, tested, qubits, clbits)
-
-
-def _from_qiskit_switch(qc: Any, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
-    """A ``SwitchCaseOp`` as conditionals: each case's block on the values of the target's
-    bits that select it (the default case on the values no other case names)."""
-    from qiskit.circuit import CASE_DEFAULT
-    from qiskit.circuit.classical import expr
-
-    tested = _condition_bits(qc, op.target)
-    cases = list(op.cases_specifier())
-    default = [block for labels, block in cases if CASE_DEFAULT in labels]
-    if not default and not isinstance(op.target, expr.Expr):  # the labels are the values
-        branches = [(block, [int(v) for v in labels]) for labels, block in cases]
-    else:
-        if len(tested) > MAX_CONDITION_BITS:
-            raise ArgumentValueError(
-                f"a switch on more than {MAX_CONDITION_BITS} classical bits with a default "
-                "case or an expression target is refused (it runs once per value of them)"
-            )
-        chosen: dict[int, Any] = {}
-        for v in range(1 << len(tested)):
-            if isinstance(op.target, expr.Expr):
-                key = _evaluate(qc, op.target, {b: (v >> i) & 1 for i, b in enumerate(tested)})
-            else:
-                key = v
-            block = next((b for labels, b in cases if key in labels), None)
-            if block is None and default:
-                block = default[0]
-            if block is not None:
-                chosen[v] = block
-        branches = [(block, [v for v, b in chosen.items() if b is block])
-                    for _, block in cases]  # fmt: skip
-    _branches(c, branches, tested, qubits, clbits)
-
-
-def _branches(
-    c: Circuit,
-    branches: list[tuple[Any, list[int]]],
-    tested: list[int],
-    qubits: list[int],
-    clbits: list[int],
-) -> None:
-    """Each Qiskit block as a conditional on each of its values of the ``tested`` bits (its
-    qubits and classical bits mapped to the outer circuit's ``qubits`` and ``clbits``)."""
-    bodies = []
-    for block, values in branches:
-        body = from_qiskit(block)
-        local_clbits = [block.find_bit(b).index for b in block.clbits]
-        remapped = Circuit(body.n_qubits)
-        for inner in body.operations:
-            if isinstance(inner.gate, Measure):
-                inner = Operation(
-                    Measure(clbits[local_clbits.index(inner.gate.clbit)]), inner.targets
-                )
-            remapped._append_op(inner)
-        bodies.append((remapped, values))
-    several = sum(len(values) for body, values in bodies if body.operations) > 1
-    written = {op.gate.clbit for body, _ in bodies for op in body.operations
-               if isinstance(op.gate, Measure)}  # fmt: skip
-    if several and written & set(tested):
-        raise ArgumentValueError(
-            "a branch measures into the bits its condition reads, and the condition holds on "
-            "several values or has an else: genqsim reads that only as a plain if on one value"
-        )
-    for body, values in bodies:
-        if not body.operations:
-            continue
-        for v in values:
-            c.if_(tested, v, body, qubits=qubits)
 
 
 def _to_qiskit_param(value: Any, table: dict) -> Any:

@@ -18,16 +18,18 @@ names the construct and its line.
 
 from __future__ import annotations
 
-import operator
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...circuit.circuit import Circuit, Operation, new_operation
 from ...circuit.gates import Measure, NamedGate, PauliRotation, Reset
 from ...errors import GenqsimError
+from .. import classical
+from ..classical import ClassicalError, ClassicalScope
 from .lexer import QasmError
 from .parser import (
     BUILTIN,
@@ -66,19 +68,6 @@ _CONSTANTS: dict[str, Node] = {
 
 MAX_UNROLLED_STATEMENTS = 1_000_000
 """Statements ``for`` loops may unroll to in one file: a larger loop is refused, not run."""
-
-MAX_CONDITION_BITS = 10
-"""A condition other than a register compared with one value, and an ``else``, run once per
-value of the bits they read that selects them: on more bits they are refused."""
-
-_CLASSICAL: dict[str, Any] = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt,
-    "<=": operator.le, ">=": operator.ge, "&&": lambda a, b: bool(a) and bool(b),
-    "||": lambda a, b: bool(a) or bool(b), "&": operator.and_, "|": operator.or_,
-    "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "+": operator.add,
-    "-": operator.sub, "*": operator.mul,
-}  # fmt: skip
-"""The operators of conditions on classical bits."""
 
 
 class QasmTimingWarning(UserWarning):
@@ -133,6 +122,7 @@ class _Reader:
         self.depth = 0  # gate definitions being expanded, one inside another
         self.expanded = 0  # operations the top-level calls of defined gates expanded to
         self.statement: Any = None  # the statement being read, for errors
+        self.scope = ClassicalScope()  # classical variables, and the bits written so far
 
     # -- errors ------------------------------------------------------------------------------
     def fail(self, message: str, node: Any = None) -> QasmError:
@@ -188,6 +178,10 @@ class _Reader:
             self.statements(node.body, env, out)
         elif isinstance(node, ast.BranchingStatement):
             self.branch(node, env, out)
+        elif isinstance(node, ast.SwitchStatement):
+            self.switch(node, env, out)
+        elif isinstance(node, ast.ClassicalAssignment):
+            self.assign(node, env)
         elif isinstance(node, ast.ForInLoop):
             self.loop(node, env, out)
         elif isinstance(node, ast.Pragma):
@@ -199,8 +193,7 @@ class _Reader:
                 "ClassicalAssignment": "classical assignment", "ExpressionStatement":
                 "classical expressions", "CalibrationStatement": "calibrations (cal)",
                 "CalibrationDefinition": "calibrations (defcal)", "BreakStatement": "break",
-                "ContinueStatement": "continue", "SwitchStatement": "switch",
-                "AliasStatement": "let aliases",
+                "ContinueStatement": "continue", "AliasStatement": "let aliases",
             }.get(kind, kind)  # fmt: skip
             raise self.fail(f"{what} are outside what genqsim reads of OpenQASM 3", node)
 
@@ -216,7 +209,8 @@ class _Reader:
 
     # -- declarations ----------------------------------------------------------------------------
     def new_name(self, name: str, node: Any) -> None:
-        if name in self.qregs or name in self.bits or name in self.inputs:
+        taken = (self.qregs, self.bits, self.inputs, self.scope.variables)
+        if any(name in names for names in taken):
             raise self.fail(f"{name!r} is declared twice", node)
 
     def size(self, node: Any, env: dict[str, Any]) -> int | None:
@@ -239,11 +233,17 @@ class _Reader:
     def declare_classical(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
         from openqasm3 import ast
 
+        if isinstance(node.type, (ast.StretchType, ast.DurationType)):
+            self.note_timing()  # a duration to lay out delays and boxes: no timing here
+            return
         if not isinstance(node.type, ast.BitType):
-            raise self.fail(
-                f"classical variables of type {type(node.type).__name__} are outside what "
-                "genqsim reads (bit and bit[n] are read)", node,
-            )  # fmt: skip
+            width = self.classical_width(node.type, env, node)
+            self.new_name(node.identifier.name, node)
+            init = node.init_expression
+            value = None if init is None else self.expression(init, env)
+            with self.classical_at(node):
+                self.scope.declare(node.identifier.name, width, value)
+            return
         name = node.identifier.name
         self.new_name(name, node)
         size = self.size(node.type.size, env)
@@ -391,6 +391,7 @@ class _Reader:
             raise self.fail(
                 f"measure maps {len(qubits)} qubit(s) onto {len(clbits)} classical bit(s)"
             )
+        self.scope.measured(clbits)
         return [new_operation(Measure(c), (q,)) for q, c in zip(qubits, clbits)]
 
     # -- expressions -----------------------------------------------------------------------------
@@ -613,104 +614,139 @@ class _Reader:
             raise self.fail(f"pow @: {exc}", node) from None
         return [op.remapped(qubits) for op in powered.operations]
 
-    # -- control flow ----------------------------------------------------------------------------
-    def condition(self, node: Any, env: dict[str, Any]) -> tuple[tuple[int, ...], list[int]]:
-        """``(bits, values)`` of an ``if`` condition: it holds where ``bits`` (the first the
-        lowest) hold one of ``values``. A bit or register compared with a value is read
-        directly; any other expression of bits (``!``, ``^``, ``&&``, ``||``, comparisons,
-        as Qiskit writes parities: ``(a[0] ^ a[1]) == true``) is evaluated on every value of
-        the bits it reads, up to :data:`MAX_CONDITION_BITS` of them."""
+    # -- classical values and control flow -------------------------------------------------------
+    @contextmanager
+    def classical_at(self, node: Any) -> Iterator[None]:
+        """Refusals of :mod:`genqsim.io.classical` as ``QasmError`` at ``node``."""
+        try:
+            yield
+        except ClassicalError as exc:
+            raise self.fail(str(exc), node) from None
+
+    def expression(self, node: Any, env: dict[str, Any]) -> classical.Expression:
+        """``node`` as a classical expression of bits (:mod:`genqsim.io.classical`): bits and
+        registers, classical variables, loop variables and constants, integers and booleans
+        under ``!``, ``~``, ``-``, casts and the operators of ``classical.BINARY``."""
         from openqasm3 import ast
 
-        if isinstance(node, ast.BinaryExpression) and node.op.name == "==":
-            lhs, rhs = node.lhs, node.rhs
-            if isinstance(lhs, (ast.IntegerLiteral, ast.BooleanLiteral)):
-                lhs, rhs = rhs, lhs
-            if _is_bits(lhs) and isinstance(rhs, (ast.IntegerLiteral, ast.BooleanLiteral)):
-                bits = tuple(self.clbits(lhs, env))
-                value = int(rhs.value)
-                if not 0 <= value < 1 << len(bits):
-                    raise self.fail(f"value {value} does not fit in {len(bits)} bit(s)", node)
-                return bits, [value]
+        if isinstance(node, ast.Identifier) and node.name not in self.bits:
+            with self.classical_at(node):
+                value = self.scope.read(node.name)
+            if value is not None:
+                return value
+            known = env.get(node.name)
+            if known is not None and _is_integral(known):
+                return classical.const(int(known))
+            raise self.fail(f"unknown classical value {node.name!r} in a condition", node)
         if _is_bits(node):
-            bits = tuple(self.clbits(node, env))
-            if len(bits) != 1:
-                raise self.fail("a register is compared with a value: if (c == 3)", node)
-            return bits, [1]
-        names: dict[int, None] = {}
-        self.condition_bits(node, env, names)
-        bits = tuple(names)
-        if len(bits) > MAX_CONDITION_BITS:
-            raise self.fail(
-                f"a condition on more than {MAX_CONDITION_BITS} bits is refused unless it "
-                "compares one register with a value", node,
-            )  # fmt: skip
-        position = {b: i for i, b in enumerate(bits)}
-        values = [v for v in range(1 << len(bits)) if self.holds(node, env, v, position)]
-        return bits, values
-
-    def condition_bits(self, node: Any, env: dict[str, Any], found: dict[int, None]) -> None:
-        """The classical bits a condition reads, into ``found`` in order."""
-        if _is_bits(node):
-            found.update(dict.fromkeys(self.clbits(node, env)))
-            return
-        for child in ("expression", "lhs", "rhs"):
-            inner = getattr(node, child, None)
-            if inner is not None:
-                self.condition_bits(inner, env, found)
-
-    def holds(self, node: Any, env: dict[str, Any], value: int, position: dict[int, int]) -> Any:
-        """The condition ``node`` evaluated where the bits hold ``value``."""
-        from openqasm3 import ast
-
-        if _is_bits(node):
-            bits = self.clbits(node, env)
-            return sum(((value >> position[b]) & 1) << i for i, b in enumerate(bits))
+            return classical.bits(self.clbits(node, env))
         if isinstance(node, (ast.IntegerLiteral, ast.BooleanLiteral)):
-            return int(node.value)
+            return classical.const(node.value)
         if isinstance(node, ast.UnaryExpression):
-            inner = self.holds(node.expression, env, value, position)
-            if node.op.name == "!":
-                return int(not inner)
+            inner = self.expression(node.expression, env)
             if node.op.name == "~":
-                width = len(self.clbits(node.expression, env)) if _is_bits(node.expression) else 1
-                return ~inner & ((1 << width) - 1)
-            return -inner
-        if isinstance(node, ast.BinaryExpression) and node.op.name in _CLASSICAL:
-            lhs = self.holds(node.lhs, env, value, position)
-            rhs = self.holds(node.rhs, env, value, position)
-            return int(_CLASSICAL[node.op.name](lhs, rhs))
+                return ("~", inner, classical.width_of(inner))
+            return ("!", inner) if node.op.name == "!" else ("neg", inner)
+        if isinstance(node, ast.BinaryExpression) and node.op.name in classical.BINARY:
+            lhs, rhs = self.expression(node.lhs, env), self.expression(node.rhs, env)
+            return (node.op.name, lhs, rhs)
+        if isinstance(node, ast.Cast):
+            return classical.cast(self.classical_width(node.type, env, node),
+                                  self.expression(node.argument, env))  # fmt: skip
         raise self.fail(
-            f"{_text(node)!r} in a condition is outside what genqsim reads (bits and "
-            "registers under !, ~, ^, &, |, &&, ||, comparisons and integers)", node,
+            f"{_text(node)!r} in a condition is outside what genqsim reads (bits, registers, "
+            "bool and int variables under !, ~, ^, &, |, &&, ||, comparisons and integers)",
+            node,
+        )
+
+    def classical_width(self, kind: Any, env: dict[str, Any], node: Any) -> int:
+        """The width of a classical type as :func:`genqsim.io.classical.cast` takes it:
+        ``bool`` 0, ``uint[w]`` and ``bit[w]`` ``w``, ``int[w]`` ``-w`` (64 bits unsized)."""
+        from openqasm3 import ast
+
+        if isinstance(kind, ast.BoolType):
+            return 0
+        if isinstance(kind, (ast.IntType, ast.UintType, ast.BitType)):
+            size = self.size(kind.size, env)
+            width = (1 if isinstance(kind, ast.BitType) else 64) if size is None else size
+            return -width if isinstance(kind, ast.IntType) else width
+        raise self.fail(
+            f"classical variables of type {type(kind).__name__} are outside what genqsim "
+            "reads (bit, bit[n], bool, int and uint are read)", node,
         )  # fmt: skip
 
+    def assign(self, node: Any, env: dict[str, Any]) -> None:
+        """``name = value;`` for a classical variable (bits are written by measurements only)."""
+        from openqasm3 import ast
+
+        target = node.lvalue
+        if not isinstance(target, ast.Identifier) or target.name in self.bits:
+            raise self.fail(
+                f"assignment to {_text(target)!r}: classical bits are written by measurements "
+                "here, and variables (bool, int, uint) by '='", node,
+            )  # fmt: skip
+        value = self.expression(node.rvalue, env)
+        if node.op.name != "=":  # ``a += 1``: the operator before the '='
+            operation = node.op.name[:-1]
+            if operation not in classical.BINARY:
+                raise self.fail(f"the assignment operator {node.op.name!r} is not read", node)
+            value = (operation, self.expression(target, env), value)
+        with self.classical_at(node):
+            self.scope.assign(target.name, value)
+
     def branch(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
-        bits, values = self.condition(node.condition, env)
-        then: list[Any] = []
-        otherwise: list[Any] = []
-        self.statements(node.if_block, env, then)
-        self.statements(node.else_block or [], env, otherwise)
-        others: list[int] = []
-        if otherwise:
-            if len(bits) > MAX_CONDITION_BITS:
-                raise self.fail(
-                    f"an else on more than {MAX_CONDITION_BITS} bits is refused (it runs once "
-                    "per other value of them)", node,
-                )  # fmt: skip
-            chosen = set(values)
-            others = [v for v in range(1 << len(bits)) if v not in chosen]
-        written = {op.gate.clbit for part in (then, otherwise) for op in _operations(part)
+        condition = self.expression(node.condition, env)
+        with self.classical_at(node):
+            bits, values = classical.values_where(condition)
+            others = classical.complement(bits, values) if node.else_block else []
+        self.branches(node, env, out, bits,
+                      [(node.if_block, values, condition),
+                       (node.else_block or [], others, ("!", condition))])  # fmt: skip
+
+    def switch(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
+        """``switch (target) { case 0, 1 { ... } default { ... } }`` as branches on the
+        values of the bits the target reads."""
+        target = self.expression(node.target, env)
+        cases = [([self.integer(v, env) for v in values], block)
+                 for values, block in node.cases]  # fmt: skip
+        if node.default is not None:
+            cases.append(([classical.DEFAULT], node.default))
+        with self.classical_at(node):
+            bits, chosen = classical.switch_cases(target, cases)
+        parts = [
+            (block.statements, values, classical.one_of(bits, values)) for block, values in chosen
+        ]
+        self.branches(node, env, out, bits, parts)
+
+    def branches(
+        self,
+        node: Any,
+        env: dict[str, Any],
+        out: list[Any],
+        bits: tuple[int, ...],
+        parts: list[tuple[Any, list[int], classical.Expression]],
+    ) -> None:
+        """Blocks each read as a branch on ``values`` of ``bits`` (``guard`` the expression
+        that holds there, for the variables they assign)."""
+        read: list[tuple[list[Any], list[int]]] = []
+        for block, values, guard in parts:
+            body: list[Any] = []
+            with self.scope.guarded(guard):
+                self.statements(block, env, body)
+            read.append((body, values))
+        written = {op.gate.clbit for body, _ in read for op in _operations(body)
                    if isinstance(op.gate, Measure)}  # fmt: skip
-        if written & set(bits) and (otherwise or len(values) > 1):
+        several = sum(len(values) for body, values in read if body) > 1
+        if written & set(bits) and several:
             raise self.fail(
                 "a branch that measures into the bits its condition reads is read only as a "
                 "plain if on one value", node,
             )  # fmt: skip
-        if then and values:
-            out.append(_Branch(bits, values, then))
-        if otherwise and others:
-            out.append(_Branch(bits, others, otherwise))
+        for body, values in read:
+            if not bits:  # a condition of constants and variables without bits: decided now
+                out += body if values else []
+            elif body and values:
+                out.append(_Branch(bits, values, body))
 
     def loop(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
         from openqasm3 import ast
@@ -754,6 +790,14 @@ def _emit(c: Circuit, items: list[Any], reader: _Reader) -> None:
         elif item[0] == "gphase":  # exp(i phi) = exp(-i (-2 phi) I / 2), on any qubit
             if c.n_qubits:
                 c._append_op(new_operation(PauliRotation("I", -2 * item[1]), (0,)))
+
+
+def _is_integral(value: Any) -> bool:
+    """Whether a loop variable or constant is an integer (a Python or SymPy one)."""
+    try:
+        return int(value) == value and not isinstance(value, bool)
+    except (TypeError, ValueError):
+        return False
 
 
 def _is_bits(node: Any) -> bool:

@@ -1,0 +1,271 @@
+"""Classical values of dynamic circuits as functions of measured bits: what the conditions,
+``switch`` targets and classical variables (``bool``, ``int``, ``uint``) of OpenQASM 3 files
+and Qiskit circuits compute, read into genqsim's classically controlled operations.
+
+A genqsim circuit keeps no classical memory but its measured bits, and a conditional runs on
+the values of bits. So a classical variable is kept as the expression of bits it was last
+given (``a = !c[0]``, or under a branch ``a = c[0] ? true : a``), valid while none of those
+bits is measured again; a condition or ``switch`` target is evaluated on every value of the
+bits it reads (at most :data:`MAX_CONDITION_BITS` of them, unless it compares bits with one
+value). Both readers (:mod:`genqsim.io.qasm.qasm3`, :mod:`genqsim.io.interop`) build the
+expressions below from their own syntax and share the rest.
+
+An expression is a tuple: ``("bits", (b0, b1, ...))`` the unsigned value of those bits
+(``b0`` lowest), ``("const", k)``, ``("cast", width, x)`` (``width`` ``0`` for ``bool``,
+``-w`` for a signed ``int[w]``), ``("select", condition, then, otherwise)``, ``("~", x,
+width)``, ``("!", x)``, ``("neg", x)``, and ``(operator, x, y)`` for the operators of
+:data:`BINARY`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ArgumentValueError
+
+Expression = tuple
+"""A classical expression (see the module's text)."""
+
+MAX_CONDITION_BITS = 10
+"""Bits a condition may read when it is evaluated on every value of them (an expression, an
+``else`` branch or a ``switch`` default): on more it is refused, not enumerated."""
+
+BINARY: dict[str, Any] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt,
+    "<=": operator.le, ">=": operator.ge, "&&": lambda a, b: bool(a) and bool(b),
+    "||": lambda a, b: bool(a) or bool(b), "&": operator.and_, "|": operator.or_,
+    "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "+": operator.add,
+    "-": operator.sub, "*": operator.mul,
+}  # fmt: skip
+"""The binary operators of classical expressions, on Python integers."""
+
+
+class ClassicalError(ArgumentValueError):
+    """A classical construct genqsim cannot read into conditionals on measured bits (each
+    reader adds where it stands: a file's line, a circuit's instruction)."""
+
+
+def bits(indices: Sequence[int]) -> Expression:
+    """The unsigned value of the classical bits ``indices`` (the first the lowest)."""
+    return ("bits", tuple(indices))
+
+
+def const(value: int | bool) -> Expression:
+    return ("const", int(value))
+
+
+def cast(width: int, value: Expression) -> Expression:
+    """``value`` as a ``bool`` (``width`` 0), ``uint[width]`` (positive) or ``int[-width]``
+    (negative)."""
+    return ("cast", width, value)
+
+
+def evaluate(node: Expression, values: Mapping[int, int]) -> int:
+    """The value of ``node`` where each classical bit ``b`` holds ``values[b]``."""
+    kind = node[0]
+    if kind == "bits":
+        return sum(values[b] << i for i, b in enumerate(node[1]))
+    if kind == "const":
+        return node[1]
+    if kind == "select":
+        return evaluate(node[2] if evaluate(node[1], values) else node[3], values)
+    if kind == "cast":
+        return _cast(node[1], evaluate(node[2], values))
+    if kind == "!":
+        return int(not evaluate(node[1], values))
+    if kind == "~":
+        return ~evaluate(node[1], values) & ((1 << node[2]) - 1)
+    if kind == "neg":
+        return -evaluate(node[1], values)
+    return int(BINARY[kind](evaluate(node[1], values), evaluate(node[2], values)))
+
+
+def _cast(width: int, value: int) -> int:
+    if width == 0:
+        return int(bool(value))
+    if width > 0:
+        return value & ((1 << width) - 1)
+    wrapped = value & ((1 << -width) - 1)
+    return wrapped - (1 << -width) if wrapped >> (-width - 1) else wrapped
+
+
+def bits_read(node: Expression) -> tuple[int, ...]:
+    """The classical bits ``node`` reads, in the order met."""
+    found: dict[int, None] = {}
+    _collect(node, found)
+    return tuple(found)
+
+
+def _collect(node: Expression, found: dict[int, None]) -> None:
+    if node[0] == "bits":
+        found.update(dict.fromkeys(node[1]))
+    elif node[0] != "const":
+        for child in node[1:]:
+            if isinstance(child, tuple):
+                _collect(child, found)
+
+
+def width_of(node: Expression) -> int:
+    """How many bits ``~`` inverts in ``node``: its bits', its cast's, else one."""
+    if node[0] == "bits":
+        return len(node[1])
+    if node[0] == "cast" and node[1] != 0:
+        return abs(node[1])
+    return 1
+
+
+def values_where(node: Expression) -> tuple[tuple[int, ...], list[int]]:
+    """``(bits, values)``: ``node`` holds (is nonzero) exactly where ``bits`` (the first the
+    lowest) hold one of ``values``. Bits compared with one value, or one bit, are read
+    directly; anything else is evaluated on every value of the bits it reads."""
+    if node[0] == "bits" and len(node[1]) == 1:
+        return node[1], [1]
+    if node[0] == "==" and {node[1][0], node[2][0]} == {"bits", "const"}:
+        register, value = (node[1], node[2]) if node[1][0] == "bits" else (node[2], node[1])
+        if not 0 <= value[1] < 1 << len(register[1]):
+            raise ClassicalError(f"value {value[1]} does not fit in {len(register[1])} bit(s)")
+        return register[1], [value[1]]
+    tested = bits_read(node)
+    holds = [bool(evaluate(node, _assignment(tested, v))) for v in every_value(tested)]
+    # bits the result does not depend on (``c & 3`` of a 3-bit register) are left out
+    needed = [i for i in range(len(tested))
+              if any(holds[v] != holds[v ^ (1 << i)] for v in range(len(holds)))]  # fmt: skip
+    spread = [sum(((v >> k) & 1) << i for k, i in enumerate(needed))
+              for v in range(1 << len(needed))]  # fmt: skip
+    return tuple(tested[i] for i in needed), [v for v, w in enumerate(spread) if holds[w]]
+
+
+def every_value(tested: Sequence[int]) -> range:
+    """Every value of the bits ``tested``: refused past :data:`MAX_CONDITION_BITS` bits."""
+    if len(tested) > MAX_CONDITION_BITS:
+        raise ClassicalError(
+            f"a condition on {len(tested)} classical bits is refused unless it compares them "
+            f"with one value: it runs once per value of them, and more than "
+            f"{MAX_CONDITION_BITS} bits are too many"
+        )
+    return range(1 << len(tested))
+
+
+def _assignment(tested: Sequence[int], value: int) -> dict[int, int]:
+    return {b: (value >> i) & 1 for i, b in enumerate(tested)}
+
+
+def complement(tested: Sequence[int], values: Sequence[int]) -> list[int]:
+    """The values of the bits ``tested`` outside ``values`` (an ``else``)."""
+    chosen = set(values)
+    return [v for v in every_value(tested) if v not in chosen]
+
+
+def one_of(tested: Sequence[int], values: Sequence[int]) -> Expression:
+    """An expression that holds where the bits ``tested`` hold one of ``values``."""
+    found: Expression = const(0)
+    for value in values:
+        found = ("||", found, ("==", bits(tested), const(value)))
+    return found
+
+
+DEFAULT = object()
+"""The label of a ``switch``'s default case."""
+
+
+def switch_cases(
+    target: Expression, cases: Sequence[tuple[Sequence[Any], Any]]
+) -> tuple[tuple[int, ...], list[tuple[Any, list[int]]]]:
+    """``(bits, [(block, values), ...])`` of a ``switch`` on ``target``: each case's block
+    runs where ``bits`` hold one of its values. ``cases`` are ``(labels, block)``, a label an
+    integer or :data:`DEFAULT`; the first case naming a value takes it, the default every
+    value no case names."""
+    default = next((block for labels, block in cases if DEFAULT in labels), None)
+    if target[0] == "bits" and default is None:  # the labels are the values of the bits
+        size = 1 << len(target[1])
+        return target[1], [([int(v) for v in labels if 0 <= v < size], block)
+                           for labels, block in cases]  # fmt: skip
+    tested = bits_read(target)
+    chosen: dict[int, list[int]] = {id(block): [] for _, block in cases}
+    for v in every_value(tested):
+        key = evaluate(target, _assignment(tested, v))
+        block = next((b for labels, b in cases if key in labels), default)
+        if block is not None:
+            chosen[id(block)].append(v)
+    return tested, [(block, chosen[id(block)]) for _, block in cases]
+
+
+@dataclass
+class Variable:
+    """A classical variable: its type (``width`` as in :func:`cast`) and its value, an
+    expression of bits, with how many times each bit it reads had been written then."""
+
+    name: str
+    width: int
+    value: Expression
+    stamps: dict[int, int]
+
+
+class ClassicalScope:
+    """The classical variables of a program and the bits written so far, as a reader goes
+    through it in order; branches it reads are entered with :meth:`guarded`."""
+
+    def __init__(self) -> None:
+        self.variables: dict[str, Variable] = {}
+        self.writes: dict[int, int] = {}
+        self.guards: list[tuple[Expression, dict[int, int]]] = []
+
+    def stamps(self, node: Expression) -> dict[int, int]:
+        return {b: self.writes.get(b, 0) for b in bits_read(node)}
+
+    def declare(self, name: str, width: int, value: Expression | None = None) -> None:
+        """A new variable (a value unset reads 0, false)."""
+        if name in self.variables:
+            raise ClassicalError(f"the classical variable {name!r} is declared twice")
+        self.variables[name] = Variable(name, width, const(0), {})
+        if value is not None:
+            self.assign(name, value)
+
+    def assign(self, name: str, value: Expression) -> None:
+        """``name = value`` where the reader stands: inside branches the variable keeps its
+        old value where their conditions do not hold."""
+        variable = self.variables.get(name)
+        if variable is None:
+            raise ClassicalError(f"assignment to {name!r}, which is no classical variable")
+        new = cast(variable.width, value)
+        for guard, stamps in reversed(self.guards):
+            self._check(guard, stamps, f"an assignment to {name!r} inside a branch")
+            new = ("select", guard, new, variable.value)
+        variable.value = new
+        variable.stamps = self.stamps(new)
+
+    def read(self, name: str) -> Expression | None:
+        """The value of the variable ``name`` (``None`` where no variable has that name)."""
+        variable = self.variables.get(name)
+        if variable is None:
+            return None
+        self._check(variable.value, variable.stamps, f"the classical variable {name!r}")
+        return variable.value
+
+    def measured(self, clbits: Sequence[int]) -> None:
+        """Bits a measurement writes: values read from them before are old from now on."""
+        for b in clbits:
+            self.writes[b] = self.writes.get(b, 0) + 1
+
+    @contextmanager
+    def guarded(self, condition: Expression) -> Iterator[None]:
+        """Within a branch taken where ``condition`` holds."""
+        self.guards.append((condition, self.stamps(condition)))
+        try:
+            yield
+        finally:
+            self.guards.pop()
+
+    def _check(self, node: Expression, stamps: Mapping[int, int], what: str) -> None:
+        moved = sorted(b for b, k in stamps.items() if self.writes.get(b, 0) != k)
+        if moved:
+            raise ClassicalError(
+                f"{what} depends on classical bit(s) {moved} as they were before a later "
+                "measurement wrote them again; genqsim keeps no classical memory but the "
+                "measured bits, so it reads a variable only while the bits of its value are "
+                "unchanged (measure into other bits, or use the bits directly)"
+            )

@@ -1,0 +1,204 @@
+"""Classical control as Qiskit builds it and as its OpenQASM 3 exporter writes it: ``switch``,
+classical variables (``add_var``, ``store``; ``bool``/``int``/``uint`` in files), ``for``
+loops with a loop parameter, ``box``, ``delay`` and ``stretch``. Each circuit is read both
+ways (``gq.from_qiskit`` and ``gq.qasm.loads3(qasm3.dumps(qc))``) and its exact distribution of
+classical bits (a density matrix keeps every measurement branch) is compared with the one
+worked out by hand in the test."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+import genqsim as gq
+from genqsim.io.classical import ClassicalError
+from genqsim.io.qasm import QasmError, QasmTimingWarning
+
+qiskit = pytest.importorskip("qiskit")
+pytest.importorskip("openqasm3")
+
+from qiskit import QuantumCircuit, qasm3  # noqa: E402
+from qiskit.circuit.classical import expr, types  # noqa: E402
+
+
+def distribution(c: gq.Circuit) -> dict[str, float]:
+    """The exact distribution of ``c``'s classical bits (bit ``n_clbits - 1`` leftmost)."""
+    rest, terminal = c.split_terminal_measurements()
+    state = gq.simulate(rest, method="density_matrix")
+    out = state.record_distribution(terminal, c.n_clbits)
+    return {k.replace("-", "0"): float(v) for k, v in out.items() if float(v) > 1e-12}
+
+
+def both_ways(qc: QuantumCircuit) -> list[gq.Circuit]:
+    """``qc`` read from the Qiskit object and from the OpenQASM 3 Qiskit writes of it."""
+    try:
+        text = qasm3.dumps(qc)
+    except qasm3.QASM3ExporterError:  # switch needs the exporter's experimental flag
+        text = qasm3.dumps(qc, experimental=qasm3.ExperimentalFeatures.SWITCH_CASE_V1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", QasmTimingWarning)
+        return [gq.from_qiskit(qc), gq.qasm.loads3(text)]
+
+
+def test_switch_with_several_labels_and_a_default():
+    """Two fair coins in ``c``; ``case 0`` flips ``q2``, ``case 1, 2`` puts it in ``|+>``,
+    the default (3) leaves it: ``q2`` reads 1 with probability 1, 1/2, 1/2, 0."""
+    qc = QuantumCircuit(3, 3)
+    qc.h([0, 1])
+    qc.measure([0, 1], [0, 1])
+    with qc.switch(qc.cregs[0]) as case:
+        with case(0):
+            qc.x(2)
+        with case(1, 2):
+            qc.h(2)
+        with case(case.DEFAULT):
+            qc.z(2)
+    qc.measure(2, 2)
+    expected = {"100": 0.25, "001": 0.125, "101": 0.125, "010": 0.125, "110": 0.125,
+                "011": 0.25}  # fmt: skip
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
+def test_switch_on_an_expression_without_default():
+    """``switch (c[0] + c[1])`` (a uint expression): only the sum 1 flips ``q2``."""
+    qc = QuantumCircuit(3, 3)
+    qc.h([0, 1])
+    qc.measure([0, 1], [0, 1])
+    total = expr.add(expr.cast(qc.clbits[0], types.Uint(2)), expr.cast(qc.clbits[1], types.Uint(2)))
+    with qc.switch(total) as case:
+        with case(1):
+            qc.x(2)
+    qc.measure(2, 2)
+    expected = {"000": 0.25, "101": 0.25, "110": 0.25, "011": 0.25}
+    c = gq.from_qiskit(qc)  # Qiskit's exporter writes no switch on an expression of bits
+    assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_bool_variable_set_from_a_measurement():
+    """``a = !c[0]`` then ``if (a) x q[1]``: ``q1`` is the negation of the coin."""
+    qc = QuantumCircuit(2, 2)
+    a = qc.add_var("a", expr.lift(False))
+    qc.h(0)
+    qc.measure(0, 0)
+    qc.store(a, expr.logic_not(qc.clbits[0]))
+    with qc.if_test(a):
+        qc.x(1)
+    qc.measure(1, 1)
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx({"10": 0.5, "01": 0.5}, abs=1e-12)
+
+
+def test_a_uint_variable_stored_inside_a_branch():
+    """``u = c``; ``if (c[0]) u = u ^ 3``; ``if (u == 2) x q[2]``: ``u`` is 0, 2, 2, 0 for
+    ``c`` = 0, 1, 2, 3, so ``q2`` flips for ``c`` 1 and 2 only."""
+    qc = QuantumCircuit(3, 3)
+    u = qc.add_var("u", expr.lift(0, types.Uint(2)))
+    qc.h([0, 1])
+    qc.measure([0, 1], [0, 1])
+    qc.store(u, expr.cast(expr.bit_and(qc.cregs[0], 3), types.Uint(2)))
+    with qc.if_test((qc.clbits[0], 1)):
+        qc.store(u, expr.bit_xor(u, 3))
+    with qc.if_test(expr.equal(u, 2)):
+        qc.x(2)
+    qc.measure(2, 2)
+    expected = {"000": 0.25, "101": 0.25, "110": 0.25, "011": 0.25}
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
+def test_for_loop_parameter_box_delay_and_stretch():
+    """``rx(i)`` for ``i`` in 0, 1, 2 is ``rx(3)``: ``P(1) = sin(3/2)^2``; a ``box`` around
+    a Bell pair, a delay and a stretch change nothing."""
+    qc = QuantumCircuit(3, 3)
+    with qc.for_loop(range(3)) as i:
+        qc.rx(i, 0)
+    with qc.box():
+        qc.h(1)
+        qc.cx(1, 2)
+    qc.delay(100, 1, unit="ns")
+    stretch = qc.add_stretch("s")
+    qc.delay(stretch, 2)
+    qc.measure([0, 1, 2], [0, 1, 2])
+    p1 = math.sin(1.5) ** 2
+    expected = {"000": (1 - p1) / 2, "001": p1 / 2, "110": (1 - p1) / 2, "111": p1 / 2}
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
+def test_qasm3_variables_declared_assigned_and_compound_assignment():
+    """``int``/``uint``/``bool`` declarations with and without values, ``+=`` and casts, as a
+    hand-written file uses them: ``n`` counts the ones among three coins, and ``q[3]`` flips
+    where it is 2."""
+    text = """OPENQASM 3.0;
+include "stdgates.inc";
+qubit[4] q;
+bit[3] c;
+bit r;
+uint[2] n = 0;
+bool any;
+h q[0]; h q[1]; h q[2];
+c = measure q[0:2];
+for int i in [0:2] {
+  if (c[i]) { n += 1; }
+}
+any = bool(n);
+if (n == 2 && any) { x q[3]; }
+r = measure q[3];
+"""
+    got = distribution(gq.qasm.loads3(text))
+    expected: dict[str, float] = {}
+    for value in range(8):
+        r = int(bin(value).count("1") == 2)
+        key = f"{r}{value:03b}"
+        expected[key] = expected.get(key, 0) + 1 / 8
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_variable_whose_bits_were_measured_again_is_refused():
+    """genqsim keeps no classical memory but the bits: a variable is read only while the bits
+    of its value are unchanged, else refused with the bit named (never silently wrong)."""
+    qc = QuantumCircuit(2, 1)
+    a = qc.add_var("a", expr.lift(False))
+    qc.h(0)
+    qc.measure(0, 0)
+    qc.store(a, qc.clbits[0])
+    qc.measure(1, 0)
+    with qc.if_test(a):
+        qc.x(1)
+    with pytest.raises(ClassicalError, match=r"classical bit\(s\) \[0\] as they were before"):
+        gq.from_qiskit(qc)
+    with pytest.raises(QasmError, match=r"line \d+, column \d+: .*bit\(s\) \[0\] as they were"):
+        gq.qasm.loads3(qasm3.dumps(qc))
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("float[64] f;", "variables of type FloatType"),
+        ("bit b;\nb = 1;", "classical bits are written by measurements"),
+        ("bool a;\nif (a > 1.5) { x q; }", "'1.5' in a condition is outside"),
+        ("if (k) { x q; }", "unknown classical value 'k'"),
+        ("bool a;\nbool a;", "'a' is declared twice"),
+    ],
+)
+def test_qasm3_classical_refusals_name_the_construct(body, message):
+    with pytest.raises(QasmError, match=message):
+        gq.qasm.loads3('OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\n' + body)
+
+
+def test_conditions_without_bits_are_decided_when_read():
+    """A condition on variables holding constants runs its branch, or not, unconditionally."""
+    qc = QuantumCircuit(2, 2)
+    flag = qc.add_var("flag", expr.lift(True))
+    with qc.if_test(flag) as otherwise:
+        qc.x(0)
+    with otherwise:
+        qc.x(1)
+    with qc.if_test(expr.logic_not(flag)):
+        qc.x(1)
+    qc.measure([0, 1], [0, 1])
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx({"01": 1.0}, abs=1e-12)
