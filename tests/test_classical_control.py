@@ -202,3 +202,63 @@ def test_conditions_without_bits_are_decided_when_read():
     qc.measure([0, 1], [0, 1])
     for c in both_ways(qc):
         assert distribution(c) == pytest.approx({"01": 1.0}, abs=1e-12)
+
+
+def test_break_out_of_a_for_loop_on_a_measured_bit():
+    """Three rounds of a fresh coin: a 1 ends the loop, a 0 flips ``q1``. Worked out by
+    hand: the first coin 1 (1/2) leaves ``q1`` 0; 0 then 1 (1/4) leaves it 1; 0, 0, 1 (1/8)
+    leaves it 0 again; three 0s (1/8) leave it 1 with the coin bit 0."""
+    qc = QuantumCircuit(2, 2)
+    with qc.for_loop(range(3)):
+        qc.h(0)
+        qc.measure(0, 0)
+        with qc.if_test((qc.clbits[0], 1)):
+            qc.break_loop()
+        qc.x(1)
+    qc.measure(1, 1)
+    expected = {"01": 5 / 8, "11": 1 / 4, "10": 1 / 8}
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
+def test_continue_in_an_else_branch_against_an_enumeration():
+    """Each round: a fresh coin; on 0 rotate ``q1`` by ``ry(0.5)``, on 1 ``continue`` (in
+    the else branch) past the rest of the round. The distribution is enumerated over the coin
+    sequences here: ``q1`` reads 1 with probability ``sin(0.25 k)^2`` after ``k`` rotations,
+    and the coin bit holds the last coin."""
+    qc = QuantumCircuit(2, 2)
+    with qc.for_loop(range(3)) as i:
+        qc.h(0)
+        qc.measure(0, 0)
+        with qc.if_test((qc.clbits[0], 0)) as otherwise:
+            qc.ry(0.5, 1)
+        with otherwise:
+            qc.continue_loop()
+        qc.ry(0 * i, 1)  # the loop parameter, bound each round
+    qc.measure(1, 1)
+    expected: dict[str, float] = {}
+    for coins in range(8):
+        flips = [(coins >> r) & 1 for r in range(3)]
+        k = flips.count(0)
+        p1 = math.sin(0.25 * k) ** 2
+        last = flips[-1]
+        for bit, p in ((0, 1 - p1), (1, p1)):
+            key = f"{bit}{last}"
+            expected[key] = expected.get(key, 0) + p / 8
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
+def test_break_and_continue_outside_a_loop_are_refused():
+    from genqsim.errors import ArgumentValueError
+
+    with pytest.raises(QasmError, match="outside loop"):
+        gq.qasm.loads3("OPENQASM 3.0;\nqubit q;\nbit b;\nif (b) { break; }")
+    with pytest.raises(QasmError, match="outside loop"):
+        gq.qasm.loads3("OPENQASM 3.0;\nqubit q;\ncontinue;")
+    from qiskit.circuit import BreakLoopOp
+
+    qc = QuantumCircuit(1, 1)
+    qc.append(BreakLoopOp(1, 1), [0], [0])
+    with pytest.raises(ArgumentValueError, match="'break_loop' outside a for_loop"):
+        gq.from_qiskit(qc)

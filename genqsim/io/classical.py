@@ -23,7 +23,7 @@ import operator
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import ArgumentValueError
 
@@ -269,3 +269,89 @@ class ClassicalScope:
                 "measured bits, so it reads a variable only while the bits of its value are "
                 "unchanged (measure into other bits, or use the bits directly)"
             )
+
+
+NEXT_ITERATION = object()
+"""Marks the end of one iteration of an unrolled loop in a list of entries (``continue``
+reads on after the next one)."""
+
+
+class JumpReader(Protocol):
+    """What :func:`read_entries` needs of a reader: its entries are its own (an OpenQASM 3
+    statement and its scope, a Qiskit instruction and its circuit's maps)."""
+
+    scope: ClassicalScope
+
+    def jump(self, entry: Any) -> str | None:
+        """``"break"`` or ``"continue"`` for those statements, else ``None``."""
+
+    def jumps(self, entry: Any) -> frozenset[str]:
+        """The jumps (``"break"``, ``"continue"``) inside a branch or block ``entry`` (not
+        inside a loop of its own); none outside loops."""
+
+    def plain(self, entry: Any, out: Any) -> None:
+        """Read ``entry``, which holds no jump, into ``out``."""
+
+    def split(self, entry: Any) -> tuple[tuple[int, ...], list[tuple[list[Any], list[int],
+                                                                   Expression]]]:  # fmt: skip
+        """``(bits, [(entries, values, guard), ...])`` of a branch or block: each block's
+        entries run where ``bits`` hold one of ``values`` (no bits: a block that always
+        runs, ``values`` ``[0]``)."""
+
+    def new_body(self) -> Any:
+        """An empty ``out`` for a branch's body."""
+
+    def branch_out(self, bits: tuple[int, ...], bodies: list[tuple[Any, list[int]]],
+                   entry: Any, out: Any) -> None:  # fmt: skip
+        """The bodies read, as conditionals on ``bits`` (each on its ``values``), into
+        ``out``."""
+
+
+def read_entries(reader: JumpReader, entries: Sequence[Any], out: Any) -> None:
+    """Read ``entries`` (an unrolled loop's, with :data:`NEXT_ITERATION` between its
+    iterations) into ``out``. ``break`` drops the entries after it, ``continue`` those up to
+    the next iteration. A branch that holds a ``break`` takes every entry after it into each
+    of its bodies, so that they run only where it was not taken; one that holds only
+    ``continue`` takes the rest of its iteration, and the iterations after it follow."""
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        if entry is NEXT_ITERATION:
+            i += 1
+            continue
+        jump = reader.jump(entry)
+        if jump == "break":
+            return
+        if jump == "continue":
+            i = _next_iteration(entries, i)
+            continue
+        jumps = reader.jumps(entry)
+        if "break" in jumps:
+            read_branches(reader, entry, entries[i + 1 :], out)
+            return
+        if jumps:
+            end = _next_iteration(entries, i) - 1
+            read_branches(reader, entry, entries[i + 1 : end], out)
+            i = end
+            continue
+        reader.plain(entry, out)
+        i += 1
+
+
+def _next_iteration(entries: Sequence[Any], i: int) -> int:
+    """The index after the end of the iteration that holds entry ``i``."""
+    following = [k for k in range(i, len(entries)) if entries[k] is NEXT_ITERATION]
+    return following[0] + 1 if following else len(entries)
+
+
+def read_branches(reader: JumpReader, entry: Any, rest: Sequence[Any], out: Any) -> None:
+    """A branch or block ``entry``, each of its bodies read with the entries ``rest`` after
+    it (none outside a loop's jumps), under its guard for the variables it assigns."""
+    bits, parts = reader.split(entry)
+    bodies = []
+    for block, values, guard in parts:
+        body = reader.new_body()
+        with reader.scope.guarded(guard):
+            read_entries(reader, [*block, *rest], body)
+        bodies.append((body, values))
+    reader.branch_out(bits, bodies, entry, out)

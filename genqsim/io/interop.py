@@ -66,7 +66,7 @@ def from_qiskit(qc: Any) -> Circuit:
             "keeps no classical memory but measured bits"
         )
     c = Circuit(qc.num_qubits, n_clbits=qc.num_clbits)
-    reader = _QiskitReader()
+    reader = _QiskitReader(qc.num_qubits, qc.num_clbits)
     for var in qc.iter_declared_vars():
         with reader.at("declare"):
             reader.scope.declare(var.name, _classical_width(var.type))
@@ -118,11 +118,15 @@ def _matrix_of(op: Any) -> np.ndarray | None:
 class _QiskitReader:
     """One Qiskit circuit read into genqsim operations, blocks inside it included: each
     block's qubits and classical bits placed on the outer circuit's through maps, classical
-    variables kept in one :class:`~genqsim.io.classical.ClassicalScope`."""
+    variables kept in one :class:`~genqsim.io.classical.ClassicalScope`. Its entries (see
+    :class:`~genqsim.io.classical.JumpReader`) are ``(instruction, circuit, qubit map, clbit
+    map)``."""
 
-    def __init__(self) -> None:
+    def __init__(self, n_qubits: int, n_clbits: int) -> None:
+        self.n_qubits, self.n_clbits = n_qubits, n_clbits
         self.scope = ClassicalScope()
         self.unrolled = 0
+        self.loops = 0  # for_loop blocks being read, one inside another
 
     @contextmanager
     def at(self, name: str) -> Iterator[None]:
@@ -135,31 +139,128 @@ class _QiskitReader:
     def read(self, qc: Any, c: Circuit, qubit_map: list[int], clbit_map: list[int]) -> None:
         """The instructions of ``qc`` onto ``c``: ``qc``'s qubit ``i`` is ``c``'s
         ``qubit_map[i]``, its classical bit ``j`` ``c``'s ``clbit_map[j]``."""
-        for item in qc.data:
-            op = item.operation
-            qubits = [qubit_map[qc.find_bit(q).index] for q in item.qubits]
-            clbits = [clbit_map[qc.find_bit(b).index] for b in item.clbits]
-            name = op.name
-            if name in ("if_else", "switch_case"):
-                with self.at(name):
-                    parts = self.branches(qc, op, clbit_map)
-                self.emit(c, parts, qubits, clbits)
-            elif name in ("box", "for_loop"):
-                self.blocks(c, op, item, qubits, clbits)
-            elif name == "store":
-                with self.at(name):
-                    self.store(qc, op, clbit_map)
-            elif getattr(op, "condition", None) is not None:
-                raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
-            elif name in ("barrier", "delay"):  # a delay is an identity on an ideal machine
-                c.barrier(qubits)
-            elif name == "measure":
-                c.measure(qubits[0], clbits[0])
-                self.scope.measured(clbits)
-            elif name == "reset":
-                c.reset(qubits[0])
+        classical.read_entries(self, _entries(qc, qubit_map, clbit_map), c)
+
+    @staticmethod
+    def placed(entry: tuple) -> tuple[list[int], list[int]]:
+        """An entry's qubits and classical bits on the outer circuit."""
+        item, qc, qubit_map, clbit_map = entry
+        qubits = [qubit_map[qc.find_bit(q).index] for q in item.qubits]
+        return qubits, [clbit_map[qc.find_bit(b).index] for b in item.clbits]
+
+    def plain(self, entry: tuple, c: Circuit) -> None:
+        item, qc, _, clbit_map = entry
+        op = item.operation
+        qubits, clbits = self.placed(entry)
+        name = op.name
+        if name in ("if_else", "switch_case", "box"):
+            classical.read_branches(self, entry, (), c)
+        elif name == "for_loop":
+            self.loop(c, op, qubits, clbits)
+        elif name in ("break_loop", "continue_loop"):
+            raise ArgumentValueError(f"Qiskit {name!r} outside a for_loop is not read")
+        elif name == "store":
+            with self.at(name):
+                self.store(qc, op, clbit_map)
+        elif getattr(op, "condition", None) is not None:
+            raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
+        elif name in ("barrier", "delay"):  # a delay is an identity on an ideal machine
+            c.barrier(qubits)
+        elif name == "measure":
+            c.measure(qubits[0], clbits[0])
+            self.scope.measured(clbits)
+        elif name == "reset":
+            c.reset(qubits[0])
+        else:
+            self.gate(c, op, qubits, clbits)
+
+    def jump(self, entry: tuple) -> str | None:
+        name = entry[0].operation.name
+        if name not in ("break_loop", "continue_loop") or not self.loops:
+            return None  # outside a loop: refused by plain()
+        return "break" if name == "break_loop" else "continue"
+
+    def jumps(self, entry: tuple) -> frozenset[str]:
+        return _jumps(entry[0].operation) if self.loops else frozenset()
+
+    def new_body(self) -> Circuit:
+        return Circuit(self.n_qubits, n_clbits=self.n_clbits)
+
+    def split(self, entry: tuple) -> tuple[tuple[int, ...], list[Any]]:
+        """``(bits, [(entries, values, guard), ...])`` of an ``if_else``, a ``switch_case``
+        or a ``box``: each block's entries run where ``bits`` hold one of its values (the
+        expression ``guard`` holds there, for the variables it assigns)."""
+        from qiskit.circuit import CASE_DEFAULT
+
+        item, qc, _, clbit_map = entry
+        op = item.operation
+        qubits, clbits = self.placed(entry)
+        if op.name == "box":
+            return (), [(_entries(op.blocks[0], qubits, clbits), [0], classical.const(1))]
+        with self.at(op.name):
+            if op.name == "if_else":
+                condition = self.expression(qc, op.condition, clbit_map)
+                bits, values = classical.values_where(condition)
+                parts = [(op.blocks[0], values, condition)]
+                otherwise = len(op.blocks) > 1 and op.blocks[1] is not None
+                if otherwise or self.jumps(entry):  # what follows a jump runs there too
+                    block = op.blocks[1] if otherwise else op.blocks[0].copy_empty_like()
+                    others = classical.complement(bits, values)
+                    parts.append((block, others, ("!", condition)))
             else:
-                self.gate(c, op, qubits, clbits)
+                target = self.expression(qc, op.target, clbit_map)
+                cases = [([classical.DEFAULT if v is CASE_DEFAULT else int(v) for v in labels],
+                          block) for labels, block in op.cases_specifier()]  # fmt: skip
+                bits, chosen = classical.switch_cases(target, cases)
+                parts = [(block, values, classical.one_of(bits, values))
+                         for block, values in chosen]  # fmt: skip
+        return bits, [(_entries(block, qubits, clbits), values, guard)
+                      for block, values, guard in parts]  # fmt: skip
+
+    def branch_out(
+        self, bits: tuple[int, ...], bodies: list[tuple[Circuit, list[int]]], entry: tuple,
+        c: Circuit,
+    ) -> None:  # fmt: skip
+        """Each body read as a conditional on each of its values of ``bits`` (without bits:
+        in place)."""
+        several = sum(len(values) for body, values in bodies if body.operations) > 1
+        written = {op.gate.clbit for body, _ in bodies for op in body.operations
+                   if isinstance(op.gate, Measure)}  # fmt: skip
+        if several and written & set(bits):
+            raise ArgumentValueError(
+                "a branch measures into the bits its condition reads, and the condition holds "
+                "on several values or has an else: genqsim reads that only as a plain if on "
+                "one value"
+            )
+        for body, values in bodies:
+            if not bits:  # a box, or a condition without bits: decided now
+                for op in body.instructions if values else ():
+                    c._append_op(op)
+            elif any(op.qubits for op in body.operations if op.gate.name != "barrier"):
+                for v in values:
+                    c.if_(bits, v, body)
+
+    def loop(self, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
+        """A ``for_loop``: its block once per value, the loop parameter bound to it;
+        ``break_loop`` and ``continue_loop`` (under conditions on bits) leave what follows
+        them to the branches where they are not taken."""
+        values, parameter, body = op.params
+        values = list(values)
+        self.unrolled += len(values) * max(1, len(body.data))
+        if self.unrolled > MAX_UNROLLED_INSTRUCTIONS:
+            raise ArgumentValueError(
+                f"for_loop blocks unroll to more than {MAX_UNROLLED_INSTRUCTIONS:,} "
+                "instructions: refused rather than run"
+            )
+        entries: list[Any] = []
+        for value in values:
+            block = body if parameter is None else body.assign_parameters({parameter: value})
+            entries += [*_entries(block, qubits, clbits), classical.NEXT_ITERATION]
+        self.loops += 1
+        try:
+            classical.read_entries(self, entries, c)
+        finally:
+            self.loops -= 1
 
     def gate(self, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
         """A gate or an instruction with a definition."""
@@ -189,24 +290,6 @@ class _QiskitReader:
             c.unitary(matrix, qubits)
         else:
             raise ArgumentValueError(f"Qiskit operation {name!r} has no genqsim equivalent")
-
-    def blocks(self, c: Circuit, op: Any, item: Any, qubits: list[int], clbits: list[int]) -> None:
-        """A ``box`` (its block in place) or a ``for_loop`` (its block once per value, the
-        loop parameter bound to it)."""
-        if op.name == "box":
-            self.read(op.blocks[0], c, qubits, clbits)
-            return
-        values, parameter, body = op.params
-        values = list(values)
-        self.unrolled += len(values) * max(1, len(body.data))
-        if self.unrolled > MAX_UNROLLED_INSTRUCTIONS:
-            raise ArgumentValueError(
-                f"for_loop blocks unroll to more than {MAX_UNROLLED_INSTRUCTIONS:,} "
-                "instructions: refused rather than run"
-            )
-        for value in values:
-            block = body if parameter is None else body.assign_parameters({parameter: value})
-            self.read(block, c, qubits, clbits)
 
     def store(self, qc: Any, op: Any, clbit_map: list[int]) -> None:
         """``store(var, value)``: the variable's value becomes the expression."""
@@ -263,59 +346,22 @@ class _QiskitReader:
             "and integers)"
         )
 
-    def branches(
-        self, qc: Any, op: Any, clbit_map: list[int]
-    ) -> tuple[tuple[int, ...], list[tuple[Any, list[int], classical.Expression]]]:
-        """``(bits, [(block, values, guard), ...])``: each block of an ``if_else`` or
-        ``switch_case`` runs where ``bits`` hold one of its values (``guard``, the expression
-        that holds there, for the variables it assigns)."""
-        from qiskit.circuit import CASE_DEFAULT
 
-        if op.name == "if_else":
-            condition = self.expression(qc, op.condition, clbit_map)
-            bits, values = classical.values_where(condition)
-            parts = [(op.blocks[0], values, condition)]
-            if len(op.blocks) > 1 and op.blocks[1] is not None:
-                parts.append((op.blocks[1], classical.complement(bits, values), ("!", condition)))
-            return bits, parts
-        target = self.expression(qc, op.target, clbit_map)
-        cases = [([classical.DEFAULT if v is CASE_DEFAULT else int(v) for v in labels], block)
-                 for labels, block in op.cases_specifier()]  # fmt: skip
-        bits, chosen = classical.switch_cases(target, cases)
-        return bits, [(block, values, classical.one_of(bits, values)) for block, values in chosen]
+def _entries(qc: Any, qubits: list[int], clbits: list[int]) -> list[tuple]:
+    """The entries of a block whose qubit ``i`` is the outer circuit's ``qubits[i]`` and
+    classical bit ``j`` its ``clbits[j]``."""
+    return [(item, qc, qubits, clbits) for item in qc.data]
 
-    def emit(
-        self,
-        c: Circuit,
-        parts: tuple[tuple[int, ...], list[tuple[Any, list[int], classical.Expression]]],
-        qubits: list[int],
-        clbits: list[int],
-    ) -> None:
-        """Each block as a conditional on each of its values of the tested bits (a block's
-        qubits and classical bits are ``c``'s ``qubits`` and ``clbits``)."""
-        bits, branches = parts
-        bodies = []
-        for block, values, guard in branches:
-            body = Circuit(c.n_qubits, n_clbits=c.n_clbits)
-            with self.scope.guarded(guard):
-                self.read(block, body, qubits, clbits)
-            bodies.append((body, values))
-        several = sum(len(values) for body, values in bodies if body.operations) > 1
-        written = {op.gate.clbit for body, _ in bodies for op in body.operations
-                   if isinstance(op.gate, Measure)}  # fmt: skip
-        if several and written & set(bits):
-            raise ArgumentValueError(
-                "a branch measures into the bits its condition reads, and the condition holds "
-                "on several values or has an else: genqsim reads that only as a plain if on "
-                "one value"
-            )
-        for body, values in bodies:
-            if not bits:  # a condition of constants and variables without bits: decided now
-                for op in body.instructions if values else ():
-                    c._append_op(op)
-            elif any(op.qubits for op in body.operations if op.gate.name != "barrier"):
-                for v in values:
-                    c.if_(bits, v, body)
+
+def _jumps(op: Any) -> frozenset[str]:
+    """The jumps ``op`` is or holds: ``"break"``, ``"continue"`` (an ``if_else``,
+    ``switch_case`` or ``box`` with them inside; a loop inside it has its own)."""
+    if op.name in ("break_loop", "continue_loop"):
+        return frozenset({"break" if op.name == "break_loop" else "continue"})
+    if op.name not in ("if_else", "switch_case", "box"):
+        return frozenset()
+    return frozenset().union(*(_jumps(item.operation) for block in op.blocks
+                               if block is not None for item in block.data))  # fmt: skip
 
 
 def _identifier(name: str) -> str:

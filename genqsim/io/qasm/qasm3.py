@@ -123,6 +123,7 @@ class _Reader:
         self.expanded = 0  # operations the top-level calls of defined gates expanded to
         self.statement: Any = None  # the statement being read, for errors
         self.scope = ClassicalScope()  # classical variables, and the bits written so far
+        self.loops = 0  # for loops being read, one inside another
 
     # -- errors ------------------------------------------------------------------------------
     def fail(self, message: str, node: Any = None) -> QasmError:
@@ -172,14 +173,11 @@ class _Reader:
             self.note_timing()
             for arg in node.qubits:
                 self.qubits(arg, env)  # checked, then nothing runs
-        elif isinstance(node, ast.Box):
-            if node.duration is not None:
-                self.note_timing()
-            self.statements(node.body, env, out)
-        elif isinstance(node, ast.BranchingStatement):
-            self.branch(node, env, out)
-        elif isinstance(node, ast.SwitchStatement):
-            self.switch(node, env, out)
+        elif isinstance(node, (ast.Box, ast.BranchingStatement, ast.SwitchStatement)):
+            classical.read_branches(self, (node, env), (), out)
+        elif isinstance(node, (ast.BreakStatement, ast.ContinueStatement)):
+            self.jump((node, env))  # outside a loop: refused there
+            raise self.fail("break and continue are read inside for loops", node)
         elif isinstance(node, ast.ClassicalAssignment):
             self.assign(node, env)
         elif isinstance(node, ast.ForInLoop):
@@ -192,8 +190,8 @@ class _Reader:
                 "ExternDeclaration": "extern declarations", "ReturnStatement": "return",
                 "ClassicalAssignment": "classical assignment", "ExpressionStatement":
                 "classical expressions", "CalibrationStatement": "calibrations (cal)",
-                "CalibrationDefinition": "calibrations (defcal)", "BreakStatement": "break",
-                "ContinueStatement": "continue", "AliasStatement": "let aliases",
+                "CalibrationDefinition": "calibrations (defcal)",
+                "AliasStatement": "let aliases",
             }.get(kind, kind)  # fmt: skip
             raise self.fail(f"{what} are outside what genqsim reads of OpenQASM 3", node)
 
@@ -694,61 +692,84 @@ class _Reader:
         with self.classical_at(node):
             self.scope.assign(target.name, value)
 
-    def branch(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
-        condition = self.expression(node.condition, env)
-        with self.classical_at(node):
-            bits, values = classical.values_where(condition)
-            others = classical.complement(bits, values) if node.else_block else []
-        self.branches(node, env, out, bits,
-                      [(node.if_block, values, condition),
-                       (node.else_block or [], others, ("!", condition))])  # fmt: skip
+    def split(self, entry: tuple[Any, dict[str, Any]]) -> tuple[tuple[int, ...], list[Any]]:
+        """``(bits, [(entries, values, guard), ...])`` of an ``if``/``else``, a ``switch`` or
+        a ``box`` (see :class:`genqsim.io.classical.JumpReader`)."""
+        from openqasm3 import ast
 
-    def switch(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
-        """``switch (target) { case 0, 1 { ... } default { ... } }`` as branches on the
-        values of the bits the target reads."""
-        target = self.expression(node.target, env)
-        cases = [([self.integer(v, env) for v in values], block)
-                 for values, block in node.cases]  # fmt: skip
-        if node.default is not None:
-            cases.append(([classical.DEFAULT], node.default))
-        with self.classical_at(node):
-            bits, chosen = classical.switch_cases(target, cases)
-        parts = [
-            (block.statements, values, classical.one_of(bits, values)) for block, values in chosen
-        ]
-        self.branches(node, env, out, bits, parts)
+        node, env = entry
+        if isinstance(node, ast.Box):
+            if node.duration is not None:
+                self.note_timing()
+            return (), [([(s, env) for s in node.body], [0], classical.const(1))]
+        if isinstance(node, ast.BranchingStatement):
+            condition = self.expression(node.condition, env)
+            with self.classical_at(node):
+                bits, values = classical.values_where(condition)
+                # the else, or the statements after an if that jumps, run on the other values
+                otherwise = node.else_block or self.jumps(entry)
+                others = classical.complement(bits, values) if otherwise else []
+            blocks = [(node.if_block, values, condition),
+                      (node.else_block or [], others, ("!", condition))]  # fmt: skip
+        else:  # ``switch (target) { case 0, 1 { ... } default { ... } }``
+            target = self.expression(node.target, env)
+            cases = [([self.integer(v, env) for v in values], block.statements)
+                     for values, block in node.cases]  # fmt: skip
+            if node.default is not None:
+                cases.append(([classical.DEFAULT], node.default.statements))
+            with self.classical_at(node):
+                bits, chosen = classical.switch_cases(target, cases)
+            blocks = [(block, values, classical.one_of(bits, values)) for block, values in chosen]
+        return bits, [([(s, env) for s in block], values, guard) for block, values, guard in blocks]
 
-    def branches(
+    def branch_out(
         self,
-        node: Any,
-        env: dict[str, Any],
-        out: list[Any],
         bits: tuple[int, ...],
-        parts: list[tuple[Any, list[int], classical.Expression]],
+        bodies: list[tuple[list[Any], list[int]]],
+        entry: tuple[Any, dict[str, Any]],
+        out: list[Any],
     ) -> None:
-        """Blocks each read as a branch on ``values`` of ``bits`` (``guard`` the expression
-        that holds there, for the variables they assign)."""
-        read: list[tuple[list[Any], list[int]]] = []
-        for block, values, guard in parts:
-            body: list[Any] = []
-            with self.scope.guarded(guard):
-                self.statements(block, env, body)
-            read.append((body, values))
-        written = {op.gate.clbit for body, _ in read for op in _operations(body)
+        """Bodies read, each a branch on its values of ``bits`` (without bits: in place)."""
+        written = {op.gate.clbit for body, _ in bodies for op in _operations(body)
                    if isinstance(op.gate, Measure)}  # fmt: skip
-        several = sum(len(values) for body, values in read if body) > 1
+        several = sum(len(values) for body, values in bodies if body) > 1
         if written & set(bits) and several:
             raise self.fail(
                 "a branch that measures into the bits its condition reads is read only as a "
-                "plain if on one value", node,
+                "plain if on one value", entry[0],
             )  # fmt: skip
-        for body, values in read:
-            if not bits:  # a condition of constants and variables without bits: decided now
+        for body, values in bodies:
+            if not bits:  # a block, or a condition without bits: decided now
                 out += body if values else []
             elif body and values:
                 out.append(_Branch(bits, values, body))
 
+    def jump(self, entry: tuple[Any, dict[str, Any]]) -> str | None:
+        kind = type(entry[0]).__name__
+        if kind not in ("BreakStatement", "ContinueStatement"):
+            return None
+        if not self.loops:
+            raise self.fail(f"{kind[:-9].lower()} outside a loop", entry[0])
+        return "break" if kind == "BreakStatement" else "continue"
+
+    def jumps(self, entry: tuple[Any, dict[str, Any]]) -> frozenset[str]:
+        return _jumps(entry[0]) if self.loops else frozenset()
+
+    def plain(self, entry: tuple[Any, dict[str, Any]], out: list[Any]) -> None:
+        node, env = entry
+        outer, self.statement = self.statement, node
+        self.unrolled += 1
+        if self.unrolled > MAX_UNROLLED_STATEMENTS:
+            raise self.fail(f"loops unroll to more than {MAX_UNROLLED_STATEMENTS} statements", node)
+        self.read(node, env, out)
+        self.statement = outer
+
+    def new_body(self) -> list[Any]:
+        return []
+
     def loop(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
+        """A ``for`` loop, unrolled: ``break`` and ``continue`` (under conditions on bits)
+        leave the statements after them to the branches where they are not taken."""
         from openqasm3 import ast
 
         domain = node.set_declaration
@@ -758,14 +779,21 @@ class _Reader:
             items = [self.value(v, env) for v in domain.values]
         else:
             raise self.fail("a for loop runs over a range [a:b] or a set {a, b}", node)
-        self.unrolled += len(items) * max(1, len(node.block))
-        if self.unrolled > MAX_UNROLLED_STATEMENTS:
+        if len(items) * max(1, len(node.block)) + self.unrolled > MAX_UNROLLED_STATEMENTS:
             raise self.fail(
                 f"for loops unroll to more than {MAX_UNROLLED_STATEMENTS} statements", node
             )
         name = node.identifier.name
+        entries: list[Any] = []
         for item in items:
-            self.statements(node.block, {**env, name: item}, out)
+            scope = {**env, name: item}
+            entries += [(s, scope) for s in node.block]
+            entries.append(classical.NEXT_ITERATION)
+        self.loops += 1
+        try:
+            classical.read_entries(self, entries, out)
+        finally:
+            self.loops -= 1
 
     # -- the circuit -----------------------------------------------------------------------------
     def circuit(self, items: list[Any]) -> Circuit:
@@ -790,6 +818,27 @@ def _emit(c: Circuit, items: list[Any], reader: _Reader) -> None:
         elif item[0] == "gphase":  # exp(i phi) = exp(-i (-2 phi) I / 2), on any qubit
             if c.n_qubits:
                 c._append_op(new_operation(PauliRotation("I", -2 * item[1]), (0,)))
+
+
+_BLOCKS = ("BranchingStatement", "SwitchStatement", "Box")
+
+
+def _jumps(node: Any) -> frozenset[str]:
+    """The jumps ``node`` is or holds: ``"break"``, ``"continue"`` (a branch or box with
+    them inside; a loop inside it has its own)."""
+    kind = type(node).__name__
+    if kind in ("BreakStatement", "ContinueStatement"):
+        return frozenset({"break" if kind == "BreakStatement" else "continue"})
+    if kind not in _BLOCKS:
+        return frozenset()
+    if kind == "BranchingStatement":
+        inner = [*node.if_block, *(node.else_block or [])]
+    elif kind == "SwitchStatement":
+        inner = [s for _, block in node.cases for s in block.statements]
+        inner += node.default.statements if node.default is not None else []
+    else:
+        inner = node.body
+    return frozenset().union(*(_jumps(s) for s in inner))
 
 
 def _is_integral(value: Any) -> bool:
