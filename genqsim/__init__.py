@@ -68,6 +68,7 @@ from .errors import (
     UnknownOptionError,
     UnknownParameterError,
     UnsupportedOperationError,
+    WhileLoopLimitError,
 )
 from .io import qasm
 from .library import iqp_encode
@@ -239,6 +240,7 @@ __all__ = [
     "UnknownOptionError",
     "UnknownParameterError",
     "UnsupportedOperationError",
+    "WhileLoopLimitError",
     "apply_batch",
     "available_backends",
     "available_methods",

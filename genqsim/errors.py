@@ -163,6 +163,11 @@ class NormalizationError(GenqsimError, ValueError):
     norm and how to normalise it)."""
 
 
+class WhileLoopLimitError(GenqsimError, RuntimeError):
+    """A while loop that ran its most iterations in one shot (the message names its
+    condition and the limit): it would likely never have ended."""
+
+
 class CollectiveMismatchError(GenqsimError, RuntimeError):
     """MPI ranks that did not make the same collective call: one waited past the timeout for
     the others, or they called different methods (the message names the call and the ranks)."""

@@ -35,9 +35,11 @@ def _machine(numbers: NumberSystem | None) -> bool:
 
 def _noisy_and_small(circuit: Circuit, numbers: NumberSystem | None) -> bool:
     """Noise channels, and a density matrix that fits (any size for exact numbers: only a
-    density matrix gives them exact channels)."""
-    return circuit.has_noise and (
-        circuit.n_qubits <= DENSITY_MATRIX_MAX_QUBITS or not _machine(numbers)
+    density matrix gives them exact channels); no while loops (they run shot by shot)."""
+    return (
+        circuit.has_noise
+        and not circuit.has_loops
+        and (circuit.n_qubits <= DENSITY_MATRIX_MAX_QUBITS or not _machine(numbers))
     )
 
 

@@ -13,6 +13,8 @@ import warnings
 import pytest
 
 import genqsim as gq
+from genqsim.circuit import channels
+from genqsim.circuit.noise import NoiseModel
 from genqsim.io.classical import ClassicalError
 from genqsim.io.qasm import QasmError, QasmTimingWarning
 
@@ -262,3 +264,121 @@ def test_break_and_continue_outside_a_loop_are_refused():
     qc.append(BreakLoopOp(1, 1), [0], [0])
     with pytest.raises(ArgumentValueError, match="'break_loop' outside a for_loop"):
         gq.from_qiskit(qc)
+
+
+# -- while loops ----------------------------------------------------------------------------------
+
+
+def _repeat_until_zero(angle: float) -> QuantumCircuit:
+    """Flip a coin until it shows 0, turning ``q1`` by ``ry(angle)`` on every retry: ``k``
+    retries (probability ``2^-(k+1)``) leave ``P(q1 = 1) = sin(k angle / 2)^2``."""
+    qc = QuantumCircuit(2, 2)
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.while_loop((qc.clbits[0], 1)):
+        qc.h(0)
+        qc.measure(0, 0)
+        qc.ry(angle, 1)
+    qc.measure(1, 1)
+    return qc
+
+
+def _geometric_p1(angle: float, stop: float) -> float:
+    """``P(q1 = 1)`` after a number of retries drawn with probability ``stop`` of stopping
+    each time: the series summed to 1e-16."""
+    return sum(stop * (1 - stop) ** k * math.sin(k * angle / 2) ** 2 for k in range(400))
+
+
+def _close(counts: dict[str, int], key_bit: int, p: float, shots: int) -> None:
+    """The fraction of shots whose bit ``key_bit`` is 1 is ``p`` within five standard
+    errors."""
+    ones = sum(v for k, v in counts.items() if k[::-1][key_bit] == "1") / shots
+    assert abs(ones - p) < 5 * math.sqrt(p * (1 - p) / shots) + 1e-12, (ones, p)
+
+
+def test_while_loop_repeat_until_success_against_the_geometric_series():
+    qc = _repeat_until_zero(0.7)
+    shots = 4_000
+    for c in both_ways(qc):
+        assert c.has_loops
+        counts = gq.counts(c, shots, seed=11)
+        assert all(k[-1] == "0" for k in counts)  # the loop ends only on a 0
+        _close(counts, 1, _geometric_p1(0.7, 0.5), shots)
+
+
+def test_while_loop_on_several_values_of_a_register():
+    """``while (c != 0)`` on two coins: a retry with probability 3/4, each turning ``q2``."""
+    qc = QuantumCircuit(3, 3)
+    qc.h([0, 1])
+    qc.measure([0, 1], [0, 1])
+    register = qc.cregs[0]
+    with qc.while_loop(expr.not_equal(expr.bit_and(register, 3), 0)):
+        qc.h([0, 1])
+        qc.measure([0, 1], [0, 1])
+        qc.ry(0.5, 2)
+    qc.measure(2, 2)
+    shots = 2_000
+    for c in both_ways(qc):
+        loop = next(op.gate for op in c.operations if op.kind is gq.GateKind.LOOP)
+        assert loop.clbits == (0, 1) and loop.values == (1, 2, 3)
+        counts = gq.counts(c, shots, seed=5)
+        assert all(k[-2:] == "00" for k in counts)
+        _close(counts, 2, _geometric_p1(0.5, 0.25), shots)
+
+
+def test_while_loop_written_out_and_to_qiskit_agrees_with_aer():
+    """``dumps3`` writes ``while``, which genqsim reads back as the same circuit; the circuit
+    made a Qiskit one runs on Qiskit Aer with the same statistics; OpenQASM 2 refuses it."""
+    from qiskit_aer import AerSimulator
+
+    c = gq.from_qiskit(_repeat_until_zero(0.9))
+    text = gq.qasm.dumps3(c)
+    assert "while (c[0] == 1) {" in text
+    assert gq.qasm.loads3(text) == c
+    shots = 20_000
+    result = AerSimulator(seed_simulator=3).run(gq.to_qiskit(c), shots=shots).result()
+    _close(result.get_counts(), 1, _geometric_p1(0.9, 0.5), shots)
+    with pytest.raises(QasmError, match=r"OpenQASM 2\.0 has no while loops"):
+        gq.qasm.dumps(c)
+
+
+def test_while_loop_in_every_shot_by_shot_method_and_refused_by_ensembles():
+    """State vectors, trajectories (``auto`` picks them for a noisy circuit with a loop) and
+    MPS run it shot by shot: the loop always ends with ``q0`` in ``|0>``. A density matrix
+    refuses it, naming what runs it."""
+    c = gq.from_qiskit(_repeat_until_zero(0.7))
+    rest, _ = c.split_terminal_measurements()
+    for method in ("statevector", "mps"):
+        for seed in range(5):
+            state = gq.simulate(rest, method=method, seed=seed)
+            assert float(state.probabilities([0])[1]) == pytest.approx(0, abs=1e-12)
+    noisy = NoiseModel().add_all_qubit_error(channels.depolarizing(0.01), "ry").apply(c)
+    counts = gq.counts(noisy, 2000, seed=2)
+    assert sum(counts.values()) == 2000 and all(k[-1] == "0" for k in counts)
+    with pytest.raises(gq.UnsupportedOperationError, match="shot by shot"):
+        gq.counts(c, 10, method="density_matrix")
+
+
+def test_a_loop_that_never_ends_is_stopped_with_a_typed_error(monkeypatch):
+    import genqsim.plan.calls as calls
+
+    monkeypatch.setattr(calls, "MAX_WHILE_ITERATIONS", 200)
+    c = gq.Circuit(1, n_clbits=1).x(0).measure(0, 0)
+    c.while_(0, 1, gq.Circuit(1).h(0).h(0).measure(0, 0))  # q0 stays 1
+    with pytest.raises(gq.WhileLoopLimitError, match=r"ran 200 times in one shot"):
+        gq.counts(c, 3, seed=1)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("bool a;\nwhile (b) { a = true; b = measure q; }", "assignment to 'a' inside a while"),
+        ("while (b) { b = measure q; if (b) { break; } }", "break inside a while loop"),
+        ("while (true) { x q; }", "reads no measured bit would never end"),
+        ("bool a = b;\nwhile (a) { b = measure q; }", r"bit\(s\) \[0\] as they were before"),
+    ],
+)
+def test_qasm3_while_refusals_name_the_construct(body, message):
+    text = 'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nbit b;\nb = measure q;\n' + body
+    with pytest.raises(QasmError, match=message):
+        gq.qasm.loads3(text)

@@ -18,6 +18,17 @@ from genqsim.circuit.noise import NoiseModel
 T = sympy.Symbol("t", real=True)
 
 
+def _store_into_a_bit() -> object:
+    """A Qiskit circuit that stores a value into a classical bit (genqsim writes bits only by
+    measurement)."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.classical import expr
+
+    qc = QuantumCircuit(1, 1)
+    qc.store(qc.clbits[0], expr.lift(True))
+    return qc
+
+
 def fresh_state() -> gq.StateVector:
     return gq.simulate(gq.Circuit(2).h(0).cx(0, 1))
 
@@ -127,9 +138,20 @@ CASES = [
     ("gate defined twice",
      lambda s: gq.qasm.loads("gate g a { U(0, 0, 0) a; }\ngate g a { U(0, 0, 0) a; }"),
      gq.qasm.QasmError, ValueError, r"line 2, column 6: gate 'g' is already defined \(line 1"),
-    ("OpenQASM 3 while loop",
-     lambda s: gq.qasm.loads3("OPENQASM 3.0;\nbit b;\nwhile (b) { }"), gq.qasm.QasmError,
-     ValueError, r"line 3, column 1: while loops are outside what genqsim reads"),
+    ("OpenQASM 3 subroutine",
+     lambda s: gq.qasm.loads3("OPENQASM 3.0;\nqubit q;\ndef f(qubit a) { x a; }"),
+     gq.qasm.QasmError, ValueError, r"line 3, column 1: subroutines \(def\) are outside"),
+    ("OpenQASM 3 endless while loop",
+     lambda s: gq.qasm.loads3("OPENQASM 3.0;\nqubit q;\nwhile (true) { x q; }"),
+     gq.qasm.QasmError, ValueError, r"line 3, column 1: a while loop whose condition reads no"),
+    ("while_ on an outside bit",
+     lambda s: gq.Circuit(1).while_(0, 1, gq.Circuit(1).x(0)), gq.QubitIndexError, IndexError,
+     r"classical bit\(s\) 0 outside this circuit's register"),
+    ("while_ whose body measures nothing into its bits",
+     lambda s: gq.Circuit(1, n_clbits=1).while_(0, 1, gq.Circuit(1).x(0)),
+     gq.errors.ArgumentValueError, ValueError, r"measures into none of them, so the loop would"),
+    ("Qiskit store into a bit", lambda s: gq.from_qiskit(_store_into_a_bit()),
+     gq.errors.ArgumentValueError, ValueError, r"'store': a store into .* writes classical bits"),
     ("OpenQASM 3 syntax error",
      lambda s: gq.qasm.loads3("OPENQASM 3.0;\nqubit q;\nh q\nx q;"), gq.qasm.QasmError,
      ValueError, r"line 4, column 1: OpenQASM 3 syntax error at 'x'"),

@@ -33,7 +33,7 @@ from ..support.validation import as_qubit, as_qubit_tuple, check_n_qubits, check
 from . import channels
 from .channels import QuantumChannel
 from .composite import Composite, operations_matrix
-from .conditional import Conditional
+from .conditional import Conditional, WhileLoop
 from .gates import (
     NON_UNITARY,
     Barrier,
@@ -572,7 +572,33 @@ class Circuit:
         ``value``; bits of the register not yet written read 0. A bit outside the register
         (no measurement writes it, and the circuit declares fewer bits) is refused: the
         condition could never change. ``c.if_(0, 1, gq.Circuit(2).x(1))``."""
-        gate, targets = conditional_operation(self.n_qubits, clbits, value, body, qubits)
+        return self._classically_controlled(clbits, value, body, qubits, Conditional)
+
+    def while_(
+        self,
+        clbits: int | Sequence[int],
+        values: int | Sequence[int],
+        body: Operation | Circuit,
+        qubits: Sequence[int] | None = None,
+    ) -> Circuit:
+        """Run ``body`` again and again while the classical bits ``clbits`` (``clbits[0]``
+        the lowest) hold ``values`` (one value, or any of a sequence of them): a
+        repeat-until-success loop whose body measures into those bits. ``body`` is placed as
+        for :meth:`if_`. State vectors (``gq.counts``, ``gq.simulate``) run it shot by shot;
+        a loop still running after ``genqsim.plan.calls.MAX_WHILE_ITERATIONS`` iterations of
+        one shot raises :class:`~genqsim.errors.WhileLoopLimitError`. ``c.while_(0, 1,
+        gq.Circuit(1).h(0).measure(0, 0))`` repeats until qubit 0 reads 0."""
+        return self._classically_controlled(clbits, values, body, qubits, WhileLoop)
+
+    def _classically_controlled(
+        self,
+        clbits: Any,
+        value: Any,
+        body: Any,
+        qubits: Sequence[int] | None,
+        kind: type[Conditional],
+    ) -> Circuit:
+        gate, targets = conditional_operation(self.n_qubits, clbits, value, body, qubits, kind)
         outside = [b for b in gate.clbits if b >= self.n_clbits]
         if outside:
             raise QubitIndexError(
@@ -581,6 +607,12 @@ class Circuit:
                 f"would always read 0; measure into them first (c.measure(qubit, "
                 f"{outside[0]})) or declare the register (gq.Circuit({self.n_qubits}, "
                 f"n_clbits={max(outside) + 1}))"
+            )
+        if kind is WhileLoop and not measured_bits(gate.body) & set(gate.clbits):
+            raise ArgumentValueError(
+                f"the body of a while loop on classical bits {list(gate.clbits)} measures "
+                "into none of them, so the loop would never end once entered: measure into "
+                "them in the body (c.measure(qubit, bit))"
             )
         self._append_op(Operation(gate, targets))
         return self
@@ -604,6 +636,21 @@ class Circuit:
                 lambda: any(
                     op.kind is GateKind.CHANNEL
                     or (isinstance(op.gate, Conditional) and op.gate.body.has_noise)
+                    for op in self._ops
+                ),
+            )
+        )
+
+    @property
+    def has_loops(self) -> bool:
+        """Whether the circuit holds while loops (also inside conditionals): they run shot
+        by shot, so methods that keep every measurement branch refuse them."""
+        return bool(
+            self.derived(
+                "has_loops",
+                lambda: any(
+                    op.kind is GateKind.LOOP
+                    or (isinstance(op.gate, Conditional) and op.gate.body.has_loops)
                     for op in self._ops
                 ),
             )
@@ -1052,15 +1099,35 @@ def _floated(gate: Gate) -> Gate:
     return (with_parameters(gate, new_params) or gate) if changed else gate
 
 
+def measured_bits(circuit: Circuit) -> set[int]:
+    """The classical bits ``circuit`` measures into, inside conditionals and loops too."""
+    found: set[int] = set()
+    for op in circuit.operations:
+        if isinstance(op.gate, Measure):
+            found.add(op.gate.clbit)
+        elif isinstance(op.gate, Conditional):
+            found |= measured_bits(op.gate.body)
+    return found
+
+
 def conditional_operation(
-    n_qubits: int, clbits: Any, value: Any, body: Any, qubits: Sequence[int] | None
+    n_qubits: int,
+    clbits: Any,
+    value: Any,
+    body: Any,
+    qubits: Sequence[int] | None,
+    kind: type[Conditional] = Conditional,
 ) -> tuple[Conditional, tuple[int, ...]]:
-    """The gate and targets of ``Circuit.if_``: the body (an Operation or a Circuit, placed on
-    ``qubits`` when given) compacted onto the qubits it touches."""
+    """The gate and targets of ``Circuit.if_`` (or ``while_``, ``kind`` :class:`WhileLoop`):
+    the body (an Operation or a Circuit, placed on ``qubits`` when given) compacted onto the
+    qubits it touches."""
+    method = f"{kind.keyword}_()"
     if isinstance(body, Operation):
         body = Circuit(n_qubits, [body])
     if not isinstance(body, Circuit):
-        raise ArgumentTypeError(f"if_() runs an Operation or a Circuit, got {type(body).__name__}")
+        raise ArgumentTypeError(
+            f"{method} runs an Operation or a Circuit, got {type(body).__name__}"
+        )
     if qubits is None:
         if body.n_qubits != n_qubits:
             raise ArgumentValueError(
@@ -1082,7 +1149,7 @@ def conditional_operation(
     for i, q in enumerate(touched):
         position[q] = i
     local = Circuit(len(touched), [op.remapped(position) for op in ops])
-    return Conditional(clbits, value, local), tuple(touched)
+    return kind(clbits, value, local), tuple(touched)
 
 
 POWER_MAX_QUBITS = 10

@@ -90,7 +90,8 @@ def gate_latex(gate: Any) -> str:
         inner = ";\\ ".join(
             "C" * len(op.controls) + gate_latex(op.gate) for op in gate.body.operations
         )
-        return f"\\mathrm{{if}}\\,c_{{{bits}}}{{=}}{gate.value}{{:}}\\,{inner}"  # braced: quantikz
+        values = "|".join(map(str, gate.values))
+        return f"\\mathrm{{{gate.keyword}}}\\,c_{{{bits}}}{{=}}{values}{{:}}\\,{inner}"  # quantikz
     if isinstance(gate, PauliRotation):
         return f"e^{{-i\\frac{{{latex_value(gate.params[0])}}}{{2}}{gate.pauli}}}"
     if isinstance(gate, NamedGate):

@@ -43,6 +43,7 @@ class GateKind(enum.Enum):
     RESET = "reset"
     CHANNEL = "channel"
     CONDITIONAL = "conditional"
+    LOOP = "loop"
     COMPOSITE = "composite"
 
 
@@ -993,10 +994,12 @@ class Reset(Gate):
         return self
 
 
-NON_UNITARY = (GateKind.MEASURE, GateKind.RESET, GateKind.CHANNEL, GateKind.CONDITIONAL)
+NON_UNITARY = (
+    GateKind.MEASURE, GateKind.RESET, GateKind.CHANNEL, GateKind.CONDITIONAL, GateKind.LOOP
+)  # fmt: skip
 """Kinds that are not unitary gates: measurements and resets collapse the state, channels are
-noise (a Kraus branch per trajectory, exact on density matrices), conditionals depend on
-classical bits; all of them stop fusion and have no inverse."""
+noise (a Kraus branch per trajectory, exact on density matrices), conditionals and while
+loops depend on classical bits; all of them stop fusion and have no inverse."""
 
 
 def _short(value: Any) -> str:

@@ -60,6 +60,9 @@ def light_cone(circuit: Circuit, qubits: Iterable[int]) -> LightCone:
         touches = not live.isdisjoint(op.qubits)
         if isinstance(gate, Measure):
             touches = touches or gate.clbit in bits
+        elif isinstance(gate, Conditional) and not touches:  # its body may write read bits
+            touches = any(isinstance(inner.gate, Measure) and inner.gate.clbit in bits
+                          for inner in gate.body.operations)  # fmt: skip
         if not touches:
             continue
         kept.append(index)

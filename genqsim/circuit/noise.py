@@ -226,7 +226,7 @@ class NoiseModel:
     # -- applying -------------------------------------------------------------------------------
     def channels_for(self, op: Operation) -> list[tuple[QuantumChannel, tuple[int, ...]]]:
         """The channels (with their qubits) the model puts on ``op``."""
-        if op.kind in (GateKind.BARRIER, GateKind.CHANNEL, GateKind.CONDITIONAL):
+        if op.kind in (GateKind.BARRIER, GateKind.CHANNEL, GateKind.CONDITIONAL, GateKind.LOOP):
             return []
         name = "c" * len(op.controls) + op.gate.name
         qubits = op.qubits
@@ -254,14 +254,15 @@ class NoiseModel:
         return out
 
     def apply(self, circuit: Circuit) -> Circuit:
-        """A new circuit with the model's channels inserted (inside conditionals too)."""
+        """A new circuit with the model's channels inserted (inside conditionals and while
+        loops too)."""
         if not isinstance(circuit, Circuit):
             raise ArgumentTypeError(f"apply() takes a Circuit, got {type(circuit).__name__}")
         out: list[Operation] = []
         for op in circuit.operations:
             if isinstance(op.gate, Conditional):
                 body = self.apply(op.gate.body)
-                out.append(Operation(Conditional(op.gate.clbits, op.gate.value, body), op.targets))
+                out.append(Operation(op.gate.with_body(body), op.targets))
                 continue
             noise = [Operation(ch, qs) for ch, qs in self.channels_for(op)]
             if op.kind is GateKind.MEASURE:

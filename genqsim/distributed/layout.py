@@ -20,6 +20,7 @@ from ..plan import (
     ChannelCall,
     ConditionalCall,
     DiagonalCall,
+    LoopCall,
     PermutationCall,
     ResetCall,
 )
@@ -98,7 +99,7 @@ def needs_locality(item: object) -> tuple[int, ...]:
         return ()
     if isinstance(item, (*GATE_CALLS, ResetCall, ChannelCall)):
         return item.targets
-    if isinstance(item, ConditionalCall):
+    if isinstance(item, (ConditionalCall, LoopCall)):
         return tuple(dict.fromkeys(q for call in item.body for q in needs_locality(call)))
     return ()
 

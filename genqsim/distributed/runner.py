@@ -15,6 +15,7 @@ from ..plan import (
     ChannelCall,
     ConditionalCall,
     DiagonalCall,
+    LoopCall,
     MatrixCall,
     MeasureCall,
     PermutationCall,
@@ -79,6 +80,13 @@ class PlanRun:
             if item.holds(s.clbits):
                 for call in item.body:
                     self.item(call, index)
+        elif isinstance(item, LoopCall):  # the bits are the same on every rank
+
+            def once() -> None:
+                for call in item.body:
+                    self.item(call, index)
+
+            item.repeat(lambda: s.clbits, once)
         else:  # pragma: no cover - the plan vocabulary is closed
             raise TypeError(f"cannot run {type(item).__name__} on a distributed state")
         self.flush()

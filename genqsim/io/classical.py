@@ -20,7 +20,7 @@ width)``, ``("!", x)``, ``("neg", x)``, and ``(operator, x, y)`` for the operato
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -213,6 +213,7 @@ class ClassicalScope:
         self.variables: dict[str, Variable] = {}
         self.writes: dict[int, int] = {}
         self.guards: list[tuple[Expression, dict[int, int]]] = []
+        self.while_bodies = 0  # while loops being read, one inside another
 
     def stamps(self, node: Expression) -> dict[int, int]:
         return {b: self.writes.get(b, 0) for b in bits_read(node)}
@@ -231,6 +232,12 @@ class ClassicalScope:
         variable = self.variables.get(name)
         if variable is None:
             raise ClassicalError(f"assignment to {name!r}, which is no classical variable")
+        if self.while_bodies:
+            raise ClassicalError(
+                f"an assignment to {name!r} inside a while loop: its value would depend on "
+                "how many times the loop ran, which genqsim, keeping no classical memory but "
+                "the measured bits, cannot follow"
+            )
         new = cast(variable.width, value)
         for guard, stamps in reversed(self.guards):
             self._check(guard, stamps, f"an assignment to {name!r} inside a branch")
@@ -250,6 +257,15 @@ class ClassicalScope:
         """Bits a measurement writes: values read from them before are old from now on."""
         for b in clbits:
             self.writes[b] = self.writes.get(b, 0) + 1
+
+    @contextmanager
+    def while_body(self) -> Iterator[None]:
+        """Within the body of a while loop (read twice: see :func:`read_while`)."""
+        self.while_bodies += 1
+        try:
+            yield
+        finally:
+            self.while_bodies -= 1
 
     @contextmanager
     def guarded(self, condition: Expression) -> Iterator[None]:
@@ -355,3 +371,29 @@ def read_branches(reader: JumpReader, entry: Any, rest: Sequence[Any], out: Any)
             read_entries(reader, [*block, *rest], body)
         bodies.append((body, values))
     reader.branch_out(bits, bodies, entry, out)
+
+
+def read_while(
+    scope: ClassicalScope,
+    condition: Callable[[], Expression],
+    body: Callable[[], Any],
+) -> tuple[tuple[int, ...], list[int], Any]:
+    """``(bits, values, body)`` of a while loop: its body runs while ``bits`` hold one of
+    ``values``. The body is read twice (``body()`` reads it): the first time marks the bits
+    it measures as written, so that the condition (``condition()`` builds it) and the second
+    reading refuse variables whose bits a later iteration would have changed."""
+    with scope.while_body():
+        before = dict(scope.writes)
+        body()
+        tested, values = values_where(condition())
+        if not tested:
+            raise ClassicalError(
+                "a while loop whose condition reads no measured bit would "
+                + ("never end" if values else "never run: drop it")
+            )
+        if all(scope.writes.get(b, 0) == before.get(b, 0) for b in tested):
+            raise ClassicalError(
+                f"a while loop whose body measures nothing into the bits its condition reads "
+                f"({list(tested)}) would never end once entered"
+            )
+        return tested, values, body()

@@ -17,7 +17,7 @@ import sympy
 
 from ..circuit.circuit import Circuit, Operation
 from ..circuit.composite import Composite
-from ..circuit.conditional import Conditional
+from ..circuit.conditional import Conditional, WhileLoop
 from ..circuit.gates import (
     GATE_SPECS,
     CirqForm,
@@ -157,6 +157,8 @@ class _QiskitReader:
             classical.read_branches(self, entry, (), c)
         elif name == "for_loop":
             self.loop(c, op, qubits, clbits)
+        elif name == "while_loop":
+            self.while_loop(c, op, qc, clbit_map, qubits, clbits)
         elif name in ("break_loop", "continue_loop"):
             raise ArgumentValueError(f"Qiskit {name!r} outside a for_loop is not read")
         elif name == "store":
@@ -176,7 +178,14 @@ class _QiskitReader:
 
     def jump(self, entry: tuple) -> str | None:
         name = entry[0].operation.name
-        if name not in ("break_loop", "continue_loop") or not self.loops:
+        if name not in ("break_loop", "continue_loop"):
+            return None
+        if self.scope.while_bodies and not self.loops:
+            raise ArgumentValueError(
+                f"Qiskit {name!r} inside a while_loop is not read (genqsim runs the body of a "
+                "while loop whole, each time)"
+            )
+        if not self.loops:
             return None  # outside a loop: refused by plain()
         return "break" if name == "break_loop" else "continue"
 
@@ -239,6 +248,29 @@ class _QiskitReader:
             elif any(op.qubits for op in body.operations if op.gate.name != "barrier"):
                 for v in values:
                     c.if_(bits, v, body)
+
+    def while_loop(
+        self, c: Circuit, op: Any, qc: Any, clbit_map: list[int], qubits: list[int],
+        clbits: list[int],
+    ) -> None:  # fmt: skip
+        """A ``while_loop``: one while loop on the bits its condition reads (its body runs
+        shot by shot; see :class:`~genqsim.circuit.conditional.WhileLoop`)."""
+        loops, self.loops = self.loops, 0  # a break in its body is not an outer for_loop's
+
+        def body() -> Circuit:
+            read = self.new_body()
+            self.read(op.blocks[0], read, qubits, clbits)
+            return read
+
+        try:
+            with self.at("while_loop"):
+                bits, values, block = classical.read_while(
+                    self.scope, lambda: self.expression(qc, op.condition, clbit_map), body
+                )
+        finally:
+            self.loops = loops
+        if any(inner.qubits for inner in block.operations if inner.gate.name != "barrier"):
+            c.while_(bits, values, block)
 
     def loop(self, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
         """A ``for_loop``: its block once per value, the loop parameter bound to it;
@@ -442,10 +474,18 @@ def to_qiskit(circuit: Circuit) -> Any:
             body = Circuit(
                 circuit.n_qubits, gate.operations_on(op.targets), n_clbits=circuit.n_clbits
             )
-            qc.if_test(
-                (_qiskit_condition(qc, gate.clbits), gate.value), to_qiskit(body), qc.qubits,
-                qc.clbits,
-            )  # fmt: skip
+            target = _qiskit_condition(qc, gate.clbits)
+            if len(gate.values) == 1:
+                condition: Any = (target, gate.value)
+            else:  # a while loop on several values: target == v1 || target == v2 ...
+                from qiskit.circuit.classical import expr
+
+                tests = [expr.equal(target, v) for v in gate.values]
+                condition = tests[0]
+                for test in tests[1:]:
+                    condition = expr.logic_or(condition, test)
+            add = qc.while_loop if isinstance(gate, WhileLoop) else qc.if_test
+            add(condition, to_qiskit(body), qc.qubits, qc.clbits)
             continue
         if gate.kind is GateKind.CHANNEL:
             raise ArgumentValueError(

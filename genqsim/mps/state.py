@@ -35,6 +35,7 @@ from ..plan import (
     ChannelCall,
     ConditionalCall,
     GateCall,
+    LoopCall,
     MeasureCall,
     PlanItem,
     ResetCall,
@@ -327,7 +328,7 @@ class MPSState(StateBase):
             return self._gate(item.matrix, item.qubits, name)
         if isinstance(item, GateCall):
             return self._gate(with_controls(item), item.qubits, name)
-        if isinstance(item, ConditionalCall):
+        if isinstance(item, (ConditionalCall, LoopCall)):
             return (item, [self._prepare(c, name) for c in item.body])
         if isinstance(item, ChannelCall):
             kraus = [
@@ -356,6 +357,13 @@ class MPSState(StateBase):
             if item[0].holds(self._clbits):
                 for inner in item[1]:
                     self._run(inner, rng)
+        elif isinstance(item, tuple) and isinstance(item[0], LoopCall):
+
+            def once() -> None:
+                for inner in item[1]:
+                    self._run(inner, rng)
+
+            item[0].repeat(lambda: self._clbits, once)
         elif isinstance(item, tuple) and isinstance(item[0], ChannelCall):
             self._draw_kraus(item[1], rng)
         else:

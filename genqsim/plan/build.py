@@ -16,7 +16,7 @@ import numpy as np
 from ..backends.protocol import BlockRunner, GateCallRunner, MonomialRunner, capability
 from ..circuit.channels import QuantumChannel
 from ..circuit.circuit import Circuit, Operation
-from ..circuit.conditional import Conditional
+from ..circuit.conditional import Conditional, WhileLoop
 from ..circuit.gates import GateKind, NamedGate
 from ..errors import ArgumentValueError, NotNumericError, UnboundParameterError
 from ..numbers import NumberSystem
@@ -29,6 +29,7 @@ from .calls import (
     ConditionalCall,
     DiagonalCall,
     GateCall,
+    LoopCall,
     MatrixCall,
     MeasureCall,
     MonomialRun,
@@ -63,11 +64,14 @@ def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
         return ResetCall(op.targets[0])
     if isinstance(gate, QuantumChannel):
         return channel_call(gate, op.targets, numbers)
-    if isinstance(gate, Conditional):
-        body = (call_for(inner, numbers) for inner in gate.operations_on(op.targets))
-        return ConditionalCall(
-            gate.clbits, gate.value, tuple(c for c in body if c is not None), op.targets
-        )
+    if isinstance(gate, Conditional):  # an if, or a while loop
+        body = tuple(
+            c for c in (call_for(inner, numbers) for inner in gate.operations_on(op.targets))
+            if c is not None
+        )  # fmt: skip
+        if isinstance(gate, WhileLoop):
+            return LoopCall(gate.clbits, frozenset(gate.values), body, op.targets)
+        return ConditionalCall(gate.clbits, gate.value, body, op.targets)
     if gate.kind is GateKind.DIAGONAL:
         return DiagonalCall(gate.diagonal(numbers), *args)
     if gate.kind is GateKind.PERMUTATION:

@@ -7,7 +7,8 @@ A plan is a list of calls. Gate calls (:class:`MatrixCall`, :class:`DiagonalCall
 :class:`BlockRun` groups consecutive gate calls whose qubits fit in one cache block or
 shared-memory tile. :class:`ChannelCall` draws a Kraus branch of a noise channel (state
 vectors; density matrices apply a channel's superoperator as a matrix call) and
-:class:`ConditionalCall` runs calls when classical bits hold a value.
+:class:`ConditionalCall` runs calls when classical bits hold a value, :class:`LoopCall` while
+they hold one of some values.
 
 :class:`CallKind` gives every gate call its integer code; the Numba kernels and the CUDA
 sources read their operation codes from it, so the four vocabularies of old are one.
@@ -19,11 +20,13 @@ genqsim's above the number systems.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, Union, cast
 
 import numpy as np
+
+from ..errors import WhileLoopLimitError
 
 if TYPE_CHECKING:  # for annotations only: backends import this module, not the reverse
     from ..backends.protocol import Backend
@@ -266,6 +269,54 @@ class ConditionalCall:
                 call.run(backend, state, context)
 
 
+MAX_WHILE_ITERATIONS = 100_000
+"""Iterations one while loop may run in one shot before it is stopped with an error."""
+
+
+@dataclass(frozen=True, eq=False)
+class LoopCall:
+    """Calls that run again and again while the classical bits ``clbits`` (``clbits[0]``
+    lowest) hold one of ``values``: a while loop, run on one shot's bits."""
+
+    clbits: tuple[int, ...]
+    values: frozenset[int]
+    body: tuple[Any, ...]  # calls, run in order
+    targets: tuple[int, ...] = ()
+
+    def holds(self, clbits: Mapping[int, int]) -> bool:
+        return sum(clbits.get(b, 0) << i for i, b in enumerate(self.clbits)) in self.values
+
+    def repeat(self, clbits: Callable[[], Mapping[int, int]], once: Callable[[], None]) -> None:
+        """Call ``once`` while the bits ``clbits()`` holds (read afresh each time) hold a
+        value (see :meth:`check_iterations`)."""
+        done = 0
+        while self.holds(clbits()):
+            done += 1
+            self.check_iterations(done)
+            once()
+
+    def check_iterations(self, iteration: int) -> None:
+        """Refuse to start iteration ``iteration`` (from 1) of one shot past
+        :data:`MAX_WHILE_ITERATIONS`: :class:`~genqsim.errors.WhileLoopLimitError`."""
+        if iteration > MAX_WHILE_ITERATIONS:
+            raise WhileLoopLimitError(
+                f"a while loop on classical bits {list(self.clbits)} (values "
+                f"{sorted(self.values)}) ran {MAX_WHILE_ITERATIONS:,} times in one shot "
+                "without its condition failing: stopped rather than left to run on"
+            )
+
+    def run(self, backend: Any, state: Any, context: CollapseContext | None = None) -> None:
+        if context is None:
+            raise TypeError("LoopCall needs a state context (its classical bits) to run")
+        live = context
+
+        def once() -> None:
+            for call in self.body:
+                call.run(backend, state, live)
+
+        self.repeat(lambda: live.clbits, once)
+
+
 def _collapse(call: MeasureCall | ResetCall | ChannelCall, context: CollapseContext | None) -> None:
     if context is None:
         raise TypeError(f"{type(call).__name__} needs a state context to run")
@@ -273,7 +324,14 @@ def _collapse(call: MeasureCall | ResetCall | ChannelCall, context: CollapseCont
 
 
 Call = Union[  # noqa: UP007
-    MatrixCall, DiagonalCall, PermutationCall, MeasureCall, ResetCall, ChannelCall, ConditionalCall
+    MatrixCall,
+    DiagonalCall,
+    PermutationCall,
+    MeasureCall,
+    ResetCall,
+    ChannelCall,
+    ConditionalCall,
+    LoopCall,
 ]
 """One primitive call of a plan."""
 

@@ -58,7 +58,7 @@ def cone_applies(circuit: Circuit, observable: Any, initial: Any, method: str) -
     )
 
 
-NO_CONES = (GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL)
+NO_CONES = (GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL, GateKind.LOOP)
 """Operations whose circuits are run whole (a cone would change what they do)."""
 
 

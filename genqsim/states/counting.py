@@ -257,9 +257,12 @@ def _per_shot(
     """One trajectory per shot, the plan built once (state vectors)."""
     method = simulate_options["method"]
     if get_method(method) not in (run_statevector, run_statevector_point, run_trajectories):
+        instead = (
+            "method='statevector'" if rest.has_loops else "method='density_matrix' for exact counts"
+        )
         raise ArgumentValueError(
             f"per-shot counts run state vectors; method={method!r} cannot run this circuit "
-            "shot by shot (use method='density_matrix' for exact counts)"
+            f"shot by shot (use {instead})"
         )
     numbers = get_number_system(simulate_options.get("numbers") or "complex128")
     initial = initial_state(

@@ -29,12 +29,14 @@ import numpy as np
 
 from ..backends import Backend, backend_for
 from ..circuit.circuit import Circuit, Operation
+from ..circuit.conditional import WHILE_NEEDS_SHOTS
 from ..errors import (
     ArgumentTypeError,
     ArgumentValueError,
     MatrixShapeError,
     NumberTypeError,
     StateTooLargeError,
+    UnsupportedOperationError,
 )
 from ..linalg.generic import marginalize, pauli_signs
 from ..linalg.observables import (
@@ -46,6 +48,7 @@ from ..linalg.pauli import PauliSum
 from ..numbers import Number, NumberSystem, get_number_system
 from ..plan import (
     ConditionalCall,
+    LoopCall,
     MeasureCall,
     PlanItem,
     check_bound,
@@ -312,6 +315,8 @@ class DensityMatrix(StateBase):
         """Run one plan item on the members ``records``; returns what they became."""
         if isinstance(item, MeasureCall):
             return self._split(item, records)
+        if isinstance(item, LoopCall):
+            raise UnsupportedOperationError(WHILE_NEEDS_SHOTS)
         if isinstance(item, ConditionalCall):
             chosen = [r for r in records if item.holds(dict(r))]
             rest = [r for r in records if r not in chosen]

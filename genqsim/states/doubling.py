@@ -25,8 +25,9 @@ import numpy as np
 
 from ..circuit.channels import KrausChannel, QuantumChannel
 from ..circuit.circuit import Circuit, Operation
-from ..circuit.conditional import Conditional
+from ..circuit.conditional import WHILE_NEEDS_SHOTS, Conditional, WhileLoop
 from ..circuit.gates import Barrier, Gate, GateKind
+from ..errors import UnsupportedOperationError
 from ..numbers import NumberSystem, get_number_system
 from ..plan.build import fusion_widths
 from ..plan.fusion import fuse_operations, fused_block
@@ -123,8 +124,10 @@ def _vectorised_operation(op: Operation, n: int) -> list[Operation]:
         return [Operation(SuperoperatorGate(RESET_CHANNEL), both)]
     if isinstance(gate, QuantumChannel):
         return [Operation(SuperoperatorGate(gate), both)]
+    if isinstance(gate, WhileLoop):
+        raise UnsupportedOperationError(WHILE_NEEDS_SHOTS)
     if isinstance(gate, Conditional):
-        return [Operation(Conditional(gate.clbits, gate.value, vectorised(gate.body)), both)]
+        return [Operation(gate.with_body(vectorised(gate.body)), both)]
     row_controls = tuple(q + n for q in op.controls)
     return [
         Operation(gate, rows, row_controls, op.control_values),
@@ -148,7 +151,7 @@ def _cheap_superoperator(op: Operation) -> bool:
 
 def _linear(op: Operation) -> bool:
     """Gates, channels and resets act on ``rho`` linearly, so they fuse."""
-    return op.kind not in (GateKind.MEASURE, GateKind.CONDITIONAL, GateKind.BARRIER)
+    return op.kind not in (GateKind.MEASURE, GateKind.CONDITIONAL, GateKind.LOOP, GateKind.BARRIER)
 
 
 def fused_vectorised(

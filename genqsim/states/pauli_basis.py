@@ -89,7 +89,7 @@ def pauli_circuit(doubled: Circuit, n: int) -> Circuit | None:
     for op in doubled.operations:
         if op.kind is GateKind.BARRIER:
             continue
-        if op.kind in (GateKind.MEASURE, GateKind.CONDITIONAL):
+        if op.kind in (GateKind.MEASURE, GateKind.CONDITIONAL, GateKind.LOOP):
             return None
         found = transfer_matrix(op, n)
         if found is None:

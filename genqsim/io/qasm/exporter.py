@@ -20,7 +20,7 @@ from typing import Any
 
 from ...circuit.circuit import Circuit, Operation
 from ...circuit.composite import Composite
-from ...circuit.conditional import Conditional
+from ...circuit.conditional import Conditional, WhileLoop
 from ...circuit.gates import (
     GATE_SPECS,
     QASM_CONTROLLED,
@@ -292,6 +292,10 @@ def _operation(
         return ["barrier " + ", ".join(f"q[{q}]" for q in op.targets) + ";"]
     if isinstance(gate, Measure):
         return [f"measure q[{op.targets[0]}] -> {registers.bit(gate.clbit)};"]
+    if isinstance(gate, WhileLoop):
+        raise QasmError(
+            "OpenQASM 2.0 has no while loops: write OpenQASM 3 (gq.qasm.dumps3), which does"
+        )
     if isinstance(gate, Conditional):
         prefix = f"if({registers.register(gate.clbits)}=={gate.value}) "
         lines = []
@@ -400,9 +404,18 @@ class _Writer3:
         self.composites = _Composites(self.definitions, taken, 3)
 
     def condition(self, gate: Conditional, n_clbits: int) -> str:
-        if gate.clbits == tuple(range(n_clbits)) and n_clbits > 1:
-            return f"c == {gate.value}"
-        return " && ".join(f"c[{b}] == {(gate.value >> i) & 1}" for i, b in enumerate(gate.clbits))
+        """``c == 3``, ``c[0] == 1 && c[2] == 0``, or (a while loop on several values) those
+        joined by ``||``."""
+        tests = []
+        for value in gate.values:
+            if gate.clbits == tuple(range(n_clbits)) and n_clbits > 1:
+                tests.append(f"c == {value}")
+            else:
+                tests.append(" && ".join(f"c[{b}] == {(value >> i) & 1}"
+                                         for i, b in enumerate(gate.clbits)))  # fmt: skip
+        if len(tests) == 1:
+            return tests[0]
+        return " || ".join(f"({test})" for test in tests)
 
     def operation(self, op: Operation, n_clbits: int, indent: str = "") -> list[str]:
         gate = op.gate
@@ -412,8 +425,8 @@ class _Writer3:
             return [f"{indent}c[{gate.clbit}] = measure q[{op.targets[0]}];"]
         if gate.kind is GateKind.RESET:
             return [f"{indent}reset q[{op.targets[0]}];"]
-        if isinstance(gate, Conditional):
-            lines = [f"{indent}if ({self.condition(gate, n_clbits)}) {{"]
+        if isinstance(gate, Conditional):  # an if, or a while loop
+            lines = [f"{indent}{gate.keyword} ({self.condition(gate, n_clbits)}) {{"]
             for inner in gate.operations_on(op.targets):
                 lines += self.operation(inner, n_clbits, indent + "  ")
             return [*lines, indent + "}"]

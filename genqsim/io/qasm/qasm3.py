@@ -98,11 +98,13 @@ class _Definition:
 
 @dataclass
 class _Branch:
-    """An ``if``: the operations of ``body`` run when ``clbits`` hold one of ``values``."""
+    """An ``if``: the operations of ``body`` run when ``clbits`` hold one of ``values`` (a
+    ``while``, ``loop``: again and again while they do)."""
 
     clbits: tuple[int, ...]
     values: list[int]
     body: list[Any]
+    loop: bool = False
 
 
 class _Reader:
@@ -175,6 +177,8 @@ class _Reader:
                 self.qubits(arg, env)  # checked, then nothing runs
         elif isinstance(node, (ast.Box, ast.BranchingStatement, ast.SwitchStatement)):
             classical.read_branches(self, (node, env), (), out)
+        elif isinstance(node, ast.WhileLoop):
+            self.while_loop(node, env, out)
         elif isinstance(node, (ast.BreakStatement, ast.ContinueStatement)):
             self.jump((node, env))  # outside a loop: refused there
             raise self.fail("break and continue are read inside for loops", node)
@@ -186,7 +190,7 @@ class _Reader:
             pass  # a note to tools, with no meaning for the circuit
         else:
             what = {
-                "WhileLoop": "while loops", "SubroutineDefinition": "subroutines (def)",
+                "SubroutineDefinition": "subroutines (def)",
                 "ExternDeclaration": "extern declarations", "ReturnStatement": "return",
                 "ClassicalAssignment": "classical assignment", "ExpressionStatement":
                 "classical expressions", "CalibrationStatement": "calibrations (cal)",
@@ -749,7 +753,11 @@ class _Reader:
         if kind not in ("BreakStatement", "ContinueStatement"):
             return None
         if not self.loops:
-            raise self.fail(f"{kind[:-9].lower()} outside a loop", entry[0])
+            raise self.fail(
+                f"{kind[:-9].lower()} inside a while loop is not read (genqsim runs the body "
+                "of a while loop whole, each time)" if self.scope.while_bodies
+                else f"{kind[:-9].lower()} outside a loop", entry[0],
+            )  # fmt: skip
         return "break" if kind == "BreakStatement" else "continue"
 
     def jumps(self, entry: tuple[Any, dict[str, Any]]) -> frozenset[str]:
@@ -766,6 +774,25 @@ class _Reader:
 
     def new_body(self) -> list[Any]:
         return []
+
+    def while_loop(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
+        """``while (condition) { ... }`` as one while loop on the bits the condition reads
+        (the body runs shot by shot; see :class:`~genqsim.circuit.conditional.WhileLoop`)."""
+        loops, self.loops = self.loops, 0  # a break in its body is not an outer for's
+
+        def body() -> list[Any]:
+            read: list[Any] = []
+            self.statements(node.block, env, read)
+            return read
+
+        try:
+            with self.classical_at(node):
+                bits, values, block = classical.read_while(
+                    self.scope, lambda: self.expression(node.while_condition, env), body
+                )
+        finally:
+            self.loops = loops
+        out.append(_Branch(bits, values, block, loop=True))
 
     def loop(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
         """A ``for`` loop, unrolled: ``break`` and ``continue`` (under conditions on bits)
@@ -810,7 +837,11 @@ def _emit(c: Circuit, items: list[Any], reader: _Reader) -> None:
         elif isinstance(item, _Branch):
             body = Circuit(c.n_qubits, n_clbits=c.n_clbits)
             _emit(body, item.body, reader)
-            if any(op.qubits for op in body.operations if op.gate.name != "barrier"):
+            if not any(op.qubits for op in body.operations if op.gate.name != "barrier"):
+                continue
+            if item.loop:
+                c.while_(item.clbits, item.values, body)
+            else:
                 for value in item.values:
                     c.if_(item.clbits, value, body)
         elif item[0] == "barrier":
