@@ -64,6 +64,35 @@ def test_switch_with_several_labels_and_a_default():
         assert distribution(c) == pytest.approx(expected, abs=1e-12)
 
 
+def test_switch_on_a_register_without_default_resets_and_repeats():
+    """Three rounds of a parity check into two ancillas, measured, reset and read by a
+    ``switch`` without default: data qubits start in ``|100>``, so the first round reads
+    syndrome 1 and flips data qubit 0 back, and later rounds read 0."""
+    from qiskit import ClassicalRegister, QuantumRegister
+
+    data, ancilla = QuantumRegister(3, "d"), QuantumRegister(2, "a")
+    checks, out = ClassicalRegister(2, "s"), ClassicalRegister(3, "m")
+    qc = QuantumCircuit(data, ancilla, checks, out)
+    qc.x(data[0])
+    for _ in range(3):
+        qc.cx(data[0], ancilla[0])
+        qc.cx(data[1], ancilla[0])
+        qc.cx(data[1], ancilla[1])
+        qc.cx(data[2], ancilla[1])
+        qc.measure(ancilla, checks)
+        qc.reset(ancilla)
+        with qc.switch(checks) as case:
+            with case(1):
+                qc.x(data[0])
+            with case(3):
+                qc.x(data[1])
+            with case(2):
+                qc.x(data[2])
+    qc.measure(data, out)
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx({"00000": 1.0}, abs=1e-12)
+
+
 def test_switch_on_an_expression_without_default():
     """``switch (c[0] + c[1])`` (a uint expression): only the sum 1 flips ``q2``."""
     qc = QuantumCircuit(3, 3)
@@ -298,7 +327,7 @@ def _close(counts: dict[str, int], key_bit: int, p: float, shots: int) -> None:
 
 def test_while_loop_repeat_until_success_against_the_geometric_series():
     qc = _repeat_until_zero(0.7)
-    shots = 4_000
+    shots = 20_000
     for c in both_ways(qc):
         assert c.has_loops
         counts = gq.counts(c, shots, seed=11)
@@ -317,7 +346,7 @@ def test_while_loop_on_several_values_of_a_register():
         qc.measure([0, 1], [0, 1])
         qc.ry(0.5, 2)
     qc.measure(2, 2)
-    shots = 2_000
+    shots = 4_000
     for c in both_ways(qc):
         loop = next(op.gate for op in c.operations if op.kind is gq.GateKind.LOOP)
         assert loop.clbits == (0, 1) and loop.values == (1, 2, 3)

@@ -182,7 +182,7 @@ def switch_cases(
     default = next((block for labels, block in cases if DEFAULT in labels), None)
     if target[0] == "bits" and default is None:  # the labels are the values of the bits
         size = 1 << len(target[1])
-        return target[1], [([int(v) for v in labels if 0 <= v < size], block)
+        return target[1], [(block, [int(v) for v in labels if 0 <= v < size])
                            for labels, block in cases]  # fmt: skip
     tested = bits_read(target)
     chosen: dict[int, list[int]] = {id(block): [] for _, block in cases}

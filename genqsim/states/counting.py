@@ -1,6 +1,7 @@
 """Counts and per-shot memory of circuits: the one place shots of a whole circuit are drawn,
 over the classical bits when it measures (exact distributions from a method that keeps every
-measurement branch, one run per shot for the others), with readout errors applied.
+measurement branch, shot by shot for the others: the shots in groups that split at each
+measurement, :mod:`.branching`), with readout errors applied.
 
 Above the state kinds: it runs circuits through :func:`~genqsim.states.registry.simulate`
 and, for per-shot runs, the state vector's trajectory runner.
@@ -21,13 +22,15 @@ from ..circuit.circuit import Circuit
 from ..circuit.noise import NoiseModel, Readout
 from ..errors import ArgumentTypeError, ArgumentValueError
 from ..numbers import get_number_system
+from ..plan.build import plan_for_backend
+from .branching import grouped_runs
 from .chunks import broadcast_points, run_points
 from .protocol import Seed, State
 from .registry import AUTO, choose_method, get_method, method_spec, simulate, swept_states
 from .sampling import bitstring, check_shots, rng
 from .statevector import initial_state, run_statevector
 from .swept import run_statevector_point
-from .trajectories import TrajectoryRunner, run_trajectories
+from .trajectories import run_trajectories
 
 _SIMULATE_PARAMETERS = frozenset(inspect.signature(simulate).parameters)
 """What :func:`simulate` takes for every method; any other keyword is a method's option."""
@@ -51,8 +54,10 @@ def counts(
     what ``method="auto"``, the default, picks for small noisy circuits) the exact
     distribution of the classical bits is computed once (mid-circuit measurements and
     conditionals included) and the shots drawn from it. Otherwise circuits with mid-circuit
-    measurements, resets, noise channels or conditionals run once per shot (one trajectory
-    each, the plan built once); others are simulated once and sampled. ``readout``: a
+    measurements, resets, noise channels, conditionals or while loops run shot by shot (the
+    shots in groups that split at each measurement or channel, each group on its own state:
+    :mod:`genqsim.states.branching`; the plan built once); others are simulated once and
+    sampled. ``readout``: a
     :class:`~genqsim.circuit.noise.NoiseModel` or its ``readout``, whose confusion matrices
     change the reported bits. ``simulate_options`` go to :func:`genqsim.simulate`
     (``method``, ``numbers``, ``initial``, ...).
@@ -254,7 +259,8 @@ def _per_shot(
     generator: np.random.Generator,
     simulate_options: dict[str, Any],
 ) -> dict[str, int]:
-    """One trajectory per shot, the plan built once (state vectors)."""
+    """The shots run in groups that split at each measurement (state vectors; see
+    :mod:`genqsim.states.branching`), the plan built once."""
     method = simulate_options["method"]
     if get_method(method) not in (run_statevector, run_statevector_point, run_trajectories):
         instead = (
@@ -272,20 +278,21 @@ def _per_shot(
         simulate_options.get("backend"),
         simulate_options.get("device"),
     )
-    runner = TrajectoryRunner(rest, initial, simulate_options.get("fuse"))
+    with numbers.context():
+        plan = plan_for_backend(rest, numbers, initial.backend, simulate_options.get("fuse"))
     tally: dict[str, int] = {}
-    for _ in range(shots):
-        state = runner.run(generator)
-        bits = dict(state.clbits)
-        if terminal:
-            (drawn,) = state.sample(1, seed=generator, qubits=measured)
-            for (_, c), bit in zip(terminal, reversed(drawn)):
+    for state, group_shots in grouped_runs(plan, initial, shots, generator):
+        if not circuit.n_clbits:
+            for key, k in state.sample(group_shots, seed=generator).items():
+                tally[key] = tally.get(key, 0) + k
+            continue
+        drawn = state.sample(group_shots, seed=generator, qubits=measured) if terminal else {}
+        for outcome, k in drawn.items() or [("", group_shots)]:
+            bits = dict(state.clbits)
+            for (_, c), bit in zip(terminal, reversed(outcome)):
                 bits[c] = int(bit)
-        if circuit.n_clbits:
             key = "".join(str(bits.get(c, 0)) for c in reversed(range(circuit.n_clbits)))
-        else:
-            (key,) = state.sample(1, seed=generator)
-        tally[key] = tally.get(key, 0) + 1
+            tally[key] = tally.get(key, 0) + k
     return dict(sorted(tally.items()))
 
 

@@ -1,0 +1,204 @@
+"""Shots in groups: the counts of a circuit with mid-circuit measurements, resets, noise
+channels, conditionals or while loops, drawn without running it once per shot.
+
+All the shots start as one group on one state vector. At a measurement the group splits
+into one group per outcome, the shots shared out by one binomial draw (a channel: one
+multinomial draw over its Kraus branches), and each part goes on with its own collapsed
+copy of the state; conditionals and while loops are decided per group, on its bits. At the
+end each group samples its terminal measurements from its state. Every shot thus follows
+the law it would follow on its own (the draws are the same random experiment, grouped), while
+the gates run once per group instead of once per shot: a repeat-until-success loop over
+20,000 shots runs a few dozen groups. Groups are run depth first, and their states held at
+once stay within :data:`GROUP_MEMORY_BYTES`: past it, the parts of a split are run to the end
+one shot at a time (each from a copy of their state), as a run per shot would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..plan.build import run_item
+from ..plan.calls import (
+    ChannelCall,
+    ConditionalCall,
+    LoopCall,
+    MeasureCall,
+    PlanItem,
+    ResetCall,
+)
+from .statevector import StateVector
+
+
+@dataclass
+class _Frame:
+    """A list of plan items being run: the plan, or the body of a conditional or loop."""
+
+    items: Sequence[PlanItem]
+    index: int = 0
+    loop: LoopCall | None = None
+    iterations: int = 0
+
+
+@dataclass
+class _Group:
+    """Shots that have met the same outcomes so far, on one state."""
+
+    state: StateVector
+    shots: int
+    frames: list[_Frame] = field(default_factory=list)
+
+    def split(self, state: StateVector, shots: int) -> _Group:
+        """A group of ``shots`` of these on ``state``, at the same place in the plan."""
+        frames = [_Frame(f.items, f.index, f.loop, f.iterations) for f in self.frames]
+        return _Group(state, shots, frames)
+
+
+GROUP_MEMORY_BYTES = 1 << 30
+"""The most bytes of group states held at once (pending splits): past it, groups run one shot
+at a time."""
+
+
+def grouped_runs(
+    plan: Sequence[PlanItem],
+    initial: StateVector,
+    shots: int,
+    rng: np.random.Generator,
+    memory: int | None = None,
+) -> Iterator[tuple[StateVector, int]]:
+    """``(state, shots)`` at the end of ``plan`` for each group of the ``shots`` in turn
+    (their classical bits in ``state.clbits``; a state is the group's own until the next
+    one is asked for). ``memory``: the bytes of states held at once (default
+    :data:`GROUP_MEMORY_BYTES`)."""
+    budget = GROUP_MEMORY_BYTES if memory is None else memory
+    most = max(2, budget // max(1, int(initial.amplitudes.nbytes)))
+    start = _copied(initial)
+    start.clbits = {}
+    pending = [_Group(start, shots, [_Frame(plan)])]
+    while pending:
+        group = pending.pop()
+        parts = _run(group, rng)
+        if parts is None:
+            yield group.state, group.shots
+            continue
+        while len(pending) + len(parts) > most and len(parts) > 1:
+            yield from _one_shot_at_a_time(parts.pop(0), rng)
+        pending.extend(parts)
+
+
+def _run(group: _Group, rng: np.random.Generator) -> list[_Group] | None:
+    with group.state.numbers.context(), group.state._threads():
+        return _advance(group, rng)
+
+
+def _one_shot_at_a_time(
+    group: _Group, rng: np.random.Generator
+) -> Iterator[tuple[StateVector, int]]:
+    """The group's shots run to the end one by one, each from a copy of its state (a group
+    of one shot never splits)."""
+    for i in range(group.shots):
+        last = i == group.shots - 1
+        single = group.split(group.state if last else _copied(group.state), 1)
+        _run(single, rng)
+        yield single.state, 1
+
+
+def _copied(state: StateVector) -> StateVector:
+    """A copy of ``state`` with its own classical bits."""
+    copy = state.copy()
+    copy.clbits = dict(state.clbits)
+    return copy
+
+
+def _advance(group: _Group, rng: np.random.Generator) -> list[_Group] | None:
+    """Run ``group`` on until it splits (its parts) or its plan ends (``None``)."""
+    state = group.state
+    while group.frames:
+        frame = group.frames[-1]
+        if frame.index == len(frame.items):
+            if frame.loop is not None and frame.loop.holds(state.clbits):
+                frame.iterations += 1
+                frame.loop.check_iterations(frame.iterations)
+                frame.index = 0
+            else:
+                group.frames.pop()
+            continue
+        item = frame.items[frame.index]
+        frame.index += 1
+        if isinstance(item, ConditionalCall):
+            if item.holds(state.clbits):
+                group.frames.append(_Frame(item.body))
+        elif isinstance(item, LoopCall):
+            if item.holds(state.clbits):
+                group.frames.append(_Frame(item.body, loop=item, iterations=1))
+        elif isinstance(item, (MeasureCall, ResetCall, ChannelCall)):
+            if isinstance(item, ChannelCall):
+                parts = _channel(group, item, rng)
+            else:
+                parts = _measured(group, item, rng)
+            if parts is not None:
+                return parts
+            state = group.state  # all the shots went one way: on in place, or on a Kraus copy
+        else:
+            run_item(item, state.backend, state.amplitudes)
+    return None
+
+
+def _measured(
+    group: _Group, call: MeasureCall | ResetCall, rng: np.random.Generator
+) -> list[_Group] | None:
+    """Share the group's shots between the outcomes of one qubit (``None``: all went one
+    way, and the group goes on collapsed in place)."""
+    state, qubit = group.state, (call.qubit,)
+    p1 = min(max(float(state._outcome_probability(qubit, 1)), 0.0), 1.0)
+    ones = int(rng.binomial(group.shots, p1))
+    shares = [(outcome, k) for outcome, k in ((0, group.shots - ones), (1, ones)) if k]
+    parts = []
+    for i, (outcome, k) in enumerate(shares):
+        target = state if i == len(shares) - 1 else _copied(state)
+        target._collapse(qubit, outcome)
+        if isinstance(call, MeasureCall):
+            target.clbits[call.clbit] = outcome
+        elif outcome == 1:  # reset: flip back to |0>
+            target.backend.apply_permutation(target.amplitudes, [1, 0], None, qubit)
+        parts.append(group.split(target, k))
+    if len(parts) == 1:
+        group.state = parts[0].state
+        return None
+    return parts
+
+
+def _channel(group: _Group, call: ChannelCall, rng: np.random.Generator) -> list[_Group] | None:
+    """Share the group's shots between a channel's Kraus branches, in proportion drawn from
+    their probabilities on the group's state (fixed ones for a Pauli mixture)."""
+    state = group.state
+    if call.mixture is not None:
+        probabilities, branches = call.mixture
+        weights = np.asarray(probabilities, dtype=float)
+        results: list[Any] = [None] * len(branches)
+    else:
+        results = []
+        for kraus in call.kraus:  # each branch applied to a copy: its norm is its weight
+            trial = _copied(state)
+            kraus.run(state.backend, trial.amplitudes)
+            results.append(trial)
+        weights = np.array([float(r.norm_squared().real) for r in results])
+    drawn = rng.multinomial(group.shots, weights / weights.sum())
+    chosen = [k for k in range(len(drawn)) if drawn[k]]
+    parts = []
+    for i, k in enumerate(chosen):
+        if results[k] is not None:
+            target = results[k]
+            target.normalize()
+        else:
+            target = state if i == len(chosen) - 1 else _copied(state)
+            for gate_call in branches[k]:
+                gate_call.run(state.backend, target.amplitudes)
+        parts.append(group.split(target, int(drawn[k])))
+    if len(parts) == 1:
+        group.state = parts[0].state
+        return None
+    return parts
