@@ -717,8 +717,10 @@ class _Reader:
                       (node.else_block or [], others, ("!", condition))]  # fmt: skip
         else:  # ``switch (target) { case 0, 1 { ... } default { ... } }``
             target = self.expression(node.target, env)
-            cases = [([self.integer(v, env) for v in values], block.statements)
-                     for values, block in node.cases]  # fmt: skip
+            cases: list[tuple[list[Any], Any]] = [
+                ([self.integer(v, env) for v in values], block.statements)
+                for values, block in node.cases
+            ]
             if node.default is not None:
                 cases.append(([classical.DEFAULT], node.default.statements))
             with self.classical_at(node):
