@@ -94,7 +94,11 @@ def teleport(n: int) -> Any:
     return qc
 
 
-def syndrome(n: int) -> Any:
+def syndrome(n: int, angles: list[float] | None = None) -> Any:
+    """``n`` data qubits, each turned by ``rx(angles[q])`` (default 0.3: flipped with
+    probability sin(0.15)^2), then three rounds of parity checks of data qubits 0-2 into two
+    ancillas, measured, reset and read by a ``switch`` that flips the qubit they point at
+    (``tests/test_classical_control.py`` checks it on a known flip)."""
     from qiskit import ClassicalRegister, QuantumCircuit, QuantumRegister
 
     data = QuantumRegister(n, "d")
@@ -102,8 +106,9 @@ def syndrome(n: int) -> Any:
     checks = ClassicalRegister(2, "s")
     out = ClassicalRegister(n, "m")
     qc = QuantumCircuit(data, ancilla, checks, out)
-    for q in range(n):
-        qc.rx(0.3, data[q])  # each data qubit flipped with probability sin(0.15)^2
+    for q, angle in enumerate([0.3] * n if angles is None else angles):
+        if angle:
+            qc.rx(angle, data[q])
     for _ in range(3):
         qc.cx(data[0], ancilla[0])
         qc.cx(data[1], ancilla[0])

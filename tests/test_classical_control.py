@@ -65,30 +65,19 @@ def test_switch_with_several_labels_and_a_default():
 
 
 def test_switch_on_a_register_without_default_resets_and_repeats():
-    """Three rounds of a parity check into two ancillas, measured, reset and read by a
-    ``switch`` without default: data qubits start in ``|100>``, so the first round reads
-    syndrome 1 and flips data qubit 0 back, and later rounds read 0."""
-    from qiskit import ClassicalRegister, QuantumRegister
+    """The repetition code of ``benchmarks/dynamic_bench.py`` (three rounds of parity checks
+    into two ancillas, measured, reset and read by a ``switch`` without default) on data
+    ``|100>``: the first round reads syndrome 1 and flips data qubit 0 back, later rounds
+    read 0, so every bit reads 0."""
+    import importlib.util
+    from pathlib import Path
 
-    data, ancilla = QuantumRegister(3, "d"), QuantumRegister(2, "a")
-    checks, out = ClassicalRegister(2, "s"), ClassicalRegister(3, "m")
-    qc = QuantumCircuit(data, ancilla, checks, out)
-    qc.x(data[0])
-    for _ in range(3):
-        qc.cx(data[0], ancilla[0])
-        qc.cx(data[1], ancilla[0])
-        qc.cx(data[1], ancilla[1])
-        qc.cx(data[2], ancilla[1])
-        qc.measure(ancilla, checks)
-        qc.reset(ancilla)
-        with qc.switch(checks) as case:
-            with case(1):
-                qc.x(data[0])
-            with case(3):
-                qc.x(data[1])
-            with case(2):
-                qc.x(data[2])
-    qc.measure(data, out)
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "dynamic_bench.py"
+    spec = importlib.util.spec_from_file_location("dynamic_bench", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    qc = bench.syndrome(3, [math.pi, 0.0, 0.0])
     for c in both_ways(qc):
         assert distribution(c) == pytest.approx({"00000": 1.0}, abs=1e-12)
 

@@ -324,6 +324,59 @@ def test_backend_dynamic_circuit_with_if_test_matches_aer():
     within_five_sigma(theirs, p, shots)  # the reference checked too
 
 
+def _while_for_break(store: bool) -> QuantumCircuit:
+    """A repeat-until-success ``while_loop`` turning ``q1``, then a ``for_loop`` of fresh
+    coins that breaks on a 1 and flips ``q2`` on each 0; with ``store``, a variable set from
+    the last coin flips ``q2`` once more where both were 0."""
+    from qiskit.circuit.classical import expr, types
+
+    qc = QuantumCircuit(3, 3)
+    flag = qc.add_var("flag", expr.lift(0, types.Uint(1))) if store else None
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.while_loop((qc.clbits[0], 1)):  # until a 0: k retries, probability 2^-(k+1)
+        qc.h(0)
+        qc.measure(0, 0)
+        qc.ry(0.8, 1)
+    with qc.for_loop(range(2)):
+        qc.h(0)
+        qc.measure(0, 0)
+        with qc.if_test((qc.clbits[0], 1)):
+            qc.break_loop()
+        qc.x(2)
+    if flag is not None:
+        qc.store(flag, expr.bit_xor(expr.cast(qc.clbits[0], types.Uint(1)), 1))
+        with qc.if_test(expr.equal(flag, 1)):
+            qc.x(2)
+    qc.measure([1, 2], [1, 2])
+    return qc
+
+
+@pytest.mark.parametrize("store", [False, True])
+def test_backend_transpiles_and_runs_while_for_break_and_store(store):
+    """Every control-flow instruction genqsim reads is in the backend's target, so
+    ``transpile(qc, backend)`` keeps it. Counts against the closed form; Aer's against it
+    too where Aer runs the circuit (Aer 0.18 aborts on the ``store``)."""
+    aer = pytest.importorskip("qiskit_aer")
+    qc = _while_for_break(store)
+    backend = GenqsimBackend()
+    assert {"while_loop", "for_loop", "break_loop", "store"} <= set(backend.target.operation_names)
+    shots = 8000
+    p1 = sum(2.0 ** -(k + 1) * np.sin(0.4 * k) ** 2 for k in range(200))
+    # the for loop, as (q2, c0): a 1 first (1/2) gives (0, 1); 0 then 1 (1/4) gives (1, 1);
+    # two 0s (1/4) give (0, 0), or (1, 0) where the stored flag flips q2 once more
+    tail = {"01": 0.5, "11": 0.25, "10" if store else "00": 0.25}
+    p = {}
+    for (q2, c0), w in tail.items():
+        for q1, wq in (("1", p1), ("0", 1 - p1)):
+            p[f"{q2}{q1}{c0}"] = w * wq
+    ours = backend.run(transpile(qc, backend), shots=shots, seed_simulator=5).result()
+    within_five_sigma(ours.get_counts(), p, shots)
+    if not store:
+        theirs = aer.AerSimulator().run(qc, shots=shots, seed_simulator=5).result().get_counts()
+        within_five_sigma(theirs, p, shots)  # the reference checked too
+
+
 def test_backend_noise_model_and_options():
     aer = pytest.importorskip("qiskit_aer")
     from qiskit_aer.noise import NoiseModel, depolarizing_error

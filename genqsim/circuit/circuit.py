@@ -630,27 +630,23 @@ class Circuit:
     def has_noise(self) -> bool:
         """Whether the circuit holds noise channels (also inside conditionals; kept until
         the circuit grows: choosing a method asks at every point of an optimiser's loop)."""
-        return bool(
-            self.derived(
-                "has_noise",
-                lambda: any(
-                    op.kind is GateKind.CHANNEL
-                    or (isinstance(op.gate, Conditional) and op.gate.body.has_noise)
-                    for op in self._ops
-                ),
-            )
-        )
+        return self._holds_kind(GateKind.CHANNEL)
 
     @property
     def has_loops(self) -> bool:
         """Whether the circuit holds while loops (also inside conditionals): they run shot
         by shot, so methods that keep every measurement branch refuse them."""
+        return self._holds_kind(GateKind.LOOP)
+
+    def _holds_kind(self, kind: GateKind) -> bool:
+        """Whether an operation of ``kind`` is in the circuit, inside the bodies of
+        conditionals and loops too (kept until the circuit grows)."""
         return bool(
             self.derived(
-                "has_loops",
+                ("holds", kind),
                 lambda: any(
-                    op.kind is GateKind.LOOP
-                    or (isinstance(op.gate, Conditional) and op.gate.body.has_loops)
+                    op.kind is kind
+                    or (isinstance(op.gate, Conditional) and op.gate.body._holds_kind(kind))
                     for op in self._ops
                 ),
             )

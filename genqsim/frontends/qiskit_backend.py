@@ -1,7 +1,9 @@
 """A Qiskit ``BackendV2`` that runs circuits on genqsim: ``transpile(qc, backend)`` keeps
 every standard gate (its ``Target`` is genqsim's gate table, with ``unitary``, measurement,
-reset, delay, ``if_else`` and ``switch_case``), and ``backend.run(circuits, shots=...)``
-returns a Qiskit ``Result`` with counts and, on request, per-shot memory."""
+reset, delay, and the control flow genqsim reads: ``if_else``, ``switch_case``,
+``while_loop``, ``for_loop``, ``break_loop``, ``continue_loop``, ``box``, ``store``), and
+``backend.run(circuits, shots=...)`` returns a Qiskit ``Result`` with counts and, on request,
+per-shot memory."""
 
 from __future__ import annotations
 
@@ -11,7 +13,17 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from qiskit.circuit import IfElseOp, QuantumCircuit, SwitchCaseOp
+from qiskit.circuit import (
+    BoxOp,
+    BreakLoopOp,
+    ContinueLoopOp,
+    ForLoopOp,
+    IfElseOp,
+    QuantumCircuit,
+    Store,
+    SwitchCaseOp,
+    WhileLoopOp,
+)
 from qiskit.circuit.library import UnitaryGate, get_standard_gate_name_mapping
 from qiskit.providers import BackendV2, JobStatus, JobV1, Options
 from qiskit.result import Result
@@ -37,9 +49,17 @@ def genqsim_target() -> Target:
     for name, instruction in get_standard_gate_name_mapping().items():
         target.add_instruction(instruction, properties=None, name=name)
     target.add_instruction(UnitaryGate, name="unitary")
-    target.add_instruction(IfElseOp, name="if_else")
-    target.add_instruction(SwitchCaseOp, name="switch_case")
+    for name, control in CONTROL_FLOW.items():
+        target.add_instruction(control, name=name)
     return target
+
+
+CONTROL_FLOW = {
+    "if_else": IfElseOp, "switch_case": SwitchCaseOp, "while_loop": WhileLoopOp,
+    "for_loop": ForLoopOp, "break_loop": BreakLoopOp, "continue_loop": ContinueLoopOp,
+    "box": BoxOp, "store": Store,
+}  # fmt: skip
+"""The control-flow instructions ``gq.from_qiskit`` reads, by their Qiskit names."""
 
 
 def as_integers(bits: np.ndarray) -> list[int]:
