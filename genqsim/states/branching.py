@@ -153,13 +153,19 @@ def _measured(
     """Share the group's shots between the outcomes of one qubit (``None``: all went one
     way, and the group goes on collapsed in place)."""
     state, qubit = group.state, (call.qubit,)
-    p1 = min(max(float(state._outcome_probability(qubit, 1)), 0.0), 1.0)
-    ones = int(rng.binomial(group.shots, p1))
+    machine = state.numbers.dtype.kind == "c"  # symbolic numbers divide by the exact value
+    probabilities: list[float | None] = [None, None]
+    if machine:  # both outcomes' probabilities from one pass (each accurate on its own)
+        p0, p1 = (float(p) for p in state.probabilities(qubit))
+        probabilities = [p0, p1]
+    else:
+        p1 = float(state._outcome_probability(qubit, 1))
+    ones = int(rng.binomial(group.shots, min(max(p1, 0.0), 1.0)))
     shares = [(outcome, k) for outcome, k in ((0, group.shots - ones), (1, ones)) if k]
     parts = []
     for i, (outcome, k) in enumerate(shares):
         target = state if i == len(shares) - 1 else _copied(state)
-        target._collapse(qubit, outcome)
+        target._collapse(qubit, outcome, probabilities[outcome])
         if isinstance(call, MeasureCall):
             target.clbits[call.clbit] = outcome
         elif outcome == 1:  # reset: flip back to |0>

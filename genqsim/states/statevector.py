@@ -314,10 +314,13 @@ class StateVector(StateBase):
         drawn = on_device.sample_counts(self._amplitudes, qs, shots, seed)
         return sampling.keyed_counts(drawn, self.n_qubits if qs is None else len(qs))
 
-    def _collapse(self, qubits: tuple[int, ...], outcome: int) -> None:
+    def _collapse(
+        self, qubits: tuple[int, ...], outcome: int, probability: float | None = None
+    ) -> None:
         """Keep the amplitudes that read ``outcome`` on ``qubits``, scaled by ``1/sqrt(p)``
-        (exactly, for symbolic numbers)."""
-        exact = self._outcome_probability(qubits, outcome)
+        (exactly, for symbolic numbers; ``probability``: ``p`` where the caller has it, for
+        machine numbers)."""
+        exact = self._outcome_probability(qubits, outcome) if probability is None else probability
         diagonal = [self.numbers.zero] * (1 << len(qubits))
         diagonal[outcome] = self.numbers.one / self.numbers.sqrt(exact)
         with self.numbers.context(), self._threads():
