@@ -117,9 +117,10 @@ class Conditional(Gate):
 
     def __eq__(self, other: object) -> bool:
         return (
-            type(other) is type(self)
-            and self._key() == other._key()  # type: ignore[attr-defined]
-            and self.body == other.body  # type: ignore[attr-defined]
+            isinstance(other, Conditional)
+            and type(other) is type(self)
+            and self._key() == other._key()
+            and self.body == other.body
         )
 
     def __hash__(self) -> int:

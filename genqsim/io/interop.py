@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..circuit.circuit import Circuit, Operation
+from ..circuit.circuit import Circuit, Operation, measured_bits
 from ..circuit.composite import Composite
 from ..circuit.conditional import Conditional, WhileLoop
 from ..circuit.gates import (
@@ -213,7 +213,7 @@ class _QiskitReader:
                 parts = [(op.blocks[0], values, condition)]
                 otherwise = len(op.blocks) > 1 and op.blocks[1] is not None
                 if otherwise or self.jumps(entry):  # what follows a jump runs there too
-                    block = op.blocks[1] if otherwise else op.blocks[0].copy_empty_like()
+                    block = op.blocks[1] if otherwise else None  # no else: only what follows
                     others = classical.complement(bits, values)
                     parts.append((block, others, ("!", condition)))
             else:
@@ -223,7 +223,7 @@ class _QiskitReader:
                 bits, chosen = classical.switch_cases(target, cases)
                 parts = [(block, values, classical.one_of(bits, values))
                          for block, values in chosen]  # fmt: skip
-        return bits, [(_entries(block, qubits, clbits), values, guard)
+        return bits, [([] if block is None else _entries(block, qubits, clbits), values, guard)
                       for block, values, guard in parts]  # fmt: skip
 
     def branch_out(
@@ -232,15 +232,8 @@ class _QiskitReader:
     ) -> None:  # fmt: skip
         """Each body read as a conditional on each of its values of ``bits`` (without bits:
         in place)."""
-        several = sum(len(values) for body, values in bodies if body.operations) > 1
-        written = {op.gate.clbit for body, _ in bodies for op in body.operations
-                   if isinstance(op.gate, Measure)}  # fmt: skip
-        if several and written & set(bits):
-            raise ArgumentValueError(
-                "a branch measures into the bits its condition reads, and the condition holds "
-                "on several values or has an else: genqsim reads that only as a plain if on "
-                "one value"
-            )
+        classical.check_branch_writes(bits, [(measured_bits(body), bool(body.operations), values)
+                                             for body, values in bodies])  # fmt: skip
         for body, values in bodies:
             if not bits:  # a box, or a condition without bits: decided now
                 for op in body.instructions if values else ():

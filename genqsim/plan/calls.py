@@ -248,6 +248,12 @@ class ChannelCall:
         _collapse(self, context)
 
 
+def clbits_value(bits: Sequence[int], clbits: Mapping[int, int]) -> int:
+    """The unsigned value of the classical bits ``bits`` (the first the lowest) in the
+    record ``clbits`` (bits not yet written read 0): what conditions and loops compare."""
+    return sum(clbits.get(b, 0) << i for i, b in enumerate(bits))
+
+
 @dataclass(frozen=True, eq=False)
 class ConditionalCall:
     """Calls that run only when the classical bits ``clbits`` (``clbits[0]`` lowest) hold
@@ -259,7 +265,7 @@ class ConditionalCall:
     targets: tuple[int, ...] = ()
 
     def holds(self, clbits: Mapping[int, int]) -> bool:
-        return all(clbits.get(b, 0) == (self.value >> i) & 1 for i, b in enumerate(self.clbits))
+        return clbits_value(self.clbits, clbits) == self.value
 
     def run(self, backend: Any, state: Any, context: CollapseContext | None = None) -> None:
         if context is None:
@@ -284,7 +290,7 @@ class LoopCall:
     targets: tuple[int, ...] = ()
 
     def holds(self, clbits: Mapping[int, int]) -> bool:
-        return sum(clbits.get(b, 0) << i for i, b in enumerate(self.clbits)) in self.values
+        return clbits_value(self.clbits, clbits) in self.values
 
     def repeat(self, clbits: Callable[[], Mapping[int, int]], once: Callable[[], None]) -> None:
         """Call ``once`` while the bits ``clbits()`` holds (read afresh each time) hold a

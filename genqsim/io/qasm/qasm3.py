@@ -736,14 +736,11 @@ class _Reader:
         out: list[Any],
     ) -> None:
         """Bodies read, each a branch on its values of ``bits`` (without bits: in place)."""
-        written = {op.gate.clbit for body, _ in bodies for op in _operations(body)
-                   if isinstance(op.gate, Measure)}  # fmt: skip
-        several = sum(len(values) for body, values in bodies if body) > 1
-        if written & set(bits) and several:
-            raise self.fail(
-                "a branch that measures into the bits its condition reads is read only as a "
-                "plain if on one value", entry[0],
-            )  # fmt: skip
+        with self.classical_at(entry[0]):
+            classical.check_branch_writes(bits, [
+                ({op.gate.clbit for op in _operations(body) if isinstance(op.gate, Measure)},
+                 bool(body), values) for body, values in bodies
+            ])  # fmt: skip
         for body, values in bodies:
             if not bits:  # a block, or a condition without bits: decided now
                 out += body if values else []
