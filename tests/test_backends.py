@@ -234,6 +234,32 @@ def test_bench_fails_when_genqsim_cannot_run(monkeypatch, capsys):
         bench.main(["--quick", "--threads", "1", "--sims", "genqsim", "qulacs"])
 
 
+def test_bench_rounds_keep_each_cases_best_and_alternate_the_order(monkeypatch, capsys):
+    from genqsim.cli import bench
+
+    calls = []
+    times = {  # (simulator, round) -> that round's time of H low n=20 (an error in one)
+        ("genqsim", 0): 3e-3, ("genqsim", 1): 2e-3, ("genqsim", 2): "error: MemoryError",
+        ("qulacs", 0): 4e-3, ("qulacs", 1): 5e-3, ("qulacs", 2): 1e-3,
+    }  # fmt: skip
+
+    def spawn(sim, threads, repeat, quick, only):
+        done = sum(1 for s, _ in calls if s == sim)
+        calls.append((sim, threads))
+        return {"H low n=20": times[(sim, done)]}, None
+
+    monkeypatch.setattr(bench, "spawn", spawn)
+    monkeypatch.setattr(bench, "measure_bandwidth", lambda: 1e10)
+    bench.main(["--only", "h", "--threads", "1", "--sims", "genqsim", "qulacs",
+                "--rounds", "3"])  # fmt: skip
+    assert [s for s, _ in calls] == ["genqsim", "qulacs", "qulacs", "genqsim", "genqsim", "qulacs"]
+    row = next(line for line in capsys.readouterr().out.splitlines() if "H low n=20" in line)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:4] == ["2.00 ms", "1.00 ms", "2.00"]  # the best of each, then their ratio
+    with pytest.raises(SystemExit, match="--rounds"):
+        bench.main(["--rounds", "0"])
+
+
 def test_bench_only_runs_the_named_gates_and_circuits(capsys):
     import json
 
