@@ -400,3 +400,148 @@ def test_qasm3_while_refusals_name_the_construct(body, message):
     text = 'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nbit b;\nb = measure q;\n' + body
     with pytest.raises(QasmError, match=message):
         gq.qasm.loads3(text)
+
+
+# -- else branches and switches whose bodies measure into the bits they read -------------------
+
+
+def _if_else_measuring_both_ways() -> QuantumCircuit:
+    """``c0`` from a fair coin; where it reads 1 the if branch flips ``q1`` and measures it
+    into ``c0`` (1 again), elsewhere the else branch measures ``q1`` in ``|+>`` into it:
+    ``c0`` reads 1 with probability 1/2 + 1/4."""
+    qc = QuantumCircuit(2, 1)
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.if_test((qc.clbits[0], 1)) as orelse:
+        qc.x(1)
+        qc.measure(1, 0)
+    with orelse:
+        qc.h(1)
+        qc.measure(1, 0)
+    return qc
+
+
+def test_if_else_whose_branches_measure_into_their_condition_bit():
+    """The bit is read once, before either branch runs: the else branch never runs after
+    the if branch wrote the bit (two conditionals in turn would give 1/2 + 1/8)."""
+    for c in both_ways(_if_else_measuring_both_ways()):
+        (branch,) = [op.gate for op in c.operations if op.kind is gq.GateKind.CONDITIONAL]
+        assert branch.orelse is not None and branch.values == (1,)
+        assert distribution(c) == pytest.approx({"1": 0.75, "0": 0.25}, abs=1e-12)
+        counts = gq.counts(c, 20_000, seed=4)
+        assert abs(counts.get("1", 0) / 20_000 - 0.75) < 5 * (0.75 * 0.25 / 20_000) ** 0.5
+
+
+def test_switch_whose_cases_measure_into_its_target():
+    """Two fair coins in ``cr``; ``case 0`` flips ``q2`` (unmeasured), ``case 1, 2``
+    measures ``q2`` in ``|+>`` into ``cr[0]``, the default (3) measures ``q2`` (``|0>``)
+    into ``cr[1]``. Two cases write the target, so each later case is the else branch of
+    the one before, and none sets off another: 00 3/8, 01 3/8, 10 1/8, 11 1/8."""
+    from qiskit import ClassicalRegister, QuantumRegister
+
+    cr = ClassicalRegister(2)
+    qc = QuantumCircuit(QuantumRegister(3), cr)
+    qc.h([0, 1])
+    qc.measure([0, 1], cr)
+    with qc.switch(cr) as case:
+        with case(0):
+            qc.x(2)
+        with case(1, 2):
+            qc.h(2)
+            qc.measure(2, cr[0])
+        with case(case.DEFAULT):
+            qc.measure(2, cr[1])
+    expected = {"00": 0.375, "01": 0.375, "10": 0.125, "11": 0.125}
+    for c in both_ways(qc):
+        (outer,) = [op.gate for op in c.operations if op.kind is gq.GateKind.CONDITIONAL]
+        assert outer.values == (0,) and outer.orelse is not None
+        (inner,) = outer.orelse.operations
+        assert inner.gate.values == (1, 2) and inner.gate.orelse is not None
+        assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
+def test_if_else_built_in_genqsim_written_out_and_run_by_aer():
+    """``Circuit.if_`` with several values and an else: the same exact distribution from a
+    density matrix, from OpenQASM 3 read back, and (within five standard errors) from Qiskit
+    Aer running ``to_qiskit``'s circuit; OpenQASM 2 refuses it, since its ``if`` reads the
+    register again for every statement."""
+    from qiskit_aer import AerSimulator
+
+    c = gq.Circuit(3, n_clbits=2).h(0).h(1).measure(0, 0).measure(1, 1)
+    # values 1, 2 of (c0, c1): measure q2 in |+> into c1; 0 and 3: flip q2, measure it into c0
+    c.if_([0, 1], [1, 2], gq.Circuit(3).h(2).measure(2, 1),
+          orelse=gq.Circuit(3).x(2).measure(2, 0))  # fmt: skip
+    # 00 -> c0 = 1: 01; 11 -> 11; 01 -> c1 random: 01 / 11; 10 -> c1 random: 00 / 10
+    expected = {"01": 0.25 + 0.125, "11": 0.25 + 0.125, "00": 0.125, "10": 0.125}
+    assert distribution(c) == pytest.approx(expected, abs=1e-12)
+    text = gq.qasm.dumps3(c)
+    assert "} else {" in text and "c[0] == 1 || c[0] == 0" not in text
+    assert gq.qasm.loads3(text) == c
+    shots = 20_000
+    counts = AerSimulator(seed_simulator=7).run(gq.to_qiskit(c), shots=shots).result()
+    counts = counts.get_counts()
+    for key, p in expected.items():
+        assert abs(counts.get(key, 0) / shots - p) < 5 * (p * (1 - p) / shots) ** 0.5
+    with pytest.raises(QasmError, match=r"OpenQASM 2\.0's 'if' reads the register again"):
+        gq.qasm.dumps(c)
+
+
+def test_an_else_without_writes_is_written_as_openqasm2_ifs_on_the_other_values():
+    c = gq.Circuit(2, n_clbits=2).h(0).h(1).measure(0, 0).measure(1, 1)
+    c.if_([0, 1], 3, gq.Circuit(2).x(0), orelse=gq.Circuit(2).x(1))
+    text = gq.qasm.dumps(c)
+    assert [line for line in text.splitlines() if line.startswith("if")] == [
+        "if(c==3) x q[0];", "if(c==0) x q[1];", "if(c==1) x q[1];", "if(c==2) x q[1];",
+    ]  # fmt: skip
+    assert distribution(gq.qasm.loads(text)) == pytest.approx(distribution(c), abs=1e-12)
+
+
+def test_else_branches_run_alike_in_every_method_and_take_noise():
+    """State vectors, MPS and grouped shots (``gq.counts``) agree with the density matrix on
+    an if/else; a noise model puts its channels into both branches."""
+    c = gq.from_qiskit(_if_else_measuring_both_ways())
+    shots = 20_000
+    for method in ("statevector", "density_matrix"):
+        counts = gq.counts(c, shots, seed=11, method=method)
+        assert abs(counts.get("1", 0) / shots - 0.75) < 5 * (0.75 * 0.25 / shots) ** 0.5
+    runs = 1000  # an MPS runs one shot a call: its classical bits after each
+    ones = sum(gq.simulate(c, method="mps", seed=s).clbits.get(0, 0) for s in range(runs))
+    assert abs(ones / runs - 0.75) < 5 * (0.75 * 0.25 / runs) ** 0.5
+    noisy = NoiseModel().add_all_qubit_error(channels.bit_flip(1.0), ["x", "h"]).apply(c)
+    (branch,) = [op.gate for op in noisy.operations if op.kind is gq.GateKind.CONDITIONAL]
+    assert all(
+        any(op.kind is gq.GateKind.CHANNEL for op in body.operations) for body in branch.bodies
+    )
+    # a certain flip after X leaves q1 in |0>: c0 reads 1 only from the else branch (1/4)
+    assert distribution(noisy) == pytest.approx({"1": 0.25, "0": 0.75}, abs=1e-12)
+
+
+def test_else_branches_are_checked_and_shown():
+    c = gq.Circuit(2, n_clbits=1).h(0).measure(0, 0)
+    with pytest.raises(gq.ArgumentValueError, match="else branch has 1 qubits but the circuit"):
+        c.if_(0, 1, gq.Circuit(2).x(1), orelse=gq.Circuit(1).x(0))
+    with pytest.raises(gq.ArgumentValueError, match="else branch has 1 qubits and the if"):
+        gq.circuit.conditional.Conditional(0, 1, gq.Circuit(2).x(1), gq.Circuit(1).x(0))
+    with pytest.raises(gq.ArgumentValueError, match="no else branch"):
+        gq.circuit.conditional.WhileLoop(0, 1, gq.Circuit(1).h(0)).with_body(
+            gq.Circuit(1).h(0), gq.Circuit(1).x(0)
+        )
+    c.if_(0, [0, 1], gq.Circuit(2).x(1), orelse=gq.Circuit(2).z(1))
+    (branch,) = [op.gate for op in c.operations if op.kind is gq.GateKind.CONDITIONAL]
+    assert branch.values == (0, 1) and "else" in branch.label
+    with pytest.raises(gq.ArgumentValueError, match="runs on 2 values"):
+        _ = branch.value
+    assert "else" in c.draw()
+
+
+def test_a_branch_that_measures_into_its_bit_then_runs_on_keeps_its_members_apart():
+    """The if branch measures ``q1`` (``|0>``) into its own condition bit, giving the bits of
+    members outside the branch, then flips ``q2``: the flip still reaches it (``c1`` reads
+    1 with probability 1/2). A density matrix merged the two members at the measurement and
+    lost the flip (``{"00": 1.0}``); shots never did."""
+    c = gq.Circuit(3, n_clbits=2).h(0).measure(0, 0)
+    c.if_(0, 1, gq.Circuit(3).measure(1, 0).x(2))
+    c.measure(2, 1)
+    assert distribution(c) == pytest.approx({"00": 0.5, "10": 0.5}, abs=1e-12)
+    counts = gq.counts(c, 20_000, seed=3)
+    assert set(counts) == {"00", "10"} and abs(counts["10"] / 20_000 - 0.5) < 5 * 0.5 / 20_000**0.5

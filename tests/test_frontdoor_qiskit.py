@@ -509,18 +509,31 @@ def test_conditions_on_expressions_and_switch_blocks_run_as_qiskit_defines_them(
     assert set(ours) == set(theirs) == {"10 00", "01 01", "10 10", "10 11"}
 
 
-def test_a_branch_that_measures_into_its_own_condition_bits_is_refused_when_ambiguous():
+def test_a_branch_that_measures_into_the_bits_of_its_condition_on_several_values():
+    """``c0 || c1`` holds on three values of the two bits; the branch measures ``q1``
+    (``|+>``) into ``c0``, read once before the branch runs: ``c0`` reads 1 only where the
+    first measurement read 1 and the second too (1/4)."""
     from qiskit.circuit.classical import expr
 
     import genqsim as gq
 
     qc = QuantumCircuit(2, 2)
-    qc.h(0)
+    qc.h([0, 1])
     qc.measure(0, 0)
     with qc.if_test(expr.logic_or(qc.clbits[0], qc.clbits[1])):
         qc.measure(1, 0)
-    with pytest.raises(ArgumentValueError, match="measures into the bits"):
-        gq.from_qiskit(qc)
+    c = gq.from_qiskit(qc)
+    (branch,) = [op.gate for op in c.operations if op.kind is gq.GateKind.CONDITIONAL]
+    assert branch.values == (1, 2, 3)
+    exact = gq.simulate(c, method="density_matrix").record_distribution([], 2)
+    assert {k: float(v) for k, v in exact.items() if float(v)} == pytest.approx(
+        {"00": 0.75, "01": 0.25}, abs=1e-12
+    )
+    counts = GenqsimBackend().run(qc, shots=4000, seed_simulator=1).result().get_counts()
+    assert (
+        set(counts) == {"00", "01"}
+        and abs(counts["01"] / 4000 - 0.25) < 5 * (0.25 * 0.75 / 4000) ** 0.5
+    )
 
 
 def test_backend_parameter_binds_run_an_experiment_per_position_as_aer_does():

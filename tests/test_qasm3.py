@@ -371,11 +371,6 @@ def test_definitions_of_non_standard_table_names_run_as_table_gates():
         ("qubit q;\nfor int i in [0:2000000] { x q; }", 4, "unroll to more than"),
         ("qubit q;\nctrl @ x q;", 4, "gate 'x' acts on 1 qubit"),
         ("qubit q;\nfloat[64] f;", 4, "variables of type FloatType"),
-        (
-            "qubit q;\nbit b;\nb = measure q;\nif (b) { b = measure q; } else { x q; }",
-            6,
-            "measures into the bits its condition reads",
-        ),
     ],
 )
 def test_refusals_name_the_construct_and_line(body, line, message):

@@ -33,7 +33,7 @@ from ..support.validation import as_qubit, as_qubit_tuple, check_n_qubits, check
 from . import channels
 from .channels import QuantumChannel
 from .composite import Composite, operations_matrix
-from .conditional import Conditional, WhileLoop
+from .conditional import Conditional, WhileLoop, as_clbits, measured_bits
 from .gates import (
     NON_UNITARY,
     Barrier,
@@ -249,7 +249,8 @@ class Circuit:
         if isinstance(gate, Measure):
             self.n_clbits = max(self.n_clbits, gate.clbit + 1)
         elif isinstance(gate, Conditional):
-            self.n_clbits = max(self.n_clbits, max(gate.clbits) + 1, gate.body.n_clbits)
+            widest = max(body.n_clbits for body in gate.bodies)
+            self.n_clbits = max(self.n_clbits, max(gate.clbits) + 1, widest)
 
     def append(
         self,
@@ -563,16 +564,57 @@ class Circuit:
     def if_(
         self,
         clbits: int | Sequence[int],
-        value: int,
+        value: int | Sequence[int],
         body: Operation | Circuit,
         qubits: Sequence[int] | None = None,
+        orelse: Operation | Circuit | None = None,
     ) -> Circuit:
         """Run ``body`` (an Operation, or a Circuit: on this circuit's qubits, or placed on
         ``qubits``) only when the classical bits ``clbits`` (``clbits[0]`` the lowest) hold
-        ``value``; bits of the register not yet written read 0. A bit outside the register
-        (no measurement writes it, and the circuit declares fewer bits) is refused: the
-        condition could never change. ``c.if_(0, 1, gq.Circuit(2).x(1))``."""
-        return self._classically_controlled(clbits, value, body, qubits, Conditional)
+        ``value`` (one value, or any of a sequence of them), and ``orelse`` (placed the
+        same way) when they hold none; bits of the register not yet written read 0. The
+        bits are read once, before either branch runs, so a branch may measure into them.
+        A bit outside the register (no measurement writes it, and the circuit declares
+        fewer bits) is refused: the condition could never change.
+        ``c.if_(0, 1, gq.Circuit(2).x(1), orelse=gq.Circuit(2).h(1))``."""
+        return self._classically_controlled(clbits, value, body, qubits, Conditional, orelse)
+
+    def switch_(
+        self,
+        clbits: int | Sequence[int],
+        cases: Sequence[tuple[int | Sequence[int], Operation | Circuit]],
+        qubits: Sequence[int] | None = None,
+    ) -> Circuit:
+        """Run the body of the first of ``cases`` (``(values, body)`` pairs; ``values`` one
+        value or a sequence of them) whose values the classical bits ``clbits`` hold: Qiskit's
+        ``switch``, OpenQASM 3's ``switch`` and if/else-if chains. The bits are read once,
+        before any body runs, so bodies may measure into them. Bodies are placed as for
+        :meth:`if_`. Where at most one body measures into the bits, each case is a
+        conditional of its own (that body's last); otherwise each later case is the else
+        branch of the one before. ``c.switch_([0, 1], [(0, gq.Circuit(2).x(1)), ([1, 2],
+        gq.Circuit(2).h(1))])``."""
+        bits = as_clbits(clbits)
+        taken: set[int] = set()
+        chosen: list[tuple[list[int], Any]] = []
+        for values, body in cases:
+            items = list(values) if isinstance(values, Sequence | np.ndarray) else [values]
+            fresh = [v for v in dict.fromkeys(items) if v not in taken]
+            taken.update(fresh)
+            if fresh and _acts(body):
+                chosen.append((fresh, body))
+        writing = [case for case in chosen if _measured_into(case[1], bits)]
+        if len(writing) <= 1:  # each case on its own, the one that writes the bits last
+            for values, body in [case for case in chosen if case not in writing] + writing:
+                self.if_(bits, values, body, qubits)
+            return self
+        width = self.n_qubits if qubits is None else len(qubits)
+        # the chain of the later cases, innermost first; where the cases run on every value
+        # of the bits, the last runs on whatever the others leave: a plain else
+        covered = sum(len(values) for values, _ in chosen) == 1 << len(bits)
+        rest: Any = chosen[-1][1] if covered else None
+        for values, body in reversed(chosen[1 : len(chosen) - covered]):
+            rest = Circuit(width, n_clbits=self.n_clbits).if_(bits, values, body, orelse=rest)
+        return self.if_(bits, chosen[0][0], chosen[0][1], qubits, orelse=rest)
 
     def while_(
         self,
@@ -597,8 +639,11 @@ class Circuit:
         body: Any,
         qubits: Sequence[int] | None,
         kind: type[Conditional],
+        orelse: Any = None,
     ) -> Circuit:
-        gate, targets = conditional_operation(self.n_qubits, clbits, value, body, qubits, kind)
+        gate, targets = conditional_operation(
+            self.n_qubits, clbits, value, body, qubits, kind, orelse
+        )
         outside = [b for b in gate.clbits if b >= self.n_clbits]
         if outside:
             raise QubitIndexError(
@@ -646,7 +691,10 @@ class Circuit:
                 ("holds", kind),
                 lambda: any(
                     op.kind is kind
-                    or (isinstance(op.gate, Conditional) and op.gate.body._holds_kind(kind))
+                    or (
+                        isinstance(op.gate, Conditional)
+                        and any(body._holds_kind(kind) for body in op.gate.bodies)
+                    )
                     for op in self._ops
                 ),
             )
@@ -1095,17 +1143,6 @@ def _floated(gate: Gate) -> Gate:
     return (with_parameters(gate, new_params) or gate) if changed else gate
 
 
-def measured_bits(circuit: Circuit) -> set[int]:
-    """The classical bits ``circuit`` measures into, inside conditionals and loops too."""
-    found: set[int] = set()
-    for op in circuit.operations:
-        if isinstance(op.gate, Measure):
-            found.add(op.gate.clbit)
-        elif isinstance(op.gate, Conditional):
-            found |= measured_bits(op.gate.body)
-    return found
-
-
 def conditional_operation(
     n_qubits: int,
     clbits: Any,
@@ -1113,11 +1150,31 @@ def conditional_operation(
     body: Any,
     qubits: Sequence[int] | None,
     kind: type[Conditional] = Conditional,
+    orelse: Any = None,
 ) -> tuple[Conditional, tuple[int, ...]]:
     """The gate and targets of ``Circuit.if_`` (or ``while_``, ``kind`` :class:`WhileLoop`):
-    the body (an Operation or a Circuit, placed on ``qubits`` when given) compacted onto the
-    qubits it touches."""
+    the body and the else branch (Operations or Circuits, placed on ``qubits`` when given)
+    compacted onto the qubits they touch."""
     method = f"{kind.keyword}_()"
+    if qubits is not None:
+        qubits = as_qubit_tuple(qubits, n_qubits, "qubit")
+    branches = [_placed_branch(body, n_qubits, qubits, method, "conditional body")]
+    if orelse is not None:
+        branches.append(_placed_branch(orelse, n_qubits, qubits, method, "else branch"))
+    touched = sorted({q for ops in branches for op in ops for q in op.qubits})
+    if not touched:
+        raise ArgumentValueError("a conditional body must act on at least one qubit")
+    position = [0] * n_qubits
+    for i, q in enumerate(touched):
+        position[q] = i
+    local = [Circuit(len(touched), [op.remapped(position) for op in ops]) for ops in branches]
+    return kind(clbits, value, *local), tuple(touched)
+
+
+def _placed_branch(
+    body: Any, n_qubits: int, qubits: tuple[int, ...] | None, method: str, what: str
+) -> list[Operation]:
+    """A branch's operations on the circuit's qubits (barriers left out)."""
     if isinstance(body, Operation):
         body = Circuit(n_qubits, [body])
     if not isinstance(body, Circuit):
@@ -1127,25 +1184,32 @@ def conditional_operation(
     if qubits is None:
         if body.n_qubits != n_qubits:
             raise ArgumentValueError(
-                f"the conditional body has {body.n_qubits} qubits but the circuit has "
+                f"the {what} has {body.n_qubits} qubits but the circuit has "
                 f"{n_qubits}; place it with qubits=[...]"
             )
         placement = tuple(range(n_qubits))
     else:
-        placement = as_qubit_tuple(qubits, n_qubits, "qubit")
+        placement = qubits
         if len(placement) != body.n_qubits:
             raise ArgumentValueError(
-                f"qubits= has {len(placement)} entries for a {body.n_qubits}-qubit body"
+                f"qubits= has {len(placement)} entries for a {body.n_qubits}-qubit {what}"
             )
-    ops = [op.remapped(placement) for op in body.operations if op.kind is not GateKind.BARRIER]
-    touched = sorted({q for op in ops for q in op.qubits})
-    if not touched:
-        raise ArgumentValueError("a conditional body must act on at least one qubit")
-    position = [0] * n_qubits
-    for i, q in enumerate(touched):
-        position[q] = i
-    local = Circuit(len(touched), [op.remapped(position) for op in ops])
-    return kind(clbits, value, local), tuple(touched)
+    return [op.remapped(placement) for op in body.operations if op.kind is not GateKind.BARRIER]
+
+
+def _acts(body: Operation | Circuit) -> bool:
+    """Whether a branch's body does anything (acts on a qubit other than by barriers)."""
+    ops = [body] if isinstance(body, Operation) else getattr(body, "operations", None)
+    if ops is None:  # not a body: if_ says what it takes
+        return True
+    return any(op.kind is not GateKind.BARRIER for op in ops)
+
+
+def _measured_into(body: Operation | Circuit, bits: Sequence[int]) -> bool:
+    """Whether a branch's body measures into any of ``bits``."""
+    if isinstance(body, Operation):
+        body = Circuit(max(body.qubits) + 1, [body])
+    return isinstance(body, Circuit) and not measured_bits(body).isdisjoint(bits)
 
 
 POWER_MAX_QUBITS = 10

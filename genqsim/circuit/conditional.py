@@ -13,13 +13,13 @@ the ensemble whose classical bits hold the value.
 from __future__ import annotations
 
 import numbers as _abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ArgumentTypeError, ArgumentValueError, QubitIndexError
-from .gates import Gate, GateKind
+from .gates import Gate, GateKind, Measure
 
 if TYPE_CHECKING:
     from .circuit import Circuit
@@ -48,19 +48,36 @@ def as_clbits(clbits: Any) -> tuple[int, ...]:
 
 
 class Conditional(Gate):
-    """Run ``body`` when the classical bits ``clbits`` (``clbits[0]`` lowest) hold ``value``.
-    Bits never written read as 0."""
+    """Run ``body`` when the classical bits ``clbits`` (``clbits[0]`` lowest) hold ``values``
+    (one value, or any of a sequence of them), and ``orelse`` (if given) when they hold
+    none of them: the bits are read once, so a branch that measures into them never sets
+    off the other (Qiskit's ``if_else`` and ``switch``, OpenQASM 3's ``else``). Bits never
+    written read as 0. Both branches are circuits on the qubits the operation touches."""
 
     kind = GateKind.CONDITIONAL
     keyword = "if"
 
-    def __init__(self, clbits: Any, value: Any, body: Circuit) -> None:
+    def __init__(
+        self, clbits: Any, values: Any, body: Circuit, orelse: Circuit | None = None
+    ) -> None:
         self.clbits = as_clbits(clbits)
-        self.value = _checked_value(value, self.clbits)
-        self._fill(body)
+        items = values if isinstance(values, Sequence | np.ndarray) else (values,)
+        checked = sorted({_checked_value(v, self.clbits) for v in items})
+        if not checked:
+            raise ArgumentValueError(
+                f"a {self.keyword} needs at least one value of its classical bits"
+            )
+        self._values = tuple(checked)
+        self._fill(body, orelse)
 
-    def _fill(self, body: Circuit) -> None:
+    def _fill(self, body: Circuit, orelse: Circuit | None = None) -> None:
+        if orelse is not None and orelse.n_qubits != body.n_qubits:
+            raise ArgumentValueError(
+                f"the else branch has {orelse.n_qubits} qubits and the if branch "
+                f"{body.n_qubits}: both run on the operation's qubits"
+            )
         self.body = body
+        self.orelse = orelse
         self.name = self.keyword
         self.n_qubits = body.n_qubits
         self.params = ()
@@ -68,11 +85,25 @@ class Conditional(Gate):
     @property
     def values(self) -> tuple[int, ...]:
         """The values of the bits on which the body runs."""
-        return (self.value,)
+        return self._values
+
+    @property
+    def value(self) -> int:
+        """The value of the bits on which the body runs, where it runs on one."""
+        if len(self._values) != 1:
+            raise ArgumentValueError(
+                f"this {self.keyword} runs on {len(self._values)} values of its bits: read .values"
+            )
+        return self._values[0]
+
+    @property
+    def bodies(self) -> tuple[Circuit, ...]:
+        """The branches: the body, then the else branch where there is one."""
+        return (self.body,) if self.orelse is None else (self.body, self.orelse)
 
     @property
     def free_symbols(self) -> frozenset:
-        return frozenset(self.body.parameters)
+        return frozenset(p for body in self.bodies for p in body.parameters)
 
     @property
     def condition_label(self) -> str:
@@ -81,53 +112,67 @@ class Conditional(Gate):
 
     @property
     def label(self) -> str:
-        inner = "; ".join(
-            op.gate.label if not op.controls else "c" * len(op.controls) + op.gate.label
-            for op in self.body.operations
-        )
-        return f"{self.keyword}({self.condition_label}) {inner}"
+        def inner(body: Circuit) -> str:
+            return "; ".join(
+                op.gate.label if not op.controls else "c" * len(op.controls) + op.gate.label
+                for op in body.operations
+            )
+
+        text = f"{self.keyword}({self.condition_label}) {inner(self.body)}"
+        return text if self.orelse is None else f"{text} else {inner(self.orelse)}"
 
     def holds(self, clbit_values: Mapping[int, int]) -> bool:
         """Whether the bits (missing ones read 0) hold the value (one of the values)."""
         found = sum(clbit_values.get(b, 0) << i for i, b in enumerate(self.clbits))
         return found in self.values
 
-    def operations_on(self, targets: Sequence[int]) -> list[Any]:
-        """The body's operations on the circuit's qubits (body qubit ``i`` on ``targets[i]``)."""
-        return [op.remapped(targets) for op in self.body.operations]
+    def operations_on(self, targets: Sequence[int], branch: int = 0) -> list[Any]:
+        """A branch's operations (0: the body, 1: the else branch, none where it has none)
+        on the circuit's qubits (body qubit ``i`` on ``targets[i]``)."""
+        if branch and self.orelse is None:
+            return []
+        return [op.remapped(targets) for op in self.bodies[branch].operations]
 
     def inverse(self) -> Gate:
         raise ArgumentTypeError(
             f"a classically controlled operation ({self.keyword}) has no inverse"
         )
 
-    def with_body(self, body: Circuit) -> Conditional:
-        """The same condition on another body (on as many qubits)."""
+    def with_body(self, body: Circuit, orelse: Circuit | None = None) -> Conditional:
+        """The same condition on other branches (on as many qubits)."""
         gate = object.__new__(type(self))
         gate.__dict__.update(self.__dict__)
-        gate._fill(body)
+        gate._fill(body, orelse)
         return gate
 
+    def map_bodies(self, change: Callable[[Circuit], Circuit]) -> Conditional:
+        """The same condition with ``change`` applied to each branch."""
+        return self.with_body(*(change(body) for body in self.bodies))
+
     def bind(self, mapping: Mapping) -> Gate:
-        ops = [op.bind(mapping) for op in self.body.operations]
-        return self.with_body(type(self.body)(self.body.n_qubits, ops))  # a Circuit
+        def bound(body: Circuit) -> Circuit:
+            ops = [op.bind(mapping) for op in body.operations]
+            return type(body)(body.n_qubits, ops)  # a Circuit
+
+        return self.map_bodies(bound)
 
     def _key(self) -> tuple:
-        return (*super()._key(), self.clbits, self.values)
+        return (*super()._key(), self.clbits, self.values, self.orelse is not None)
 
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, Conditional)
             and type(other) is type(self)
             and self._key() == other._key()
-            and self.body == other.body
+            and self.bodies == other.bodies
         )
 
     def __hash__(self) -> int:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"{self.keyword}({self.condition_label}) {list(self.body.operations)}"
+        text = f"{self.keyword}({self.condition_label}) {list(self.body.operations)}"
+        return text if self.orelse is None else f"{text} else {list(self.orelse.operations)}"
 
 
 class WhileLoop(Conditional):
@@ -141,18 +186,24 @@ class WhileLoop(Conditional):
     keyword = "while"
 
     def __init__(self, clbits: Any, values: Any, body: Circuit) -> None:
-        self.clbits = as_clbits(clbits)
-        items = values if isinstance(values, Sequence) else (values,)
-        checked = sorted({_checked_value(v, self.clbits) for v in items})
-        if not checked:
-            raise ArgumentValueError("a while loop needs at least one value of its bits")
-        self._values = tuple(checked)
-        self.value = checked[0]
-        self._fill(body)
+        super().__init__(clbits, values, body)
 
-    @property
-    def values(self) -> tuple[int, ...]:
-        return self._values
+    def _fill(self, body: Circuit, orelse: Circuit | None = None) -> None:
+        if orelse is not None:
+            raise ArgumentValueError("a while loop has no else branch")
+        super()._fill(body)
+
+
+def measured_bits(circuit: Circuit) -> set[int]:
+    """The classical bits ``circuit`` measures into, inside conditionals and loops too."""
+    found: set[int] = set()
+    for op in circuit.operations:
+        if isinstance(op.gate, Measure):
+            found.add(op.gate.clbit)
+        elif isinstance(op.gate, Conditional):
+            for body in op.gate.bodies:
+                found |= measured_bits(body)
+    return found
 
 
 WHILE_NEEDS_SHOTS = (

@@ -48,7 +48,11 @@ def _layers(circuit: Circuit) -> list[list[Operation]]:
         columns[col].append(op)
         for q in span:
             free_from[q] = col + 1
-        inner = op.gate.body.operations if isinstance(op.gate, Conditional) else (op,)
+        inner = (
+            [m for body in op.gate.bodies for m in body.operations]
+            if isinstance(op.gate, Conditional)
+            else (op,)
+        )
         for m in inner:
             if m.kind is GateKind.MEASURE:
                 written_by[m.gate.clbit] = col + 1  # type: ignore[attr-defined]

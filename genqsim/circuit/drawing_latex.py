@@ -87,11 +87,14 @@ def gate_latex(gate: Any) -> str:
     ``e^{-i\\frac{\\theta}{2}XZ}``, ``\\mathrm{depolarizing}(0.1)``."""
     if isinstance(gate, Conditional):
         bits = ",".join(str(b) for b in gate.clbits)
-        inner = ";\\ ".join(
-            "C" * len(op.controls) + gate_latex(op.gate) for op in gate.body.operations
-        )
+        inner = [
+            ";\\ ".join("C" * len(op.controls) + gate_latex(op.gate) for op in body.operations)
+            for body in gate.bodies
+        ]
         values = "|".join(map(str, gate.values))
-        return f"\\mathrm{{{gate.keyword}}}\\,c_{{{bits}}}{{=}}{values}{{:}}\\,{inner}"  # quantikz
+        orelse = f"\\ \\mathrm{{else}}{{:}}\\,{inner[1]}" if len(inner) > 1 else ""
+        head = f"\\mathrm{{{gate.keyword}}}\\,c_{{{bits}}}{{=}}{values}{{:}}"  # quantikz
+        return f"{head}\\,{inner[0]}{orelse}"
     if isinstance(gate, PauliRotation):
         return f"e^{{-i\\frac{{{latex_value(gate.params[0])}}}{{2}}{gate.pauli}}}"
     if isinstance(gate, NamedGate):

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .conditional import Conditional
+from .conditional import Conditional, measured_bits
 from .gates import GateKind, Measure
 
 if TYPE_CHECKING:
@@ -60,9 +60,8 @@ def light_cone(circuit: Circuit, qubits: Iterable[int]) -> LightCone:
         touches = not live.isdisjoint(op.qubits)
         if isinstance(gate, Measure):
             touches = touches or gate.clbit in bits
-        elif isinstance(gate, Conditional) and not touches:  # its body may write read bits
-            touches = any(isinstance(inner.gate, Measure) and inner.gate.clbit in bits
-                          for inner in gate.body.operations)  # fmt: skip
+        elif isinstance(gate, Conditional) and not touches:  # a branch may write read bits
+            touches = any(not bits.isdisjoint(measured_bits(body)) for body in gate.bodies)
         if not touches:
             continue
         kept.append(index)

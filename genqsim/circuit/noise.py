@@ -261,8 +261,7 @@ class NoiseModel:
         out: list[Operation] = []
         for op in circuit.operations:
             if isinstance(op.gate, Conditional):
-                body = self.apply(op.gate.body)
-                out.append(Operation(op.gate.with_body(body), op.targets))
+                out.append(Operation(op.gate.map_bodies(self.apply), op.targets))
                 continue
             noise = [Operation(ch, qs) for ch, qs in self.channels_for(op)]
             if op.kind is GateKind.MEASURE:

@@ -100,7 +100,8 @@ def needs_locality(item: object) -> tuple[int, ...]:
     if isinstance(item, (*GATE_CALLS, ResetCall, ChannelCall)):
         return item.targets
     if isinstance(item, (ConditionalCall, LoopCall)):
-        return tuple(dict.fromkeys(q for call in item.body for q in needs_locality(call)))
+        calls = (call for branch in item.branches for call in branch)
+        return tuple(dict.fromkeys(q for call in calls for q in needs_locality(call)))
     return ()
 
 

@@ -77,9 +77,8 @@ class PlanRun:
         elif isinstance(item, ChannelCall):
             self._channel(item, index)
         elif isinstance(item, ConditionalCall):
-            if item.holds(s.clbits):
-                for call in item.body:
-                    self.item(call, index)
+            for call in item.branch(s.clbits):
+                self.item(call, index)
         elif isinstance(item, LoopCall):  # the bits are the same on every rank
 
             def once() -> None:

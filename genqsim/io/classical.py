@@ -20,7 +20,7 @@ width)``, ``("!", x)``, ``("neg", x)``, and ``(operator, x, y)`` for the operato
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -166,23 +166,6 @@ def one_of(tested: Sequence[int], values: Sequence[int]) -> Expression:
     for value in values:
         found = ("||", found, ("==", bits(tested), const(value)))
     return found
-
-
-def check_branch_writes(
-    tested: Sequence[int], bodies: Sequence[tuple[Collection[int], bool, Sequence[int]]]
-) -> None:
-    """Refuse branches that measure into the bits ``tested`` their condition reads where,
-    together, they run on more than one value (an ``else``, several values): each becomes a
-    conditional of its own, run in turn, and one that changes the bits could set off the
-    next. ``bodies``: ``(bits a body measures into, whether it does anything, its values)``."""
-    several = sum(len(values) for _, filled, values in bodies if filled) > 1
-    written = {b for measured, _, _ in bodies for b in measured}
-    if several and written & set(tested):
-        raise ClassicalError(
-            "a branch that measures into the bits its condition reads is read only as a "
-            "plain if on one value (here the condition holds on several values or has an "
-            "else)"
-        )
 
 
 DEFAULT = object()

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..circuit.circuit import Circuit, Operation, measured_bits
+from ..circuit.circuit import Circuit, Operation
 from ..circuit.composite import Composite
 from ..circuit.conditional import Conditional, WhileLoop
 from ..circuit.gates import (
@@ -230,17 +230,14 @@ class _QiskitReader:
         self, bits: tuple[int, ...], bodies: list[tuple[Circuit, list[int]]], entry: tuple,
         c: Circuit,
     ) -> None:  # fmt: skip
-        """Each body read as a conditional on each of its values of ``bits`` (without bits:
-        in place)."""
-        classical.check_branch_writes(bits, [(measured_bits(body), bool(body.operations), values)
-                                             for body, values in bodies])  # fmt: skip
-        for body, values in bodies:
-            if not bits:  # a box, or a condition without bits: decided now
-                for op in body.instructions if values else ():
-                    c._append_op(op)
-            elif any(op.qubits for op in body.operations if op.gate.name != "barrier"):
-                for v in values:
-                    c.if_(bits, v, body)
+        """The bodies read, as the cases of a switch on ``bits`` (:meth:`Circuit.switch_`;
+        without bits: in place)."""
+        if bits:
+            c.switch_(bits, [(values, body) for body, values in bodies])
+            return
+        for body, values in bodies:  # a box, or a condition without bits: decided now
+            for op in body.instructions if values else ():
+                c._append_op(op)
 
     def while_loop(
         self, c: Circuit, op: Any, qc: Any, clbit_map: list[int], qubits: list[int],
@@ -464,21 +461,27 @@ def to_qiskit(circuit: Circuit) -> Any:
             qc.reset(op.targets[0])
             continue
         if isinstance(gate, Conditional):
-            body = Circuit(
-                circuit.n_qubits, gate.operations_on(op.targets), n_clbits=circuit.n_clbits
-            )
+            body, orelse = (
+                to_qiskit(Circuit(circuit.n_qubits, gate.operations_on(op.targets, branch),
+                                  n_clbits=circuit.n_clbits))
+                for branch in (0, 1)
+            )  # fmt: skip
             target = _qiskit_condition(qc, gate.clbits)
             if len(gate.values) == 1:
-                condition: Any = (target, gate.value)
-            else:  # a while loop on several values: target == v1 || target == v2 ...
+                condition: Any = (target, gate.values[0])
+            else:  # several values: target == v1 || target == v2 ...
                 from qiskit.circuit.classical import expr
 
                 tests = [expr.equal(target, v) for v in gate.values]
                 condition = tests[0]
                 for test in tests[1:]:
                     condition = expr.logic_or(condition, test)
-            add = qc.while_loop if isinstance(gate, WhileLoop) else qc.if_test
-            add(condition, to_qiskit(body), qc.qubits, qc.clbits)
+            if isinstance(gate, WhileLoop):
+                qc.while_loop(condition, body, qc.qubits, qc.clbits)
+            elif gate.orelse is not None:
+                qc.if_else(condition, body, orelse, qc.qubits, qc.clbits)
+            else:
+                qc.if_test(condition, body, qc.qubits, qc.clbits)
             continue
         if gate.kind is GateKind.CHANNEL:
             raise ArgumentValueError(

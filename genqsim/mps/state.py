@@ -329,7 +329,7 @@ class MPSState(StateBase):
         if isinstance(item, GateCall):
             return self._gate(with_controls(item), item.qubits, name)
         if isinstance(item, (ConditionalCall, LoopCall)):
-            return (item, [self._prepare(c, name) for c in item.body])
+            return (item, *([self._prepare(c, name) for c in calls] for calls in item.branches))
         if isinstance(item, ChannelCall):
             kraus = [
                 self._gate(with_controls(k), k.qubits, f"{name} (a Kraus operator)")
@@ -354,9 +354,8 @@ class MPSState(StateBase):
             if self._measure_site(item.qubit, rng) == 1:
                 self._net.relabel(item.qubit, 1, 0)
         elif isinstance(item, tuple) and isinstance(item[0], ConditionalCall):
-            if item[0].holds(self._clbits):
-                for inner in item[1]:
-                    self._run(inner, rng)
+            for inner in item[1] if item[0].holds(self._clbits) else item[2]:
+                self._run(inner, rng)
         elif isinstance(item, tuple) and isinstance(item[0], LoopCall):
 
             def once() -> None:

@@ -64,20 +64,24 @@ def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
         return ResetCall(op.targets[0])
     if isinstance(gate, QuantumChannel):
         return channel_call(gate, op.targets, numbers)
-    if isinstance(gate, Conditional):  # an if, or a while loop
-        body = tuple(
-            c for c in (call_for(inner, numbers) for inner in gate.operations_on(op.targets))
-            if c is not None
-        )  # fmt: skip
+    if isinstance(gate, Conditional):  # an if (with its else), or a while loop
+        body, orelse = (
+            _calls_for(gate.operations_on(op.targets, branch), numbers) for branch in (0, 1)
+        )
         if isinstance(gate, WhileLoop):
             return LoopCall(gate.clbits, frozenset(gate.values), body, op.targets)
-        return ConditionalCall(gate.clbits, gate.value, body, op.targets)
+        return ConditionalCall(gate.clbits, frozenset(gate.values), body, op.targets, orelse)
     if gate.kind is GateKind.DIAGONAL:
         return DiagonalCall(gate.diagonal(numbers), *args)
     if gate.kind is GateKind.PERMUTATION:
         perm, phases = gate.permutation(numbers)
         return PermutationCall(perm, phases, *args)
     return MatrixCall(gate.matrix(numbers), *args)
+
+
+def _calls_for(ops: list[Operation], numbers: NumberSystem) -> tuple[Call, ...]:
+    """The calls of a branch's operations, barriers and identities left out."""
+    return tuple(c for c in (call_for(op, numbers) for op in ops) if c is not None)
 
 
 def channel_call(

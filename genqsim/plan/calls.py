@@ -257,22 +257,32 @@ def clbits_value(bits: Sequence[int], clbits: Mapping[int, int]) -> int:
 @dataclass(frozen=True, eq=False)
 class ConditionalCall:
     """Calls that run only when the classical bits ``clbits`` (``clbits[0]`` lowest) hold
-    ``value`` (bits not yet written read 0)."""
+    one of ``values`` (bits not yet written read 0), and ``orelse`` calls when they hold
+    none; the bits are read once, before either branch runs."""
 
     clbits: tuple[int, ...]
-    value: int
+    values: frozenset[int]
     body: tuple[Any, ...]  # calls, run in order
     targets: tuple[int, ...] = ()
+    orelse: tuple[Any, ...] = ()  # calls of the else branch, run in order
 
     def holds(self, clbits: Mapping[int, int]) -> bool:
-        return clbits_value(self.clbits, clbits) == self.value
+        return clbits_value(self.clbits, clbits) in self.values
+
+    def branch(self, clbits: Mapping[int, int]) -> tuple[Any, ...]:
+        """The calls that run on the bits ``clbits``: the body's or the else branch's."""
+        return self.body if self.holds(clbits) else self.orelse
+
+    @property
+    def branches(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """The calls of both branches (the else branch's empty where it has none)."""
+        return (self.body, self.orelse)
 
     def run(self, backend: Any, state: Any, context: CollapseContext | None = None) -> None:
         if context is None:
             raise TypeError("ConditionalCall needs a state context (its classical bits) to run")
-        if self.holds(context.clbits):
-            for call in self.body:
-                call.run(backend, state, context)
+        for call in self.branch(context.clbits):
+            call.run(backend, state, context)
 
 
 MAX_WHILE_ITERATIONS = 100_000
@@ -291,6 +301,11 @@ class LoopCall:
 
     def holds(self, clbits: Mapping[int, int]) -> bool:
         return clbits_value(self.clbits, clbits) in self.values
+
+    @property
+    def branches(self) -> tuple[tuple[Any, ...]]:
+        """The calls of its one branch, the body."""
+        return (self.body,)
 
     def repeat(self, clbits: Callable[[], Mapping[int, int]], once: Callable[[], None]) -> None:
         """Call ``once`` while the bits ``clbits()`` holds (read afresh each time) hold a

@@ -129,8 +129,9 @@ def _advance(group: _Group, rng: np.random.Generator) -> list[_Group] | None:
         item = frame.items[frame.index]
         frame.index += 1
         if isinstance(item, ConditionalCall):
-            if item.holds(state.clbits):
-                group.frames.append(_Frame(item.body))
+            branch = item.branch(state.clbits)
+            if branch:
+                group.frames.append(_Frame(branch))
         elif isinstance(item, LoopCall):
             if item.holds(state.clbits):
                 group.frames.append(_Frame(item.body, loop=item, iterations=1))

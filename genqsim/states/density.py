@@ -318,14 +318,38 @@ class DensityMatrix(StateBase):
         if isinstance(item, LoopCall):
             raise UnsupportedOperationError(WHILE_NEEDS_SHOTS)
         if isinstance(item, ConditionalCall):
-            chosen = [r for r in records if item.holds(dict(r))]
-            rest = [r for r in records if r not in chosen]
-            for call in item.body:
-                chosen = self._run(call, chosen)
-            return rest + chosen
+            taken = [r for r in records if item.holds(dict(r))]
+            others = [r for r in records if not item.holds(dict(r))]
+            parts = [self._branch(item.body, taken), self._branch(item.orelse, others)]
+            out: list[Record] = []
+            for part in parts:  # merged once both branches ran
+                for record, vec in part.items():
+                    if record in self._members:  # the same bits reached by both branches
+                        self._members[record] += vec
+                    else:
+                        self._members[record] = vec
+                        out.append(record)
+            return out
         for record in records:
             run_item(item, self.backend, self._members[record])
         return records
+
+    def _branch(self, calls: Sequence[PlanItem], records: list[Record]) -> dict[Record, Any]:
+        """Run ``calls`` on the members ``records`` alone and take what they became out of
+        the ensemble: a member a branch's measurement gives the bits of a member outside it
+        is merged with that one only after both branches ran (merged earlier, the rest of
+        the branch would miss it, or the other branch would run on it)."""
+        if not records:
+            return {}
+        inside = set(records)
+        outside = {r: v for r, v in self._members.items() if r not in inside}
+        self._members = {r: self._members[r] for r in records}
+        try:
+            for call in calls:
+                records = self._run(call, records)
+            return self._members
+        finally:  # the branch's members are out of the ensemble until the caller merges them
+            self._members = outside
 
     def _split(self, call: MeasureCall, records: list[Record]) -> list[Record]:
         """Project every member on outcome 0 and 1 of the qubit, recording the bit."""

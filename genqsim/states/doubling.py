@@ -127,7 +127,7 @@ def _vectorised_operation(op: Operation, n: int) -> list[Operation]:
     if isinstance(gate, WhileLoop):
         raise UnsupportedOperationError(WHILE_NEEDS_SHOTS)
     if isinstance(gate, Conditional):
-        return [Operation(gate.with_body(vectorised(gate.body)), both)]
+        return [Operation(gate.map_bodies(vectorised), both)]
     row_controls = tuple(q + n for q in op.controls)
     return [
         Operation(gate, rows, row_controls, op.control_values),

@@ -165,12 +165,51 @@ class _Registers:
         return self.names[(clbits[0], clbits[-1] + 1)]
 
 
+def _guarded(
+    gate: Conditional,
+    targets: tuple[int, ...],
+    registers: _Registers,
+    definitions: dict[str, str] | None,
+) -> list[str]:
+    """OpenQASM 2.0 lines of an if (with its else): every statement of a branch guarded by
+    ``if(c==v)``, once for each value the branch runs on. Each guard reads the register
+    afresh, so a branch that measures into it is written only where that cannot change
+    what runs: one value, no else, and the measurement the last statement."""
+    tested = set(gate.clbits)
+    register = registers.register(gate.clbits)
+    branches = [(gate.operations_on(targets), gate.values)]
+    if gate.orelse is not None:
+        others = [v for v in range(1 << len(gate.clbits)) if v not in gate.values]
+        branches.append((gate.operations_on(targets, 1), tuple(others)))
+    lines = []
+    for ops, values in branches:
+        for index, inner in enumerate(ops):
+            writes = isinstance(inner.gate, Measure) and inner.gate.clbit in tested
+            last = index == len(ops) - 1 and len(branches) == 1 and len(values) == 1
+            if writes and not last:
+                raise QasmError(
+                    f"a conditional on {register} measures into it and then runs more, or "
+                    "runs on several values or with an else: OpenQASM 2.0's 'if' reads the "
+                    "register again for each statement, so it cannot be written; write "
+                    "OpenQASM 3 (gq.qasm.dumps3)"
+                )
+            body = _operation(inner, registers, definitions)
+            if len(body) != 1:
+                raise QasmError(
+                    f"{inner.gate!r} under a condition needs {len(body)} OpenQASM 2.0 "
+                    "statements, and 'if' guards one"
+                )
+            lines += [f"if({register}=={value}) {body[0]}" for value in values]
+    return lines
+
+
 def _all_operations(circuit: Circuit) -> list[Operation]:
     out = []
     for op in circuit.operations:
         out.append(op)
         if isinstance(op.gate, Conditional):
-            out.extend(_all_operations(op.gate.body))
+            for body in op.gate.bodies:
+                out.extend(_all_operations(body))
     return out
 
 
@@ -297,17 +336,7 @@ def _operation(
             "OpenQASM 2.0 has no while loops: write OpenQASM 3 (gq.qasm.dumps3), which does"
         )
     if isinstance(gate, Conditional):
-        prefix = f"if({registers.register(gate.clbits)}=={gate.value}) "
-        lines = []
-        for inner in gate.operations_on(op.targets):
-            body = _operation(inner, registers, definitions)
-            if len(body) != 1:
-                raise QasmError(
-                    f"{inner.gate!r} under a condition needs {len(body)} OpenQASM 2.0 "
-                    "statements, and 'if' guards one"
-                )
-            lines.append(prefix + body[0])
-        return lines
+        return _guarded(gate, op.targets, registers, definitions)
     if gate.kind is GateKind.CHANNEL:
         raise QasmError(
             f"noise channel {gate.name} has no OpenQASM 2.0 form (export the noiseless "
@@ -425,10 +454,14 @@ class _Writer3:
             return [f"{indent}c[{gate.clbit}] = measure q[{op.targets[0]}];"]
         if gate.kind is GateKind.RESET:
             return [f"{indent}reset q[{op.targets[0]}];"]
-        if isinstance(gate, Conditional):  # an if, or a while loop
+        if isinstance(gate, Conditional):  # an if (with its else), or a while loop
             lines = [f"{indent}{gate.keyword} ({self.condition(gate, n_clbits)}) {{"]
             for inner in gate.operations_on(op.targets):
                 lines += self.operation(inner, n_clbits, indent + "  ")
+            if gate.orelse is not None:
+                lines.append(indent + "} else {")
+                for inner in gate.operations_on(op.targets, 1):
+                    lines += self.operation(inner, n_clbits, indent + "  ")
             return [*lines, indent + "}"]
         if gate.kind is GateKind.CHANNEL:
             raise QasmError(

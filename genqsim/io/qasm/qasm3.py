@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...circuit.circuit import Circuit, Operation, new_operation
-from ...circuit.gates import Measure, NamedGate, PauliRotation, Reset
+from ...circuit.gates import GateKind, Measure, NamedGate, PauliRotation, Reset
 from ...errors import GenqsimError
 from .. import classical
 from ..classical import ClassicalError, ClassicalScope
@@ -98,12 +98,12 @@ class _Definition:
 
 @dataclass
 class _Branch:
-    """An ``if``: the operations of ``body`` run when ``clbits`` hold one of ``values`` (a
-    ``while``, ``loop``: again and again while they do)."""
+    """An ``if``, ``else`` or ``switch``: the items of the first of ``cases`` (``(values,
+    items)``) whose values ``clbits`` hold run (a ``while``, ``loop``: its one case's again
+    and again while they do)."""
 
     clbits: tuple[int, ...]
-    values: list[int]
-    body: list[Any]
+    cases: list[tuple[list[int], list[Any]]]
     loop: bool = False
 
 
@@ -735,17 +735,12 @@ class _Reader:
         entry: tuple[Any, dict[str, Any]],
         out: list[Any],
     ) -> None:
-        """Bodies read, each a branch on its values of ``bits`` (without bits: in place)."""
-        with self.classical_at(entry[0]):
-            classical.check_branch_writes(bits, [
-                ({op.gate.clbit for op in _operations(body) if isinstance(op.gate, Measure)},
-                 bool(body), values) for body, values in bodies
-            ])  # fmt: skip
-        for body, values in bodies:
-            if not bits:  # a block, or a condition without bits: decided now
-                out += body if values else []
-            elif body and values:
-                out.append(_Branch(bits, values, body))
+        """The bodies read, as the cases of a switch on ``bits`` (without bits: in place)."""
+        if bits:
+            out.append(_Branch(bits, [(values, body) for body, values in bodies]))
+            return
+        for body, values in bodies:  # a block, or a condition without bits: decided now
+            out += body if values else []
 
     def jump(self, entry: tuple[Any, dict[str, Any]]) -> str | None:
         kind = type(entry[0]).__name__
@@ -791,7 +786,7 @@ class _Reader:
                 )
         finally:
             self.loops = loops
-        out.append(_Branch(bits, values, block, loop=True))
+        out.append(_Branch(bits, [(values, block)], loop=True))
 
     def loop(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
         """A ``for`` loop, unrolled: ``break`` and ``continue`` (under conditions on bits)
@@ -834,15 +829,15 @@ def _emit(c: Circuit, items: list[Any], reader: _Reader) -> None:
         if isinstance(item, Operation):
             c._append_op(item)
         elif isinstance(item, _Branch):
-            body = Circuit(c.n_qubits, n_clbits=c.n_clbits)
-            _emit(body, item.body, reader)
-            if not any(op.qubits for op in body.operations if op.gate.name != "barrier"):
-                continue
-            if item.loop:
-                c.while_(item.clbits, item.values, body)
-            else:
-                for value in item.values:
-                    c.if_(item.clbits, value, body)
+            cases = []
+            for values, items_of_case in item.cases:
+                body = Circuit(c.n_qubits, n_clbits=c.n_clbits)
+                _emit(body, items_of_case, reader)
+                cases.append((values, body))
+            if not item.loop:
+                c.switch_(item.clbits, cases)
+            elif any(op.kind is not GateKind.BARRIER for op in cases[0][1].operations):
+                c.while_(item.clbits, *cases[0])
         elif item[0] == "barrier":
             c._append_op(barrier_operation(item[1] or range(c.n_qubits)))
         elif item[0] == "gphase":  # exp(i phi) = exp(-i (-2 phi) I / 2), on any qubit
@@ -889,7 +884,8 @@ def _operations(items: list[Any]) -> Iterable[Operation]:
         if isinstance(item, Operation):
             yield item
         elif isinstance(item, _Branch):
-            yield from _operations(item.body)
+            for _, body in item.cases:
+                yield from _operations(body)
 
 
 def _inverse(ops: Sequence[Any], reader: _Reader, node: Any) -> list[Any]:
