@@ -545,3 +545,29 @@ def test_a_branch_that_measures_into_its_bit_then_runs_on_keeps_its_members_apar
     assert distribution(c) == pytest.approx({"00": 0.5, "10": 0.5}, abs=1e-12)
     counts = gq.counts(c, 20_000, seed=3)
     assert set(counts) == {"00", "10"} and abs(counts["10"] / 20_000 - 0.5) < 5 * 0.5 / 20_000**0.5
+
+
+def test_a_variable_set_in_an_else_whose_if_measured_the_condition_is_refused_when_read():
+    """The else branch sets ``x`` where ``b`` read 0, but the if branch rewrites ``b``: after
+    the statement genqsim cannot tell from ``b`` which branch ran, so reading ``x`` is
+    refused (it was read as ``!b`` of the new ``b``: ``x`` held everywhere). Never read,
+    the assignment is harmless."""
+    qc = QuantumCircuit(2, 2)
+    x = qc.add_var("x", False)
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.if_test((qc.clbits[0], 1)) as orelse:
+        qc.measure(1, 0)
+    with orelse:
+        qc.store(x, True)
+    unread = qc.copy()
+    with qc.if_test(x):
+        qc.x(1)
+    qc.measure(1, 1)
+    with pytest.raises(ClassicalError, match=r"'x' depends on classical bit\(s\) \[0\]"):
+        gq.from_qiskit(qc)
+    with pytest.raises(QasmError, match=r"'x(_0)?' depends on classical bit\(s\) \[0\]"):
+        gq.qasm.loads3(qasm3.dumps(qc))
+    unread.measure(1, 1)
+    for c in both_ways(unread):
+        assert distribution(c) == pytest.approx({"00": 1.0}, abs=1e-12)

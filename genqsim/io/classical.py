@@ -239,11 +239,14 @@ class ClassicalScope:
                 "the measured bits, cannot follow"
             )
         new = cast(variable.width, value)
-        for guard, stamps in reversed(self.guards):
-            self._check(guard, stamps, f"an assignment to {name!r} inside a branch")
+        stamps = self.stamps(new)
+        for guard, guard_stamps in reversed(self.guards):
+            # the guard reads its bits as they were when its branch was entered: where the
+            # branch has measured into them since, the value is refused when read
             new = ("select", guard, new, variable.value)
+            stamps = _joined(stamps, guard_stamps, variable.stamps)
         variable.value = new
-        variable.stamps = self.stamps(new)
+        variable.stamps = stamps
 
     def read(self, name: str) -> Expression | None:
         """The value of the variable ``name`` (``None`` where no variable has that name)."""
@@ -268,9 +271,13 @@ class ClassicalScope:
             self.while_bodies -= 1
 
     @contextmanager
-    def guarded(self, condition: Expression) -> Iterator[None]:
-        """Within a branch taken where ``condition`` holds."""
-        self.guards.append((condition, self.stamps(condition)))
+    def guarded(
+        self, condition: Expression, stamps: dict[int, int] | None = None
+    ) -> Iterator[None]:
+        """Within a branch taken where ``condition`` holds, its bits as they were written
+        ``stamps`` times (default: as now; the branches of one statement all read the bits
+        as they were before the first of them)."""
+        self.guards.append((condition, self.stamps(condition) if stamps is None else stamps))
         try:
             yield
         finally:
@@ -285,6 +292,16 @@ class ClassicalScope:
                 "measured bits, so it reads a variable only while the bits of its value are "
                 "unchanged (measure into other bits, or use the bits directly)"
             )
+
+
+def _joined(*stamps: Mapping[int, int]) -> dict[int, int]:
+    """The write counts of a value made of parts read at ``stamps``: a bit the parts read at
+    different counts gets -1, which no count matches (the value is stale for good)."""
+    out: dict[int, int] = {}
+    for part in stamps:
+        for b, k in part.items():
+            out[b] = k if out.get(b, k) == k else -1
+    return out
 
 
 NEXT_ITERATION = object()
@@ -364,10 +381,11 @@ def read_branches(reader: JumpReader, entry: Any, rest: Sequence[Any], out: Any)
     """A branch or block ``entry``, each of its bodies read with the entries ``rest`` after
     it (none outside a loop's jumps), under its guard for the variables it assigns."""
     bits, parts = reader.split(entry)
+    before = [reader.scope.stamps(guard) for _, _, guard in parts]  # before any branch ran
     bodies = []
-    for block, values, guard in parts:
+    for (block, values, guard), stamps in zip(parts, before):
         body = reader.new_body()
-        with reader.scope.guarded(guard):
+        with reader.scope.guarded(guard, stamps):
             read_entries(reader, [*block, *rest], body)
         bodies.append((body, values))
     reader.branch_out(bits, bodies, entry, out)
