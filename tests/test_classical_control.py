@@ -390,7 +390,14 @@ def test_a_loop_that_never_ends_is_stopped_with_a_typed_error(monkeypatch):
 @pytest.mark.parametrize(
     "body, message",
     [
-        ("bool a;\nwhile (b) { a = true; b = measure q; }", "assignment to 'a' inside a while"),
+        (
+            "bool a;\nwhile (b) { a = true; b = measure q; }\nif (a) { x q; }",
+            "'a' is read after a while loop's body assigned it",
+        ),
+        (
+            "uint[8] n = 0;\nwhile (b && n < 200) { n += 1; b = measure q; }",
+            "still ran after 100 iterations",
+        ),
         ("while (b) { b = measure q; if (b) { break; } }", "break inside a while loop"),
         ("while (true) { x q; }", "reads no measured bit would never end"),
         ("bool a = b;\nwhile (a) { b = measure q; }", r"bit\(s\) \[0\] as they were before"),
@@ -571,3 +578,68 @@ def test_a_variable_set_in_an_else_whose_if_measured_the_condition_is_refused_wh
     unread.measure(1, 1)
     for c in both_ways(unread):
         assert distribution(c) == pytest.approx({"00": 1.0}, abs=1e-12)
+
+
+def _bounded_retries(tries: int) -> QuantumCircuit:
+    """Repeat until ``q0`` reads 0, at most ``tries`` times (a counter in the condition)."""
+    qc = QuantumCircuit(1, 1)
+    n = qc.add_var("n", expr.lift(0, types.Uint(4)))
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.while_loop(expr.logic_and(expr.equal(qc.clbits[0], True), expr.less(n, tries))):
+        qc.store(n, expr.add(n, 1))
+        qc.h(0)
+        qc.measure(0, 0)
+    return qc
+
+
+def test_a_while_loop_bounded_by_a_counter_is_unrolled():
+    """``while (c && n < 3) { n += 1; ... }``: the condition reads the counter the body
+    assigns, so the loop becomes three nested conditionals (no loop is left: a density
+    matrix runs it exactly). ``c`` still reads 1 after the first draw and three retries
+    with probability 1/16."""
+    for c in both_ways(_bounded_retries(3)):
+        assert not c.has_loops
+        depth, ops = 0, c.operations
+        while any(op.kind is gq.GateKind.CONDITIONAL for op in ops):
+            (branch,) = [op.gate for op in ops if op.kind is gq.GateKind.CONDITIONAL]
+            depth, ops = depth + 1, branch.body.operations
+        assert depth == 3
+        assert distribution(c) == pytest.approx({"1": 1 / 16, "0": 15 / 16}, abs=1e-12)
+        counts = gq.counts(c, 20_000, seed=9)
+        assert abs(counts.get("1", 0) / 20_000 - 1 / 16) < 5 * (15 / 256 / 20_000) ** 0.5
+
+
+def test_while_loop_variables_read_in_their_own_iteration_and_counted_without_measurement():
+    """A variable the body sets from bits it just measured and reads in the same iteration
+    leaves the loop a loop; one read after the loop is refused (the loop may have run any
+    number of times, none included). A counter alone, with no measurement, unrolls into
+    plain gates: three X gates."""
+    text = """OPENQASM 3.0;
+include "stdgates.inc";
+qubit[2] q;
+bit b;
+bit d;
+bool seen = false;
+h q[0];
+b = measure q[0];
+while (b) {
+  h q[1];
+  d = measure q[1];
+  seen = d;
+  if (seen) { x q[1]; }
+  h q[0];
+  b = measure q[0];
+}
+"""
+    c = gq.qasm.loads3(text)
+    assert c.has_loops
+    counts = gq.counts(c, 2000, seed=2)
+    assert all(key[-1] == "0" for key in counts)  # the loop ends on b = 0
+    with pytest.raises(QasmError, match="'seen' is read after a while loop's body assigned"):
+        gq.qasm.loads3(text + "if (seen) { x q[0]; }\n")
+    counted = gq.qasm.loads3(
+        'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nuint[4] n = 0;\n'
+        "while (n < 3) { n += 1; x q; }\n"
+    )
+    assert [op.gate.name for op in counted.operations] == ["x", "x", "x"]

@@ -19,6 +19,7 @@ width)``, ``("!", x)``, ``("neg", x)``, and ``(operator, x, y)`` for the operato
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -203,6 +204,17 @@ class Variable:
     width: int
     value: Expression
     stamps: dict[int, int]
+    in_loop: bool = False  # assigned in a while loop's body: its value is unknown
+
+
+class LoopVariableError(ClassicalError):
+    """A variable a while loop's body assigns was read where only its count of iterations
+    would tell its value (:func:`read_while_loop` then unrolls the loop)."""
+
+
+MAX_UNROLLED_WHILE = 100
+"""Iterations a while loop whose condition reads variables its body assigns is unrolled to
+(a loop with a counter): one past them it is refused."""
 
 
 class ClassicalScope:
@@ -212,8 +224,11 @@ class ClassicalScope:
     def __init__(self) -> None:
         self.variables: dict[str, Variable] = {}
         self.writes: dict[int, int] = {}
-        self.guards: list[tuple[Expression, dict[int, int]]] = []
+        # each branch being read: its condition, the write counts of the bits it reads, and
+        # the variables it assigned, with their values (and stamps) at its start
+        self.guards: list[tuple[Expression, dict[int, int], dict[str, Variable]]] = []
         self.while_bodies = 0  # while loops being read, one inside another
+        self.loop_assigned: list[set[str]] = []  # the variables each of them assigns
 
     def stamps(self, node: Expression) -> dict[int, int]:
         return {b: self.writes.get(b, 0) for b in bits_read(node)}
@@ -232,29 +247,38 @@ class ClassicalScope:
         variable = self.variables.get(name)
         if variable is None:
             raise ClassicalError(f"assignment to {name!r}, which is no classical variable")
-        if self.while_bodies:
-            raise ClassicalError(
-                f"an assignment to {name!r} inside a while loop: its value would depend on "
-                "how many times the loop ran, which genqsim, keeping no classical memory but "
-                "the measured bits, cannot follow"
-            )
-        new = cast(variable.width, value)
-        stamps = self.stamps(new)
-        for guard, guard_stamps in reversed(self.guards):
-            # the guard reads its bits as they were when its branch was entered: where the
-            # branch has measured into them since, the value is refused when read
-            new = ("select", guard, new, variable.value)
-            stamps = _joined(stamps, guard_stamps, variable.stamps)
-        variable.value = new
-        variable.stamps = stamps
+        for _, _, saved in self.guards:  # its value where each branch started, kept once
+            saved.setdefault(name, dataclasses.replace(variable))
+        variable.value = cast(variable.width, value)
+        variable.stamps = self.stamps(variable.value)
+        variable.in_loop = False
+        for assigned in self.loop_assigned:
+            assigned.add(name)
 
     def read(self, name: str) -> Expression | None:
         """The value of the variable ``name`` (``None`` where no variable has that name)."""
         variable = self.variables.get(name)
         if variable is None:
             return None
+        if variable.in_loop:
+            raise LoopVariableError(
+                f"the classical variable {name!r} is read after a while loop's body assigned "
+                "it: its value depends on how many times the loop ran, which genqsim, keeping "
+                "no classical memory but the measured bits, follows only where the loop's "
+                f"condition bounds it (unrolled up to {MAX_UNROLLED_WHILE} iterations)"
+            )
         self._check(variable.value, variable.stamps, f"the classical variable {name!r}")
         return variable.value
+
+    def snapshot(self) -> Any:
+        """What :meth:`restore` brings back: the variables and the bits' write counts."""
+        return (
+            {name: dataclasses.replace(v) for name, v in self.variables.items()},
+            dict(self.writes),
+        )
+
+    def restore(self, snapshot: Any) -> None:
+        self.variables, self.writes = snapshot[0], dict(snapshot[1])
 
     def measured(self, clbits: Sequence[int]) -> None:
         """Bits a measurement writes: values read from them before are old from now on."""
@@ -262,13 +286,22 @@ class ClassicalScope:
             self.writes[b] = self.writes.get(b, 0) + 1
 
     @contextmanager
-    def while_body(self) -> Iterator[None]:
-        """Within the body of a while loop (read twice: see :func:`read_while`)."""
+    def while_body(self) -> Iterator[set[str]]:
+        """Within the body of a while loop (read twice: see :func:`read_while`); yields the
+        names of the variables the body assigns, gathered as it is read."""
         self.while_bodies += 1
+        self.loop_assigned.append(set())
         try:
-            yield
+            yield self.loop_assigned[-1]
         finally:
             self.while_bodies -= 1
+            self.loop_assigned.pop()
+
+    def unknown(self, names: set[str]) -> None:
+        """The variables ``names`` hold values of an unknown iteration of a while loop: any
+        later read raises :class:`LoopVariableError` (until they are assigned again)."""
+        for name in names:
+            self.variables[name].in_loop = True
 
     @contextmanager
     def guarded(
@@ -276,12 +309,22 @@ class ClassicalScope:
     ) -> Iterator[None]:
         """Within a branch taken where ``condition`` holds, its bits as they were written
         ``stamps`` times (default: as now; the branches of one statement all read the bits
-        as they were before the first of them)."""
-        self.guards.append((condition, self.stamps(condition) if stamps is None else stamps))
+        as they were before the first of them). Inside, a variable the branch assigns reads
+        as assigned; after it, as the assigned value where ``condition`` held and the value
+        before elsewhere (read only while the bits of both, and the condition's bits as they
+        were, are unchanged)."""
+        guard_stamps = self.stamps(condition) if stamps is None else stamps
+        saved: dict[str, Variable] = {}
+        self.guards.append((condition, guard_stamps, saved))
         try:
             yield
         finally:
             self.guards.pop()
+            for name, before in saved.items():
+                variable = self.variables[name]
+                variable.value = ("select", condition, variable.value, before.value)
+                variable.stamps = _joined(variable.stamps, guard_stamps, before.stamps)
+                variable.in_loop = variable.in_loop or before.in_loop
 
     def _check(self, node: Expression, stamps: Mapping[int, int], what: str) -> None:
         moved = sorted(b for b, k in stamps.items() if self.writes.get(b, 0) != k)
@@ -398,11 +441,13 @@ def read_while(
 ) -> tuple[tuple[int, ...], list[int], Any]:
     """``(bits, values, body)`` of a while loop: its body runs while ``bits`` hold one of
     ``values``. The body is read twice (``body()`` reads it): the first time marks the bits
-    it measures as written, so that the condition (``condition()`` builds it) and the second
-    reading refuse variables whose bits a later iteration would have changed."""
-    with scope.while_body():
+    it measures as written and the variables it assigns as unknown, so that the condition
+    (``condition()`` builds it) and the second reading refuse values a later iteration
+    would have changed (:class:`LoopVariableError` where a variable is read)."""
+    with scope.while_body() as assigned:
         before = dict(scope.writes)
         body()
+        scope.unknown(assigned)  # as an earlier iteration left them
         tested, values = values_where(condition())
         if not tested:
             raise ClassicalError(
@@ -414,4 +459,65 @@ def read_while(
                 f"a while loop whose body measures nothing into the bits its condition reads "
                 f"({list(tested)}) would never end once entered"
             )
-        return tested, values, body()
+        again = body()
+        scope.unknown(assigned)  # after the loop: as its last iteration, or none, left them
+        return tested, values, again
+
+
+def read_while_loop(
+    reader: JumpReader,
+    condition: Callable[[], Expression],
+    read_body: Callable[[Any], None],
+    loop_out: Callable[[tuple[int, ...], list[int], Any], None],
+    out: Any,
+) -> None:
+    """A while loop read into ``out``: one loop (``loop_out(bits, values, body)``) run shot
+    by shot, or, where its condition or body reads a variable the body assigns (a counter,
+    ``while (c && n < 3) { n += 1; ... }``), unrolled into nested conditionals, each
+    iteration's body and the iterations after it inside the branch where the condition
+    held then, until the condition reads false (refused past :data:`MAX_UNROLLED_WHILE`
+    iterations). ``read_body(body)`` reads one iteration into ``body``."""
+    scope = reader.scope
+    before = scope.snapshot()
+
+    def body_read() -> Any:
+        body = reader.new_body()
+        read_body(body)
+        return body
+
+    try:
+        bits, values, body = read_while(scope, condition, body_read)
+    except LoopVariableError:
+        scope.restore(before)
+        _unrolled(reader, condition, read_body, out, 0)
+        return
+    loop_out(bits, values, body)
+
+
+def _unrolled(
+    reader: JumpReader,
+    condition: Callable[[], Expression],
+    read_body: Callable[[Any], None],
+    out: Any,
+    done: int,
+) -> None:
+    """Iteration ``done + 1`` on of an unrolled while loop, read into ``out``."""
+    holds = condition()
+    tested, values = values_where(holds)
+    if not values:  # false wherever the loop gets here: it ends
+        return
+    if done == MAX_UNROLLED_WHILE:
+        raise ClassicalError(
+            f"a while loop whose condition reads variables its body assigns is unrolled, "
+            f"and this one still ran after {MAX_UNROLLED_WHILE} iterations: bound it by "
+            "its variables (a counter), or let its condition read only measured bits"
+        )
+    if not tested:  # true wherever the loop gets here: the iteration runs
+        read_body(out)
+        _unrolled(reader, condition, read_body, out, done + 1)
+        return
+    body = reader.new_body()
+    with reader.scope.guarded(holds):
+        read_body(body)
+        _unrolled(reader, condition, read_body, body, done + 1)
+    reader.branch_out(tested, [(body, values)], None, out)

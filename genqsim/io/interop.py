@@ -133,8 +133,8 @@ class _QiskitReader:
         """Classical refusals, said of the instruction ``name``."""
         try:
             yield
-        except ClassicalError as exc:
-            raise ClassicalError(f"Qiskit {name!r}: {exc}") from None
+        except ClassicalError as exc:  # the same kind (a while loop unrolls on one kind)
+            raise type(exc)(f"Qiskit {name!r}: {exc}") from None
 
     def read(self, qc: Any, c: Circuit, qubit_map: list[int], clbit_map: list[int]) -> None:
         """The instructions of ``qc`` onto ``c``: ``qc``'s qubit ``i`` is ``c``'s
@@ -247,20 +247,21 @@ class _QiskitReader:
         shot by shot; see :class:`~genqsim.circuit.conditional.WhileLoop`)."""
         loops, self.loops = self.loops, 0  # a break in its body is not an outer for_loop's
 
-        def body() -> Circuit:
-            read = self.new_body()
-            self.read(op.blocks[0], read, qubits, clbits)
-            return read
+        def loop_out(bits: tuple[int, ...], values: list[int], block: Circuit) -> None:
+            if any(inner.qubits for inner in block.operations if inner.gate.name != "barrier"):
+                c.while_(bits, values, block)
 
         try:
             with self.at("while_loop"):
-                bits, values, block = classical.read_while(
-                    self.scope, lambda: self.expression(qc, op.condition, clbit_map), body
+                classical.read_while_loop(
+                    self,
+                    lambda: self.expression(qc, op.condition, clbit_map),
+                    lambda body: self.read(op.blocks[0], body, qubits, clbits),
+                    loop_out,
+                    c,
                 )
         finally:
             self.loops = loops
-        if any(inner.qubits for inner in block.operations if inner.gate.name != "barrier"):
-            c.while_(bits, values, block)
 
     def loop(self, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
         """A ``for_loop``: its block once per value, the loop parameter bound to it;

@@ -623,6 +623,8 @@ class _Reader:
         try:
             yield
         except ClassicalError as exc:
+            if isinstance(exc, classical.LoopVariableError) and self.scope.while_bodies:
+                raise  # the while loop being read unrolls instead
             raise self.fail(str(exc), node) from None
 
     def expression(self, node: Any, env: dict[str, Any]) -> classical.Expression:
@@ -774,19 +776,20 @@ class _Reader:
         (the body runs shot by shot; see :class:`~genqsim.circuit.conditional.WhileLoop`)."""
         loops, self.loops = self.loops, 0  # a break in its body is not an outer for's
 
-        def body() -> list[Any]:
-            read: list[Any] = []
-            self.statements(node.block, env, read)
-            return read
+        def loop_out(bits: tuple[int, ...], values: list[int], block: list[Any]) -> None:
+            out.append(_Branch(bits, [(values, block)], loop=True))
 
         try:
             with self.classical_at(node):
-                bits, values, block = classical.read_while(
-                    self.scope, lambda: self.expression(node.while_condition, env), body
+                classical.read_while_loop(
+                    self,
+                    lambda: self.expression(node.while_condition, env),
+                    lambda body: self.statements(node.block, env, body),
+                    loop_out,
+                    out,
                 )
         finally:
             self.loops = loops
-        out.append(_Branch(bits, [(values, block)], loop=True))
 
     def loop(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
         """A ``for`` loop, unrolled: ``break`` and ``continue`` (under conditions on bits)
