@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -399,6 +400,17 @@ def state_bytes(case: Case) -> int:
     return (16 if case.dtype == "complex128" else 8) * 2**case.n
 
 
+def peer_ratio(results: dict, threads: int, label: str) -> float | None:
+    """genqsim's time of case ``label`` over the fastest peer's in ``results`` (``None``
+    where either is missing)."""
+    times = {sim: r.get(label) for (sim, t), r in results.items() if t == threads}
+    ours = times.get("genqsim")
+    peers = [v for sim, v in times.items() if sim in PEERS and isinstance(v, (int, float))]
+    if not isinstance(ours, (int, float)) or not peers:
+        return None
+    return ours / min(peers)
+
+
 def table(
     all_results,
     bandwidth: float,
@@ -406,7 +418,12 @@ def table(
     sims,
     quick: bool,
     only: Sequence[str] | None = None,
+    rounds: Sequence[dict] = (),
 ) -> str:
+    """The times (each case's best) and genqsim's ratio to the fastest peer: with several
+    ``rounds`` (each its own processes, one round's simulators minutes apart at most) the
+    median of the rounds' ratios, so that one process's luck on a shared machine does not
+    decide it."""
     lines = []
     for threads in threads_list:
         lines.append(f"\n### {threads} thread{'s' if threads > 1 else ''}\n")
@@ -423,9 +440,12 @@ def table(
                     row.append(f"{value * 1e3:.2f} ms")
                 else:
                     row.append("n/a" if value is None else "err")
-            peers = [t for s, t in times.items() if s in PEERS]
             ours = times.get("genqsim")
-            row.append(f"{ours / min(peers):.2f}" if ours and peers else "n/a")
+            found = [r for r in (peer_ratio(x, threads, case.label) for x in rounds) if r]
+            ratio = (
+                statistics.median(found) if found else peer_ratio(all_results, threads, case.label)
+            )
+            row.append("n/a" if ratio is None else f"{ratio:.2f}")
             if case.kind == "gate" and ours:
                 row.append(f"{2 * state_bytes(case) / ours / bandwidth:.0%}")
             else:
@@ -483,13 +503,16 @@ def measure_all(args: argparse.Namespace) -> None:
     bandwidth = measure_bandwidth()
     print(f"memory bandwidth (1 GiB copy, read + write): {bandwidth / 1e9:.2f} GB/s", flush=True)
     all_results: dict[tuple[str, int], dict] = {}
+    rounds: list[dict[tuple[str, int], dict]] = []
     missing = []
     for round_index in range(args.rounds):
         order = args.sims if round_index % 2 == 0 else args.sims[::-1]
+        rounds.append({})
         for threads in args.threads:
             for sim in order:
                 t0 = time.time()
                 results, miss = spawn(sim, threads, args.repeat, args.quick, args.only)
+                rounds[-1][(sim, threads)] = results
                 all_results[(sim, threads)] = best_results(
                     all_results.get((sim, threads), {}), results
                 )
@@ -499,8 +522,10 @@ def measure_all(args: argparse.Namespace) -> None:
                 print(f"  {where}{sim} ({threads} threads): {len(results)} cases in "
                       f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
     if args.rounds > 1:
-        print(f"each time the best of {args.rounds} rounds")
-    print(table(all_results, bandwidth, args.threads, args.sims, args.quick, args.only))
+        print(f"times: the best of {args.rounds} rounds; genqsim / best peer: the median of "
+              "the rounds' ratios")  # fmt: skip
+    print(table(all_results, bandwidth, args.threads, args.sims, args.quick, args.only,
+                rounds if args.rounds > 1 else ()))  # fmt: skip
     for m in sorted(set(missing)):
         print(f"missing peer: {m}")
     ours = [r for (sim, _), r in all_results.items() if sim == "genqsim"]
