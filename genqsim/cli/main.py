@@ -255,6 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "warmup":
             from .warmup import warmup
 
+            if not args.quiet:  # the workloads report as they finish, the first in seconds
+                print("genqsim: compiling the common kernels for complex128 and complex64, once "
+                      "per machine (later runs load them from the kernel cache) ...",
+                      file=sys.stderr, flush=True)  # fmt: skip
             warmup(None if args.quiet else print, args.processes)
             return EXIT_OK
         if args.command == "expect":

@@ -114,7 +114,7 @@ def warm_precision(
     done: list[Timing] = []
     scoped = capability(get_backend(backend), ThreadScoped)
     deferred = scoped.choices_deferred() if beside_others and scoped else contextlib.nullcontext()
-    with deferred:
+    with deferred, _quietly(backend):  # warmup's report says what compiles
         for n in sizes:
             for name, step in _steps(n, numbers, backend):
                 t0 = time.perf_counter()
@@ -124,6 +124,12 @@ def warm_precision(
     if cache is not None:  # the command line's first runs need not answer on NumPy now
         cache.mark_kernels_compiled(get_number_system(numbers))
     return done
+
+
+def _quietly(backend: str) -> contextlib.AbstractContextManager[object]:
+    """Within it, ``backend`` compiles without its one-line notice on stderr."""
+    cache = capability(get_backend(backend), KernelCache)
+    return contextlib.nullcontext() if cache is None else cache.compile_progress(lambda _: None)
 
 
 def warmup(report: Callable[[str], None] | None = print, processes: int | None = None) -> float:
@@ -171,8 +177,9 @@ def warmup(report: Callable[[str], None] | None = print, processes: int | None =
             running = [(job[0], pool.submit(warm_precision, *job, True)) for job in jobs]
             for backend, future in running:
                 told(backend, future.result())
-        for scoped in compiled.values():
-            scoped.calibrate()
+        for backend, scoped in compiled.items():
+            with _quietly(backend):  # this report says what runs: no compile notice
+                scoped.calibrate()
     total = time.perf_counter() - start
     if report:
         for backend, scoped in compiled.items():
