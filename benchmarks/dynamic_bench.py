@@ -14,6 +14,9 @@ circuit, timed from the circuit object to the counts, best of ``--repeats``):
    (mid-circuit measurements and conditional Pauli corrections).
 4. ``syndrome n``: ``n``-qubit repetition code, three rounds of parity checks into ancillas
    measured and reset mid-circuit, a ``switch`` correcting the data from the syndrome.
+5. ``verify n``: ``n`` qubits each measured, then an ``if_test``/``else`` on its bit whose
+   branches both measure into that bit again (flip and confirm, or retry once in ``|+>``),
+   three rounds.
 
 Before anything is timed the two sides' counts are compared on one key statistic with a
 chi-square-style bound (five standard errors), so a wrong run is caught, not timed.
@@ -49,6 +52,26 @@ def rus(n: int) -> Any:
         qc.measure(0, 0)
         qc.ry(0.7, 1)
     qc.measure(1, 1)
+    return qc
+
+
+def verify(n: int) -> Any:
+    """Each qubit turned by ``ry(0.7)`` and measured; where it read 1 it is flipped and
+    measured into its bit again (reads 0), elsewhere put in ``|+>`` and measured into it
+    (reads 1 half the time); three rounds."""
+    from qiskit import QuantumCircuit
+
+    qc = QuantumCircuit(n, n)
+    for _ in range(3):
+        for q in range(n):
+            qc.ry(0.7, q)
+            qc.measure(q, q)
+            with qc.if_test((qc.clbits[q], 1)) as orelse:
+                qc.x(q)
+                qc.measure(q, q)
+            with orelse:
+                qc.h(q)
+                qc.measure(q, q)
     return qc
 
 
@@ -162,7 +185,8 @@ def main() -> None:
     }  # fmt: skip
     cases = [("rus 2", rus(2), 1), ("rus 12", rus(12), 1), ("rus 20", rus(20), 1),
              ("ipe", ipe(), 0), ("teleport 10", teleport(10), 9),
-             ("teleport 12", teleport(12), 11), ("syndrome 3", syndrome(3), 2)]  # fmt: skip
+             ("teleport 12", teleport(12), 11), ("syndrome 3", syndrome(3), 2),
+             ("verify 6", verify(6), 0)]  # fmt: skip
     print(f"{'case':<14}{'genqsim':>12}{'Aer':>12}{'Aer branch':>12}{'ratio':>8}   "
           "statistic (genqsim / Aer)")  # fmt: skip
     for name, qc, bit in cases:

@@ -484,6 +484,7 @@ def test_if_else_built_in_genqsim_written_out_and_run_by_aer():
     text = gq.qasm.dumps3(c)
     assert "} else {" in text and "c[0] == 1 || c[0] == 0" not in text
     assert gq.qasm.loads3(text) == c
+    assert gq.from_qiskit(gq.to_qiskit(c)) == c  # an if_else, read back as one conditional
     shots = 20_000
     counts = AerSimulator(seed_simulator=7).run(gq.to_qiskit(c), shots=shots).result()
     counts = counts.get_counts()
