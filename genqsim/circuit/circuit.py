@@ -589,9 +589,10 @@ class Circuit:
         value or a sequence of them) whose values the classical bits ``clbits`` hold: Qiskit's
         ``switch``, OpenQASM 3's ``switch`` and if/else-if chains. The bits are read once,
         before any body runs, so bodies may measure into them. Bodies are placed as for
-        :meth:`if_`. Where at most one body measures into the bits, each case is a
-        conditional of its own (that body's last); otherwise each later case is the else
-        branch of the one before. ``c.switch_([0, 1], [(0, gq.Circuit(2).x(1)), ([1, 2],
+        :meth:`if_`. Two cases that run on every value are an if with an else; otherwise,
+        where at most one body measures into the bits, each case is a conditional of its
+        own (that body's last), and where more do, each later case is the else branch of
+        the one before. ``c.switch_([0, 1], [(0, gq.Circuit(2).x(1)), ([1, 2],
         gq.Circuit(2).h(1))])``."""
         bits = as_clbits(clbits)
         taken: set[int] = set()
@@ -603,15 +604,16 @@ class Circuit:
             if fresh and _acts(body):
                 chosen.append((fresh, body))
         writing = [case for case in chosen if _measured_into(case[1], bits)]
-        if len(writing) <= 1:  # each case on its own, the one that writes the bits last
+        # where the cases run on every value of the bits, the last runs on whatever the
+        # others leave: a plain else
+        covered = sum(len(values) for values, _ in chosen) == 1 << len(bits)
+        if len(writing) <= 1 and not (covered and len(chosen) == 2):
+            # each case on its own, the one that writes the bits last
             for values, body in [case for case in chosen if case not in writing] + writing:
                 self.if_(bits, values, body, qubits)
             return self
         width = self.n_qubits if qubits is None else len(qubits)
-        # the chain of the later cases, innermost first; where the cases run on every value
-        # of the bits, the last runs on whatever the others leave: a plain else
-        covered = sum(len(values) for values, _ in chosen) == 1 << len(bits)
-        rest: Any = chosen[-1][1] if covered else None
+        rest: Any = chosen[-1][1] if covered else None  # the chain of the later cases
         for values, body in reversed(chosen[1 : len(chosen) - covered]):
             rest = Circuit(width, n_clbits=self.n_clbits).if_(bits, values, body, orelse=rest)
         return self.if_(bits, chosen[0][0], chosen[0][1], qubits, orelse=rest)
