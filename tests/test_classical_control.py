@@ -644,6 +644,15 @@ while (b) {
         "while (n < 3) { n += 1; x q; }\n"
     )
     assert [op.gate.name for op in counted.operations] == ["x", "x", "x"]
+    # a count of iterations the condition does not read leaves the loop a loop, and its
+    # value is refused only where needed
+    counting = (
+        'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nbit c;\nuint[8] n = 0;\n'
+        "h q;\nc = measure q;\nwhile (c) { n += 1; h q; c = measure q; }\n"
+    )
+    assert gq.qasm.loads3(counting).has_loops
+    with pytest.raises(QasmError, match="'n' is read after a while loop's body assigned"):
+        gq.qasm.loads3(counting + "if (n == 2) { x q; }\n")
 
 
 def test_if_else_and_switch_chains_read_back_as_written():

@@ -50,6 +50,29 @@ class ClassicalError(ArgumentValueError):
     reader adds where it stands: a file's line, a circuit's instruction)."""
 
 
+class LoopVariableError(ClassicalError):
+    """The value of a variable a while loop's body assigns was needed where only the loop's
+    count of iterations would tell it (:func:`read_while_loop` then unrolls the loop)."""
+
+
+MAX_UNROLLED_WHILE = 100
+"""Iterations a while loop whose condition reads variables its body assigns is unrolled to
+(a loop with a counter): one past them it is refused."""
+
+
+def unknown(name: str, width: int) -> Expression:
+    """The value of the variable ``name`` as some iteration of a while loop left it: carried
+    through expressions, refused (:class:`LoopVariableError`) where evaluated."""
+    return ("unknown", name, width)
+
+
+def has_unknown(node: Expression) -> bool:
+    """Whether ``node`` reads a value only a while loop's count of iterations would tell."""
+    return node[0] == "unknown" or any(
+        isinstance(child, tuple) and has_unknown(child) for child in node[1:]
+    )
+
+
 def bits(indices: Sequence[int]) -> Expression:
     """The unsigned value of the classical bits ``indices`` (the first the lowest)."""
     return ("bits", tuple(indices))
@@ -70,6 +93,13 @@ def evaluate(node: Expression, values: Mapping[int, int]) -> int:
     kind = node[0]
     if kind == "bits":
         return sum(values[b] << i for i, b in enumerate(node[1]))
+    if kind == "unknown":
+        raise LoopVariableError(
+            f"the classical variable {node[1]!r} is read after a while loop's body assigned "
+            "it: its value depends on how many times the loop ran, which genqsim, keeping "
+            "no classical memory but the measured bits, follows only where the loop's "
+            f"condition bounds it (unrolled up to {MAX_UNROLLED_WHILE} iterations)"
+        )
     if kind == "const":
         return node[1]
     if kind == "select":
@@ -116,6 +146,8 @@ def width_of(node: Expression) -> int:
         return len(node[1])
     if node[0] == "cast" and node[1] != 0:
         return abs(node[1])
+    if node[0] == "unknown" and node[2] != 0:
+        return abs(node[2])
     return 1
 
 
@@ -207,16 +239,6 @@ class Variable:
     in_loop: bool = False  # assigned in a while loop's body: its value is unknown
 
 
-class LoopVariableError(ClassicalError):
-    """A variable a while loop's body assigns was read where only its count of iterations
-    would tell its value (:func:`read_while_loop` then unrolls the loop)."""
-
-
-MAX_UNROLLED_WHILE = 100
-"""Iterations a while loop whose condition reads variables its body assigns is unrolled to
-(a loop with a counter): one past them it is refused."""
-
-
 class ClassicalScope:
     """The classical variables of a program and the bits written so far, as a reader goes
     through it in order; branches it reads are entered with :meth:`guarded`."""
@@ -251,7 +273,7 @@ class ClassicalScope:
             saved.setdefault(name, dataclasses.replace(variable))
         variable.value = cast(variable.width, value)
         variable.stamps = self.stamps(variable.value)
-        variable.in_loop = False
+        variable.in_loop = has_unknown(variable.value)
         for assigned in self.loop_assigned:
             assigned.add(name)
 
@@ -260,13 +282,8 @@ class ClassicalScope:
         variable = self.variables.get(name)
         if variable is None:
             return None
-        if variable.in_loop:
-            raise LoopVariableError(
-                f"the classical variable {name!r} is read after a while loop's body assigned "
-                "it: its value depends on how many times the loop ran, which genqsim, keeping "
-                "no classical memory but the measured bits, follows only where the loop's "
-                f"condition bounds it (unrolled up to {MAX_UNROLLED_WHILE} iterations)"
-            )
+        if variable.in_loop:  # refused only where its value is needed
+            return unknown(name, variable.width)
         self._check(variable.value, variable.stamps, f"the classical variable {name!r}")
         return variable.value
 
