@@ -97,12 +97,19 @@ def apply_diagonal(
 ) -> None:
     """Multiply amplitudes by ``diagonal[pattern of target bits]``; rows whose entry is exactly
     one are not touched (CZ and P touch a quarter and a half of the state)."""
-    idx = subspace_indices(n_qubits_of(state), targets, controls, control_values)
     active = [r for r, d in enumerate(diagonal) if not _is_exactly_one(d)]
     if not active:
         return
+    factors = np.asarray(diagonal, dtype=state.dtype)
+    if len(targets) == 1 and not controls and state.ndim == 1 and state.flags.c_contiguous:
+        # one qubit: its two halves as a strided view, no index table (a collapse, a phase)
+        halves = state.reshape(-1, 2, 1 << targets[0])
+        for r in active:
+            halves[:, r] *= factors[r]
+        return
+    idx = subspace_indices(n_qubits_of(state), targets, controls, control_values)
     rows = idx[active]
-    state[rows] = state[rows] * np.asarray(diagonal, dtype=state.dtype)[active][:, None]
+    state[rows] = state[rows] * factors[active][:, None]
 
 
 def apply_permutation(
@@ -154,6 +161,8 @@ def marginalize(weights: np.ndarray, qubits: Sequence[int] | None) -> np.ndarray
     """
     if qubits is None:
         return weights
+    if len(qubits) == 1 and weights.ndim == 1:  # one qubit: sum each half of a strided view
+        return weights.reshape(-1, 2, 1 << qubits[0]).sum(axis=(0, 2))
     n = n_qubits_of(weights)
     tensor = weights.reshape((2,) * n) if n else weights.reshape(())
     axis_of = {q: n - 1 - q for q in range(n)}
