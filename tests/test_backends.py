@@ -283,3 +283,33 @@ def test_bench_only_runs_the_named_gates_and_circuits(capsys):
     assert isinstance(lines[0]["result"], float) and lines[0]["result"] > 0
     with pytest.raises(SystemExit):
         bench.main(["--only", "toffoli"])
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64, object])
+def test_generic_one_qubit_diagonal_and_marginal_against_dense_references(dtype):
+    """The one-qubit forms of the generic routines (strided halves, no index tables) against
+    a diagonal built with ``kron`` and a marginal summed index by index, on every qubit of a
+    random 5-qubit state, machine and exact (SymPy) numbers."""
+    import sympy
+
+    from genqsim.linalg import generic
+
+    rng = np.random.default_rng(7)
+    n = 5
+    values = rng.normal(size=1 << n) + 1j * rng.normal(size=1 << n)
+    for q in range(n):
+        diagonal = [sympy.Rational(1, 3), sympy.I] if dtype is object else [0.5, 1j]
+        state = np.array([sympy.nsimplify(round(v.real, 3)) for v in values], dtype=object) \
+            if dtype is object else values.astype(dtype)  # fmt: skip
+        kind = object if dtype is object else complex  # exact: identities of integers
+        expected = np.kron(np.kron(np.eye(1 << (n - 1 - q), dtype=kind),
+                                   np.diag(np.array(diagonal, dtype=kind))),
+                           np.eye(1 << q, dtype=kind)) @ state  # fmt: skip
+        generic.apply_diagonal(state, np.array(diagonal, dtype=state.dtype), (q,))
+        if dtype is object:
+            assert all(sympy.simplify(a - b) == 0 for a, b in zip(state, expected))
+        else:
+            np.testing.assert_allclose(state, expected, rtol=1e-5)
+        weights = np.abs(values) ** 2
+        by_hand = [sum(w for i, w in enumerate(weights) if (i >> q) & 1 == b) for b in (0, 1)]
+        np.testing.assert_allclose(generic.marginalize(weights, (q,)), by_hand, rtol=1e-12)
