@@ -13,7 +13,7 @@ complex128, 16 * 2**n for complex64).
     genqsim bench --quick                               # small sizes, a minute or two
     genqsim bench --sims genqsim qulacs --threads 2 --json out.json
     genqsim bench --only ghz walsh                      # some gates / circuits only
-    genqsim bench --only x h --rounds 3                 # best of 3 interleaved rounds
+    genqsim bench --only x h --rounds 5                 # 5 rounds in turn: median ratios
     python benchmarks/cpu_bench.py ...                  # the same, from a source checkout
 
 Peers (all optional, ``pip install -e ".[bench]"`` plus the peer packages): qulacs, Qiskit Aer
@@ -463,10 +463,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", nargs="+", choices=CASE_NAMES,
                         help="only these gates / circuits (e.g. --only ghz walsh)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=1,
-                        help="run every simulator this many times, in turn, and keep each "
-                             "case's best: the memory bandwidth of a shared machine drifts "
-                             "between the minutes one simulator's run and the next's are "
-                             "apart, and rounds spread that drift over all of them")  # fmt: skip
+                        help="run every simulator this many times, in turn, keeping each "
+                             "case's best time and giving the median of the rounds' ratios: "
+                             "on a shared machine the memory bandwidth drifts between one "
+                             "simulator's process and the next's, and one process's speed "
+                             "must not decide a ratio")  # fmt: skip
     parser.add_argument("--json", help="also write raw results here")
     parser.add_argument("--busy-neighbour", action="store_true",
                         help="measure beside a CPU-bound process pinned to one core, as on a "

@@ -30,6 +30,7 @@ from ...circuit.gates import (
     PauliRotation,
 )
 from ...errors import ArgumentTypeError
+from .. import classical
 from .fast_reader import KEYWORDS
 from .lexer import QasmError
 from .parser import LANGUAGE_GATES, QELIB1_NAMES
@@ -179,7 +180,7 @@ def _guarded(
     register = registers.register(gate.clbits)
     branches = [(gate.operations_on(targets), gate.values)]
     if gate.orelse is not None:
-        others = [v for v in range(1 << len(gate.clbits)) if v not in gate.values]
+        others = classical.complement(gate.clbits, gate.values)
         branches.append((gate.operations_on(targets, 1), tuple(others)))
     lines = []
     for ops, values in branches:
