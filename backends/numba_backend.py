@@ -45,6 +45,7 @@ from . import numba_kernels as K
 from . import numba_pauli_basis as pauli_basis
 from . import numba_pauli_strings as pauli_strings
 from . import numba_phase_rewrite as phase_rewrite
+from . import numba_shots as shot_loop
 from . import numba_switch as switch
 from .protocol import (
     PAULI_HERMITIAN_TOLERANCE,
@@ -57,6 +58,7 @@ from .protocol import (
     PauliCoordinates,
     PauliPropagator,
     SegmentRunner,
+    ShotGroupRunner,
     SweepRunner,
     ThreadScoped,
     real_entries,
@@ -446,6 +448,7 @@ class NumbaBackend(
     MonomialRunner,
     SweepRunner,
     SegmentRunner,
+    ShotGroupRunner,
     ThreadScoped,
     KernelCache,
     PauliCoordinates,
@@ -475,6 +478,25 @@ class NumbaBackend(
         if key not in self._scratch:
             self._scratch[key] = np.empty((_max_threads(), dim), dtype=dtype)
         return self._scratch[key]
+
+    # -- dynamic circuits -----------------------------------------------------------------------
+    def run_shot_groups(
+        self,
+        program: Any,
+        start: np.ndarray,
+        shots: int,
+        max_pending: int,
+        max_iterations: int,
+        generator: np.random.Generator,
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """One serial loop over the groups (:mod:`.numba_shots`)."""
+        records, counts, status = shot_loop.run_shot_groups(
+            program.code, program.ints, program.reals, program.data,
+            np.array(start, dtype=np.complex128), shots, program.record_bits, program.n_loops,
+            program.max_targets, program.max_branches, max_pending, max_iterations,
+            generator, False,
+        )  # fmt: skip
+        return records, counts, int(status)
 
     # -- gates ----------------------------------------------------------------------------------
     def apply_matrix(self, state, matrix, targets, controls=(), control_values=()) -> None:

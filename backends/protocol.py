@@ -34,6 +34,7 @@ from ..support.memory import check_state_fits
 
 if TYPE_CHECKING:
     from ..plan.calls import BlockRun, GateCall, MonomialRun
+    from ..plan.shot_program import ShotProgram
 
 DEVICES = ("cpu", "gpu")
 """Where a backend's arrays live; ``device="cuda"`` is accepted as another name of ``"gpu"``."""
@@ -280,6 +281,30 @@ class SweepRunner(Protocol):
         """``<psi_p| X^x_t Z^z_t |psi_p>`` for every row ``p`` of ``states`` and every
         string ``t`` of the masks, as a ``(points, strings)`` complex array on the host (the
         generic routine: :func:`~genqsim.linalg.generic.pauli_strings_points`)."""
+
+
+class ShotGroupRunner(Protocol):
+    """Runs every shot of a dynamic circuit on a small state in one compiled loop, from its
+    shot program (:mod:`genqsim.plan.shot_program`): the shots in groups that split at each
+    measurement and channel, as :mod:`genqsim.states.branching` runs them in Python, with no
+    Python between operations."""
+
+    @abstractmethod
+    def run_shot_groups(
+        self,
+        program: ShotProgram,
+        start: np.ndarray,
+        shots: int,
+        max_pending: int,
+        max_iterations: int,
+        generator: np.random.Generator,
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Run ``shots`` shots of ``program`` from the complex128 state ``start`` (left as
+        it was), drawing from ``generator``, with at most ``max_pending`` states waiting
+        (past that, a split group's shots run one at a time). Returns ``(records, counts,
+        status)``: each ended group's record (bit ``c`` classical bit ``c``) and shots, and
+        0, or ``-1 - slot`` where a shot's while loop of that slot would have started
+        iteration ``max_iterations + 1``."""
 
 
 class ThreadScoped(Protocol):
@@ -664,6 +689,7 @@ CAPABILITIES = (
     IQPEncoder,
     BatchPrimitives,
     SweepRunner,
+    ShotGroupRunner,
     ThreadScoped,
     KernelCache,
     DeviceInfo,

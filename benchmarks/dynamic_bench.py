@@ -21,7 +21,12 @@ circuit, timed from the circuit object to the counts, best of ``--repeats``):
 Before anything is timed the two sides' counts are compared on one key statistic with a
 chi-square-style bound (five standard errors), so a wrong run is caught, not timed.
 
-    python benchmarks/dynamic_bench.py [--shots 10000] [--repeats 3] [--threads N]
+``--runners`` times genqsim's two ways of running shot groups instead, on states around the
+largest the compiled shot loop takes (``genqsim.states.branching.COMPILED_SHOTS_MAX_QUBITS``):
+the compiled loop against the grouped runner in Python, which applies each gate with the
+backend's kernels (threaded ones on large states). It is what that limit was chosen from.
+
+    python benchmarks/dynamic_bench.py [--shots 10000] [--repeats 3] [--threads N] [--runners]
 """
 
 from __future__ import annotations
@@ -165,17 +170,46 @@ def ones_fraction(counts: dict[str, int], bit: int) -> float:
     return sum(v for k, v in counts.items() if k.replace(" ", "")[::-1][bit] == "1") / total
 
 
+def runners(shots: int, repeats: int) -> None:
+    """The compiled shot loop against the grouped runner in Python, genqsim alone (ms)."""
+    import genqsim.states.branching as branching
+
+    largest = branching.COMPILED_SHOTS_MAX_QUBITS
+    print(f"{'case':<14}{'compiled':>12}{'grouped':>12}{'ratio':>8}   (the loop takes up to "
+          f"{largest} qubits)")  # fmt: skip
+    sizes = {"teleport": (12, 14, 16), "verify": (10, 12, 14), "rus": (12, 14, 16)}
+    makers = {"teleport": teleport, "verify": verify, "rus": rus}
+    cases = [(f"{name} {n}", makers[name](n)) for name, ns in sizes.items() for n in ns]
+    for name, qc in cases:
+        circuit = gq.from_qiskit(qc)
+        taken = []
+        for limit in (64, 0):  # every state to the compiled loop, then none
+            branching.COMPILED_SHOTS_MAX_QUBITS = limit
+            gq.counts(circuit, 10, seed=1)  # compiled and warm before timing
+            taken.append(best(lambda c=circuit: gq.counts(c, shots, seed=1), repeats)[0])
+        branching.COMPILED_SHOTS_MAX_QUBITS = largest
+        print(f"{name:<14}{taken[0] * 1e3:>10.1f}ms{taken[1] * 1e3:>10.1f}ms"
+              f"{taken[0] / taken[1]:>8.2f}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shots", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--runners", action="store_true",
+                        help="time the compiled shot loop against the grouped runner")  # fmt: skip
     args = parser.parse_args()
-    from qiskit_aer import AerSimulator
-
     if args.threads is not None:
         gq.get_backend("numba").set_default_threads(args.threads)
     threads = gq.get_backend("numba").default_threads()
+    if args.runners:
+        print(f"# {platform.processor() or platform.machine()}; threads {threads}; "
+              f"{args.shots} shots; best of {args.repeats}")  # fmt: skip
+        runners(args.shots, args.repeats)
+        return
+    from qiskit_aer import AerSimulator
+
     print(f"# {platform.processor() or platform.machine()}; threads {threads}; "
           f"{args.shots} shots; best of {args.repeats}")  # fmt: skip
     peers = {

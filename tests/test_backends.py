@@ -135,6 +135,7 @@ def test_capabilities_are_declared_and_a_misspelt_one_cannot_be_built():
         "BlockRunner",
         "MonomialRunner",
         "SweepRunner",
+        "ShotGroupRunner",
         "ThreadScoped",
         "KernelCache",
         "PauliCoordinates",

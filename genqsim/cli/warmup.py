@@ -6,9 +6,9 @@ on-disk cache (``cache=True``), so only the first run after installing (or upgra
 for compilation, about 5-30 s depending on what it touches. ``genqsim warmup`` pays that cost
 at a moment of the user's choosing: it runs small representative workloads (dense, diagonal
 and permutation gates, fused blocks, expectation values, sampling, parameter sweeps, adjoint
-gradients) in both machine precisions, on a state just large enough for the serial kernel
-builds and on one large enough for the threaded builds, cache-blocked runs and default
-fusion. Later processes load the kernels from the cache.
+gradients, the shot loop of dynamic circuits) in both machine precisions, on a state just
+large enough for the serial kernel builds and on one large enough for the threaded builds,
+cache-blocked runs and default fusion. Later processes load the kernels from the cache.
 
 Numba compiles on one CPU at a time per process, and the two precisions' kernels are
 separate specialisations, so where the process may use two CPUs or more each precision
@@ -42,6 +42,7 @@ from ..library import ghz, hardware_efficient, qft, random_circuit
 from ..numbers import get_number_system
 from ..plan.build import DEFAULT_FUSION_MIN_QUBITS
 from ..states import simulate
+from ..states.branching import COMPILED_SHOTS_MAX_QUBITS
 from ..support.cpus import usable_cpus
 
 Step = tuple[str, Callable[[], object]]
@@ -83,6 +84,18 @@ def _steps(n: int, numbers: str, backend: str) -> list[Step]:
 
         return gradient(ansatz, "Z0", values, mode="adjoint", backend=backend)
 
+    def dynamic() -> object:
+        from ..circuit import channels
+        from ..states.counting import counts
+
+        # measurements into the bits an if/else tests, a reset, a while loop and both kinds
+        # of channel: every row of the compiled shot loop (small states only)
+        c = Circuit(n, n_clbits=2).h(0).measure(0, 0).reset(1)
+        c.if_(0, 1, Circuit(n).x(1).measure(1, 0), orelse=Circuit(n).cx(0, 1).rz(0.3, 1))
+        c.while_(0, 1, Circuit(n).h(0).measure(0, 0).ry(0.7, 2))
+        c.depolarizing(0.1, 1).append(channels.amplitude_damping(0.2), 2)
+        return counts(c.measure(2, 1), 100, seed=0, numbers=numbers, backend=backend)
+
     def swept() -> object:
         from ..states.expectations import expectation
 
@@ -101,6 +114,10 @@ def _steps(n: int, numbers: str, backend: str) -> list[Step]:
     ]
     if numbers == "complex128":
         steps.append(("adjoint gradients", gradients))
+    if numbers == "complex64" and n <= COMPILED_SHOTS_MAX_QUBITS:
+        # the shot loop runs in complex128 for every state: compiled beside the complex64
+        # kernels, which take less time than the complex128 ones with the adjoint gradients
+        steps.append(("dynamic circuits", dynamic))
     return steps
 
 

@@ -1,5 +1,5 @@
 """Typed plan calls: the one vocabulary shared by the planner, fusion, every backend and the
-kernels' operation codes.
+kernels' operation codes (and :class:`ShotOp`, those of a compiled shot loop).
 
 A plan is a list of calls. Gate calls (:class:`MatrixCall`, :class:`DiagonalCall`,
 :class:`PermutationCall`) name a backend primitive; :class:`MeasureCall` and
@@ -38,6 +38,25 @@ class CallKind(enum.IntEnum):
     MATRIX = 0
     DIAGONAL = 1
     PERMUTATION = 2
+
+
+class ShotOp(enum.IntEnum):
+    """Operation codes of the rows of a shot program (column 0 of each row), which a
+    compiled shot loop runs (:mod:`genqsim.plan.shot_program` writes them). ``@`` marks an
+    offset into the program's ``ints`` table (``data@``: into its ``data``; for MIXTURE, the
+    probabilities' offset into ``reals``)."""
+
+    MATRIX = 0  # [op, k, n_fixed, fixed@, fixed_value, offsets@, data@, -]
+    DIAGONAL = 1  # as MATRIX, data holding the diagonal
+    PERMUTATION = 2  # as MATRIX, data@ the phases (-1: none), column 7 the permutation@
+    MEASURE = 3  # [op, qubit, clbit]
+    RESET = 4  # [op, qubit]
+    IF = 5  # [op, clbits@, n_clbits, values@, n_values, row to go to when none holds]
+    JUMP = 6  # [op, row]
+    LOOP_ENTER = 7  # [op, slot]: the loop's iteration count set to 0
+    LOOP_TEST = 8  # [op, clbits@, n_clbits, values@, n_values, exit row, slot]
+    MIXTURE = 9  # [op, n_branches, probabilities@ (reals), first rows@]
+    KRAUS = 10  # [op, n]: the next n rows are the Kraus operators' MATRIX rows
 
 
 class CollapseContext(Protocol):

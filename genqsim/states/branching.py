@@ -11,6 +11,12 @@ the gates run once per group instead of once per shot: a repeat-until-success lo
 20,000 shots runs a few dozen groups. Groups are run depth first, and their states held at
 once stay within :data:`GROUP_MEMORY_BYTES`: past it, the parts of a split are run to the end
 one shot at a time (each from a copy of their state), as a run per shot would.
+
+States of at most :data:`COMPILED_SHOTS_MAX_QUBITS` qubits on the CPU run the same groups in
+one compiled loop instead, where a backend offers one (:func:`compiled_records`, a
+:class:`~genqsim.backends.ShotGroupRunner`): there the Python around each operation, not the
+operation, is what a shot costs, and a circuit whose every shot takes its own path (a
+measurement in every branch) pays it shot by shot.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import ShotGroupRunner
+from ..plan import calls
 from ..plan.build import run_item
 from ..plan.calls import (
     ChannelCall,
@@ -30,6 +38,7 @@ from ..plan.calls import (
     PlanItem,
     ResetCall,
 )
+from ..plan.shot_program import shot_program
 from .statevector import StateVector
 
 
@@ -60,6 +69,55 @@ class _Group:
 GROUP_MEMORY_BYTES = 1 << 30
 """The most bytes of group states held at once (pending splits): past it, groups run one shot
 at a time."""
+
+
+COMPILED_SHOTS_MAX_QUBITS = 14
+"""The largest state whose shot groups run in the compiled loop (:func:`compiled_records`).
+Its gates are one generic loop, so on larger states the grouped runner's kernels win: chosen
+with ``python benchmarks/dynamic_bench.py`` (docs/performance.md)."""
+
+
+def compiled_records(
+    plan: Sequence[PlanItem],
+    initial: StateVector,
+    terminal: Sequence[tuple[int, int]],
+    record_bits: int,
+    shots: int,
+    rng: np.random.Generator,
+    runner: ShotGroupRunner | None,
+    memory: int | None = None,
+) -> dict[int, int] | None:
+    """The shots of ``plan`` then the ``terminal`` measurements (qubit, classical bit) from
+    ``initial``, run in groups in ``runner``'s compiled loop: the number of shots that ended
+    with each record (bit ``c`` the classical bit ``c``, of ``record_bits``). ``None`` where
+    the loop does not serve: no runner, a state that is not a complex array on the CPU of
+    at most :data:`COMPILED_SHOTS_MAX_QUBITS` qubits, a plan item without a program row, or
+    a record wider than 62 bits. The loop runs in double precision whatever the state's
+    numbers."""
+    amplitudes = initial.amplitudes
+    if (
+        runner is None
+        or not isinstance(amplitudes, np.ndarray)
+        or amplitudes.dtype not in (np.complex64, np.complex128)
+        or amplitudes.size > 1 << COMPILED_SHOTS_MAX_QUBITS
+    ):
+        return None
+    # in double precision whatever the state's: one build of the loop to compile, and on
+    # states this small the precision costs nothing
+    program = shot_program(plan, terminal, record_bits, np.complex128)
+    if program is None:
+        return None
+    budget = GROUP_MEMORY_BYTES if memory is None else memory
+    records, counts, status = runner.run_shot_groups(
+        program, amplitudes, shots, max(2, budget // (16 * amplitudes.size)),
+        calls.MAX_WHILE_ITERATIONS, rng,
+    )  # fmt: skip
+    if status < 0:
+        program.loops[-1 - status].check_iterations(calls.MAX_WHILE_ITERATIONS + 1)
+    tally: dict[int, int] = {}
+    for record, k in zip(records.tolist(), counts.tolist()):
+        tally[record] = tally.get(record, 0) + k
+    return tally
 
 
 def grouped_runs(

@@ -18,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import ShotGroupRunner, backend_for, capability, get_backend
 from ..circuit.circuit import Circuit
 from ..circuit.noise import NoiseModel, Readout
 from ..errors import ArgumentTypeError, ArgumentValueError
 from ..numbers import get_number_system
 from ..plan.build import plan_for_backend
-from .branching import grouped_runs
+from .branching import compiled_records, grouped_runs
 from .chunks import broadcast_points, run_points
 from .protocol import Seed, State
 from .registry import AUTO, choose_method, get_method, method_spec, simulate, swept_states
@@ -280,6 +281,12 @@ def _per_shot(
     )
     with numbers.context():
         plan = plan_for_backend(rest, numbers, initial.backend, simulate_options.get("fuse"))
+    record_bits = circuit.n_clbits or circuit.n_qubits  # no bits: every qubit is counted
+    ends = terminal if circuit.n_clbits else [(q, q) for q in range(circuit.n_qubits)]
+    records = compiled_records(plan, initial, ends, record_bits, shots, generator,
+                               _shot_loop(simulate_options, numbers))  # fmt: skip
+    if records is not None:
+        return {bitstring(r, record_bits): k for r, k in sorted(records.items())}
     tally: dict[str, int] = {}
     for state, group_shots in grouped_runs(plan, initial, shots, generator):
         if not circuit.n_clbits:
@@ -294,6 +301,18 @@ def _per_shot(
             key = "".join(str(bits.get(c, 0)) for c in reversed(range(circuit.n_clbits)))
             tally[key] = tally.get(key, 0) + k
     return dict(sorted(tally.items()))
+
+
+def _shot_loop(simulate_options: dict[str, Any], numbers: Any) -> ShotGroupRunner | None:
+    """The compiled shot loop of the backend the options name, or where they name none, of
+    the backend that would hold a large state of ``numbers`` on their device (small states
+    start on the generic routines, which have none); ``None`` where that backend has none."""
+    chosen = simulate_options.get("backend")
+    if chosen is None:
+        backend = backend_for(numbers, simulate_options.get("device"))
+    else:
+        backend = get_backend(chosen) if isinstance(chosen, str) else chosen
+    return capability(backend, ShotGroupRunner)
 
 
 def _on_clbits(
