@@ -209,6 +209,59 @@ def test_qasm3_classical_refusals_name_the_construct(body, message):
         gq.qasm.loads3('OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\n' + body)
 
 
+HEADER = 'OPENQASM 3.0;\ninclude "stdgates.inc";\n'
+
+
+def test_declarations_in_a_block_are_local_to_it_and_new_each_iteration():
+    """OpenQASM 3 scopes a declaration to its block: a for loop's body declares its bit
+    afresh each iteration (one register: the last iteration's value counts), a name declared
+    in a branch is free again after it, and a while body's declaration is read once per
+    reading of the body (the loop stays one loop)."""
+    each_iteration = gq.qasm.loads3(HEADER + "qubit[2] q;\nfor int i in [0:1] {\n  bit t;\n"
+                                     "  x q[i];\n  t = measure q[i];\n}\n")  # fmt: skip
+    assert each_iteration.n_clbits == 1 and distribution(each_iteration) == {"1": 1.0}
+    branch = "if (c) { bit t; t = measure q[0]; }\nbit t;\nt = measure q[1];\n"
+    reused = gq.qasm.loads3(HEADER + "qubit[2] q;\nbit c;\nx q[0];\nc = measure q[0];\n" + branch)
+    assert reused.n_clbits == 3 and distribution(reused) == {"011": 1.0}
+    loop = gq.qasm.loads3(HEADER + "qubit[2] q;\nbit c;\nh q[0];\nc = measure q[0];\n"
+                          "while (c) {\n  bit t;\n  t = measure q[1];\n  h q[0];\n"
+                          "  c = measure q[0];\n}\n")  # fmt: skip
+    assert loop.has_loops
+    assert gq.counts(loop, 500, seed=2) == {"00": 500}
+
+
+def test_a_classical_variable_known_when_read_sets_a_gate_angle():
+    """``int k = i`` in a for loop, used as an angle: rx(0) rx(0.1) rx(0.2) is rx(0.3)."""
+    c = gq.qasm.loads3(HEADER + "qubit q;\nfor int i in [0:2] { int k = i; rx(k * 0.1) q; }\n")
+    expected = [math.cos(0.15), -1j * math.sin(0.15)]
+    assert gq.simulate(c).amplitudes == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_counter_in_a_gate_angle_unrolls_its_while_loop():
+    """Retry with a growing angle until q reads 1, at most three times: rx(0.5 n) on |0>
+    (the state is |0> again after each 0), so P(c = 1) = 1 - prod_n cos^2(n / 4)."""
+    loop = "while (!c && n < 3) { n += 1; rx(n * 0.5) q; c = measure q; }\n"
+    c = gq.qasm.loads3(HEADER + "qubit q;\nbit c;\nint n = 0;\nc = measure q;\n" + loop)
+    assert not c.has_loops
+    stays = math.prod(math.cos(n / 4) ** 2 for n in (1, 2, 3))
+    assert distribution(c)["1"] == pytest.approx(1 - stays, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("if (c) { bit t; bit t; }", "'t' is declared twice"),
+        ("h q;\nc = measure q;\nif (c) { int k = 2; }\nrx(k) q;", "unknown identifier 'k'"),
+        ("c = measure q;\nint n = c;\nrx(n * 0.5) q;", "holds a value of measured bits"),
+        ("h q;\nc = measure q;\nint n = 0;\nwhile (c) { n += 1; rx(n) q; c = measure q; }",
+         "or a gate angle in its body"),
+    ],
+)  # fmt: skip
+def test_block_scope_and_variable_angle_refusals(body, message):
+    with pytest.raises(QasmError, match=message):
+        gq.qasm.loads3(HEADER + "qubit q;\nbit c;\n" + body)
+
+
 def test_conditions_without_bits_are_decided_when_read():
     """A condition on variables holding constants runs its branch, or not, unconditionally."""
     qc = QuantumCircuit(2, 2)

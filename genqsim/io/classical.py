@@ -251,17 +251,45 @@ class ClassicalScope:
         self.guards: list[tuple[Expression, dict[int, int], dict[str, Variable]]] = []
         self.while_bodies = 0  # while loops being read, one inside another
         self.loop_assigned: list[set[str]] = []  # the variables each of them assigns
+        self.blocks: list[set[str]] = []  # the names declared in each block being read
+        self.on_block_end: list[Callable[[set[str]], None]] = []  # readers' own names
 
     def stamps(self, node: Expression) -> dict[int, int]:
         return {b: self.writes.get(b, 0) for b in bits_read(node)}
 
-    def declare(self, name: str, width: int, value: Expression | None = None) -> None:
-        """A new variable (a value unset reads 0, false)."""
-        if name in self.variables:
+    def declare(
+        self, name: str, width: int, value: Expression | None = None, again: bool = False
+    ) -> None:
+        """A new variable (a value unset reads 0, false), local to the innermost block being
+        read (:meth:`block`). ``again``: the same declaration read once more (a loop's next
+        iteration), which starts the variable afresh."""
+        if name in self.variables and not again:
             raise ClassicalError(f"the classical variable {name!r} is declared twice")
         self.variables[name] = Variable(name, width, const(0), {})
+        self.declared(name)
         if value is not None:
             self.assign(name, value)
+
+    def declared(self, name: str) -> None:
+        """``name`` (a variable, or a reader's own name: a bit register) belongs to the
+        innermost block being read, and is forgotten where it ends."""
+        if self.blocks:
+            self.blocks[-1].add(name)
+
+    @contextmanager
+    def block(self) -> Iterator[None]:
+        """Within a block (a branch's body, a loop's): the names declared in it are local to
+        it, as OpenQASM 3 scopes them; where it ends, its variables are dropped and each of
+        :attr:`on_block_end` is called with its names."""
+        self.blocks.append(set())
+        try:
+            yield
+        finally:
+            names = self.blocks.pop()
+            for name in names:
+                self.variables.pop(name, None)
+            for forget in self.on_block_end:
+                forget(names)
 
     def assign(self, name: str, value: Expression) -> None:
         """``name = value`` where the reader stands: inside branches the variable keeps its
@@ -318,7 +346,8 @@ class ClassicalScope:
         """The variables ``names`` hold values of an unknown iteration of a while loop: any
         later read raises :class:`LoopVariableError` (until they are assigned again)."""
         for name in names:
-            self.variables[name].in_loop = True
+            if name in self.variables:  # not one local to a block of the body
+                self.variables[name].in_loop = True
 
     @contextmanager
     def guarded(
@@ -338,7 +367,9 @@ class ClassicalScope:
         finally:
             self.guards.pop()
             for name, before in saved.items():
-                variable = self.variables[name]
+                variable = self.variables.get(name)
+                if variable is None:  # local to a block inside the branch, which ended
+                    continue
                 variable.value = ("select", condition, variable.value, before.value)
                 variable.stamps = _joined(variable.stamps, guard_stamps, before.stamps)
                 variable.in_loop = variable.in_loop or before.in_loop
@@ -445,7 +476,7 @@ def read_branches(reader: JumpReader, entry: Any, rest: Sequence[Any], out: Any)
     bodies = []
     for (block, values, guard), stamps in zip(parts, before):
         body = reader.new_body()
-        with reader.scope.guarded(guard, stamps):
+        with reader.scope.block(), reader.scope.guarded(guard, stamps):
             read_entries(reader, [*block, *rest], body)
         bodies.append((body, values))
     reader.branch_out(bits, bodies, entry, out)
@@ -525,7 +556,8 @@ def _unrolled(
         return
     if done == MAX_UNROLLED_WHILE:
         raise ClassicalError(
-            f"a while loop whose condition reads variables its body assigns is unrolled, "
+            f"a while loop whose condition (or a gate angle in its body) reads variables its "
+            "body assigns is unrolled, "
             f"and this one still ran after {MAX_UNROLLED_WHILE} iterations: bound it by "
             "its variables (a counter), or let its condition read only measured bits"
         )

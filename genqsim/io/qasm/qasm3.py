@@ -125,6 +125,9 @@ class _Reader:
         self.expanded = 0  # operations the top-level calls of defined gates expanded to
         self.statement: Any = None  # the statement being read, for errors
         self.scope = ClassicalScope()  # classical variables, and the bits written so far
+        self.scope.on_block_end.append(self.forget)
+        self.declarers: dict[str, Any] = {}  # name -> the declaration that made it
+        self.bit_slots: dict[int, tuple[Any, tuple[int, int | None]]] = {}  # per declaration
         self.loops = 0  # for loops being read, one inside another
 
     # -- errors ------------------------------------------------------------------------------
@@ -210,10 +213,28 @@ class _Reader:
             )
 
     # -- declarations ----------------------------------------------------------------------------
-    def new_name(self, name: str, node: Any) -> None:
+    def new_name(self, name: str, node: Any) -> bool:
+        """Check that ``name`` is free where ``node`` declares it, and note who declared it.
+        True where ``node`` itself declared it and it is still in scope: the same statement
+        read again (a for loop's next iteration), which declares it afresh."""
         taken = (self.qregs, self.bits, self.inputs, self.scope.variables)
         if any(name in names for names in taken):
+            if self.declarers.get(name) is node:
+                return True
             raise self.fail(f"{name!r} is declared twice", node)
+        self.declarers[name] = node
+        return False
+
+    def forget(self, names: set[str]) -> None:
+        """The names of a block that ended (OpenQASM 3 scopes a declaration to its block)."""
+        for name in names:
+            self.bits.pop(name, None)
+            self.declarers.pop(name, None)
+
+    def block_statements(self, nodes: Iterable[Any], env: dict[str, Any], out: list[Any]) -> None:
+        """The statements of a block, its declarations local to it."""
+        with self.scope.block():
+            self.statements(nodes, env, out)
 
     def size(self, node: Any, env: dict[str, Any]) -> int | None:
         if node is None:
@@ -225,6 +246,8 @@ class _Reader:
 
     def declare_qubits(self, node: Any, env: dict[str, Any]) -> None:
         name = node.qubit.name
+        if self.scope.blocks:
+            raise self.fail("qubits are declared in the global scope, not inside a block", node)
         self.new_name(name, node)
         if self.physical >= 0:
             raise self.fail("declared qubits and physical qubits ($n) cannot be mixed", node)
@@ -240,17 +263,22 @@ class _Reader:
             return
         if not isinstance(node.type, ast.BitType):
             width = self.classical_width(node.type, env, node)
-            self.new_name(node.identifier.name, node)
+            again = self.new_name(node.identifier.name, node)
             init = node.init_expression
             value = None if init is None else self.expression(init, env)
             with self.classical_at(node):
-                self.scope.declare(node.identifier.name, width, value)
+                self.scope.declare(node.identifier.name, width, value, again)
             return
         name = node.identifier.name
         self.new_name(name, node)
-        size = self.size(node.type.size, env)
-        self.bits[name] = (self.n_clbits, size)
-        self.n_clbits += 1 if size is None else size
+        kept = self.bit_slots.get(id(node))
+        if kept is None:  # the first reading of this declaration: its own classical bits
+            size = self.size(node.type.size, env)
+            kept = (node, (self.n_clbits, size))
+            self.bit_slots[id(node)] = kept
+            self.n_clbits += 1 if size is None else size
+        self.bits[name] = kept[1]  # read again (a loop, a branch's bodies): the same bits
+        self.scope.declared(name)
         init = node.init_expression
         if isinstance(init, ast.QuantumMeasurement):
             out += self.measure(init.qubit, node.identifier, env)
@@ -431,13 +459,31 @@ class _Reader:
         scope = {**self.inputs, **env}
         for leaf in _params(tree):
             if leaf not in scope:
-                raise self.fail(f"unknown identifier {leaf!r} in expression", node)
+                scope[leaf] = self.variable_number(leaf, node)
         try:
             return _value(tree, {k: scope[k] for k in _params(tree)}, True)
         except ZeroDivisionError:
             raise self.fail("division by zero", node) from None
         except (GenqsimError, ArithmeticError, ValueError, TypeError) as exc:
             raise self.fail(f"cannot evaluate {_text(node)!r}: {exc}", node) from None
+
+    def variable_number(self, name: str, node: Any) -> int:
+        """The number a classical variable holds where a parameter reads it (``int k = 2;
+        rx(k * 0.1) q;``): only a value known as the program is read, not one of measured
+        bits (a gate's angle is fixed before any shot runs)."""
+        if name not in self.scope.variables:
+            raise self.fail(f"unknown identifier {name!r} in expression", node)
+        with self.classical_at(node):
+            value = self.scope.read(name)
+            assert value is not None
+            if classical.has_unknown(value):  # a while loop's: unrolled where it can be
+                return classical.evaluate(value, {})
+        if classical.bits_read(value):
+            raise self.fail(
+                f"the classical variable {name!r} holds a value of measured bits, and a gate "
+                "parameter is a number fixed before any shot runs", node,
+            )  # fmt: skip
+        return classical.evaluate(value, {})
 
     def integer(self, node: Any, env: dict[str, Any]) -> int:
         value = self.value(node, env)
@@ -784,7 +830,7 @@ class _Reader:
                 classical.read_while_loop(
                     self,
                     lambda: self.expression(node.while_condition, env),
-                    lambda body: self.statements(node.block, env, body),
+                    lambda body: self.block_statements(node.block, env, body),
                     loop_out,
                     out,
                 )
@@ -815,7 +861,8 @@ class _Reader:
             entries.append(classical.NEXT_ITERATION)
         self.loops += 1
         try:
-            classical.read_entries(self, entries, out)
+            with self.scope.block():  # each iteration declares the body's names afresh
+                classical.read_entries(self, entries, out)
         finally:
             self.loops -= 1
 
