@@ -728,3 +728,48 @@ def test_if_else_and_switch_chains_read_back_as_written():
         assert gq.from_qiskit(gq.to_qiskit(circuit)) == circuit
     expected = {"00": 0.375, "01": 0.25, "10": 0.125, "11": 0.25}
     assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
+# -- variables local to a block (Qiskit's add_var inside a control-flow body) -----------------
+
+
+def test_qiskit_variables_declared_inside_blocks():
+    """``add_var`` inside an ``if_test``, a ``for_loop`` (declared afresh each iteration) and
+    a ``while_loop`` body, read both ways. The for loop flips q1 on each iteration whose fresh
+    coin read 1, so (q1, last coin) is uniform; the while loop flips q1 once per iteration,
+    k iterations with probability 2**-(k + 1), so q1 reads 1 with probability 1/3."""
+    branch = QuantumCircuit(2, 2)
+    branch.h(0)
+    branch.measure(0, 0)
+    with branch.if_test((branch.clbits[0], 1)):
+        local = branch.add_var("v", expr.lift(branch.clbits[0]))
+        with branch.if_test(local):
+            branch.x(1)
+    branch.measure(1, 1)
+    for c in both_ways(branch):
+        assert distribution(c) == pytest.approx({"00": 0.5, "11": 0.5}, abs=1e-12)
+
+    loop = QuantumCircuit(2, 2)
+    with loop.for_loop(range(2)):
+        loop.h(0)
+        loop.measure(0, 0)
+        coin = loop.add_var("coin", expr.lift(loop.clbits[0]))
+        with loop.if_test(coin):
+            loop.x(1)
+    loop.measure(1, 1)
+    for c in both_ways(loop):
+        assert distribution(c) == pytest.approx({k: 0.25 for k in ("00", "01", "10", "11")})
+
+    retry = QuantumCircuit(2, 2)
+    retry.h(0)
+    retry.measure(0, 0)
+    with retry.while_loop((retry.clbits[0], 1)):
+        again = retry.add_var("again", expr.lift(retry.clbits[0]))
+        with retry.if_test(again):
+            retry.x(1)
+        retry.h(0)
+        retry.measure(0, 0)
+    retry.measure(1, 1)
+    for c in both_ways(retry):
+        assert c.has_loops
+        _close(gq.counts(c, 6000, seed=5), 1, 1 / 3, 6000)

@@ -67,9 +67,6 @@ def from_qiskit(qc: Any) -> Circuit:
         )
     c = Circuit(qc.num_qubits, n_clbits=qc.num_clbits)
     reader = _QiskitReader(qc.num_qubits, qc.num_clbits)
-    for var in qc.iter_declared_vars():
-        with reader.at("declare"):
-            reader.scope.declare(var.name, _classical_width(var.type))
     reader.read(qc, c, list(range(qc.num_qubits)), list(range(qc.num_clbits)))
     phase = _from_qiskit_param(qc.global_phase)
     if c.n_qubits and phase != 0:
@@ -127,6 +124,8 @@ class _QiskitReader:
         self.scope = ClassicalScope()
         self.unrolled = 0
         self.loops = 0  # for_loop blocks being read, one inside another
+        self.declarers: dict[str, Any] = {}  # a variable's name -> its Qiskit Var
+        self.scope.on_block_end.append(self.forget)
 
     @contextmanager
     def at(self, name: str) -> Iterator[None]:
@@ -141,6 +140,19 @@ class _QiskitReader:
         ``qubit_map[i]``, its classical bit ``j`` ``c``'s ``clbit_map[j]``."""
         classical.read_entries(self, _entries(qc, qubit_map, clbit_map), c)
 
+    def declare(self, var: Any) -> None:
+        """A classical variable a block (or the circuit) declares, local to that block; the
+        same ``Var`` declared again (a for_loop's next iteration) starts afresh."""
+        again = self.declarers.get(var.name) == var and var.name in self.scope.variables
+        with self.at("declare"):
+            self.scope.declare(var.name, _classical_width(var.type), again=again)
+        self.declarers[var.name] = var
+
+    def forget(self, names: set[str]) -> None:
+        """The variables of a block that ended."""
+        for name in names:
+            self.declarers.pop(name, None)
+
     @staticmethod
     def placed(entry: tuple) -> tuple[list[int], list[int]]:
         """An entry's qubits and classical bits on the outer circuit."""
@@ -151,6 +163,9 @@ class _QiskitReader:
     def plain(self, entry: tuple, c: Circuit) -> None:
         item, qc, _, clbit_map = entry
         op = item.operation
+        if isinstance(op, _Declaration):
+            self.declare(op.var)
+            return
         qubits, clbits = self.placed(entry)
         name = op.name
         if name in ("if_else", "switch_case", "box"):
@@ -256,7 +271,7 @@ class _QiskitReader:
                 classical.read_while_loop(
                     self,
                     lambda: self.expression(qc, op.condition, clbit_map),
-                    lambda body: self.read(op.blocks[0], body, qubits, clbits),
+                    lambda body: self.block(op.blocks[0], body, qubits, clbits),
                     loop_out,
                     c,
                 )
@@ -281,9 +296,15 @@ class _QiskitReader:
             entries += [*_entries(block, qubits, clbits), classical.NEXT_ITERATION]
         self.loops += 1
         try:
-            classical.read_entries(self, entries, c)
+            with self.scope.block():  # each iteration declares the body's variables afresh
+                classical.read_entries(self, entries, c)
         finally:
             self.loops -= 1
+
+    def block(self, qc: Any, c: Circuit, qubit_map: list[int], clbit_map: list[int]) -> None:
+        """:meth:`read` of a block whose variables are local to it."""
+        with self.scope.block():
+            self.read(qc, c, qubit_map, clbit_map)
 
     def gate(self, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
         """A gate or an instruction with a definition."""
@@ -370,10 +391,25 @@ class _QiskitReader:
         )
 
 
+@dataclass(frozen=True)
+class _Declaration:
+    """A classical variable a block declares, as an entry read where the block starts (in
+    the shape of an instruction: ``.operation.name``)."""
+
+    var: Any
+    name: str = "declare"
+
+    @property
+    def operation(self) -> _Declaration:
+        return self
+
+
 def _entries(qc: Any, qubits: list[int], clbits: list[int]) -> list[tuple]:
     """The entries of a block whose qubit ``i`` is the outer circuit's ``qubits[i]`` and
-    classical bit ``j`` its ``clbits[j]``."""
-    return [(item, qc, qubits, clbits) for item in qc.data]
+    classical bit ``j`` its ``clbits[j]``: its variables' declarations, then its
+    instructions."""
+    declared = [_Declaration(var) for var in qc.iter_declared_vars()]
+    return [(item, qc, qubits, clbits) for item in [*declared, *qc.data]]
 
 
 def _jumps(op: Any) -> frozenset[str]:
