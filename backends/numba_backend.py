@@ -73,6 +73,15 @@ the state reaches the size measured on this machine (:mod:`.numba_switch`)."""
 _DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
+def _caused_by_interrupt(exc: BaseException | None) -> bool:
+    """Whether a ``KeyboardInterrupt`` is in the chain of causes of ``exc``."""
+    while exc is not None:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def _entries(values: Any, dtype: np.dtype) -> np.ndarray:
     """``values`` as a contiguous array of the state's ``dtype``; a real state takes only
     real entries (a complex one is a planning error, never silently dropped)."""
@@ -488,14 +497,22 @@ class NumbaBackend(
         max_pending: int,
         max_iterations: int,
         generator: np.random.Generator,
+        control: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, int]:
-        """One serial loop over the groups (:mod:`.numba_shots`)."""
-        records, counts, status = shot_loop.run_shot_groups(
-            program.code, program.ints, program.reals, program.data,
-            np.array(start, dtype=np.complex128), shots, program.record_bits, program.n_loops,
-            program.max_targets, program.max_branches, max_pending, max_iterations,
-            generator, False,
-        )  # fmt: skip
+        """One serial loop over the groups (:mod:`.numba_shots`). A Ctrl-C that reaches
+        Python inside Numba's return (as a ``SystemError`` caused by it) is raised as the
+        ``KeyboardInterrupt`` it is."""
+        try:
+            records, counts, status = shot_loop.run_shot_groups(
+                program.code, program.ints, program.reals, program.data,
+                np.array(start, dtype=np.complex128), shots, program.record_bits,
+                program.n_loops, program.max_targets, program.max_branches, max_pending,
+                max_iterations, generator, False, control,
+            )  # fmt: skip
+        except SystemError as exc:
+            if _caused_by_interrupt(exc):
+                raise KeyboardInterrupt from None
+            raise
         return records, counts, int(status)
 
     # -- gates ----------------------------------------------------------------------------------

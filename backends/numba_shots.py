@@ -36,6 +36,9 @@ PC, SHOTS, BITS_AT, COUNTERS_AT = 0, 1, 2, 3
 """A group's registers: its next row, its shots, where its classical bits start, and from
 ``COUNTERS_AT`` the iterations of each while loop, then its bits."""
 
+STOPPED = 1
+"""The status of a run stopped early by its caller (``control[0]`` set)."""
+
 ENDED, SPLIT_MEASURE, SPLIT_BRANCHES = 0, 1, 2
 """What :func:`_advance` stopped at: the program's end, a measurement or reset whose shots
 went both ways, a channel whose shots went to several branches."""
@@ -331,12 +334,16 @@ def _grown(rows, needed, most):
 
 @vector_njit(cache=True, nogil=True, error_model="numpy")
 def run_shot_groups(code, ints, reals, data, start, shots, n_bits, n_loops, max_targets,
-                    max_branches, max_pending, max_iterations, generator, keep_final):  # fmt: skip
+                    max_branches, max_pending, max_iterations, generator, keep_final,
+                    control):  # fmt: skip
     """Run ``shots`` shots of the program from ``start`` (see the module's text). Returns
     ``(records, counts, status)``: each group's record (bit ``c`` classical bit ``c``) and
     its shots, and 0, or ``-1 - slot`` for a while loop of a shot that would have started
     iteration ``max_iterations + 1``. With ``keep_final`` the state of the last group to end
-    is copied into ``start`` (a unitary program's final state).
+    is copied into ``start`` (a unitary program's final state). ``control`` (two int64) is
+    shared with the caller while the loop runs: where ``control[0]`` is set, the loop stops
+    at the end of the next group with status ``STOPPED``; ``control[1]`` counts the shots
+    that have ended.
 
     A group is a state and its registers: its row ``PC``, its ``SHOTS``, the iterations of
     each while loop from ``COUNTERS_AT`` and its classical bits from ``group[BITS_AT]``."""
@@ -371,6 +378,9 @@ def run_shot_groups(code, ints, reals, data, start, shots, n_bits, n_loops, max_
             out[n_out, 0] = _record(group[group[BITS_AT] : group[BITS_AT] + n_bits])
             out[n_out, 1] = group[SHOTS]
             n_out += 1
+            control[1] += group[SHOTS]
+            if control[0]:
+                return out[:n_out, 0].copy(), out[:n_out, 1].copy(), STOPPED
             if keep_final:
                 _copy(start, work)
             if single_left:

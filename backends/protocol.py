@@ -298,13 +298,16 @@ class ShotGroupRunner(Protocol):
         max_pending: int,
         max_iterations: int,
         generator: np.random.Generator,
+        control: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, int]:
         """Run ``shots`` shots of ``program`` from the complex128 state ``start`` (left as
         it was), drawing from ``generator``, with at most ``max_pending`` states waiting
-        (past that, a split group's shots run one at a time). Returns ``(records, counts,
+        (past that, a split group's shots run one at a time). ``control``, two int64 shared
+        with a caller on another thread while it runs: set ``control[0]`` to stop it early;
+        ``control[1]`` counts the shots that have ended. Returns ``(records, counts,
         status)``: each ended group's record (bit ``c`` classical bit ``c``) and shots, and
-        0, or ``-1 - slot`` where a shot's while loop of that slot would have started
-        iteration ``max_iterations + 1``."""
+        0; 1 where it was stopped; ``-1 - slot`` where a shot's while loop of that slot
+        would have started iteration ``max_iterations + 1``."""
 
 
 class ThreadScoped(Protocol):

@@ -733,6 +733,14 @@ def test_if_else_and_switch_chains_read_back_as_written():
 # -- variables local to a block (Qiskit's add_var inside a control-flow body) -----------------
 
 
+def _flip_q1_on_a_local_copy_of_c0(qc: QuantumCircuit, name: str) -> None:
+    """Inside the block being built: a variable ``name`` declared from ``c0``, and X on q1
+    where it holds."""
+    local = qc.add_var(name, expr.lift(qc.clbits[0]))
+    with qc.if_test(local):
+        qc.x(1)
+
+
 def test_qiskit_variables_declared_inside_blocks():
     """``add_var`` inside an ``if_test``, a ``for_loop`` (declared afresh each iteration) and
     a ``while_loop`` body, read both ways. The for loop flips q1 on each iteration whose fresh
@@ -742,9 +750,7 @@ def test_qiskit_variables_declared_inside_blocks():
     branch.h(0)
     branch.measure(0, 0)
     with branch.if_test((branch.clbits[0], 1)):
-        local = branch.add_var("v", expr.lift(branch.clbits[0]))
-        with branch.if_test(local):
-            branch.x(1)
+        _flip_q1_on_a_local_copy_of_c0(branch, "v")
     branch.measure(1, 1)
     for c in both_ways(branch):
         assert distribution(c) == pytest.approx({"00": 0.5, "11": 0.5}, abs=1e-12)
@@ -753,9 +759,7 @@ def test_qiskit_variables_declared_inside_blocks():
     with loop.for_loop(range(2)):
         loop.h(0)
         loop.measure(0, 0)
-        coin = loop.add_var("coin", expr.lift(loop.clbits[0]))
-        with loop.if_test(coin):
-            loop.x(1)
+        _flip_q1_on_a_local_copy_of_c0(loop, "coin")
     loop.measure(1, 1)
     for c in both_ways(loop):
         assert distribution(c) == pytest.approx({k: 0.25 for k in ("00", "01", "10", "11")})
@@ -764,9 +768,7 @@ def test_qiskit_variables_declared_inside_blocks():
     retry.h(0)
     retry.measure(0, 0)
     with retry.while_loop((retry.clbits[0], 1)):
-        again = retry.add_var("again", expr.lift(retry.clbits[0]))
-        with retry.if_test(again):
-            retry.x(1)
+        _flip_q1_on_a_local_copy_of_c0(retry, "again")
         retry.h(0)
         retry.measure(0, 0)
     retry.measure(1, 1)

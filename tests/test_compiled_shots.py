@@ -37,7 +37,7 @@ def _run(c: gq.Circuit, start: np.ndarray, seed: int = 0):
     records, counts, status = run_shot_groups(
         program.code, program.ints, program.reals, program.data, state, 1, program.record_bits,
         program.n_loops, program.max_targets, program.max_branches, 8, 1000,
-        np.random.default_rng(seed), True,
+        np.random.default_rng(seed), True, np.zeros(2, dtype=np.int64),
     )  # fmt: skip
     assert status == 0 and counts.tolist() == [1]
     return state, int(records[0])
@@ -265,3 +265,53 @@ def test_the_same_seed_gives_the_same_counts():
     c = _verify(4)
     assert gq.counts(c, 3000, seed=8) == gq.counts(c, 3000, seed=8)
     assert gq.counts(c, 3000, seed=8) != gq.counts(c, 3000, seed=9)
+
+
+def test_counts_do_not_depend_on_the_thread_count():
+    """The loop runs serially on a thread of its own: the same draws whatever ``threads``."""
+    c = _verify(3)
+    one = gq.counts(c, 6000, seed=21, method="statevector", threads=1)
+    assert gq.counts(c, 6000, seed=21, method="statevector", threads=2) == one
+    assert_drawn_from(one, exact(c), 6000)
+
+
+def test_a_long_run_shows_its_shots_on_a_progress_bar(monkeypatch, capsys):
+    import genqsim.support.progress as progress
+
+    monkeypatch.setattr(progress, "wanted", lambda work, quiet, threshold=0: True)
+    counts = gq.counts(_verify(3), 2000, seed=1, method="statevector", progress=True)
+    assert sum(counts.values()) == 2000
+    err = capsys.readouterr().err
+    assert "shots [" in err and "2000/2000" in err
+
+
+def test_a_run_stopped_by_its_caller_ends_at_a_group(monkeypatch):
+    """``control[0]`` set before the loop starts: it stops after the first group that ends,
+    having counted its shots in ``control[1]``; a Ctrl-C in counting sets it."""
+    c = _verify(3)
+    numbers = gq.get_number_system("complex128")
+    rest, terminal = c.split_terminal_measurements()
+    program = shot_program(plan_for_backend(rest, numbers, gq.get_backend("numpy")), terminal,
+                           c.n_clbits, np.complex128)  # fmt: skip
+    start = np.zeros(8, dtype=np.complex128)
+    start[0] = 1
+    control = np.array([1, 0], dtype=np.int64)
+    records, counts, status = gq.get_backend("numba").run_shot_groups(
+        program, start, 1000, 64, 100, np.random.default_rng(0), control
+    )
+    assert status == 1 and len(records) == 1 and control[1] == counts[0] < 1000
+
+    import genqsim.backends.numba_shots as numba_shots
+
+    seen = []
+    real = numba_shots.run_shot_groups
+
+    def interrupted(*args):
+        seen.append(args[-1])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(numba_shots, "run_shot_groups", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        gq.counts(c, 100, seed=1, method="statevector")
+    assert seen and seen[0][0] == 1  # the caller set the stop flag on its way out
+    monkeypatch.setattr(numba_shots, "run_shot_groups", real)

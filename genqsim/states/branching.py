@@ -22,6 +22,8 @@ measurement in every branch) pays it shot by shot.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +41,7 @@ from ..plan.calls import (
     ResetCall,
 )
 from ..plan.shot_program import shot_program
+from ..support.progress import bar_for
 from .statevector import StateVector
 
 
@@ -107,11 +110,32 @@ def compiled_records(
     program = shot_program(plan, terminal, record_bits, np.complex128)
     if program is None:
         return None
+    start = np.asarray(amplitudes, dtype=np.complex128)
     budget = GROUP_MEMORY_BYTES if memory is None else memory
-    records, counts, status = runner.run_shot_groups(
-        program, amplitudes, shots, max(2, budget // (16 * amplitudes.size)),
-        calls.MAX_WHILE_ITERATIONS, rng,
-    )  # fmt: skip
+    control = np.zeros(2, dtype=np.int64)  # [stop, shots ended], shared with the loop
+    bar = bar_for(initial.options.progress, shots, float(shots) * start.size * len(program.code),
+                  "shots")  # fmt: skip
+    # the loop runs on a thread of its own (it holds no GIL), so that this one stays free
+    # for Ctrl-C, which stops it at the end of a group, and for the progress bar
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(
+            runner.run_shot_groups, program, start, shots, max(2, budget // start.nbytes),
+            calls.MAX_WHILE_ITERATIONS, rng, control,
+        )  # fmt: skip
+        try:
+            while True:
+                try:
+                    records, counts, status = running.result(timeout=0.1)
+                    break
+                except FuturesTimeout:
+                    if bar is not None:
+                        bar.update(int(control[1]))
+        except BaseException:
+            control[0] = 1
+            running.exception()  # the loop stops at the end of its group
+            raise
+    if bar is not None:
+        bar.close()
     if status < 0:
         program.loops[-1 - status].check_iterations(calls.MAX_WHILE_ITERATIONS + 1)
     tally: dict[int, int] = {}

@@ -26,6 +26,7 @@ from ..numbers import get_number_system
 from ..plan.build import plan_for_backend
 from .branching import compiled_records, grouped_runs
 from .chunks import broadcast_points, run_points
+from .options import RunOptions
 from .protocol import Seed, State
 from .registry import AUTO, choose_method, get_method, method_spec, simulate, swept_states
 from .sampling import bitstring, check_shots, rng
@@ -272,12 +273,14 @@ def _per_shot(
             f"shot by shot (use {instead})"
         )
     numbers = get_number_system(simulate_options.get("numbers") or "complex128")
+    shared = {k: v for k, v in simulate_options.items() if k in ("threads", "fuse", "progress")}
     initial = initial_state(
         circuit.n_qubits,
         simulate_options.get("initial"),
         numbers,
         simulate_options.get("backend"),
         simulate_options.get("device"),
+        RunOptions(**shared),  # the threads (and progress bar) of the run
     )
     with numbers.context():
         plan = plan_for_backend(rest, numbers, initial.backend, simulate_options.get("fuse"))
