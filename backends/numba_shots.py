@@ -24,7 +24,7 @@ import numpy as np
 
 from ..plan.calls import ShotOp as Op
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
-from .numba_common import _shared
+from .numba_common import _base, _shared
 from .numba_slp import vector_njit
 
 MATRIX, DIAGONAL, PERMUTATION = int(Op.MATRIX), int(Op.DIAGONAL), int(Op.PERMUTATION)
@@ -95,27 +95,17 @@ def _one_qubit_exchange(state, bit):
 
 
 @_jit
-def _bases(row, ints, count):
-    """The base index of each of the ``count`` subspaces a gate row walks."""
-    n_fixed, fixed_value = row[2], row[4]
-    fixed = ints[row[3] : row[3] + n_fixed]
-    out = np.empty(count, dtype=np.int64)
-    for i in range(count):
-        base = np.int64(i)
-        for p in fixed:
-            base = ((base >> p) << (p + 1)) | (base & ((np.int64(1) << p) - 1))
-        out[i] = base | fixed_value
-    return out
-
-
-@_jit
 def _subspaces(row, ints, data, state, gather):
-    """A gate row on each subspace of its targets (the controls holding their values)."""
-    op, k, at = row[0], row[1], row[6]
+    """A gate row on each subspace of its targets (the controls holding their values), the
+    subspace's base index made from the loop counter (:func:`~.numba_common._base`)."""
+    op, k, at, fixed_value = row[0], row[1], row[6], row[4]
     size = np.int64(1) << k
+    fixed = ints[row[3] : row[3] + row[2]]
     offsets = ints[row[5] : row[5] + size]
-    for base in _bases(row, ints, state.size >> row[2]):
-        if op == MATRIX:
+    count = state.size >> row[2]
+    if op == MATRIX:
+        for i in range(count):
+            base = _base(np.int64(i), fixed, fixed_value)
             for j in range(size):
                 gather[j] = state[base + offsets[j]]
             for r in range(size):
@@ -123,10 +113,14 @@ def _subspaces(row, ints, data, state, gather):
                 for c in range(1, size):
                     acc += data[at + r * size + c] * gather[c]
                 state[base + offsets[r]] = acc
-        elif op == DIAGONAL:
+    elif op == DIAGONAL:
+        for i in range(count):
+            base = _base(np.int64(i), fixed, fixed_value)
             for j in range(size):
                 state[base + offsets[j]] *= data[at + j]
-        else:
+    else:
+        for i in range(count):
+            base = _base(np.int64(i), fixed, fixed_value)
             for j in range(size):
                 gather[j] = state[base + offsets[j]]
             for j in range(size):
