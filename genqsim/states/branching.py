@@ -76,8 +76,10 @@ at a time."""
 
 COMPILED_SHOTS_MAX_QUBITS = 14
 """The largest state whose shot groups run in the compiled loop (:func:`compiled_records`).
-Its gates are one generic loop, so on larger states the grouped runner's kernels win: chosen
-with ``python benchmarks/dynamic_bench.py`` (docs/performance.md)."""
+Its gates are generic loops, so on larger states the grouped runner's kernels win where the
+shots share few histories (a repeat-until-success loop at 16 qubits: 1.32x the grouped
+runner's time; at 14, 0.98x): chosen with ``python benchmarks/dynamic_bench.py --runners``
+(docs/performance.md)."""
 
 
 def compiled_records(
