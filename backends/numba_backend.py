@@ -505,7 +505,7 @@ class NumbaBackend(
         try:
             records, counts, status = shot_loop.run_shot_groups(
                 program.code, program.ints, program.reals, program.data,
-                np.array(start, dtype=np.complex128), shots, program.record_bits,
+                np.ascontiguousarray(start, dtype=np.complex128), shots, program.record_bits,
                 program.n_loops, program.max_targets, program.max_branches, max_pending,
                 max_iterations, generator, False, control,
             )  # fmt: skip

@@ -237,7 +237,8 @@ def _advance(code, ints, reals, data, state, scratch, gather, group, generator, 
     """Run a group on ``state`` until its shots go more than one way or the program ends.
     ``group`` is its registers (see :func:`run_shot_groups`), updated as it runs. Returns
     ``(what, ones)``: ``ENDED``; ``SPLIT_MEASURE`` at the measurement or reset of row ``pc``,
-    ``ones`` of the shots having drawn outcome 1 (the state not yet collapsed);
+    ``ones`` of the shots having drawn outcome 1 (the state not yet collapsed; the two
+    outcomes' squared norms in ``weights[:2]``);
     ``SPLIT_BRANCHES`` at the channel of row ``pc``, the shots per branch in ``drawn`` (for
     Kraus channels, their weights in ``weights``); or ``-1 - slot`` for a while loop about
     to start iteration ``max_iterations + 1`` of a shot."""
@@ -257,6 +258,7 @@ def _advance(code, ints, reals, data, state, scratch, gather, group, generator, 
             ones = _binomial(shots, chance, generator)
             if 0 < ones < shots:
                 group[PC] = pc
+                weights[0], weights[1] = p0, p1  # for the collapses of both parts
                 return SPLIT_MEASURE, ones
             outcome = np.int64(1) if ones else np.int64(0)
             _settle(state, row[1], outcome, p1 if outcome else p0, op == RESET)
@@ -402,7 +404,7 @@ def run_shot_groups(code, ints, reals, data, start, shots, n_bits, n_loops, max_
             waiting = _grown(waiting, top + parts - 1, max_pending)
             waiting_groups = _grown(waiting_groups, top + parts - 1, max_pending)
         if what == SPLIT_MEASURE:  # outcome 1 waits; outcome 0 goes on here
-            p0, p1 = _halves(work, row[1])
+            p0, p1 = weights[0], weights[1]  # as the draw had them
             reset = row[0] == RESET
             _copy(waiting[top], work)
             _settle(waiting[top], row[1], np.int64(1), p1, reset)
