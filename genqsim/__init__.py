@@ -35,6 +35,7 @@ from .errors import (
     ArgumentValueError,
     ChannelParameterError,
     ChargeViolationError,
+    CircuitSourceError,
     CollectiveMismatchError,
     ControlTargetOverlapError,
     ControlValueError,
@@ -70,7 +71,7 @@ from .errors import (
     UnsupportedOperationError,
     WhileLoopLimitError,
 )
-from .io import qasm
+from .io import qasm, qpy
 from .library import iqp_encode
 from .linalg.observables import Hermitian, SparseObservable
 from .linalg.pauli import PauliSum
@@ -174,6 +175,7 @@ __all__ = [
     "ChannelParameterError",
     "ChargeViolationError",
     "Circuit",
+    "CircuitSourceError",
     "CollectiveMismatchError",
     "Composite",
     "ControlTargetOverlapError",
@@ -272,6 +274,7 @@ __all__ = [
     "probabilities",
     "propagate",
     "qasm",
+    "qpy",
     "register_backend",
     "register_method",
     "save_state",

@@ -244,7 +244,7 @@ def test_a_noise_rule_for_a_name_no_gate_has_warns_and_each_qubit_is_explicit():
         (["run", "qft:3", "--top", "0"], "argument --top: must be an integer >= 1, got 0"),
         (["run", "qft:3", "--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
         (["run", "random:5:-1"], "'random:5:-1': DEPTH must be a non-negative integer, got '-1'"),
-        (["run", "."], "'.' is a directory: give an OpenQASM file or a built-in"),
+        (["run", "."], "'.' is a directory: give an OpenQASM or QPY file, or a built-in"),
         (["run", "qft:3", "--method", "trajectories", "--trajectories", "5"],
          "--trajectories 5: the circuit has no noise, measurements or resets"),
     ],

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import genqsim as gq
 
-from reference import embed, random_state
+from reference import embed, random_state, reference_matrix
 from strategies import random_circuit
 
 qiskit = pytest.importorskip("qiskit")
@@ -88,6 +88,73 @@ def test_custom_qiskit_gates_are_expanded():
     np.testing.assert_allclose(
         gq.simulate(gq.from_qiskit(qc)).amplitudes, Statevector(qc).data, atol=1e-12
     )
+
+
+def _principal_power(u: np.ndarray, x: float) -> np.ndarray:
+    values, vectors = np.linalg.eig(u)
+    return vectors @ np.diag(values.astype(complex) ** x) @ np.linalg.inv(vectors)
+
+
+@pytest.mark.parametrize(
+    "base, modifiers, expected",
+    [
+        # S under one control, then inverted: a controlled S-dagger
+        ("s", [("control", 1, 1), ("inverse",)], lambda u: embed(u.conj().T, 5, [4], [1])),
+        # RX(0.3) raised to 2.5, then under two controls, open on the second
+        ("rx", [("power", 2.5), ("control", 2, 0b01)],
+         lambda u: embed(_principal_power(u, 2.5), 5, [3], [1, 4], [1, 0])),
+        # inverse, an open control, then a power of the controlled gate
+        ("rx", [("inverse",), ("control", 1, 0), ("power", -3)],
+         lambda u: embed(np.linalg.matrix_power(u.conj().T, -3), 5, [4], [1], [0])),
+    ],
+)  # fmt: skip
+def test_qiskit_annotated_operations_run_as_their_modifiers_say(base, modifiers, expected):
+    """An ``AnnotatedOperation`` (also as QPY stores it) is its base gate under its
+    modifiers in order, against a kron-built matrix of that gate; new controls come first."""
+    from qiskit.circuit import AnnotatedOperation, ControlModifier, InverseModifier, PowerModifier
+    from qiskit.circuit.library import RXGate, SGate
+
+    gate, u = (SGate(), reference_matrix("s")) if base == "s" else (
+        RXGate(0.3), reference_matrix("rx", (0.3,)))  # fmt: skip
+    made = {
+        "control": lambda k, state: ControlModifier(k, ctrl_state=state),
+        "inverse": InverseModifier,
+        "power": PowerModifier,
+    }
+    op = AnnotatedOperation(gate, [made[m[0]](*m[1:]) for m in modifiers])
+    placed = [1, 4, 3][: op.num_qubits]
+    qc = qiskit.QuantumCircuit(5)
+    qc.append(op, placed)
+    initial = random_state(5, np.random.default_rng(7))
+    for read in (qc, _through_qpy(qc)):
+        got = gq.simulate(gq.from_qiskit(read), initial=initial).amplitudes
+        np.testing.assert_allclose(got, expected(u) @ initial, atol=1e-12)
+
+
+def test_a_qiskit_clifford_runs_as_its_tableau_says():
+    """A ``Clifford`` appended to a circuit runs as Qiskit's operator of its tableau."""
+    from qiskit.quantum_info import Operator, random_clifford
+
+    tableau = random_clifford(3, seed=11)
+    qc = qiskit.QuantumCircuit(4)
+    qc.append(tableau, [3, 0, 2])
+    initial = random_state(4, np.random.default_rng(3))
+    want = embed(Operator(tableau).data, 4, [3, 0, 2]) @ initial
+    for read in (qc, _through_qpy(qc)):
+        got = gq.simulate(gq.from_qiskit(read), initial=initial).amplitudes
+        np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def _through_qpy(qc):
+    """``qc`` written to QPY and read back by Qiskit."""
+    import io
+
+    from qiskit import qpy
+
+    buffer = io.BytesIO()
+    qpy.dump(qc, buffer)
+    buffer.seek(0)
+    return qpy.load(buffer)[0]
 
 
 # -- Cirq ------------------------------------------------------------------------------------------

@@ -145,7 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"genqsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="simulate a circuit and print its state")
-    p.add_argument("source", help=f"an OpenQASM 2.0 file, or a built-in: {SOURCES_HELP}")
+    p.add_argument(
+        "source",
+        help="an OpenQASM file (2.0 or 3), a QPY file (FILE.qpy, or FILE.qpy:INDEX for one of "
+        f"its circuits), or a built-in: {SOURCES_HELP}",
+    )
     p.add_argument(
         "--numbers",
         default="complex128",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..circuit.circuit import Circuit
 from ..circuit.noise import NoiseModel
 from ..errors import CircuitSourceError, GenqsimError
-from ..io import qasm
+from ..io import qasm, qpy
 from ..library import BUILTIN_USAGE, BUILTINS
 from ..numbers import NumberSystem, get_number_system
 from ..numbers.dual import DualNumbers
@@ -94,13 +94,17 @@ SOURCES_HELP = ", ".join(usage for usage, _, _ in BUILTIN_USAGE.values())
 
 def parse_source(source: str, exact: bool = True) -> Circuit:
     """An OpenQASM file (``*.qasm``: 2.0, its parameters as floats with ``exact=False``, or 3
-    when its header says so) or a built-in circuit: ``qft:3``, ``ghz:20``,
+    when its header says so), a QPY file (``*.qpy``, or any file that starts as one; one of
+    several circuits as ``FILE:INDEX``) or a built-in circuit: ``qft:3``, ``ghz:20``,
     ``qaoa-3reg:100:2``, ... (:data:`SOURCES_HELP`)."""
+    if (qpy_source := _qpy_source(source)) is not None:
+        return _qpy_circuit(*qpy_source)
     if source.endswith(".qasm") or Path(source).is_file():
         return qasm.load(source, exact=exact)
     if Path(source).is_dir():
         raise CircuitSourceError(
-            f"{source!r} is a directory: give an OpenQASM file or a built-in: {SOURCES_HELP}"
+            f"{source!r} is a directory: give an OpenQASM or QPY file, or a built-in: "
+            + SOURCES_HELP
         )
     name, *args = source.split(":")
     if name not in BUILTINS:
@@ -119,6 +123,36 @@ def parse_source(source: str, exact: bool = True) -> Circuit:
         raise CircuitSourceError(f"{source!r}: the number of qubits must be at least 1")
     build: Any = BUILTINS[name]
     return build(*(int(a) for a in args))
+
+
+def _qpy_source(source: str) -> tuple[str, str | None] | None:
+    """``(path, index text or None)`` where ``source`` names a QPY file (``*.qpy``, or a
+    file that starts as QPY), with ``:INDEX`` or without; ``None`` for any other source."""
+    candidates: list[tuple[str, str | None]] = [(source, None)]
+    if ":" in source:
+        head, tail = source.rsplit(":", 1)
+        candidates.append((head, tail))
+    for path, index in candidates:
+        if path.endswith(".qpy") or (Path(path).is_file() and qpy.is_qpy(path)):
+            return path, index
+    return None
+
+
+def _qpy_circuit(path: str, index: str | None) -> Circuit:
+    """The circuit of a QPY file (the one at ``index`` where it holds several)."""
+    circuits = qpy.load(path)
+    if index is None and len(circuits) == 1:
+        return circuits[0]
+    count = f"{str(path)!r} holds {len(circuits)} circuits"
+    if index is None:
+        raise CircuitSourceError(
+            f"{count}: choose one with {path}:INDEX (0 to {len(circuits) - 1})"
+        )
+    if not index.isdigit() or int(index) >= len(circuits):
+        raise CircuitSourceError(
+            f"{count}: the index after ':' must be 0 to {len(circuits) - 1}, got {index!r}"
+        )
+    return circuits[int(index)]
 
 
 def parse_bindings(items: Sequence[str]) -> dict[str, sympy.Expr | float]:

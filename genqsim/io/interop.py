@@ -318,6 +318,8 @@ class _QiskitReader:
             name.startswith("c") and name.endswith("x") and name[1:-1].isdigit()
         ):
             c.mcx(qubits[:-1], qubits[-1])
+        elif (body := _operation_body(op)) is not None:  # no Gate: a Clifford, annotated
+            c.append(Composite(_identifier(name), body, _composite_params(op)), qubits)
         elif name in BUILTIN:
             _, _, apply = BUILTIN[name]
             built: list[Operation] = []
@@ -423,6 +425,40 @@ def _jumps(op: Any) -> frozenset[str]:
                                if block is not None for item in block.data))  # fmt: skip
 
 
+def _operation_body(op: Any) -> Circuit | None:
+    """The circuit of a Qiskit operation that is no instruction (it has neither a definition
+    nor a gate's matrix): a ``Clifford`` as the circuit Qiskit synthesises for it, an
+    ``AnnotatedOperation`` as its base operation under its modifiers, applied in order as
+    Qiskit applies them (``InverseModifier``, ``PowerModifier``, ``ControlModifier``: new
+    controls first, ``ctrl_state`` bit ``i`` the value of control ``i``); ``None`` for any
+    other operation."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit import AnnotatedOperation, ControlModifier, InverseModifier, PowerModifier
+    from qiskit.quantum_info import Clifford
+
+    if isinstance(op, Clifford):
+        return from_qiskit(op.to_circuit())
+    if not isinstance(op, AnnotatedOperation):
+        return None
+    base = QuantumCircuit(op.base_op.num_qubits, op.base_op.num_clbits)
+    base.append(op.base_op, base.qubits, base.clbits)
+    body = from_qiskit(base)
+    for modifier in op.modifiers:
+        if isinstance(modifier, InverseModifier):
+            body = body.inverse()
+        elif isinstance(modifier, PowerModifier):
+            body = body.power(_from_qiskit_param(modifier.power))
+        elif isinstance(modifier, ControlModifier):
+            k, state = modifier.num_ctrl_qubits, int(modifier.ctrl_state)
+            body = body.control(k, control_values=[(state >> i) & 1 for i in range(k)])
+        else:
+            raise ArgumentValueError(
+                f"Qiskit annotated operation on {op.base_op.name!r}: the modifier {modifier} "
+                "is not read (inverse, power and control are)"
+            )
+    return body
+
+
 def _identifier(name: str) -> str:
     """A Qiskit instruction's name as a composite's (an identifier: ``circuit-151`` becomes
     ``circuit_151``)."""
@@ -433,7 +469,7 @@ def _identifier(name: str) -> str:
 def _composite_params(op: Any) -> tuple[Any, ...]:
     """A Qiskit gate's parameters shown on its composite (those that convert)."""
     try:
-        return tuple(_from_qiskit_param(p) for p in op.params)
+        return tuple(_from_qiskit_param(p) for p in getattr(op, "params", ()))
     except (ArgumentTypeError, TypeError):  # a matrix or another object: not shown
         return ()
 
