@@ -13,11 +13,12 @@ from pathlib import Path
 from ...circuit.circuit import Circuit
 from .exporter import dumps, dumps3
 from .lexer import QasmError
-from .parser import loads
+from .parser import QasmArgumentWarning, loads
 from .qasm3 import QasmTimingWarning, loads3
 
 __all__ = [
-    "QasmError", "QasmTimingWarning", "dump", "dumps", "dumps3", "load", "loads", "loads3",
+    "QasmArgumentWarning", "QasmError", "QasmTimingWarning", "dump", "dumps", "dumps3", "load",
+    "loads", "loads3",
 ]  # fmt: skip
 
 

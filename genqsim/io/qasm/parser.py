@@ -18,6 +18,7 @@ import functools
 import gc
 import math
 import re
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -253,13 +254,34 @@ def _value(node: Node, env: dict[str, Any] | None, exact: bool) -> Any:
         return _evaluate(node, env, exact)
 
 
+class QasmArgumentWarning(UserWarning):
+    """A gate call's argument that is no OpenQASM expression was passed over: the gate's
+    definition never reads that parameter, so the argument cannot change the call (Qiskit
+    writes complex numbers and labels there for ``StatePreparation``, ``Initialize``,
+    ``DiagonalGate`` and ``PauliGate``)."""
+
+
+def warn_passed_over(source: str | None, line: int, column: int, text: str, gate: str) -> None:
+    """Warn, at the file's line, that the argument ``text`` of a call of ``gate`` was passed
+    over (see :class:`QasmArgumentWarning`)."""
+    warnings.warn_explicit(
+        f"column {column}: {text!r}, an argument of {gate!r}, is no OpenQASM expression; "
+        "the gate's definition never reads that parameter, so it cannot change the call: "
+        "passed over here and in the gate's other calls (Qiskit writes complex numbers and "
+        "labels there)",
+        QasmArgumentWarning,
+        filename=source or "<OpenQASM text>",
+        lineno=line,
+    )
+
+
 class GateDef:
     """A gate definition: its parameter and qubit argument names and its body, read once;
     its expansions are built on its calls."""
 
     __slots__ = (
         "body", "called", "calls", "candidate", "expansions", "fixed", "key", "match", "name",
-        "params", "positions", "qargs",
+        "params", "positions", "qargs", "unread",
     )  # fmt: skip
 
     def __init__(
@@ -297,6 +319,10 @@ class GateDef:
         reader has formed one; ``None`` otherwise."""
         self.called: frozenset[str] = frozenset()
         """The names its body calls (where it has an identity)."""
+        read = {leaf[1] for entry in body if entry[0] == "call" for node in entry[2]
+                for leaf in _leaves(node) if leaf[0] == "param"}  # fmt: skip
+        self.unread = frozenset(params) - read
+        """The parameters its body never reads: a call's value for one cannot matter."""
 
     def identify(self, key: tuple | None, called: frozenset[str]) -> None:
         """Give it the identity ``key`` (see :mod:`.kept`), its body calling ``called``."""
@@ -350,6 +376,8 @@ class Parser:
         self.lexer = Lexer(text, source)
         self.tok: Token = self.lexer.token()
         self.source = source
+        self.passed_over: set[str] = set()
+        """Gates a call of which had an argument passed over (see :meth:`unread_argument`)."""
         self.base_dir = base_dir
         self.exact = exact
         self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
@@ -482,7 +510,7 @@ class Parser:
             raise self.error("the OPENQASM header must come first")
         elif tok.kind == "id":
             name = self.advance()
-            params = self.values(self.expression_list(), name) if self.tok.text == "(" else []
+            params = self.values(self.call_expressions(name), name) if self.tok.text == "(" else []
             args = self.argument_list()
             self.expect(";")
             self.statements.append(self.gate_call(name, params, args))
@@ -597,11 +625,16 @@ class Parser:
                 if tok.kind != "id":
                     raise self.error(f"expected a gate call in the body of {name.text!r}")
                 if tok.text in NOT_IN_GATE_BODIES:
-                    raise self.error(f"{tok.text!r} is not allowed inside a gate definition")
+                    hint = ""
+                    if tok.text == "reset":
+                        hint = (" (Qiskit writes one into the definition of Initialize: save "
+                                "the circuit as QPY, which genqsim reads, or decompose it "
+                                "first)")  # fmt: skip
+                    raise self.error(f"{tok.text!r} is not allowed inside a gate definition{hint}")
                 self.advance()
                 exprs = []
                 if self.tok.text == "(" and tok.text != "barrier":
-                    exprs = self.expression_list(params)
+                    exprs = self.call_expressions(tok, params)
                 arg_tokens = [self.expect_kind("id", "a qubit argument")]
                 while self.tok.text == ",":
                     self.advance()
@@ -710,6 +743,51 @@ class Parser:
                 exprs.append(self.expression(names))
         self.expect(")")
         return exprs
+
+    def call_expressions(self, callee: Token, names: list[str] | None = None) -> list[Node]:
+        """A gate call's ``( expr, ... )`` (see :meth:`expression_list`), where an argument
+        for a parameter the defined gate's body never reads may also be text that is no
+        expression: Qiskit writes complex numbers (``0.5+0.1j``) and labels (``XYZ``,
+        ``0,1,+``) there for ``StatePreparation``, ``Initialize``, ``DiagonalGate``,
+        ``PauliGate`` and others whose definition holds fixed numbers. Such an argument
+        cannot change what the call does; it is passed over with a
+        :class:`QasmArgumentWarning`."""
+        g = self.gates.get(callee.text)
+        if g is None or not g.unread:
+            return self.expression_list(names)
+        self.expect("(")
+        exprs: list[Node] = []
+        while self.tok.text != ")" or exprs:
+            at = len(exprs)
+            unread = at < len(g.params) and g.params[at] in g.unread
+            exprs.append(self.unread_argument(callee, names) if unread else self.expression(names))
+            if self.tok.text != ",":
+                break
+            self.advance()
+        self.expect(")")
+        return exprs
+
+    def unread_argument(self, callee: Token, names: list[str] | None) -> Node:
+        """The argument at the current token, for a parameter ``callee`` never reads: its
+        expression, or, where its text (up to the next ``,`` or ``)`` outside parentheses)
+        is none, the number 0 and a warning."""
+        start, depth, text, last = self.tok, 0, "", None
+        while depth or self.tok.text not in (",", ")"):
+            if self.tok.kind == "eof" or self.tok.text == ";":
+                raise self.error(f"the parameters of {callee.text!r} are not closed with ')'")
+            depth += {"(": 1, ")": -1}.get(self.tok.text, 0)
+            tok = self.advance()
+            apart = last is not None and (tok.line, tok.column) != (
+                last.line, last.column + len(last.text))  # fmt: skip
+            text, last = text + " " * apart + tok.text, tok
+        try:
+            return expression_tree(text, None if names is None else tuple(names))
+        except QasmError:
+            pass
+        if callee.text not in self.passed_over:  # once per gate: a file may call it often
+            self.passed_over.add(callee.text)
+            warn_passed_over(self.source, start.line, start.column, text, callee.text)
+        return ("int", 0)
 
     def values(self, nodes: list[Node], where: Token) -> list[Any]:
         """The values of parameter-free expression trees (see :func:`_evaluate`); one that

@@ -18,6 +18,9 @@ names the construct and its line.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import io
 import re
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,7 +43,9 @@ from .parser import (
     _value,
     barrier_operation,
     expansion_key,
+    expression_tree,
     too_large,
+    warn_passed_over,
 )
 from .recognize import CallRecords, TableMatch, is_candidate, table_operations
 
@@ -89,6 +94,8 @@ class _Definition:
 
     calls: CallRecords = field(init=False)
     """What its calls record: a recognised table gate, or one composite per expansion."""
+    unread: frozenset[str] = frozenset()
+    """The parameters its body never reads: a call's value for one cannot matter."""
 
     def __post_init__(self) -> None:
         self.calls = CallRecords(self.name, len(self.qubits))
@@ -112,6 +119,8 @@ class _Reader:
 
     def __init__(self, source: str | None) -> None:
         self.source = source
+        self.passed_over: set[str] = set()
+        """Gates a call of which had an argument passed over (see :meth:`argument`)."""
         self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
         self.physical = -1  # the largest $k met
         self.bits: dict[str, tuple[int, int | None]] = {}  # name -> (offset, size or None)
@@ -317,7 +326,9 @@ class _Reader:
         if len(set(qubits)) != len(qubits):
             raise self.fail(f"gate {name!r} repeats a qubit argument", node)
         params = [a.name for a in node.arguments]
-        self.gates[name] = _Definition(name, params, qubits, list(node.body))
+        definition = _Definition(name, params, qubits, list(node.body))
+        definition.unread = frozenset(params) - _identifiers(node.body)
+        self.gates[name] = definition
 
     # -- qubits and bits -------------------------------------------------------------------------
     def qubits(self, node: Any, env: dict[str, Any], local: dict[str, int] | None = None
@@ -515,7 +526,9 @@ class _Reader:
             name, args = "gphase", [node.argument]
         else:
             name, args = node.name.name, node.arguments
-        values = [self.value(a, env) for a in args]
+        unread = () if isinstance(node, ast.QuantumPhase) else self.unread_positions(name)
+        values = [self.argument(a, env, name) if i in unread else self.value(a, env)
+                  for i, a in enumerate(args)]  # fmt: skip
         calls = _broadcast(qubit_lists, self, node)
         out: list[Any] = []
         for qubits in calls:
@@ -538,6 +551,25 @@ class _Reader:
                     ops = _controlled(ops, qubits[position : position + count], bit)
             out += ops
         return out
+
+    def unread_positions(self, name: str) -> set[int]:
+        """The positions of the parameters a defined gate's body never reads."""
+        definition = self.gates.get(name)
+        if definition is None:
+            return set()
+        return {i for i, p in enumerate(definition.params) if p in definition.unread}
+
+    def argument(self, node: Any, env: dict[str, Any], gate: str) -> Any:
+        """The value of an argument for a parameter ``gate`` never reads: 0, with a warning,
+        where it is no expression genqsim evaluates (Qiskit writes labels such as ``XYZ``
+        there; see :meth:`.parser.Parser.call_expressions`)."""
+        try:
+            return self.value(node, env)
+        except QasmError as exc:
+            if gate not in self.passed_over:
+                self.passed_over.add(gate)
+                warn_passed_over(self.source, exc.line or 0, exc.column or 0, _text(node), gate)
+            return 0
 
     def gate(self, name: str, values: list[Any], qubits: Sequence[int], node: Any) -> list[Any]:
         """The operations of gate ``name(values)`` on ``qubits`` (no modifiers)."""
@@ -994,6 +1026,21 @@ def _broadcast(lists: list[list[int]], reader: _Reader, node: Any) -> list[list[
     return [[x[i] if len(x) > 1 else x[0] for x in lists] for i in range(count)]
 
 
+def _identifiers(node: Any) -> set[str]:
+    """The names of every identifier in ``node``, a reference-parser tree or a list of
+    them."""
+    if isinstance(node, list):
+        return set().union(*map(_identifiers, node)) if node else set()
+    if not dataclasses.is_dataclass(node) or isinstance(node, type):
+        return set()
+    tree: Any = node  # a node of the reference parser's tree
+    names = {tree.name} if type(tree).__name__ == "Identifier" else set()
+    for f in dataclasses.fields(node):
+        if f.name != "span":
+            names |= _identifiers(getattr(node, f.name))
+    return names
+
+
 def _params(tree: Node) -> list[str]:
     if tree[0] == "param":
         return [tree[1]]
@@ -1007,6 +1054,83 @@ def _text(node: Any) -> str:
         return openqasm3.dumps(node)
     except Exception:  # the printer does not print every node alone
         return type(node).__name__
+
+
+def _parsed(openqasm3: Any, text: str) -> Any:
+    """The reference parser's tree of ``text``; what its error listener prints is dropped
+    (its error is raised, and reworded by :func:`_syntax_error`)."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        return openqasm3.parse(text)
+
+
+_GATE_DEFINITION = re.compile(r"\bgate\s+(\w+)\s*\(([^)]*)\)[^{]*\{([^}]*)\}")
+
+
+def _without_unread_arguments(text: str) -> tuple[str, list[tuple[int, int, str, str]]]:
+    """``text`` with each gate call's argument that is no expression, for a parameter the
+    gate's definition never reads, written ``0`` (as :meth:`.parser.Parser.call_expressions`
+    passes them over: Qiskit writes complex numbers and labels there), and ``(line, column,
+    argument, gate)`` of the first such argument of each gate. Lines and the other text
+    keep their places."""
+    unread: dict[str, set[int]] = {}
+    for match in _GATE_DEFINITION.finditer(text):
+        names = [p.strip() for p in match[2].split(",") if p.strip()]
+        found = {i for i, p in enumerate(names) if not re.search(rf"\b{re.escape(p)}\b", match[3])}
+        if found:
+            unread[match[1]] = found
+    if not unread:
+        return text, []
+    calls = re.compile(rf"(?<!\w)(?<!gate )({'|'.join(map(re.escape, unread))})\s*\(")
+    out: list[str] = []
+    passed_over: list[tuple[int, int, str, str]] = []
+    at = 0
+    for call in calls.finditer(text):
+        start = call.end()
+        if start < at:
+            continue
+        arguments, end = _top_level_arguments(text, start)
+        pieces = []
+        for index, (offset, argument) in enumerate(arguments):
+            if index in unread[call[1]] and not _is_expression(argument):
+                if call[1] not in {gate for *_, gate in passed_over}:
+                    offset += len(argument) - len(argument.lstrip())
+                    line = text.count("\n", 0, offset) + 1
+                    column = offset - text.rfind("\n", 0, offset)
+                    passed_over.append((line, column, argument.strip(), call[1]))
+                argument = "0".center(len(argument))  # later columns keep their places
+            pieces.append(argument)
+        out += [text[at:start], ",".join(pieces)]
+        at = end
+    return "".join(out) + text[at:], passed_over
+
+
+def _top_level_arguments(text: str, start: int) -> tuple[list[tuple[int, str]], int]:
+    """The comma-separated arguments from ``start`` (after a call's ``(``) to its ``)``,
+    each with its offset, and the offset of that ``)``."""
+    arguments, depth, begin = [], 0, start
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch in ";{}":
+            break
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        elif ch in ",)":
+            arguments.append((begin, text[begin:i]))
+            begin = i + 1
+            if ch == ")":
+                return arguments, i
+    return [], start  # not closed: left for the reference parser to report
+
+
+def _is_expression(argument: str) -> bool:
+    """Whether ``argument`` reads as an OpenQASM expression."""
+    try:
+        expression_tree(argument.strip())
+    except QasmError:
+        return False
+    return True
 
 
 def _syntax_error(exc: Exception, source: str | None) -> QasmError:
@@ -1101,9 +1225,18 @@ def _read(text: str, source: str | None) -> Circuit:
             "reading OpenQASM 3 needs the openqasm3 parser: pip install 'genqsim[qasm3]'"
         ) from None
     try:
-        program = openqasm3.parse(text)
+        program = _parsed(openqasm3, text)
     except Exception as exc:  # the reference parser's own error types vary by version
-        raise _syntax_error(exc, source) from None
+        error = _syntax_error(exc, source)
+        mended, passed_over = _without_unread_arguments(text)
+        if not passed_over:
+            raise error from None
+        try:
+            program = _parsed(openqasm3, mended)
+        except Exception:
+            raise error from None
+        for line, column, argument, gate in passed_over:
+            warn_passed_over(source, line, column, argument, gate)
     reader = _Reader(source)
     items: list[Any] = []
     reader.statements(program.statements, {}, items)
