@@ -1,17 +1,18 @@
-"""QPY, Qiskit's binary circuit format (``qiskit.qpy.dump``), read into genqsim circuits:
-``gq.qpy.load(path)``. Needs Qiskit (``pip install 'genqsim[interop]'``), whose reader
-decodes the file; each circuit is then converted as :func:`genqsim.from_qiskit` converts a
-``QuantumCircuit`` (control flow, classical variables, annotated operations and Cliffords
-included)."""
+"""QPY, Qiskit's binary circuit format (``qiskit.qpy.dump``): ``gq.qpy.load(path)`` reads
+a file's circuits, ``gq.qpy.dump(circuits, path)`` writes genqsim circuits. Both need Qiskit
+(``pip install 'genqsim[interop]'``), whose reader and writer handle the bytes; circuits are
+converted as :func:`genqsim.from_qiskit` and :func:`genqsim.to_qiskit` convert them (control
+flow, classical variables, annotated operations and Cliffords included)."""
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..circuit.circuit import Circuit
-from ..errors import CircuitSourceError
+from ..errors import ArgumentTypeError, CircuitSourceError
 
 MAGIC = b"QISKIT"
 """The first bytes of every QPY file."""
@@ -74,4 +75,25 @@ def load(path: str | os.PathLike) -> list[Circuit]:
     return [from_qiskit(qc) for qc in programs]
 
 
-__all__ = ["MAGIC", "is_qpy", "load"]
+def dump(circuits: Circuit | Sequence[Circuit], path: str | os.PathLike) -> None:
+    """Write one circuit or several to ``path`` as QPY, each converted as
+    :func:`genqsim.to_qiskit` converts it (free parameters become Qiskit parameters);
+    Qiskit's ``qiskit.qpy.load`` and :func:`load` read the file back. A circuit that has no
+    Qiskit form (a noise channel) raises before anything is written."""
+    try:
+        from qiskit import qpy
+    except ImportError:
+        raise CircuitSourceError(
+            "writing QPY files needs Qiskit: pip install 'genqsim[interop]'"
+        ) from None
+    from .interop import to_qiskit
+
+    many = [circuits] if isinstance(circuits, Circuit) else list(circuits)
+    if not many or not all(isinstance(c, Circuit) for c in many):
+        raise ArgumentTypeError("dump takes a genqsim Circuit or a non-empty list of them")
+    programs = [to_qiskit(c) for c in many]
+    with Path(path).open("wb") as f:
+        qpy.dump(programs, f)
+
+
+__all__ = ["MAGIC", "dump", "is_qpy", "load"]
