@@ -775,3 +775,34 @@ def test_qiskit_variables_declared_inside_blocks():
     for c in both_ways(retry):
         assert c.has_loops
         _close(gq.counts(c, 6000, seed=5), 1, 1 / 3, 6000)
+
+
+def test_a_conditional_inside_a_conditional_reads_bits_measured_before_both():
+    """``if (c1) { if (c0) x q2; }`` (built with ``if_``, and Qiskit's nested ``if_test``):
+    the inner condition reads a bit only it reads, so the measurement writing that bit is
+    no terminal one. q0 and q1 start in ry(t) states: q2 flips with probability
+    sin^2(t0/2) sin^2(t1/2)."""
+    from dynamic_circuits import assert_drawn_from, exact
+
+    t0, t1 = 1.1, 2.0
+    c = gq.Circuit(3, n_clbits=3).ry(t0, 0).ry(t1, 1).measure(0, 0).measure(1, 1)
+    c.if_(1, 1, gq.Circuit(3, n_clbits=3).if_(0, 1, gq.Circuit(3).x(2)))
+    c.measure(2, 2)
+    qc = QuantumCircuit(3, 3)
+    qc.ry(t0, 0)
+    qc.ry(t1, 1)
+    qc.measure([0, 1], [0, 1])
+    with qc.if_test((qc.clbits[1], 1)):
+        with qc.if_test((qc.clbits[0], 1)):
+            qc.x(2)
+    qc.measure(2, 2)
+    a, b = math.sin(t0 / 2) ** 2, math.sin(t1 / 2) ** 2
+    expected = {"000": (1 - a) * (1 - b), "001": a * (1 - b), "010": (1 - a) * b, "111": a * b}
+    for circuit in (c, gq.from_qiskit(qc)):
+        assert exact(circuit) == pytest.approx(expected, abs=1e-12)
+        for backend in (None, "numpy"):  # the compiled shot loop, the grouped runner
+            counts = gq.counts(circuit, 4000, seed=3, method="statevector", backend=backend)
+            assert_drawn_from(counts, expected, 4000)
+    rest, terminal = c.split_terminal_measurements()
+    assert terminal == [(2, 2)] and rest.count_ops()["measure"] == 2
+    assert c.light_cone([2]).qubits == (0, 1, 2)

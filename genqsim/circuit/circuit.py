@@ -739,7 +739,7 @@ class Circuit:
                 terminal.append((op.targets[0], gate.clbit))
                 continue
             if isinstance(gate, Conditional):
-                read_after.update(gate.clbits)
+                read_after.update(gate.bits_read)
             if op.kind is not GateKind.BARRIER:
                 busy_after.update(op.qubits)
             keep.append(i)

@@ -121,6 +121,15 @@ class Conditional(Gate):
         text = f"{self.keyword}({self.condition_label}) {inner(self.body)}"
         return text if self.orelse is None else f"{text} else {inner(self.orelse)}"
 
+    @property
+    def bits_read(self) -> frozenset[int]:
+        """The classical bits this conditional reads: its own, and those the conditionals and
+        loops in its branches read (a measurement before it that writes one of them is no
+        terminal measurement)."""
+        inner = (op.gate.bits_read for body in self.bodies for op in body.operations
+                 if isinstance(op.gate, Conditional))  # fmt: skip
+        return frozenset(self.clbits).union(*inner)
+
     def holds(self, clbit_values: Mapping[int, int]) -> bool:
         """Whether the bits (missing ones read 0) hold the value (one of the values)."""
         found = sum(clbit_values.get(b, 0) << i for i, b in enumerate(self.clbits))

@@ -41,7 +41,7 @@ def _layers(circuit: Circuit) -> list[list[Operation]]:
     for op in circuit.instructions:
         span = range(min(op.qubits), max(op.qubits) + 1)
         col = max(free_from[q] for q in span)
-        reads = op.gate.clbits if isinstance(op.gate, Conditional) else ()  # waits for its bits
+        reads = op.gate.bits_read if isinstance(op.gate, Conditional) else ()  # waits for its bits
         col = max([col, *(written_by.get(b, 0) for b in reads)])
         if col == len(columns):
             columns.append([])

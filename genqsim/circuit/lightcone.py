@@ -67,7 +67,7 @@ def light_cone(circuit: Circuit, qubits: Iterable[int]) -> LightCone:
         kept.append(index)
         live.update(op.qubits)
         if isinstance(gate, Conditional):
-            bits.update(gate.clbits)
+            bits.update(gate.bits_read)
     kept.reverse()
     cone = type(circuit)(circuit.n_qubits, [ops[i] for i in kept], n_clbits=circuit.n_clbits)
     return LightCone(cone, tuple(sorted(live)), tuple(kept))
