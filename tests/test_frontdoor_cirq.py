@@ -143,3 +143,60 @@ def test_bad_input_is_refused():
     for call in (Simulator().simulate, Simulator().run, Simulator().simulate_expectation_values):
         with pytest.raises(ArgumentTypeError, match=r"cirq\.Circuit"):
             call("circuit", *([cirq.Z(QUBITS[0])] if "expectation" in call.__name__ else []))
+
+
+def test_noise_channels_sample_the_distribution_of_cirqs_density_matrix():
+    """Cirq's channels (mixtures and general Kraus channels, on one and two qubits) run as
+    their Kraus operators: counts within five sigma of the diagonal of the final density
+    matrix ``cirq.DensityMatrixSimulator`` gives."""
+    a, b, c = cirq.LineQubit.range(3)
+    noisy = cirq.Circuit(
+        cirq.H(a), cirq.ry(0.7).on(b), cirq.X(c),
+        cirq.depolarize(0.15).on(a), cirq.amplitude_damp(0.3).on(c),
+        cirq.CNOT(a, b), cirq.depolarize(0.2, n_qubits=2).on(a, c),
+        cirq.asymmetric_depolarize(0.1, 0.05, 0.2).on(b),
+        cirq.generalized_amplitude_damp(0.4, 0.3).on(a), cirq.phase_damp(0.5).on(b),
+        cirq.H(b), cirq.bit_flip(0.1).on(c),
+        cirq.KrausChannel([np.kron(k, np.eye(2)) for k in cirq.kraus(cirq.amplitude_damp(0.6))]
+                          ).on(c, a),  # damps its first qubit, c
+    )  # fmt: skip
+    rho = cirq.DensityMatrixSimulator(dtype=np.complex128).simulate(noisy).final_density_matrix
+    result = Simulator(seed=8).run(noisy + cirq.measure(a, b, c, key="m"), repetitions=4000)
+    within_five_sigma(result.data["m"].to_numpy(), np.real(np.diag(rho)))
+
+
+def test_classical_controls_run_on_the_latest_recorded_value_of_their_keys():
+    """``with_classical_controls``: an operation runs where each key's latest recorded value
+    (after its invert mask) is nonzero; checked against the closed-form probabilities."""
+    a, b, c, d, e = cirq.LineQubit.range(5)
+    t1, t2, t3 = 0.9, 1.7, 2.3
+    circuit = cirq.Circuit(
+        cirq.ry(t1).on(a), cirq.ry(t2).on(c), cirq.ry(t3).on(e),
+        cirq.measure(a, c, key="m", invert_mask=(True, False)),  # records 0 iff a=1, c=0
+        cirq.measure(e, key="k"),
+        cirq.X(b).with_classical_controls("m"),
+        cirq.X(d).with_classical_controls("m", "k"),
+        cirq.measure(b, d, key="out"),
+    )  # fmt: skip
+    shots = 6000
+    out = Simulator(seed=2).run(circuit, repetitions=shots).measurements["out"]
+    p_m = 1 - np.sin(t1 / 2) ** 2 * np.cos(t2 / 2) ** 2
+    p_k = np.sin(t3 / 2) ** 2
+    for column, p in ((0, p_m), (1, p_m * p_k)):
+        found = out[:, column].sum()
+        assert abs(found - shots * p) <= 5 * np.sqrt(shots * p * (1 - p)), (column, found, p)
+    assert not np.any(out[:, 1] > out[:, 0])  # d flips only where b did
+
+
+def test_a_global_phase_gate_keeps_cirqs_state_and_symbols_are_refused():
+    a, b = cirq.LineQubit.range(2)
+    circuit = cirq.Circuit(cirq.H(a), cirq.GlobalPhaseGate(1j**0.3).on(), cirq.CNOT(a, b))
+    theirs = cirq.Simulator(dtype=np.complex128).simulate(circuit).final_state_vector
+    ours = Simulator(dtype=np.complex128).simulate(circuit).final_state_vector
+    np.testing.assert_allclose(ours, theirs, atol=1e-14)
+    condition = sympy.Eq(sympy.Symbol("m"), 1)
+    tested = cirq.Circuit(cirq.measure(a, key="m"), cirq.X(b).with_classical_controls(condition))
+    with pytest.raises(ArgumentValueError, match="is not read"):
+        Simulator().run(tested)
+    with pytest.raises(ArgumentValueError, match="is not measured before it"):
+        Simulator().run(cirq.Circuit(cirq.X(b).with_classical_controls("z"), cirq.measure(a)))

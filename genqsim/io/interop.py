@@ -659,7 +659,9 @@ def from_cirq(circuit: Any) -> Circuit:
     ``TOFFOLI``, ``T``, ``Rx(t)``, ``X**0.5`` as ``sx``, ``Z**e`` as ``p``, ...); other
     numeric operations go through their exact unitaries; parametrised ``Rx/Ry/Rz``,
     ``X/Y/Z/CZ/CX**t`` and ``PhasedXPow`` keep their symbols; measurements map to classical
-    bits in order of appearance."""
+    bits in order of appearance; noise channels become their Kraus operators, classically
+    controlled operations conditionals on the latest bits of their keys, and
+    ``GlobalPhaseGate`` a phase."""
     import cirq
 
     if not isinstance(circuit, cirq.AbstractCircuit):
@@ -695,7 +697,11 @@ def from_cirq_measured(
     for op in circuit.all_operations():
         qs = [index[q] for q in op.qubits]
         gate = op.gate
-        if isinstance(gate, cirq.MeasurementGate):
+        if isinstance(op, cirq.ClassicallyControlledOperation):
+            _cirq_conditional(c, op, index, records)
+        elif isinstance(gate, cirq.GlobalPhaseGate):
+            _cirq_global_phase(c, gate)
+        elif isinstance(gate, cirq.MeasurementGate):
             if gate.confusion_map:
                 raise ArgumentValueError(
                     f"measurement {gate.key!r} has a confusion map: genqsim applies readout "
@@ -711,12 +717,63 @@ def from_cirq_measured(
         elif isinstance(gate, cirq.ResetChannel):
             c.reset(qs[0])
         elif not cirq.is_parameterized(op):
-            if not _named_cirq_op(c, gate, qs):
+            if _named_cirq_op(c, gate, qs):
+                pass
+            elif cirq.has_unitary(op):
                 # cirq.unitary is big-endian over op.qubits: the last qubit is the lowest bit
                 c.unitary(cirq.unitary(op), list(reversed(qs)))
+            elif cirq.has_kraus(op):  # a noise channel, as its Kraus operators (big-endian)
+                name = _identifier(type(gate).__name__ if gate is not None else "kraus")
+                c.kraus(list(cirq.kraus(op)), list(reversed(qs)), name=name)
+            else:
+                raise ArgumentValueError(
+                    f"Cirq operation {op!r} has neither a unitary nor Kraus operators"
+                )
         else:
             _symbolic_cirq_op(c, gate, qs)
     return c, records
+
+
+def _cirq_global_phase(c: Circuit, gate: Any) -> None:
+    """A ``cirq.GlobalPhaseGate``: ``exp(i phi) = exp(-i (-2 phi) I / 2)`` on qubit 0."""
+    import cirq
+
+    if cirq.is_parameterized(gate):
+        raise ArgumentValueError(
+            f"{gate!r}: a global phase with a symbol has no genqsim form; resolve it first"
+        )
+    if c.n_qubits:
+        c.pauli_rotation("I", -2 * float(np.angle(complex(gate.coefficient))), [0])
+
+
+def _cirq_conditional(
+    c: Circuit, op: Any, index: dict[Any, int], records: dict[str, list[CirqMeasurement]]
+) -> None:
+    """A ``cirq.ClassicallyControlledOperation`` on key conditions: its operation runs where
+    the latest measurement of each key recorded a nonzero value (Cirq's ``KeyCondition``;
+    recorded values are after the measurement's ``invert_mask``)."""
+    import cirq
+
+    body, _ = from_cirq_measured(cirq.Circuit(op.without_classical_controls()), list(index))
+    if body.has_non_unitary:
+        raise ArgumentValueError(
+            f"{op!r}: a measurement or channel under a classical control is not read"
+        )
+    for condition in op.classical_controls:
+        if not isinstance(condition, cirq.KeyCondition) or condition.index != -1:
+            raise ArgumentValueError(
+                f"{op!r}: the condition {condition} is not read (conditions on the latest "
+                "value of a measurement key, cirq.KeyCondition, are)"
+            )
+        key = str(condition.key)
+        if key not in records:
+            raise ArgumentValueError(f"{op!r}: the key {key!r} is not measured before it")
+        measured = records[key][-1]
+        mask = sum(1 << i for i, flip in enumerate(measured.inverted) if flip)
+        held = [v for v in range(1 << len(measured.clbits)) if v != mask]  # recorded != 0
+        body = Circuit(c.n_qubits, n_clbits=c.n_clbits).if_(measured.clbits, held, body)
+    for inner in body.instructions:
+        c._append_op(inner)
 
 
 _CIRQ_CONTROLLED = {"CXPowGate": "x", "CZPowGate": "z", "CCXPowGate": "x", "CCZPowGate": "z"}
