@@ -1,0 +1,116 @@
+"""Files Qiskit writes or reads, and how genqsim's reading of one is checked against
+Qiskit's: the same state (Qiskit's ``Statevector``) for unitary circuits, and for dynamic ones
+(mid-circuit measurements, ``if``/``else``) the exact distribution of classical records
+genqsim's density matrix gives, checked against Qiskit Aer's counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import genqsim as gq
+from genqsim.io.qasm.qasm3 import _as_qasm2, _read
+
+SHOTS = 20_000
+SAMPLED_SHOTS = 1_000
+EXACT_RECORDS_MAX_QUBITS = 10
+"""Dynamic circuits up to this width are compared through genqsim's exact distribution of
+classical records (a density matrix); wider ones through genqsim's own shots."""
+FIDELITY_TOLERANCE = 1e-9
+
+
+def exported(qc: Any) -> list[tuple[str, str]]:
+    """The OpenQASM texts Qiskit writes of ``qc`` (2.0 only where it can say the circuit)."""
+    from qiskit import qasm2, qasm3
+    from qiskit.qasm2 import QASM2ExportError
+    from qiskit.qasm3 import QASM3ExporterError
+
+    out = []
+    try:
+        out.append(("qasm3", qasm3.dumps(qc)))
+    except TypeError:  # Qiskit 2.6's exporter fails on matrix-valued parameters (ae)
+        pass
+    except QASM3ExporterError:  # and on instructions that are no gates (Initialize, ...)
+        pass
+    try:
+        out.append(("qasm2", qasm2.dumps(qc)))
+    except (QASM2ExportError, TypeError):  # conditions on single bits: OpenQASM 2 has none
+        pass
+    return out
+
+
+def is_dynamic(qc: Any) -> bool:
+    body = qc.remove_final_measurements(inplace=False)
+    return any(i.operation.name in ("measure", "reset", "if_else") for i in body.data)
+
+
+def qiskit_state(qc: Any) -> np.ndarray:
+    from qiskit import transpile
+    from qiskit.quantum_info import Statevector
+
+    body = qc.remove_final_measurements(inplace=False)
+    return Statevector(transpile(body, basis_gates=["u", "cx"], optimization_level=0)).data
+
+
+def aer_counts(qc: Any, shots: int) -> dict[int, int]:
+    """Aer's counts of ``qc`` keyed by the integer of all classical bits (bit ``i`` of the
+    key is ``qc.clbits[i]``, as genqsim numbers the bits a file declares)."""
+    from qiskit import transpile
+    from qiskit_aer import AerSimulator
+
+    sim = AerSimulator(method="statevector", seed_simulator=11)
+    counts = sim.run(transpile(qc, sim, optimization_level=0), shots=shots).result().get_counts()
+    return {int(key.replace(" ", ""), 2): v for key, v in counts.items()}
+
+
+def genqsim_records(circuit: gq.Circuit) -> dict[int, float]:
+    """The exact probability of each classical record (bits never written read 0)."""
+    rest, terminal = circuit.split_terminal_measurements()
+    state = gq.simulate(rest, method="density_matrix")
+    records = state.record_distribution(terminal, circuit.n_clbits)
+    return {int(key.replace("-", "0"), 2): float(p) for key, p in records.items()}
+
+
+def genqsim_counts(circuit: gq.Circuit, shots: int) -> dict[int, int]:
+    counts = gq.counts(circuit, shots, seed=5, method="statevector")
+    return {int(key.replace(" ", ""), 2): v for key, v in counts.items()}
+
+
+def read(kind: str, text: str) -> gq.Circuit:
+    return gq.qasm.loads3(text) if kind == "qasm3" else gq.qasm.loads(text)
+
+
+def check(label: str, qc: Any, kind: str, text: str) -> str | None:
+    """What is wrong with genqsim's reading and run of ``text``, or ``None``."""
+    try:
+        circuit = read(kind, text)
+    except gq.qasm.QasmError as exc:
+        return f"{label}.{kind} refused: {exc}"
+    if kind == "qasm3" and _as_qasm2(text) is not None and circuit != _read(text, None):
+        return f"{label}.{kind}: the plain-export reader and the reference parser's differ"
+    if circuit.n_qubits != qc.num_qubits:
+        return f"{label}.{kind}: {circuit.n_qubits} qubits, Qiskit {qc.num_qubits}"
+    if not is_dynamic(qc):
+        body, _ = circuit.split_terminal_measurements()
+        ours = gq.simulate(body).to_numpy()
+        fidelity = abs(np.vdot(qiskit_state(qc), ours)) ** 2
+        if not fidelity > 1 - FIDELITY_TOLERANCE:
+            return f"{label}.{kind}: fidelity {fidelity} with Qiskit's state"
+        return None
+    if circuit.n_qubits <= EXACT_RECORDS_MAX_QUBITS:
+        expected = genqsim_records(circuit)
+        counts = aer_counts(qc, SHOTS)
+        for value in set(expected) | set(counts):
+            p = expected.get(value, 0.0)
+            f = counts.get(value, 0) / SHOTS
+            if abs(f - p) > 5 * np.sqrt(max(p * (1 - p), 0.0) / SHOTS) + 2e-3:
+                return f"{label}.{kind}: record {value:b} has probability {p}, Aer {f}"
+        return None
+    ours, theirs = genqsim_counts(circuit, SAMPLED_SHOTS), aer_counts(qc, SAMPLED_SHOTS)
+    for value in set(ours) | set(theirs):
+        a, b = ours.get(value, 0) / SAMPLED_SHOTS, theirs.get(value, 0) / SAMPLED_SHOTS
+        p = (a + b) / 2
+        if abs(a - b) > 5 * np.sqrt(2 * p * (1 - p) / SAMPLED_SHOTS) + 2e-3:
+            return f"{label}.{kind}: record {value:b} in {a} of genqsim's shots, Aer's {b}"
+    return None

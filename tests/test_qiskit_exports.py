@@ -1,0 +1,95 @@
+"""Files Qiskit writes that break OpenQASM: the exports of library gates whose definitions
+hold fixed numbers (``StatePreparation``, ``Initialize``, ``DiagonalGate``, ``PauliGate``) pass
+the gates' own parameters, complex numbers and labels, as arguments. genqsim reads them as
+Qiskit runs the circuits (``qiskit_files.check``), passing those arguments over."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from qiskit_files import check, exported, read
+
+import genqsim as gq
+
+pytest.importorskip("qiskit")
+
+
+def _library_circuits() -> dict[str, Any]:
+    """Qiskit library gates whose exports hold arguments that are no OpenQASM expressions
+    (complex numbers, labels), each on a state that is not a basis state; ``dynamic``: the
+    same under a measurement and an ``if``, which the reference parser reads."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.library import DiagonalGate, Initialize, PauliGate, StatePreparation
+    from qiskit.quantum_info import random_statevector
+
+    def on(n: int, *gates: tuple[Any, list[int]]) -> Any:
+        qc = QuantumCircuit(n)
+        qc.h(range(n))
+        qc.ry(0.3, 0)
+        for gate, qubits in gates:
+            qc.append(gate, qubits)
+        return qc
+
+    dynamic = QuantumCircuit(3, 2)
+    dynamic.append(StatePreparation(random_statevector(4, seed=3)), [0, 1])
+    dynamic.append(PauliGate("XY"), [1, 2])
+    dynamic.measure(0, 0)
+    with dynamic.if_test((dynamic.clbits[0], 1)):
+        dynamic.append(StatePreparation("1+"), [1, 2])
+    dynamic.measure(2, 1)
+    return {
+        "state_preparation": on(3, (StatePreparation(random_statevector(8, seed=2)), [2, 0, 1])),
+        "state_preparation_label": on(3, (StatePreparation("0+r"), [0, 1, 2])),
+        "initialize": on(2, (Initialize(random_statevector(4, seed=4)), [1, 0])),
+        "diagonal": on(3, (DiagonalGate(list(np.exp(0.7j * np.arange(8)))), [0, 1, 2])),
+        "pauli": on(3, (PauliGate("XZY"), [0, 1, 2])),
+        "dynamic": dynamic,
+    }
+
+
+@pytest.mark.parametrize("name", _library_circuits())
+def test_qiskit_exports_with_unread_arguments_that_are_no_expressions_read(name):
+    """Qiskit writes complex numbers and labels as the arguments of gates whose definitions
+    hold fixed numbers (and never read those parameters): such arguments are passed over,
+    once-per-gate warned, and the file runs as Qiskit runs the circuit. The one file Qiskit
+    writes that breaks the language otherwise (``reset`` inside Initialize's OpenQASM 2.0
+    definition) is refused, naming what reads (QPY)."""
+    qc = _library_circuits()[name]
+    texts = exported(qc)
+    assert texts, f"Qiskit wrote no OpenQASM file of {name}"
+    for kind, text in texts:
+        if name == "initialize" and kind == "qasm2":
+            with pytest.raises(gq.qasm.QasmError, match="save the circuit as QPY, which genqsim"):
+                read(kind, text)
+            continue
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            problem = check(f"{name}", qc, kind, text)
+        assert problem is None, problem
+        passed_over = [w for w in caught if w.category is gq.qasm.QasmArgumentWarning]
+        assert passed_over, f"{name}.{kind}: no argument was passed over"
+        assert "is no OpenQASM expression" in str(passed_over[0].message)
+
+
+def test_arguments_passed_over_only_where_no_expression_is_and_nothing_reads_them():
+    """An unread parameter's argument that is an expression is read as one (no warning); an
+    argument that is no expression for a parameter the body reads is still an error."""
+    defined = 'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g(a, b) q { rx(b) q; }\nqreg q[1];\n'
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        circuit = gq.qasm.loads(defined + "g(pi/2, 0.5) q[0];")
+    np.testing.assert_allclose(
+        gq.simulate(circuit).amplitudes, [np.cos(0.25), -1j * np.sin(0.25)], atol=1e-15
+    )
+    with pytest.warns(gq.qasm.QasmArgumentWarning, match="'1\\+2j', an argument of 'g'"):
+        circuit = gq.qasm.loads(defined + "g(1+2j, 0.5) q[0];\ng(x, 0.5) q[0];")
+    np.testing.assert_allclose(
+        gq.simulate(circuit).amplitudes, [np.cos(0.5), -1j * np.sin(0.5)], atol=1e-15
+    )
+    with pytest.raises(gq.qasm.QasmError, match="line 5, column 11: expected"):
+        gq.qasm.loads(defined + "g(0.1, 1+2j) q[0];")
+    with pytest.raises(gq.qasm.QasmError, match="line 5, column 12: the parameters of 'g' are"):
+        gq.qasm.loads(defined + "g(1+2j q[0];")
