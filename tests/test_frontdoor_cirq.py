@@ -200,3 +200,41 @@ def test_a_global_phase_gate_keeps_cirqs_state_and_symbols_are_refused():
         Simulator().run(tested)
     with pytest.raises(ArgumentValueError, match="is not measured before it"):
         Simulator().run(cirq.Circuit(cirq.X(b).with_classical_controls("z"), cirq.measure(a)))
+
+
+def test_subcircuits_with_measurements_and_pauli_measurements_run_as_cirq_records_them():
+    """A ``CircuitOperation`` repeated with measurements and classical controls inside runs
+    inline with Cirq's keys and instances; a ``PauliMeasurementGate`` through its
+    decomposition: P(XZ = -1) = (1 - cos t) / 2 on |+> (x) ry(t)|0>."""
+    a, b = cirq.LineQubit.range(2)
+    inner = cirq.FrozenCircuit(
+        cirq.ry(1.2).on(a), cirq.measure(a, key="m"), cirq.X(b).with_classical_controls("m")
+    )
+    circuit = cirq.Circuit(cirq.CircuitOperation(inner, repetitions=3, use_repetition_ids=False))
+    circuit += cirq.measure(b, key="r")
+    shots = 4000
+    result = Simulator(seed=5).run(circuit, repetitions=shots)
+    theirs = cirq.Simulator(seed=5).run(circuit, repetitions=10)
+    assert result.records["m"].shape == (shots, 3, 1) and theirs.records["m"].shape[1:] == (3, 1)
+    m = result.records["m"][:, :, 0]
+    np.testing.assert_array_equal(result.records["r"][:, 0, 0], m.sum(axis=1) % 2)
+    p = np.sin(0.6) ** 2  # each instance after a fresh ry(1.2) on a collapsed qubit
+    first = m[:, 0].sum()
+    assert abs(first - shots * p) <= 5 * np.sqrt(shots * p * (1 - p))
+
+    t = 0.4
+    pauli = cirq.PauliMeasurementGate(cirq.DensePauliString("XZ"), key="p").on(a, b)
+    measured = Simulator(seed=6).run(
+        cirq.Circuit(cirq.H(a), cirq.ry(t).on(b), pauli), repetitions=shots
+    )
+    p = (1 - np.cos(t)) / 2
+    found = measured.records["p"].sum()
+    assert abs(found - shots * p) <= 5 * np.sqrt(shots * p * (1 - p))
+
+    until = cirq.CircuitOperation(
+        cirq.FrozenCircuit(cirq.H(a), cirq.measure(a, key="m")),
+        use_repetition_ids=False,
+        repeat_until=cirq.KeyCondition(cirq.MeasurementKey("m")),
+    )
+    with pytest.raises(ArgumentValueError, match="a Cirq subcircuit is not read"):
+        Simulator().run(cirq.Circuit(until))

@@ -7,6 +7,7 @@ first qubit most significant, so its amplitudes are genqsim's with the bit order
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -691,10 +692,16 @@ def from_cirq_measured(
         raise ArgumentValueError(
             f"the qubit order lacks the circuit's qubits {sorted(missing)}: list every qubit"
         )
+    try:  # subcircuits placed inline, their keys as Cirq names them ("0:m", "1:m")
+        circuit = cirq.unroll_circuit_op(circuit, deep=True, tags_to_check=None)
+    except ValueError as exc:  # repeat_until: a loop whose keys Cirq records per iteration
+        raise ArgumentValueError(f"a Cirq subcircuit is not read: {exc}") from None
     c = Circuit(len(qubits))
     records: dict[str, list[CirqMeasurement]] = {}
     clbit = 0
-    for op in circuit.all_operations():
+    pending = deque(circuit.all_operations())
+    while pending:
+        op = pending.popleft()
         qs = [index[q] for q in op.qubits]
         gate = op.gate
         if isinstance(op, cirq.ClassicallyControlledOperation):
@@ -722,12 +729,14 @@ def from_cirq_measured(
             elif cirq.has_unitary(op):
                 # cirq.unitary is big-endian over op.qubits: the last qubit is the lowest bit
                 c.unitary(cirq.unitary(op), list(reversed(qs)))
-            elif cirq.has_kraus(op):  # a noise channel, as its Kraus operators (big-endian)
+            elif not cirq.is_measurement(op) and cirq.has_kraus(op):
                 name = _identifier(type(gate).__name__ if gate is not None else "kraus")
-                c.kraus(list(cirq.kraus(op)), list(reversed(qs)), name=name)
+                c.kraus(list(cirq.kraus(op)), list(reversed(qs)), name=name)  # big-endian
+            elif (parts := cirq.decompose_once(op, default=None)) is not None:
+                pending.extendleft(reversed(parts))  # a Pauli measurement: basis change, ...
             else:
                 raise ArgumentValueError(
-                    f"Cirq operation {op!r} has neither a unitary nor Kraus operators"
+                    f"Cirq operation {op!r} has no unitary, no Kraus operators and no decomposition"
                 )
         else:
             _symbolic_cirq_op(c, gate, qs)
