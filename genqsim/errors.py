@@ -158,6 +158,12 @@ class NoiseModelWarning(UserWarning):
     of the table has, which only a defined or matrix gate of that name would match)."""
 
 
+class ProductFormulaWarning(UserWarning):
+    """A Qiskit ``PauliEvolutionGate`` of non-commuting terms too wide for its exact
+    exponential: it runs as the product formula Qiskit synthesises for it (as Aer runs it),
+    not as the exact ``exp(-i t H)`` of Qiskit's ``Statevector``."""
+
+
 class NormalizationError(GenqsimError, ValueError):
     """A state given to start a run whose norm is not one (the message gives its squared
     norm and how to normalise it)."""

@@ -83,7 +83,24 @@ ESTIMATOR_PUBS = [
         id="one-observable-per-point",
     ),
     pytest.param(lambda: (qft(3), ["ZII", "IXI"]), id="no-parameters"),
+    pytest.param(
+        lambda: (evolution(), SparsePauliOp(["ZZI", "XIX"], [1.0, 0.5]), [[0.3], [0.9], [-2.0]]),
+        id="pauli-evolution-clifford",
+    ),
 ]
+
+
+def evolution() -> QuantumCircuit:
+    """A PauliEvolutionGate of non-commuting terms over a parameter time, then a Clifford."""
+    from qiskit.circuit.library import PauliEvolutionGate
+    from qiskit.quantum_info import random_clifford
+
+    qc = QuantumCircuit(3)
+    qc.h(0)
+    h = SparsePauliOp(["XZI", "ZZY"], [0.5, 0.2])
+    qc.append(PauliEvolutionGate(h, time=2 * Parameter("t")), range(3))
+    qc.append(random_clifford(3, seed=1), range(3))
+    return qc
 
 
 @pytest.mark.parametrize("make_pub", ESTIMATOR_PUBS)

@@ -3,6 +3,8 @@ parameters survive both directions."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import sympy
@@ -372,3 +374,61 @@ def test_probabilities_broadcast_parameter_arrays_as_qiskits_statevector():
     exact = gq.probabilities(gq.Circuit(1).ry(a, 0), numbers="sympy", values={a: [0, b]})
     assert exact.dtype == object and exact.shape == (2, 2)
     assert sympy.simplify(exact[1, 1] - sympy.sin(b / 2) ** 2) == 0 and exact[0, 0] == 1
+
+
+def _evolution_reference(labels, coefficients, time, n):
+    """exp(-i t H) by scipy's expm of a kron-built H (label letter i acts on qubit n-1-i)."""
+    from scipy.linalg import expm
+
+    pauli = {"I": np.eye(2), "X": np.array([[0, 1], [1, 0]]),
+             "Y": np.array([[0, -1j], [1j, 0]]), "Z": np.diag([1.0, -1.0])}  # fmt: skip
+    h = sum(c * np.array(functools.reduce(np.kron, [pauli[x] for x in label]), complex)
+            for label, c in zip(labels, coefficients))  # fmt: skip
+    return expm(-1j * time * h)
+
+
+def test_a_pauli_evolution_of_non_commuting_terms_is_its_exact_exponential():
+    """Qiskit's ``PauliEvolutionGate`` is ``exp(-i t H)``, as Qiskit's ``Statevector`` applies
+    it (its definition is a one-step product formula): for numeric and parameter times, for
+    an operator given as a list and as a ``SparseObservable``, against scipy's ``expm``."""
+    from qiskit.circuit.library import PauliEvolutionGate
+    from qiskit.quantum_info import SparseObservable, SparsePauliOp
+
+    labels, coefficients = ["XZI", "ZZY", "IYX"], [0.5, 0.2, -0.7]
+    h = SparsePauliOp(labels, coefficients)
+    initial = random_state(4, np.random.default_rng(2))
+    t = Parameter("t")
+    for operator in (h, [h[:2], h[2:]], SparseObservable.from_sparse_pauli_op(h)):
+        for time in (0.8, 2 * t):
+            qc = qiskit.QuantumCircuit(4)
+            qc.append(PauliEvolutionGate(operator, time=time), [3, 0, 2])
+            circuit = gq.from_qiskit(qc)
+            assert [str(p) for p in circuit.parameters] == ([] if time == 0.8 else ["t"])
+            ran = circuit.bind({"t": 0.4}) if circuit.parameters else circuit
+            want = embed(_evolution_reference(labels, coefficients, 0.8, 3), 4, [3, 0, 2])
+            got = gq.simulate(ran, initial=initial).amplitudes
+            np.testing.assert_allclose(got, want @ initial, atol=1e-12)
+
+
+def test_a_pauli_evolution_of_commuting_terms_keeps_its_definition_and_a_wide_one_warns():
+    from qiskit.circuit.library import PauliEvolutionGate
+    from qiskit.quantum_info import SparsePauliOp
+
+    commuting = qiskit.QuantumCircuit(3)
+    commuting.append(PauliEvolutionGate(SparsePauliOp(["ZZI", "IZZ", "XXX"], [0.3, 0.5, 0.2]),
+                                        time=Parameter("t")), [0, 1, 2])  # fmt: skip
+    circuit = gq.from_qiskit(commuting)
+    assert circuit.instructions[0].gate.name == "PauliEvolution"  # the definition, a composite
+    np.testing.assert_allclose(
+        gq.unitary(circuit.bind({"t": 1.3})),
+        _evolution_reference(["ZZI", "IZZ", "XXX"], [0.3, 0.5, 0.2], 1.3, 3),
+        atol=1e-12,
+    )
+    n = gq.io.interop.EXACT_EVOLUTION_MAX_QUBITS + 1
+    wide = qiskit.QuantumCircuit(n)
+    wide.append(PauliEvolutionGate(SparsePauliOp(["X" * n, "Z" + "I" * (n - 1)], [0.4, 0.9]),
+                                   time=0.5), range(n))  # fmt: skip
+    with pytest.warns(gq.ProductFormulaWarning, match=f"on {n} qubits runs as its product"):
+        circuit = gq.from_qiskit(wide)
+    theirs = Statevector(wide.decompose(reps=3)).data  # Qiskit's product formula
+    np.testing.assert_allclose(gq.simulate(circuit).amplitudes, theirs, atol=1e-12)

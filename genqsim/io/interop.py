@@ -28,7 +28,7 @@ from ..circuit.gates import (
     NamedGate,
     PauliRotation,
 )
-from ..errors import ArgumentTypeError, ArgumentValueError
+from ..errors import ArgumentTypeError, ArgumentValueError, ProductFormulaWarning
 from . import classical
 from .classical import ClassicalError, ClassicalScope
 from .qasm.parser import BUILTIN
@@ -319,6 +319,8 @@ class _QiskitReader:
             name.startswith("c") and name.endswith("x") and name[1:-1].isdigit()
         ):
             c.mcx(qubits[:-1], qubits[-1])
+        elif name == "PauliEvolution" and (exact := _exact_evolution(op)) is not None:
+            c.append(Composite(_identifier(name), exact, _composite_params(op)), qubits)
         elif (body := _operation_body(op)) is not None:  # no Gate: a Clifford, annotated
             c.append(Composite(_identifier(name), body, _composite_params(op)), qubits)
         elif name in BUILTIN:
@@ -424,6 +426,55 @@ def _jumps(op: Any) -> frozenset[str]:
         return frozenset()
     return frozenset().union(*(_jumps(item.operation) for block in op.blocks
                                if block is not None for item in block.data))  # fmt: skip
+
+
+EXACT_EVOLUTION_MAX_QUBITS = 10
+"""A Qiskit ``PauliEvolutionGate`` of non-commuting terms on up to this many qubits runs as its
+exact exponential (from the eigenvectors of a ``2**n``-square matrix); a wider one as its
+product-formula definition."""
+
+
+def _exact_evolution(op: Any) -> Circuit | None:
+    """``exp(-i t H)`` of a Qiskit ``PauliEvolutionGate`` (``H`` a Pauli operator, or a list
+    of them evolved as their sum), as Qiskit's ``Operator`` and ``Statevector`` take it: the
+    eigenvectors of ``H`` (a fixed unitary ``V``), ``exp(-i t E)`` on the eigenvalues (a
+    diagonal gate, whose entries are SymPy expressions where the time is a parameter), and
+    ``V`` back. ``None`` where its definition is exact already (terms that all commute) or
+    where ``H`` is too wide (then with a :class:`ProductFormulaWarning`)."""
+    import warnings
+
+    from qiskit.quantum_info import SparseObservable, SparsePauliOp
+
+    parts = op.operator if isinstance(op.operator, list) else [op.operator]
+    terms = [SparsePauliOp.from_sparse_observable(p) if isinstance(p, SparseObservable)
+             else SparsePauliOp(p) for p in parts]  # fmt: skip
+    h = sum(terms[1:], terms[0]).simplify()
+    if h.coeffs.dtype == object:  # a parameter in a coefficient: the definition keeps it
+        return None
+    paulis = h.paulis
+    if all(paulis[i].commutes(paulis[j]) for i in range(len(paulis)) for j in range(i)):
+        return None
+    n = op.num_qubits
+    if n > EXACT_EVOLUTION_MAX_QUBITS:
+        warnings.warn(
+            f"a PauliEvolutionGate of non-commuting terms on {n} qubits runs as its "
+            "product-formula definition (as Aer runs it): its exact exponential, which "
+            f"Qiskit's Statevector applies, is taken up to {EXACT_EVOLUTION_MAX_QUBITS} qubits",
+            ProductFormulaWarning,
+            stacklevel=4,
+        )
+        return None
+    time = _from_qiskit_param(op.params[0])
+    energies, vectors = np.linalg.eigh(h.to_matrix())
+    body = Circuit(n)
+    if not isinstance(time, sympy.Basic):
+        return body.unitary((vectors * np.exp(-1j * energies * time)) @ vectors.conj().T,
+                            range(n), name="exp_iHt", check_unitary=False)  # fmt: skip
+    phases = [sympy.exp(-sympy.I * sympy.Float(e) * time) for e in energies]
+    body.unitary(vectors.conj().T, range(n), name="eigenbasis", check_unitary=False)
+    body.unitary(np.diag(np.array(phases, dtype=object)), range(n), name="exp_iEt",
+                 check_unitary=False)  # fmt: skip
+    return body.unitary(vectors, range(n), name="eigenbasis_dg", check_unitary=False)
 
 
 def _operation_body(op: Any) -> Circuit | None:
