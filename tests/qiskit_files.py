@@ -42,7 +42,8 @@ def exported(qc: Any) -> list[tuple[str, str]]:
 
 def is_dynamic(qc: Any) -> bool:
     body = qc.remove_final_measurements(inplace=False)
-    return any(i.operation.name in ("measure", "reset", "if_else") for i in body.data)
+    return any(i.operation.name in ("measure", "reset", "if_else", "switch_case", "while_loop")
+               for i in body.data)  # fmt: skip
 
 
 def qiskit_state(qc: Any) -> np.ndarray:

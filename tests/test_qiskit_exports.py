@@ -93,3 +93,30 @@ def test_arguments_passed_over_only_where_no_expression_is_and_nothing_reads_the
         gq.qasm.loads(defined + "g(0.1, 1+2j) q[0];")
     with pytest.raises(gq.qasm.QasmError, match="line 5, column 12: the parameters of 'g' are"):
         gq.qasm.loads(defined + "g(1+2j q[0];")
+
+
+def test_switch_blocks_in_qiskits_draft_syntax_read_as_the_final_ones():
+    """``qasm3.dumps(..., experimental=SWITCH_CASE_V1)`` writes ``case 0: { ... } break;``, a
+    draft of the language's ``switch``: read as the final syntax, the file runs as Qiskit
+    runs the circuit; an error elsewhere in such a file keeps its line."""
+    from qiskit import ClassicalRegister, QuantumCircuit, QuantumRegister, qasm3
+    from qiskit.qasm3 import ExperimentalFeatures
+
+    qc = QuantumCircuit(QuantumRegister(3, "q"), ClassicalRegister(2, "a"))
+    qc.h([0, 1])
+    qc.measure([0, 1], [0, 1])
+    with qc.switch(qc.cregs[0]) as case:
+        with case(0):
+            qc.x(2)
+        with case(1, 2):
+            qc.ry(0.7, 2)
+        with case(case.DEFAULT):
+            qc.h(2)
+    qc.measure(2, 1)
+    text = qasm3.dumps(qc, experimental=ExperimentalFeatures.SWITCH_CASE_V1)
+    assert "case 0: {" in text and "break;" in text
+    assert check("switch_v1", qc, "qasm3", text) is None
+    broken = text.replace("h q[0];", "h q[0]")
+    line = text.splitlines().index("h q[0];") + 1
+    with pytest.raises(gq.qasm.QasmError, match=f"line {line + 1}, column 1"):
+        gq.qasm.loads3(broken)

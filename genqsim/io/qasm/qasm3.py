@@ -1066,6 +1066,43 @@ def _parsed(openqasm3: Any, text: str) -> Any:
 _GATE_DEFINITION = re.compile(r"\bgate\s+(\w+)\s*\(([^)]*)\)[^{]*\{([^}]*)\}")
 
 
+_DRAFT_CASE = re.compile(r"((?:\bcase\b[^:{};]*:\s*)+|\bdefault\s*:\s*)\{")
+
+
+def _final_switch_syntax(text: str) -> str:
+    """``text`` with ``switch`` blocks in the draft syntax Qiskit writes with
+    ``ExperimentalFeatures.SWITCH_CASE_V1`` (``case 0: { ... } break;``, several values as
+    ``case 1: case 2: {``, ``default: {``) rewritten as the language has them (``case 0 {
+    ... }``, ``case 1, 2 {``); lines keep their places."""
+    out, at = [], 0
+    for match in _DRAFT_CASE.finditer(text):
+        if match.start() < at:
+            continue
+        close = _closing_brace(text, match.end())
+        if close is None:
+            return text  # unbalanced: left for the reference parser to report
+        after = re.match(r"\s*break\s*;", text[close + 1 :])
+        end = close + 1 + (after.end() if after else 0)
+        body = text[match.end() : close + 1]
+        tail = after.group().replace("break", "     ").replace(";", " ") if after else ""
+        values = re.findall(r"\bcase\b([^:{};]*):", match[1])
+        label = "case " + ", ".join(v.strip() for v in values) if values else "default"
+        lines = "\n" * match[1].count("\n")  # labels on several lines: one, lines kept
+        out += [text[at : match.start()], f"{label} {{{lines}", body, tail]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _closing_brace(text: str, start: int) -> int | None:
+    """The offset of the ``}`` that closes the ``{`` just before ``start``."""
+    depth = 1
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return None
+
+
 def _without_unread_arguments(text: str) -> tuple[str, list[tuple[int, int, str, str]]]:
     """``text`` with each gate call's argument that is no expression, for a parameter the
     gate's definition never reads, written ``0`` (as :meth:`.parser.Parser.call_expressions`
@@ -1228,8 +1265,8 @@ def _read(text: str, source: str | None) -> Circuit:
         program = _parsed(openqasm3, text)
     except Exception as exc:  # the reference parser's own error types vary by version
         error = _syntax_error(exc, source)
-        mended, passed_over = _without_unread_arguments(text)
-        if not passed_over:
+        mended, passed_over = _without_unread_arguments(_final_switch_syntax(text))
+        if mended == text:
             raise error from None
         try:
             program = _parsed(openqasm3, mended)
