@@ -209,3 +209,76 @@ def test_every_native_gate_has_pennylanes_matrix():
         theirs = qml.matrix(op, wire_order=wires)
         np.testing.assert_allclose(np.asarray(ours, dtype=complex), theirs, atol=1e-12,
                                    err_msg=op.name)  # fmt: skip
+
+
+def noisy(x):
+    """Channels on one and two wires (a general QubitChannel among them) after a trainable
+    rotation, measured several ways."""
+    qml.RX(x, 0)
+    qml.CNOT([0, 1])
+    qml.RY(0.4, 2)
+    qml.DepolarizingChannel(0.2, wires=0)
+    qml.AmplitudeDamping(0.3, wires=1)
+    qml.PhaseDamping(0.25, wires=2)
+    flip = np.kron(np.array([[0, 1], [1, 0]]), np.eye(2))  # X on its first wire, 2
+    qml.QubitChannel([np.sqrt(0.7) * np.eye(4), np.sqrt(0.3) * flip], wires=[2, 1])
+    qml.ThermalRelaxationError(0.1, 100.0, 80.0, 20.0, wires=3)
+
+
+def test_noise_channels_run_as_default_mixed_runs_them():
+    """Noise channels run on a density matrix (``method="auto"`` picks it): every
+    measurement equals ``default.mixed``'s to 1e-10, ``qml.state()`` is the density matrix
+    as there, shots are within 5 sigma of its probabilities, and parameter-shift gradients
+    equal its own; the adjoint method, which needs a pure state, is not offered."""
+
+    def measured(x):
+        noisy(x)
+        return (
+            qml.expval(qml.PauliZ(0) @ qml.PauliZ(1) + 0.5 * qml.PauliX(2)),
+            qml.var(qml.PauliY(2)),
+            qml.probs(wires=[2, 0]),
+            qml.density_matrix(wires=[1, 3]),
+            qml.purity(wires=[0, 1]),
+            qml.vn_entropy(wires=[2]),
+        )
+
+    x = pnp.array(0.7, requires_grad=True)
+    mixed = qml.device("default.mixed", wires=WIRES)
+    want = qml.QNode(measured, mixed)(x)
+    for options in ({}, {"method": "density_matrix"}):
+        got = qml.QNode(measured, qml.device("genqsim.qubit", wires=WIRES, **options))(x)
+        for ours, theirs in zip(got, want):
+            np.testing.assert_allclose(ours, theirs, atol=1e-10)
+
+    def state(x):
+        noisy(x)
+        return qml.state()
+
+    np.testing.assert_allclose(
+        qml.QNode(state, qml.device("genqsim.qubit", wires=WIRES))(x),
+        qml.QNode(state, mixed)(x),
+        atol=1e-10,
+    )
+
+    def probabilities(x):
+        noisy(x)
+        return qml.probs(wires=range(WIRES))
+
+    shots = 20_000
+    sampled = qml.QNode(probabilities, qml.device("genqsim.qubit", wires=WIRES, shots=shots,
+                                                  seed=4))(x)  # fmt: skip
+    p = qml.QNode(probabilities, mixed)(x)
+    sigma = np.sqrt(np.maximum(p * (1 - p), 1 / shots) / shots)
+    assert np.all(np.abs(sampled - p) <= 5 * sigma)
+
+    def energy(x):
+        noisy(x)
+        return qml.expval(qml.PauliZ(0) @ qml.PauliZ(1) + 0.5 * qml.PauliZ(1))
+
+    theirs = qml.grad(qml.QNode(energy, mixed))(x)
+    ours = qml.grad(qml.QNode(energy, qml.device("genqsim.qubit", wires=WIRES),
+                              diff_method="parameter-shift"))(x)  # fmt: skip
+    np.testing.assert_allclose(ours, theirs, atol=1e-10)
+    with pytest.raises(qml.exceptions.QuantumFunctionError, match="does not support adjoint"):
+        qml.grad(qml.QNode(energy, qml.device("genqsim.qubit", wires=WIRES),
+                           diff_method="adjoint"))(x)  # fmt: skip

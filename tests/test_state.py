@@ -114,3 +114,18 @@ def test_symbolic_numbers_are_planned_anew_each_time():
     psi = gq.zeros(2, numbers="sympy")
     kept = [plan_for_backend(c, psi.numbers, psi.backend, keep=True) for _ in range(2)]
     assert kept[0] is not kept[1]
+
+
+def test_a_state_of_another_kind_as_initial_continues_as_that_kind():
+    """A density matrix given as ``initial`` runs on as one (``method="auto"``), against
+    ``H rho H``; a state vector cannot start from it and says which method can."""
+    noisy = gq.Circuit(2).h(0).cx(0, 1).depolarizing(0.2, 0)
+    rho = gq.simulate(noisy)
+    later = gq.simulate(gq.Circuit(2).h(1), initial=rho)
+    h1 = np.kron(np.array([[1, 1], [1, -1]]) / np.sqrt(2), np.eye(2))  # H on qubit 1
+    assert later.method == "density_matrix"
+    np.testing.assert_allclose(later.to_numpy(), h1 @ rho.to_numpy() @ h1, atol=1e-12)
+    with pytest.raises(gq.ArgumentTypeError, match="run with method='density_matrix'"):
+        gq.simulate(gq.Circuit(2).h(1), initial=rho, method="statevector")
+    vector = gq.simulate(gq.Circuit(2).h(0))
+    assert gq.simulate(gq.Circuit(2).x(1), initial=vector).method == "statevector"

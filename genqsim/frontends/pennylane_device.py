@@ -27,7 +27,7 @@ from pennylane.devices.preprocess import (
     validate_device_wires,
     validate_measurements,
 )
-from pennylane.measurements import ExpectationMP, VarianceMP
+from pennylane.measurements import ExpectationMP, StateMP, VarianceMP
 from pennylane.tape import QuantumScript
 from pennylane.transforms import broadcast_expand, defer_measurements
 from pennylane.transforms.core import CompilePipeline
@@ -104,11 +104,16 @@ SPECIAL: dict[str, Callable[[Circuit, Any, list[Any], list[int]], None]] = {
 """Operations whose conversion reads their hyperparameters."""
 
 
+def is_channel(op: Any) -> bool:
+    """Whether ``op`` is a PennyLane noise channel (``qml.DepolarizingChannel``, ...)."""
+    return isinstance(op, qml.operation.Channel)
+
+
 def runs_natively(op: Any) -> bool:
     """Whether the device takes ``op`` as it is: a native gate, a state preparation, or a
     fixed (untrainable) operation with a matrix of at most 3 qubits."""
     name = op.name
-    if name in NATIVE or name in SPECIAL or name in STATE_PREPARATIONS:
+    if name in NATIVE or name in SPECIAL or name in STATE_PREPARATIONS or is_channel(op):
         return True
     return bool(op.has_matrix and len(op.wires) <= 3 and not any(
         qml.math.requires_grad(p) for p in op.data
@@ -176,6 +181,8 @@ class GenqsimQubit(Device):
             return False
         if circuit is None:
             return True
+        if any(is_channel(op) for op in circuit.operations):
+            return False  # the adjoint method runs on pure states
         return not circuit.shots and all(
             isinstance(m, ExpectationMP) and m.obs is not None and m.obs.pauli_rep is not None
             for m in circuit.measurements
@@ -212,6 +219,11 @@ class GenqsimQubit(Device):
                 return np.float64(mean)
             square = genqsim_observable(mp.obs, wires, squared=True)
             return np.float64(float(np.real(complex(state.expectation(square)))) - mean**2)
+        if getattr(state, "amplitudes", None) is None and hasattr(state, "partial_trace"):
+            # a density matrix (noise channels): PennyLane reads it whole, and qml.state()
+            # is the density matrix, as on default.mixed
+            rho = np.asarray(state.to_numpy(), dtype=np.complex128)
+            return rho if type(mp) is StateMP else mp.process_density_matrix(rho, wires)
         return mp.process_state(self._vector(_rotated(state, mp, wires)), wires)
 
     @staticmethod
@@ -310,6 +322,14 @@ def tape_circuit(tape: QuantumScript, wires: Wires, symbolic: bool = False) -> t
                 )
             initial = np.asarray(op.state_vector(wire_order=wires), dtype=np.complex128)
             initial = initial.reshape(-1)
+        elif is_channel(op):
+            if any(isinstance(p, sympy.Symbol) for p in params):
+                raise UnsupportedOperationError(
+                    f"{op.name} has a trainable parameter: noise channels are differentiated "
+                    "with diff_method='finite-diff'"
+                )
+            kraus = [np.asarray(k, dtype=np.complex128) for k in op.kraus_matrices()]
+            circuit.kraus(kraus, list(reversed(qubits)), name=op.name)  # first wire is high
         elif op.name in NATIVE:
             NATIVE[op.name](circuit, params, qubits)
         elif op.name in SPECIAL:

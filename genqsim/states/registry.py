@@ -39,6 +39,7 @@ from ..errors import (
 )
 from ..numbers import NumberSystem, get_number_system
 from ..plan import check_bound
+from .base import StateBase
 from .options import RunOptions
 from .protocol import Seed, State
 
@@ -273,6 +274,13 @@ def _method_of_options(options: RunOptions | None) -> str | None:
     return owners[0] if len(owners) == 1 else None
 
 
+def _method_of_state(initial: Any) -> str | None:
+    """The method of a state given as ``initial`` where it is another kind than a state vector
+    (a density matrix continues as one); ``None`` otherwise."""
+    kind = initial.method if isinstance(initial, StateBase) else None
+    return kind if kind in _specs() and kind != FALLBACK_METHOD else None
+
+
 def _claims(spec: MethodSpec, circuit: Circuit, numbers: NumberSystem | None) -> bool:
     return spec.auto is not None and bool(spec.auto(circuit, numbers))
 
@@ -348,7 +356,8 @@ def simulate(
         given = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
         given.update(keywords)  # threads=, fuse=, progress= beside options= are not dropped
     if method == AUTO:
-        method = _method_of_options(options) or choose_method(circuit, ns, given)
+        method = (_method_of_options(options) or _method_of_state(initial)
+                  or choose_method(circuit, ns, given))  # fmt: skip
     spec = method_spec(method)
     run_options = spec.make_options(given)
     if ns is not None:

@@ -503,6 +503,12 @@ def initial_state(
         return basis(initial, n_qubits, numbers, backend, device, options)
     if isinstance(initial, (_abc.Integral, np.integer)) and not isinstance(initial, bool):
         return basis(int(initial), n_qubits, numbers, backend, device, options)
+    if isinstance(initial, StateBase):  # a state of another kind: no vector to start from
+        kind = getattr(initial, "method", type(initial).__name__)
+        raise ArgumentTypeError(
+            f"the initial state is a {kind} state, which a state vector cannot start from: "
+            f"run with method={kind!r} (method='auto', the default, does)"
+        )
     chosen = backend_for(numbers, device, backend)
     if chosen.device == "cpu":
         psi = StateVector(np.array(initial, copy=True), numbers, backend, options)
