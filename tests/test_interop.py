@@ -432,3 +432,23 @@ def test_a_pauli_evolution_of_commuting_terms_keeps_its_definition_and_a_wide_on
         circuit = gq.from_qiskit(wide)
     theirs = Statevector(wide.decompose(reps=3)).data  # Qiskit's product formula
     np.testing.assert_allclose(gq.simulate(circuit).amplitudes, theirs, atol=1e-12)
+
+
+def test_noise_instructions_in_a_qiskit_circuit_run_as_qiskits_density_matrix_evolves_them():
+    """Aer's ``QuantumError`` and quantum_info's ``Kraus`` appended to a circuit (as Aer runs
+    them) are channels: genqsim's density matrix equals Qiskit's ``DensityMatrix`` of the
+    circuit."""
+    from qiskit.quantum_info import DensityMatrix, Kraus
+
+    aer_noise = pytest.importorskip("qiskit_aer.noise")
+    qc = qiskit.QuantumCircuit(3)
+    qc.h(0)
+    qc.ry(0.8, 2)
+    qc.append(aer_noise.depolarizing_error(0.3, 1), [0])
+    qc.cx(0, 1)
+    qc.append(aer_noise.amplitude_damping_error(0.4), [1])
+    qc.append(aer_noise.pauli_error([("XZ", 0.25), ("II", 0.75)]), [2, 0])
+    damp = [np.diag([1, np.sqrt(0.5)]), np.array([[0, np.sqrt(0.5)], [0, 0]])]
+    qc.append(Kraus([np.kron(k, np.eye(2)) for k in damp]), [0, 2])  # damps qubit 2
+    ours = gq.simulate(gq.from_qiskit(qc), method="density_matrix").to_numpy()
+    np.testing.assert_allclose(ours, DensityMatrix(qc).data, atol=1e-12)

@@ -49,7 +49,9 @@ def _from_qiskit_param(value: Any) -> Any:
 
 def from_qiskit(qc: Any) -> Circuit:
     """A genqsim circuit from a Qiskit ``QuantumCircuit``: standard gates, ``unitary`` and
-    other gates with a matrix, measurements, resets, barriers and delays, ``box`` blocks,
+    other gates with a matrix, ``PauliEvolutionGate`` (its exact exponential), ``Clifford``
+    and annotated operations, noise (``kraus``: Aer's ``QuantumError``, quantum_info's
+    ``Kraus``), measurements, resets, barriers and delays, ``box`` blocks,
     ``for_loop`` blocks (unrolled), ``if_test`` blocks with ``else`` branches and ``switch``
     blocks (conditioned on a classical bit, a register, or an expression of them), and
     classical variables (``add_var``, ``store``) kept as expressions of the measured bits
@@ -315,6 +317,8 @@ class _QiskitReader:
                 c.pauli_rotation("I", -2 * _from_qiskit_param(op.params[0]), [0])
         elif name == "unitary":
             c.unitary(np.asarray(op.to_matrix()), qubits)
+        elif name == "kraus":  # quantum_info's Kraus appended, and Aer's QuantumError inside
+            c.kraus([np.asarray(k, dtype=complex) for k in op.params], qubits)
         elif name == "mcx" or (
             name.startswith("c") and name.endswith("x") and name[1:-1].isdigit()
         ):
