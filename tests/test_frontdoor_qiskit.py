@@ -585,3 +585,94 @@ def test_sampler_draws_a_swept_pub_as_point_by_point_binding_draws_it():
     for index in np.ndindex(3, 2):
         exact = exact_distribution(qc, values[index])
         within_five_sigma(swept[index].get_counts(), exact, 300)
+
+
+def saving_circuit(measured: bool) -> QuantumCircuit:
+    """Every save instruction genqsim reads, at the end of a circuit (then measurements)."""
+    qc = QuantumCircuit(3, 2 if measured else 0)
+    qc.h(0)
+    qc.cx(0, 1)
+    qc.ry(0.3, 2)
+    qc.rx(0.5, 1)
+    qc.save_probabilities([0, 2])
+    qc.save_probabilities_dict([1], label="one")
+    qc.save_expectation_value(SparsePauliOp(["ZZ", "XI", "YY"], [1, 0.5, 0.2]), [0, 2])
+    qc.save_expectation_value_variance(SparsePauliOp(["XX", "ZI"], [1, 0.3]), [0, 1], label="ev")
+    qc.save_density_matrix([2, 0])
+    if measured:
+        qc.save_statevector()
+        qc.save_amplitudes([0, 3, 5])
+        qc.save_amplitudes_squared([0, 3])
+        qc.measure([0, 1], [0, 1])
+    return qc
+
+
+@pytest.mark.parametrize("noisy", [False, True])
+def test_backend_saves_what_aer_saves(noisy):
+    """Aer's save instructions at the end of a circuit give Aer's values under Aer's labels
+    (``result.get_statevector()`` among them): exact, noiseless against Aer's statevector
+    method, and with a noise model against its density-matrix method; they pass
+    ``transpile(qc, backend)``."""
+    from qiskit_aer import AerSimulator
+    from qiskit_aer.noise import NoiseModel, depolarizing_error
+
+    model = None
+    if noisy:
+        model = NoiseModel()
+        model.add_all_qubit_quantum_error(depolarizing_error(0.1, 1), ["h", "ry", "rx"])
+        model.add_all_qubit_quantum_error(depolarizing_error(0.05, 2), ["cx"])
+    qc = saving_circuit(measured=not noisy)
+    backend = GenqsimBackend(noise_model=model)
+    ours = backend.run(transpile(qc, backend), shots=200, seed_simulator=1).result()
+    aer = AerSimulator(method="density_matrix" if noisy else "statevector", noise_model=model)
+    theirs = aer.run(transpile(qc, aer), shots=200, seed_simulator=1).result().data(0)
+    assert set(ours.data(0)) - {"counts"} == set(theirs) - {"counts"}
+    for label, value in theirs.items():
+        if label == "counts":
+            continue
+        mine = ours.data(0)[label]
+        if isinstance(value, dict):
+            assert set(mine) <= set(range(2)) and mine == pytest.approx(value, abs=1e-10)
+        else:
+            mine, value = getattr(mine, "data", mine), getattr(value, "data", value)
+            np.testing.assert_allclose(np.asarray(mine), np.asarray(value), atol=1e-10)
+    if not noisy:
+        np.testing.assert_allclose(ours.get_statevector().data, theirs["statevector"].data,
+                                   atol=1e-12)  # fmt: skip
+        counts = ours.get_counts()
+        assert set(counts) <= {"00", "01", "10", "11"} and sum(counts.values()) == 200
+
+
+def test_save_instructions_genqsim_cannot_read_are_refused_with_the_reason():
+    backend = GenqsimBackend()
+    followed = QuantumCircuit(1)
+    followed.h(0)
+    followed.save_statevector()
+    followed.x(0)
+    with pytest.raises(ArgumentValueError, match="is followed by 'x' on its qubits"):
+        backend.run(followed)
+    mid = QuantumCircuit(1, 1)
+    mid.h(0)
+    mid.measure(0, 0)
+    mid.x(0)
+    mid.save_statevector()
+    with pytest.raises(ArgumentValueError, match="would save one shot's state"):
+        backend.run(mid)
+    per_shot = QuantumCircuit(1)
+    per_shot.h(0)
+    per_shot.save_statevector(pershot=True)
+    with pytest.raises(ArgumentValueError, match="pershot=True"):
+        backend.run(per_shot)
+    from qiskit_aer.noise import NoiseModel, depolarizing_error
+
+    model = NoiseModel()
+    model.add_all_qubit_quantum_error(depolarizing_error(0.1, 1), ["h"])
+    pure = QuantumCircuit(1)
+    pure.h(0)
+    pure.save_statevector()
+    with pytest.raises(ArgumentValueError, match="needs a pure state"):
+        GenqsimBackend(noise_model=model).run(pure)
+    from genqsim import from_qiskit
+
+    with pytest.raises(ArgumentValueError, match="GenqsimBackend reads"):
+        from_qiskit(pure)

@@ -29,11 +29,14 @@ from qiskit.providers import BackendV2, JobStatus, JobV1, Options
 from qiskit.result import Result
 from qiskit.transpiler import Target
 
+from ..circuit.circuit import Circuit
+from ..circuit.gates import GateKind
 from ..errors import ArgumentTypeError, ArgumentValueError, UnboundParameterError
 from ..numbers import get_number_system
-from ..states.registry import AUTO, choose_method
+from ..states.registry import AUTO, choose_method, simulate
 from ..states.sampling import check_shots, rng
 from ..version import __version__
+from .aer_saves import aer_save_classes, saved_values, split_saves
 from .options import SIMULATE_KEYWORDS, SimulateSettings, as_noise_model, checked_options
 from .qiskit_primitives import Program
 from .shots import shot_bits
@@ -51,6 +54,8 @@ def genqsim_target() -> Target:
     target.add_instruction(UnitaryGate, name="unitary")
     for name, control in CONTROL_FLOW.items():
         target.add_instruction(control, name=name)
+    for name, save in aer_save_classes().items():  # Aer's, where it is installed
+        target.add_instruction(save, name=name)
     return target
 
 
@@ -60,6 +65,23 @@ CONTROL_FLOW = {
     "box": BoxOp, "store": Store,
 }  # fmt: skip
 """The control-flow instructions ``gq.from_qiskit`` reads, by their Qiskit names."""
+
+
+def final_state(circuit: Circuit, settings: SimulateSettings) -> Any:
+    """The state ``circuit`` leaves before its final measurements, for Aer's save
+    instructions; refused where a mid-circuit measurement, reset or condition makes it one
+    shot's state."""
+    rest, _ = circuit.split_terminal_measurements()
+    if any(op.kind in SHOT_BY_SHOT for op in rest.operations):
+        raise ArgumentValueError(
+            "Aer's save instructions are read on circuits without mid-circuit measurements, "
+            "resets or conditions: there they would save one shot's state"
+        )
+    return simulate(rest, **settings.options)
+
+
+SHOT_BY_SHOT = frozenset({GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL, GateKind.LOOP})
+"""Operations after which a state is one shot's."""
 
 
 def as_integers(bits: np.ndarray) -> list[int]:
@@ -221,12 +243,15 @@ class GenqsimBackend(BackendV2):
         settings: SimulateSettings,
     ) -> dict[str, Any]:
         start = time.time()
+        qc, saves = split_saves(qc)
         program = Program(qc, settings.noise)
         bits = shot_bits(program.circuit, shots, generator, settings)
         outcomes = [hex(v) for v in as_integers(bits)]
         data: dict[str, Any] = {"counts": dict(Counter(outcomes)) if qc.num_clbits else {}}
         if memory:
             data["memory"] = outcomes if qc.num_clbits else []
+        if saves:
+            data.update(saved_values(saves, qc, final_state(program.circuit, settings)))
         method = settings.options.get("method", AUTO)
         if method == AUTO:
             own = {k: v for k, v in settings.options.items() if k not in SIMULATE_KEYWORDS}

@@ -184,6 +184,11 @@ class _QiskitReader:
                 self.store(qc, op, clbit_map)
         elif getattr(op, "condition", None) is not None:
             raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
+        elif name.startswith("save_"):
+            raise ArgumentValueError(
+                f"Aer's {name!r} keeps a result, which genqsim.qiskit.GenqsimBackend reads; "
+                "gq.from_qiskit reads circuits without save instructions"
+            )
         elif name in ("barrier", "delay"):  # a delay is an identity on an ideal machine
             c.barrier(qubits)
         elif name == "measure":
