@@ -115,3 +115,20 @@ def check(label: str, qc: Any, kind: str, text: str) -> str | None:
         if abs(a - b) > 5 * np.sqrt(2 * p * (1 - p) / SAMPLED_SHOTS) + 2e-3:
             return f"{label}.{kind}: record {value:b} in {a} of genqsim's shots, Aer's {b}"
     return None
+
+
+def coin_switch(n_clbits: int, cases: list[tuple[Any, str, tuple]]) -> Any:
+    """Two fair coins (qubits 0 and 1, measured into bits 0 and 1), a ``switch`` on those bits
+    whose cases (``(labels, gate name, its parameters)``, labels a tuple or ``"default"``)
+    act on qubit 2, and qubit 2 measured into the last bit."""
+    from qiskit import QuantumCircuit
+
+    qc = QuantumCircuit(3, n_clbits)
+    qc.h([0, 1])
+    qc.measure([0, 1], [0, 1])
+    with qc.switch(qc.cregs[0]) as case:
+        for labels, gate, params in cases:
+            with case(*((case.DEFAULT,) if labels == "default" else labels)):
+                getattr(qc, gate)(*params, 2)
+    qc.measure(2, n_clbits - 1)
+    return qc

@@ -11,6 +11,7 @@ import math
 import warnings
 
 import pytest
+from qiskit_files import coin_switch
 
 import genqsim as gq
 from genqsim.circuit import channels
@@ -47,17 +48,7 @@ def both_ways(qc: QuantumCircuit) -> list[gq.Circuit]:
 def test_switch_with_several_labels_and_a_default():
     """Two fair coins in ``c``; ``case 0`` flips ``q2``, ``case 1, 2`` puts it in ``|+>``,
     the default (3) leaves it: ``q2`` reads 1 with probability 1, 1/2, 1/2, 0."""
-    qc = QuantumCircuit(3, 3)
-    qc.h([0, 1])
-    qc.measure([0, 1], [0, 1])
-    with qc.switch(qc.cregs[0]) as case:
-        with case(0):
-            qc.x(2)
-        with case(1, 2):
-            qc.h(2)
-        with case(case.DEFAULT):
-            qc.z(2)
-    qc.measure(2, 2)
+    qc = coin_switch(3, [((0,), "x", ()), ((1, 2), "h", ()), ("default", "z", ())])
     expected = {"100": 0.25, "001": 0.125, "101": 0.125, "010": 0.125, "110": 0.125,
                 "011": 0.25}  # fmt: skip
     for c in both_ways(qc):

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from qiskit_files import check, exported, read
+from qiskit_files import check, coin_switch, exported, read
 
 import genqsim as gq
 
@@ -99,20 +99,10 @@ def test_switch_blocks_in_qiskits_draft_syntax_read_as_the_final_ones():
     """``qasm3.dumps(..., experimental=SWITCH_CASE_V1)`` writes ``case 0: { ... } break;``, a
     draft of the language's ``switch``: read as the final syntax, the file runs as Qiskit
     runs the circuit; an error elsewhere in such a file keeps its line."""
-    from qiskit import ClassicalRegister, QuantumCircuit, QuantumRegister, qasm3
+    from qiskit import qasm3
     from qiskit.qasm3 import ExperimentalFeatures
 
-    qc = QuantumCircuit(QuantumRegister(3, "q"), ClassicalRegister(2, "a"))
-    qc.h([0, 1])
-    qc.measure([0, 1], [0, 1])
-    with qc.switch(qc.cregs[0]) as case:
-        with case(0):
-            qc.x(2)
-        with case(1, 2):
-            qc.ry(0.7, 2)
-        with case(case.DEFAULT):
-            qc.h(2)
-    qc.measure(2, 1)
+    qc = coin_switch(2, [((0,), "x", ()), ((1, 2), "ry", (0.7,)), ("default", "h", ())])
     text = qasm3.dumps(qc, experimental=ExperimentalFeatures.SWITCH_CASE_V1)
     assert "case 0: {" in text and "break;" in text
     assert check("switch_v1", qc, "qasm3", text) is None
