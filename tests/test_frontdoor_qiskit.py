@@ -601,6 +601,7 @@ def saving_circuit(measured: bool) -> QuantumCircuit:
     qc.save_density_matrix([2, 0])
     if measured:
         qc.save_statevector()
+        qc.save_state(label="state")
         qc.save_amplitudes([0, 3, 5])
         qc.save_amplitudes_squared([0, 3])
         qc.measure([0, 1], [0, 1])

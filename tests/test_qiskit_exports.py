@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from dynamic_circuits import exact
 from qiskit_files import check, coin_switch, exported, read
 
 import genqsim as gq
@@ -110,3 +111,18 @@ def test_switch_blocks_in_qiskits_draft_syntax_read_as_the_final_ones():
     line = text.splitlines().index("h q[0];") + 1
     with pytest.raises(gq.qasm.QasmError, match=f"line {line + 1}, column 1"):
         gq.qasm.loads3(broken)
+
+
+def test_unread_arguments_on_the_reference_parsers_path_leave_definitions_alone():
+    """A file the plain reader does not take (an ``if``): arguments are mended for the
+    reference parser in calls only, never in a definition's header (however it is spaced),
+    and the file runs as written: ``h`` then a measurement, whose 1 flips q1 back from 1."""
+    text = (
+        'OPENQASM 3.0;\ninclude "stdgates.inc";\ngate  sp(_p0, _p1) a, b {\n  h a;\n  x b;\n}\n'
+        "bit[2] c;\nqubit[2] q;\nsp(0.5+0.1j, +) q[0], q[1];\nc[0] = measure q[0];\n"
+        "if (c[0]) {\n  x q[1];\n}\nc[1] = measure q[1];\n"
+    )
+    with pytest.warns(gq.qasm.QasmArgumentWarning, match=r"column 4: '0\.5\+0\.1j'") as caught:
+        circuit = gq.qasm.loads3(text)
+    assert len(caught) == 1 and caught[0].lineno == 9
+    assert exact(circuit) == pytest.approx({"10": 0.5, "01": 0.5}, abs=1e-12)

@@ -71,7 +71,7 @@ def saved_values(saves: list[Any], qc: QuantumCircuit, state: Any) -> dict[str, 
                 f"Aer's {kind!r} is not read (genqsim reads {', '.join(sorted(_SAVED))})"
             )
         label = op.label
-        if kind == "save_state":
+        if label == "_method_":  # save_state's own: named after the kind of state, as in Aer
             label = "statevector" if _is_pure(state) else "density_matrix"
         if label in out:
             raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")

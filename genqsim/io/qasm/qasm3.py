@@ -1117,14 +1117,14 @@ def _without_unread_arguments(text: str) -> tuple[str, list[tuple[int, int, str,
             unread[match[1]] = found
     if not unread:
         return text, []
-    calls = re.compile(rf"(?<!\w)(?<!gate )({'|'.join(map(re.escape, unread))})\s*\(")
+    calls = re.compile(rf"(?<!\w)({'|'.join(map(re.escape, unread))})\s*\(")
     out: list[str] = []
     passed_over: list[tuple[int, int, str, str]] = []
     at = 0
     for call in calls.finditer(text):
         start = call.end()
-        if start < at:
-            continue
+        if start < at or re.search(r"\bgate\s+$", text[max(0, call.start() - 40) : call.start()]):
+            continue  # inside an earlier call, or a definition's own header
         arguments, end = _top_level_arguments(text, start)
         pieces = []
         for index, (offset, argument) in enumerate(arguments):
