@@ -2,15 +2,17 @@
 ``save_expectation_value``, ...) for :class:`~genqsim.qiskit.GenqsimBackend`, so results read
 as Aer's do (``result.get_statevector()``, ``result.data()["probabilities"]``).
 
-genqsim reads them where they end a circuit (before its final measurements): their values are
-those of the state the circuit leaves, computed once, exactly, not averaged over shots. A
-noisy circuit leaves a density matrix, whose averaged quantities (probabilities, expectation
-values, density matrices) are exact there too. Saves between gates, saves after mid-circuit
-measurements or resets, and per-shot saves are refused with a message."""
+A save keeps what the state holds where it stands: the circuit is cut at its saves, and each
+part runs from the state the one before left (:class:`SavedParts`), once, exactly, not
+averaged over shots. A noisy circuit leaves a density matrix, whose averaged quantities
+(probabilities, expectation values, density matrices) are exact there too. Saves after a
+mid-circuit measurement or reset (each shot's state is then its own) and per-shot saves are
+refused with a message."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,42 +23,45 @@ from qiskit.result import ProbDistribution
 from ..errors import ArgumentValueError
 from ..linalg.pauli import PauliSum
 
-SAVED_AFTER = frozenset({"barrier", "measure"})
-"""What may follow a save on its qubits: other saves, barriers and the final measurements
-(operations on other qubits do not change what it saves)."""
+PER_SHOT = ("list", "c_list", "accum", "c_accum")
+"""Aer's subtypes of saves kept per shot (``pershot=True``) or per condition."""
 
 
-def split_saves(qc: QuantumCircuit) -> tuple[QuantumCircuit, list[Any]]:
-    """``qc`` without its save instructions, and those instructions (``CircuitInstruction``),
-    in order; raises ``ArgumentValueError`` for a save a gate or reset on its qubits follows,
-    or one that saves per shot."""
-    saves = [item for item in qc.data if item.operation.name.startswith("save_")]
-    if not saves:
-        return qc, []
-    later: dict[Any, str] = {}  # a qubit -> the first operation on it after the point reached
-    for item in reversed(qc.data):
-        name = item.operation.name
-        if not name.startswith("save_"):
-            if name not in SAVED_AFTER:
-                later.update(dict.fromkeys(item.qubits, name))
-            continue
-        after = [later[q] for q in item.qubits if q in later]
-        if after:
-            raise ArgumentValueError(
-                f"Aer's {name!r} is followed by {after[0]!r} on its qubits: genqsim reads save "
-                "instructions at the end of a circuit (before its final measurements)"
-            )
-    for item in saves:
-        if getattr(item.operation, "_subtype", "") in ("list", "c_list", "accum", "c_accum"):
-            raise ArgumentValueError(
-                f"Aer's {item.operation.name!r} with pershot=True or conditional=True is not "
-                "read: genqsim saves the state the circuit leaves, once"
-            )
+@dataclass(frozen=True)
+class SavedParts:
+    """A circuit cut at its save instructions: ``rest``, the circuit without them (what its
+    shots run), and ``parts``, each a circuit of the operations since the cut before and the
+    saves (``CircuitInstruction``) that follow them."""
+
+    rest: QuantumCircuit
+    parts: list[tuple[QuantumCircuit, list[Any]]]
+
+
+def split_saves(qc: QuantumCircuit) -> SavedParts:
+    """``qc`` cut at its save instructions; raises ``ArgumentValueError`` for a per-shot
+    save."""
     rest = qc.copy_empty_like()
+    parts: list[tuple[QuantumCircuit, list[Any]]] = []
+    part = qc.copy_empty_like()
+    saves: list[Any] = []
     for item in qc.data:
-        if not item.operation.name.startswith("save_"):
+        op = item.operation
+        if not op.name.startswith("save_"):
+            if saves:  # a new part starts after the saves
+                parts.append((part, saves))
+                part, saves = qc.copy_empty_like(), []
+            part.append(item)
             rest.append(item)
-    return rest, saves
+            continue
+        if getattr(op, "_subtype", "") in PER_SHOT:
+            raise ArgumentValueError(
+                f"Aer's {op.name!r} with pershot=True or conditional=True is not read: "
+                "genqsim saves the state where the save stands, once"
+            )
+        saves.append(item)
+    if saves:
+        parts.append((part, saves))
+    return SavedParts(rest if parts else qc, parts)
 
 
 def saved_values(saves: list[Any], qc: QuantumCircuit, state: Any) -> dict[str, Any]:

@@ -29,14 +29,14 @@ from qiskit.providers import BackendV2, JobStatus, JobV1, Options
 from qiskit.result import Result
 from qiskit.transpiler import Target
 
-from ..circuit.circuit import Circuit
 from ..circuit.gates import GateKind
 from ..errors import ArgumentTypeError, ArgumentValueError, UnboundParameterError
+from ..io.interop import from_qiskit
 from ..numbers import get_number_system
 from ..states.registry import AUTO, choose_method, simulate
 from ..states.sampling import check_shots, rng
 from ..version import __version__
-from .aer_saves import aer_save_classes, saved_values, split_saves
+from .aer_saves import SavedParts, aer_save_classes, saved_values, split_saves
 from .options import SIMULATE_KEYWORDS, SimulateSettings, as_noise_model, checked_options
 from .qiskit_primitives import Program
 from .shots import shot_bits
@@ -67,17 +67,28 @@ CONTROL_FLOW = {
 """The control-flow instructions ``gq.from_qiskit`` reads, by their Qiskit names."""
 
 
-def final_state(circuit: Circuit, settings: SimulateSettings) -> Any:
-    """The state ``circuit`` leaves before its final measurements, for Aer's save
-    instructions; refused where a mid-circuit measurement, reset or condition makes it one
-    shot's state."""
-    rest, _ = circuit.split_terminal_measurements()
-    if any(op.kind in SHOT_BY_SHOT for op in rest.operations):
-        raise ArgumentValueError(
-            "Aer's save instructions are read on circuits without mid-circuit measurements, "
-            "resets or conditions: there they would save one shot's state"
-        )
-    return simulate(rest, **settings.options)
+def saved_at_their_places(cut: SavedParts, settings: SimulateSettings) -> dict[str, Any]:
+    """What the save instructions of a cut circuit keep: each part run from the state the one
+    before left, noise included; refused where a mid-circuit measurement, reset or condition
+    comes before a save (the state is then one shot's)."""
+    out: dict[str, Any] = {}
+    state = None
+    for part, saves in cut.parts:
+        circuit = from_qiskit(part)
+        if settings.noise is not None:
+            circuit = settings.noise.apply(circuit)
+        if any(op.kind in SHOT_BY_SHOT for op in circuit.operations):
+            raise ArgumentValueError(
+                f"Aer's {saves[0].operation.name!r} comes after a mid-circuit measurement, "
+                "reset or condition: it would save one shot's state (genqsim reads saves "
+                "before them)"
+            )
+        state = simulate(circuit, initial=state, **settings.options)
+        for label, value in saved_values(saves, part, state).items():
+            if label in out:
+                raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")
+            out[label] = value
+    return out
 
 
 SHOT_BY_SHOT = frozenset({GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL, GateKind.LOOP})
@@ -243,15 +254,16 @@ class GenqsimBackend(BackendV2):
         settings: SimulateSettings,
     ) -> dict[str, Any]:
         start = time.time()
-        qc, saves = split_saves(qc)
+        cut = split_saves(qc)
+        qc = cut.rest
         program = Program(qc, settings.noise)
         bits = shot_bits(program.circuit, shots, generator, settings)
         outcomes = [hex(v) for v in as_integers(bits)]
         data: dict[str, Any] = {"counts": dict(Counter(outcomes)) if qc.num_clbits else {}}
         if memory:
             data["memory"] = outcomes if qc.num_clbits else []
-        if saves:
-            data.update(saved_values(saves, qc, final_state(program.circuit, settings)))
+        if cut.parts:
+            data.update(saved_at_their_places(cut, settings))
         method = settings.options.get("method", AUTO)
         if method == AUTO:
             own = {k: v for k, v in settings.options.items() if k not in SIMULATE_KEYWORDS}
