@@ -149,6 +149,9 @@ def test_mid_circuit_measurements_equal_default_qubit():
     dev, ref_dev = devices()
     for a, b in zip(qml.QNode(circuit, dev)(0.6), qml.QNode(circuit, ref_dev)(0.6)):
         np.testing.assert_allclose(a, b, atol=1e-12)
+    full = qml.device("genqsim.qubit", wires=[0, 1])  # no wire left for the deferred measurement
+    with pytest.raises(qml.wires.WireError, match=r"create the device with 1 more \(wires=3\)"):
+        qml.QNode(circuit, full)(0.6)
 
 
 def test_training_reaches_the_same_parameters_as_default_qubit():

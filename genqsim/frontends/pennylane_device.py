@@ -31,7 +31,7 @@ from pennylane.measurements import ExpectationMP, StateMP, VarianceMP
 from pennylane.tape import QuantumScript
 from pennylane.transforms import broadcast_expand, defer_measurements
 from pennylane.transforms.core import CompilePipeline
-from pennylane.wires import Wires
+from pennylane.wires import WireError, Wires
 
 from ..circuit.circuit import Circuit
 from ..differentiation.gradients import value_and_gradient
@@ -304,6 +304,14 @@ def tape_circuit(tape: QuantumScript, wires: Wires, symbolic: bool = False) -> t
     the symbols ``p0, p1, ...`` in order, for gradients."""
     n = len(wires)
     qubit = {w: n - 1 - i for i, w in enumerate(wires)}
+    missing = [w for w in tape.wires if w not in qubit]
+    if missing:
+        raise WireError(
+            f"the circuit uses wires {missing}, which the device lacks: PennyLane's "
+            "defer_measurements gives each mid-circuit measurement a wire of its own, so "
+            f"create the device with {len(missing)} more (wires={n + len(missing)}), or "
+            "leave wires unset"
+        )
     circuit = Circuit(n)
     initial = None
     trainable = set(tape.trainable_params) if symbolic else set()
