@@ -94,6 +94,8 @@ def test_arguments_passed_over_only_where_no_expression_is_and_nothing_reads_the
         gq.qasm.loads(defined + "g(0.1, 1+2j) q[0];")
     with pytest.raises(gq.qasm.QasmError, match="line 5, column 12: the parameters of 'g' are"):
         gq.qasm.loads(defined + "g(1+2j q[0];")
+    with pytest.raises(gq.qasm.QasmError, match="line 5, column 3: expected an argument of 'g'"):
+        gq.qasm.loads(defined + "g(, 0.5) q[0];")
 
 
 def test_switch_blocks_in_qiskits_draft_syntax_read_as_the_final_ones():

@@ -780,6 +780,8 @@ class Parser:
             apart = last is not None and (tok.line, tok.column) != (
                 last.line, last.column + len(last.text))  # fmt: skip
             text, last = text + " " * apart + tok.text, tok
+        if not text:
+            raise self.error(f"expected an argument of {callee.text!r}")
         try:
             return expression_tree(text, None if names is None else tuple(names))
         except QasmError:
