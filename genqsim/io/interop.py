@@ -328,16 +328,16 @@ class _QiskitReader:
             name.startswith("c") and name.endswith("x") and name[1:-1].isdigit()
         ):
             c.mcx(qubits[:-1], qubits[-1])
-        elif name == "PauliEvolution" and (exact := _exact_evolution(op)) is not None:
-            c.append(Composite(_identifier(name), exact, _composite_params(op)), qubits)
-        elif (body := _operation_body(op)) is not None:  # no Gate: a Clifford, annotated
-            c.append(Composite(_identifier(name), body, _composite_params(op)), qubits)
         elif name in BUILTIN:
             _, _, apply = BUILTIN[name]
             built: list[Operation] = []
             apply(built, [_from_qiskit_param(p) for p in op.params], qubits, True)
             for sub_op in built:
                 c._append_op(sub_op)
+        elif name == "PauliEvolution" and (exact := _exact_evolution(op)) is not None:
+            c.append(Composite(_identifier(name), exact, _composite_params(op)), qubits)
+        elif (body := _operation_body(op)) is not None:  # no Gate: a Clifford, annotated
+            c.append(Composite(_identifier(name), body, _composite_params(op)), qubits)
         elif getattr(op, "definition", None) is not None:
             body = from_qiskit(op.definition)
             if body.has_non_unitary:  # an instruction that measures: its instructions in place
