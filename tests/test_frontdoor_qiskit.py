@@ -688,6 +688,12 @@ def test_save_instructions_genqsim_cannot_read_are_refused_with_the_reason():
     mid.save_statevector()
     with pytest.raises(ArgumentValueError, match="comes after a mid-circuit measurement"):
         backend.run(mid)
+    twice = QuantumCircuit(1)
+    twice.save_probabilities(label="p")
+    twice.h(0)
+    twice.save_probabilities(label="p")
+    with pytest.raises(ArgumentValueError, match="two save instructions keep 'p'"):
+        backend.run(twice)
     per_shot = QuantumCircuit(1)
     per_shot.h(0)
     per_shot.save_statevector(pershot=True)

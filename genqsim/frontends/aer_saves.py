@@ -64,9 +64,9 @@ def split_saves(qc: QuantumCircuit) -> SavedParts:
     return SavedParts(rest if parts else qc, parts)
 
 
-def saved_values(saves: list[Any], qc: QuantumCircuit, state: Any) -> dict[str, Any]:
-    """What each save instruction of ``qc`` keeps, by its label, from the final ``state``."""
-    out: dict[str, Any] = {}
+def save_values(saves: list[Any], qc: QuantumCircuit, state: Any, out: dict[str, Any]) -> None:
+    """Put into ``out`` what each save instruction of ``qc`` keeps, by its label, from the
+    ``state`` where it stands; a label already there is an error."""
     for item in saves:
         op = item.operation
         qubits = [qc.find_bit(q).index for q in item.qubits]
@@ -81,7 +81,6 @@ def saved_values(saves: list[Any], qc: QuantumCircuit, state: Any) -> dict[str, 
         if label in out:
             raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")
         out[label] = _SAVED[kind](state, op, qubits)
-    return out
 
 
 def _is_pure(state: Any) -> bool:
@@ -95,6 +94,14 @@ def _amplitudes(state: Any, what: str) -> np.ndarray:
             "save probabilities, expectation values or the density matrix instead"
         )
     return np.asarray(state.amplitudes, dtype=complex)
+
+
+def _squared_amplitudes(state: Any, indices: list[int]) -> np.ndarray:
+    """The probabilities of the basis states ``indices`` (of a pure state, from those
+    amplitudes alone; of a density matrix, its diagonal)."""
+    if _is_pure(state):
+        return np.abs(np.asarray(state.amplitudes)[indices]) ** 2
+    return np.asarray(state.probabilities(), dtype=float)[indices]
 
 
 def _density_matrix(state: Any, qubits: list[int]) -> DensityMatrix:
@@ -127,9 +134,7 @@ _SAVED: dict[str, Callable[[Any, Any, list[int]], Any]] = {
     ),
     "save_density_matrix": lambda s, op, q: _density_matrix(s, q),
     "save_amplitudes": lambda s, op, q: _amplitudes(s, "save_amplitudes")[list(op.params)],
-    "save_amplitudes_sq": lambda s, op, q: np.asarray(s.probabilities(), dtype=float)[
-        list(op.params)
-    ],
+    "save_amplitudes_sq": lambda s, op, q: _squared_amplitudes(s, list(op.params)),
     "save_expval": lambda s, op, q: _mean(s, op, q),
     "save_expval_var": lambda s, op, q: np.array(
         [(m := _mean(s, op, q)), _mean(s, op, q, which=1) - m**2]

@@ -39,6 +39,7 @@ from ..errors import ArgumentValueError, UnsupportedOperationError
 from ..linalg.observables import Hermitian
 from ..linalg.pauli import PauliSum
 from ..states.counting import memory
+from ..states.density import DensityMatrix
 from ..states.registry import simulate
 from ..states.sampling import rng
 from .options import SimulateSettings
@@ -219,9 +220,9 @@ class GenqsimQubit(Device):
                 return np.float64(mean)
             square = genqsim_observable(mp.obs, wires, squared=True)
             return np.float64(float(np.real(complex(state.expectation(square)))) - mean**2)
-        if getattr(state, "amplitudes", None) is None and hasattr(state, "partial_trace"):
-            # a density matrix (noise channels): PennyLane reads it whole, and qml.state()
-            # is the density matrix, as on default.mixed
+        if isinstance(state, DensityMatrix):
+            # noise channels: PennyLane reads the density matrix whole, and qml.state() is
+            # the density matrix, as on default.mixed
             rho = np.asarray(state.to_numpy(), dtype=np.complex128)
             return rho if type(mp) is StateMP else mp.process_density_matrix(rho, wires)
         return mp.process_state(self._vector(_rotated(state, mp, wires)), wires)

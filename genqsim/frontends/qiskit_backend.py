@@ -36,7 +36,7 @@ from ..numbers import get_number_system
 from ..states.registry import AUTO, choose_method, simulate
 from ..states.sampling import check_shots, rng
 from ..version import __version__
-from .aer_saves import SavedParts, aer_save_classes, saved_values, split_saves
+from .aer_saves import SavedParts, aer_save_classes, save_values, split_saves
 from .options import SIMULATE_KEYWORDS, SimulateSettings, as_noise_model, checked_options
 from .qiskit_primitives import Program
 from .shots import shot_bits
@@ -84,10 +84,7 @@ def saved_at_their_places(cut: SavedParts, settings: SimulateSettings) -> dict[s
                 "before them)"
             )
         state = simulate(circuit, initial=state, **settings.options)
-        for label, value in saved_values(saves, part, state).items():
-            if label in out:
-                raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")
-            out[label] = value
+        save_values(saves, part, state, out)
     return out
 
 

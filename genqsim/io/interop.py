@@ -72,9 +72,16 @@ def from_qiskit(qc: Any) -> Circuit:
     reader = _QiskitReader(qc.num_qubits, qc.num_clbits)
     reader.read(qc, c, list(range(qc.num_qubits)), list(range(qc.num_clbits)))
     phase = _from_qiskit_param(qc.global_phase)
-    if c.n_qubits and phase != 0:
-        c.pauli_rotation("I", -2 * phase, [0])
+    if phase != 0:
+        _global_phase(c, phase)
     return c
+
+
+def _global_phase(c: Circuit, phase: Any) -> None:
+    """``exp(i phase)`` on ``c``: ``exp(-i (-2 phase) I / 2)`` on qubit 0 (nothing to put it on
+    in a circuit without qubits)."""
+    if c.n_qubits:
+        c.pauli_rotation("I", -2 * phase, [0])
 
 
 MAX_UNROLLED_INSTRUCTIONS = 1_000_000
@@ -317,9 +324,8 @@ class _QiskitReader:
     def gate(self, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
         """A gate or an instruction with a definition."""
         name = op.name
-        if name == "global_phase":  # exp(i phi) = exp(-i (-2 phi) I / 2)
-            if c.n_qubits:
-                c.pauli_rotation("I", -2 * _from_qiskit_param(op.params[0]), [0])
+        if name == "global_phase":
+            _global_phase(c, _from_qiskit_param(op.params[0]))
         elif name == "unitary":
             c.unitary(np.asarray(op.to_matrix()), qubits)
         elif name == "kraus":  # quantum_info's Kraus appended, and Aer's QuantumError inside
@@ -804,15 +810,14 @@ def from_cirq_measured(
 
 
 def _cirq_global_phase(c: Circuit, gate: Any) -> None:
-    """A ``cirq.GlobalPhaseGate``: ``exp(i phi) = exp(-i (-2 phi) I / 2)`` on qubit 0."""
+    """A ``cirq.GlobalPhaseGate`` (a numeric one) as :func:`_global_phase`."""
     import cirq
 
     if cirq.is_parameterized(gate):
         raise ArgumentValueError(
             f"{gate!r}: a global phase with a symbol has no genqsim form; resolve it first"
         )
-    if c.n_qubits:
-        c.pauli_rotation("I", -2 * float(np.angle(complex(gate.coefficient))), [0])
+    _global_phase(c, float(np.angle(complex(gate.coefficient))))
 
 
 def _cirq_conditional(
