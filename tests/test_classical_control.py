@@ -797,3 +797,39 @@ def test_a_conditional_inside_a_conditional_reads_bits_measured_before_both():
     rest, terminal = c.split_terminal_measurements()
     assert terminal == [(2, 2)] and rest.count_ops()["measure"] == 2
     assert c.light_cone([2]).qubits == (0, 1, 2)
+
+
+def test_a_conditional_measurement_into_a_measured_bit_keeps_that_measurement_in_place():
+    """q0 = |1> measured into c0, then where c1 (a coin) reads 1, q1 = |0> is measured into c0
+    too: c0 ends 0 exactly where c1 is 1. Sampled at the end, the first measurement would
+    overwrite the second. Also through Qiskit's ``if_test``, against Aer."""
+    from dynamic_circuits import assert_drawn_from, exact
+    from qiskit_aer import AerSimulator
+
+    c = gq.Circuit(3, n_clbits=2).x(0).h(2).measure(2, 1).measure(0, 0)
+    c.if_(1, 1, gq.Circuit(3).measure(1, 0))
+    expected = {"01": 0.5, "10": 0.5}
+    assert c.split_terminal_measurements()[1] == []
+    qc = QuantumCircuit(3, 2)
+    qc.x(0)
+    qc.h(2)
+    qc.measure(2, 1)
+    qc.measure(0, 0)
+    with qc.if_test((qc.clbits[1], 1)):
+        qc.measure(1, 0)
+    aer = AerSimulator().run(qc, shots=4000, seed_simulator=1).result().get_counts()
+    assert_drawn_from(aer, expected, 4000)
+    for circuit in (c, gq.from_qiskit(qc)):
+        assert exact(circuit) == pytest.approx(expected, abs=1e-12)
+        for backend in (None, "numpy"):  # the compiled shot loop, the grouped runner
+            counts = gq.counts(circuit, 4000, seed=2, method="statevector", backend=backend)
+            assert_drawn_from(counts, expected, 4000)
+
+
+def test_of_two_measurements_into_one_bit_the_later_is_the_one_kept():
+    """q0 = |1> into c0, then q1 = |0> into c0 with a gate on q1 after it (so that one is
+    kept mid-circuit): the record shows the later reading, 0."""
+    c = gq.Circuit(2, n_clbits=1).x(0).measure(0, 0).measure(1, 0).h(1)
+    assert c.split_terminal_measurements()[1] == []
+    assert gq.counts(c, 100, seed=1) == {"0": 100}
+    assert distribution(c) == {"0": 1.0}

@@ -33,7 +33,7 @@ from ..support.validation import as_qubit, as_qubit_tuple, check_n_qubits, check
 from . import channels
 from .channels import QuantumChannel
 from .composite import Composite, operations_matrix
-from .conditional import Conditional, WhileLoop, as_clbits, measured_bits
+from .conditional import Conditional, WhileLoop, as_clbits, written_bits
 from .gates import (
     NON_UNITARY,
     Barrier,
@@ -655,7 +655,7 @@ class Circuit:
                 f"{outside[0]})) or declare the register (gq.Circuit({self.n_qubits}, "
                 f"n_clbits={max(outside) + 1}))"
             )
-        if kind is WhileLoop and not measured_bits(gate.body) & set(gate.clbits):
+        if kind is WhileLoop and not written_bits(gate.body) & set(gate.clbits):
             raise ArgumentValueError(
                 f"the body of a while loop on classical bits {list(gate.clbits)} measures "
                 "into none of them, so the loop would never end once entered: measure into "
@@ -706,7 +706,8 @@ class Circuit:
         """``(circuit without its terminal measurements, [(qubit, clbit), ...])``.
 
         A measurement is terminal when no later operation (other than barriers and further
-        measurements) touches its qubit and no later conditional reads its classical bit. A
+        measurements) touches its qubit and no later operation that stays (a conditional, a
+        measurement that is not terminal) reads or writes its classical bit. A
         circuit that measures nothing is returned as it is (every ``apply`` asks).
         """
         kept, terminal = self.derived("terminal measurements", self._terminal_measurements)
@@ -725,7 +726,7 @@ class Circuit:
         if not any(isinstance(op.gate, Measure) for op in items):
             return tuple(range(len(items))), ()
         busy_after: set[int] = set()
-        read_after: set[int] = set()
+        used_after: set[int] = set()  # bits a later kept operation reads or writes
         keep: list[int] = []
         terminal: list[tuple[int, int]] = []
         for i in reversed(range(len(items))):
@@ -734,12 +735,11 @@ class Circuit:
             if (
                 isinstance(gate, Measure)
                 and op.targets[0] not in busy_after
-                and gate.clbit not in read_after
+                and gate.clbit not in used_after
             ):
                 terminal.append((op.targets[0], gate.clbit))
                 continue
-            if isinstance(gate, Conditional):
-                read_after.update(gate.bits_read)
+            used_after.update(gate.bits_read, gate.bits_written)
             if op.kind is not GateKind.BARRIER:
                 busy_after.update(op.qubits)
             keep.append(i)
@@ -1210,8 +1210,8 @@ def _acts(body: Operation | Circuit) -> bool:
 def _measured_into(body: Operation | Circuit, bits: Sequence[int]) -> bool:
     """Whether a branch's body measures into any of ``bits``."""
     if isinstance(body, Operation):
-        body = Circuit(max(body.qubits) + 1, [body])
-    return isinstance(body, Circuit) and not measured_bits(body).isdisjoint(bits)
+        return not body.gate.bits_written.isdisjoint(bits)
+    return isinstance(body, Circuit) and not written_bits(body).isdisjoint(bits)
 
 
 POWER_MAX_QUBITS = 10

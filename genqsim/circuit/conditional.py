@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ArgumentTypeError, ArgumentValueError, QubitIndexError
-from .gates import Gate, GateKind, Measure
+from .gates import Gate, GateKind
 
 if TYPE_CHECKING:
     from .circuit import Circuit
@@ -124,11 +124,16 @@ class Conditional(Gate):
     @property
     def bits_read(self) -> frozenset[int]:
         """The classical bits this conditional reads: its own, and those the conditionals and
-        loops in its branches read (a measurement before it that writes one of them is no
-        terminal measurement)."""
-        inner = (op.gate.bits_read for body in self.bodies for op in body.operations
-                 if isinstance(op.gate, Conditional))  # fmt: skip
+        loops in its branches read (a measurement before it that writes one of
+        them is no terminal measurement)."""
+        inner = (op.gate.bits_read for body in self.bodies for op in body.operations)
         return frozenset(self.clbits).union(*inner)
+
+    @property
+    def bits_written(self) -> frozenset[int]:
+        """The classical bits the measurements in its branches may write (a
+        measurement before it into one of them is no terminal measurement either)."""
+        return frozenset().union(*(written_bits(body) for body in self.bodies))
 
     def holds(self, clbit_values: Mapping[int, int]) -> bool:
         """Whether the bits (missing ones read 0) hold the value (one of the values)."""
@@ -203,16 +208,10 @@ class WhileLoop(Conditional):
         super()._fill(body)
 
 
-def measured_bits(circuit: Circuit) -> set[int]:
-    """The classical bits ``circuit`` measures into, inside conditionals and loops too."""
-    found: set[int] = set()
-    for op in circuit.operations:
-        if isinstance(op.gate, Measure):
-            found.add(op.gate.clbit)
-        elif isinstance(op.gate, Conditional):
-            for body in op.gate.bodies:
-                found |= measured_bits(body)
-    return found
+def written_bits(circuit: Circuit) -> set[int]:
+    """The classical bits ``circuit`` writes (measures into), inside conditionals and loops
+    too."""
+    return set().union(*(op.gate.bits_written for op in circuit.operations))
 
 
 WHILE_NEEDS_SHOTS = (

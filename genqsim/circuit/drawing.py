@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .conditional import Conditional
 from .gates import GateKind
 
 if TYPE_CHECKING:
@@ -34,28 +33,27 @@ def _cells(op: Operation) -> dict[int, str]:
 
 
 def _layers(circuit: Circuit) -> list[list[Operation]]:
-    """Greedy left-packing: an operation goes one column after the last one touching its span."""
+    """Greedy left-packing: an operation goes one column after the last one touching its span,
+    and after the last one writing a classical bit it reads or writes (or reading one it
+    writes)."""
     columns: list[list[Operation]] = []
     free_from = [0] * circuit.n_qubits
-    written_by: dict[int, int] = {}  # classical bit -> column after the measurement writing it
+    written_by: dict[int, int] = {}  # classical bit -> column after the last write of it
+    read_by: dict[int, int] = {}  # classical bit -> column after the last read of it
     for op in circuit.instructions:
-        span = range(min(op.qubits), max(op.qubits) + 1)
-        col = max(free_from[q] for q in span)
-        reads = op.gate.bits_read if isinstance(op.gate, Conditional) else ()  # waits for its bits
-        col = max([col, *(written_by.get(b, 0) for b in reads)])
+        span = range(min(op.qubits), max(op.qubits) + 1) if op.qubits else range(0)
+        reads, writes = op.gate.bits_read, op.gate.bits_written
+        col = max(
+            [0, *(free_from[q] for q in span), *(written_by.get(b, 0) for b in reads | writes),
+             *(read_by.get(b, 0) for b in writes)]
+        )  # fmt: skip
         if col == len(columns):
             columns.append([])
         columns[col].append(op)
         for q in span:
             free_from[q] = col + 1
-        inner = (
-            [m for body in op.gate.bodies for m in body.operations]
-            if isinstance(op.gate, Conditional)
-            else (op,)
-        )
-        for m in inner:
-            if m.kind is GateKind.MEASURE:
-                written_by[m.gate.clbit] = col + 1  # type: ignore[attr-defined]
+        written_by.update(dict.fromkeys(writes, col + 1))
+        read_by.update({b: max(read_by.get(b, 0), col + 1) for b in reads})
     return columns
 
 

@@ -641,6 +641,16 @@ class Gate:
         """The symbols in the gate's parameters."""
         return _free_symbols(self.params)
 
+    @property
+    def bits_read(self) -> frozenset[int]:
+        """The classical bits the gate reads (conditions): none for a gate."""
+        return frozenset()
+
+    @property
+    def bits_written(self) -> frozenset[int]:
+        """The classical bits the gate writes (measurements): none for a gate."""
+        return frozenset()
+
     def diagonal(self, numbers: NumberSystem) -> np.ndarray:
         """The diagonal of a DIAGONAL gate."""
         raise ArgumentTypeError(f"{self.name} is not diagonal")
@@ -957,6 +967,10 @@ class Measure(Gate):
 
     def _key(self) -> tuple:
         return (*super()._key(), self.clbit)
+
+    @property
+    def bits_written(self) -> frozenset[int]:
+        return frozenset((self.clbit,))
 
     @property
     def label(self) -> str:

@@ -14,8 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .conditional import Conditional, measured_bits
-from .gates import GateKind, Measure
+from .gates import GateKind
 
 if TYPE_CHECKING:
     from .circuit import Circuit
@@ -57,17 +56,14 @@ def light_cone(circuit: Circuit, qubits: Iterable[int]) -> LightCone:
         gate = op.gate
         if gate.kind is GateKind.BARRIER:
             continue
-        touches = not live.isdisjoint(op.qubits)
-        if isinstance(gate, Measure):
-            touches = touches or gate.clbit in bits
-        elif isinstance(gate, Conditional) and not touches:  # a branch may write read bits
-            touches = any(not bits.isdisjoint(measured_bits(body)) for body in gate.bodies)
+        # in the cone: on a qubit of it, or writing a bit it reads (a measurement, a
+        # conditional's branch)
+        touches = not live.isdisjoint(op.qubits) or not bits.isdisjoint(gate.bits_written)
         if not touches:
             continue
         kept.append(index)
         live.update(op.qubits)
-        if isinstance(gate, Conditional):
-            bits.update(gate.bits_read)
+        bits.update(gate.bits_read)
     kept.reverse()
     cone = type(circuit)(circuit.n_qubits, [ops[i] for i in kept], n_clbits=circuit.n_clbits)
     return LightCone(cone, tuple(sorted(live)), tuple(kept))
