@@ -1,5 +1,5 @@
 """The compiled shot loop: every shot of a small state's dynamic circuit (mid-circuit
-measurements, resets, channels, conditionals, while loops) run from a shot program
+measurements, resets, channels, conditionals, while loops, classical stores) run from a shot program
 (:mod:`genqsim.plan.shot_program`) without Python between operations.
 
 Shots run in groups as :mod:`genqsim.states.branching` runs them: all start as one group on
@@ -30,7 +30,7 @@ from .numba_slp import vector_njit
 MATRIX, DIAGONAL, PERMUTATION = int(Op.MATRIX), int(Op.DIAGONAL), int(Op.PERMUTATION)
 MEASURE, RESET, IF, JUMP = int(Op.MEASURE), int(Op.RESET), int(Op.IF), int(Op.JUMP)
 LOOP_ENTER, LOOP_TEST = int(Op.LOOP_ENTER), int(Op.LOOP_TEST)
-MIXTURE, KRAUS = int(Op.MIXTURE), int(Op.KRAUS)
+MIXTURE, KRAUS, STORE = int(Op.MIXTURE), int(Op.KRAUS), int(Op.STORE)
 
 PC, SHOTS, BITS_AT, COUNTERS_AT = 0, 1, 2, 3
 """A group's registers: its next row, its shots, where its classical bits start, and from
@@ -163,11 +163,19 @@ def _settle(state, qubit, outcome, probability, reset):
 
 
 @_jit
+def _bits_value(ints, at, n, bits):
+    """The unsigned value of the ``n`` classical bits listed at ``ints[at:]`` (the first the
+    lowest)."""
+    value = np.int64(0)
+    for i in range(n):
+        value |= np.int64(bits[ints[at + i]]) << i
+    return value
+
+
+@_jit
 def _holds(row, ints, bits):
     """Whether the classical bits of an IF or LOOP_TEST row hold one of its values."""
-    value = np.int64(0)
-    for i in range(row[2]):
-        value |= np.int64(bits[ints[row[1] + i]]) << i
+    value = _bits_value(ints, row[1], row[2], bits)
     for i in range(row[4]):
         if ints[row[3] + i] == value:
             return True
@@ -269,6 +277,11 @@ def _advance(code, ints, reals, data, state, scratch, gather, group, generator, 
             pc = pc + 1 if _holds(row, ints, bits) else row[5]
         elif op == JUMP:
             pc = row[1]
+        elif op == STORE:  # the table's entry for the sources' value, into the bits
+            value = ints[row[5] + _bits_value(ints, row[3], row[4], bits)]
+            for i in range(row[2]):
+                bits[ints[row[1] + i]] = (value >> i) & 1
+            pc += 1
         elif op == LOOP_ENTER:
             group[COUNTERS_AT + row[1]] = 0
             pc += 1

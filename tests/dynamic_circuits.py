@@ -28,7 +28,9 @@ def assert_drawn_from(counts: dict[str, int], expected: dict[str, float], shots:
 
 def dynamic_circuit(seed: int) -> gq.Circuit:
     """Rotations, CXs, mid-circuit measurements, resets, conditionals on what was measured,
-    an amplitude-damping channel (general Kraus) and a depolarizing one (a Pauli mixture)."""
+    a classical store each layer (bit 3 a random function of itself and the layer's bit,
+    read by the last layer's conditional), an amplitude-damping channel (general Kraus) and
+    a depolarizing one (a Pauli mixture)."""
     rng = np.random.default_rng(seed)
     n = 4
     c = gq.Circuit(n, n_clbits=6)
@@ -42,6 +44,9 @@ def dynamic_circuit(seed: int) -> gq.Circuit:
         c.measure(q, bit)
         target = int(rng.integers(n))
         c.if_(bit, 1, gq.Circuit(n).x(target).rz(0.4, target))
+        c.store(3, [int(v) for v in rng.integers(0, 2, 4)], sources=[bit, 3])
+        if layer == 2:
+            c.if_(3, 1, gq.Circuit(n).h(int(rng.integers(n))))
         if layer == 1:
             c.reset(int(rng.integers(n)))
             c.append(channels.amplitude_damping(0.3), int(rng.integers(n)))

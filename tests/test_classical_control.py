@@ -189,8 +189,8 @@ def test_a_variable_whose_bits_were_measured_again_is_refused():
     "body, message",
     [
         ("float[64] f;", "variables of type FloatType"),
-        ("bit b;\nb = 1;", "classical bits are written by measurements"),
-        ("bool a;\nif (a > 1.5) { x q; }", "'1.5' in a condition is outside"),
+        ("bit b;\nb = 0.5;", "'0.5' in a classical expression is outside"),
+        ("bool a;\nif (a > 1.5) { x q; }", "'1.5' in a classical expression is outside"),
         ("if (k) { x q; }", "unknown classical value 'k'"),
         ("bool a;\nbool a;", "'a' is declared twice"),
     ],

@@ -36,7 +36,8 @@ CHUNKS = st.sampled_from([16, 64, None])  # 2**4 amplitudes per message, up to t
 @st.composite
 def circuits_with_collapse(draw):
     """Random circuits of every gate kind (n >= 6, so four ranks leave room for four-qubit
-    gates), with mid-circuit measurements, resets and a conditioned gate mixed in."""
+    gates), with mid-circuit measurements, resets, a conditioned gate and classical stores
+    (a random function of another bit) mixed in."""
     c = draw(random_circuit(n_min=6, n_max=9))
     n = c.n_qubits
     out = gq.Circuit(n, n_clbits=3)
@@ -50,6 +51,9 @@ def circuits_with_collapse(draw):
             out.reset(q)
         elif roll == 2:
             out.if_(draw(st.integers(0, 2)), 1, gq.Circuit(n).h(q).cx(q, (q + 1) % n))
+        elif roll == 3:
+            table = draw(st.lists(st.integers(0, 1), min_size=2, max_size=2))
+            out.store(draw(st.integers(0, 2)), table, sources=draw(st.integers(0, 2)))
     return out
 
 
@@ -67,6 +71,8 @@ def test_equals_single_process_state(circuit, chunk, remap, seed):
     state = gq.simulate(circuit, method="mpi", exchange_chunk=chunk, remap=remap, seed=seed)
     full = state.to_numpy()
     np.testing.assert_allclose(full, single_process(circuit, seed), atol=1e-12)
+    alone = gq.simulate(circuit, seed=seed, method="statevector")
+    assert state.clbits == alone.clbits  # measured and stored bits
     gathered = state.gather()
     if COMM.Get_rank() == 0:
         np.testing.assert_array_equal(gathered, full)

@@ -18,14 +18,17 @@ from genqsim.circuit.noise import NoiseModel
 T = sympy.Symbol("t", real=True)
 
 
-def _store_into_a_bit() -> object:
-    """A Qiskit circuit that stores a value into a classical bit (genqsim writes bits only by
-    measurement)."""
+def _store_of_a_wide_register() -> object:
+    """A Qiskit circuit that stores a value of 17 classical bits (a store reads at most 16:
+    its table holds a value per value of them)."""
     from qiskit import QuantumCircuit
+    from qiskit.circuit import ClassicalRegister
     from qiskit.circuit.classical import expr
 
-    qc = QuantumCircuit(1, 1)
-    qc.store(qc.clbits[0], expr.lift(True))
+    qc = QuantumCircuit(1)
+    register = ClassicalRegister(17, "c")
+    qc.add_register(register)
+    qc.store(register, expr.bit_xor(register, 5))
     return qc
 
 
@@ -149,9 +152,9 @@ CASES = [
      r"classical bit\(s\) 0 outside this circuit's register"),
     ("while_ whose body measures nothing into its bits",
      lambda s: gq.Circuit(1, n_clbits=1).while_(0, 1, gq.Circuit(1).x(0)),
-     gq.errors.ArgumentValueError, ValueError, r"measures into none of them, so the loop would"),
-    ("Qiskit store into a bit", lambda s: gq.from_qiskit(_store_into_a_bit()),
-     gq.errors.ArgumentValueError, ValueError, r"'store': a store into .* writes classical bits"),
+     gq.errors.ArgumentValueError, ValueError, r"measures or stores into none of them"),
+    ("Qiskit store of a 17-bit value", lambda s: gq.from_qiskit(_store_of_a_wide_register()),
+     gq.errors.ArgumentValueError, ValueError, r"'store': a store of a value that reads 17 "),
     ("OpenQASM 3 syntax error",
      lambda s: gq.qasm.loads3("OPENQASM 3.0;\nqubit q;\nh q\nx q;"), gq.qasm.QasmError,
      ValueError, r"line 4, column 1: OpenQASM 3 syntax error at 'x'"),
@@ -160,7 +163,7 @@ CASES = [
      ValueError, r"line 3, column 1: declared qubits and physical qubits \(\$n\) cannot be"),
     ("OpenQASM 3 condition on a float",
      lambda s: gq.qasm.loads3("OPENQASM 3.0;\nqubit q;\nbit b;\nif (b == 1.5) { }"),
-     gq.qasm.QasmError, ValueError, r"line 4, column 10: '1.5' in a condition is outside"),
+     gq.qasm.QasmError, ValueError, r"line 4, column 10: '1.5' in a classical expression"),
     ("dumps3 of a matrix gate",
      lambda s: gq.qasm.dumps3(gq.Circuit(1).unitary([[0, 1], [1, 0]], 0)), gq.qasm.QasmError,
      ValueError, r"has no OpenQASM form \(only library gates and Pauli rotations do\)"),

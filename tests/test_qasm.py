@@ -198,7 +198,7 @@ def test_qasm3_subset_equals_its_qasm2_form(tmp_path):
         ("OPENQASM 3.0;\nqubit q;\nbit b;\nwhile (b) { x q; }", 4, "measures nothing into"),
         ("OPENQASM 3.0;\ndef f() { }", 2, "subroutines \\(def\\) are outside"),
         ("OPENQASM 3.0;\nextern f(int) -> int;", 2, "extern declarations are outside"),
-        ("OPENQASM 3.0;\nbit b;\nb = 1;", 3, "classical bits are written by measurements"),
+        ("OPENQASM 3.0;\nbit b;\nb = 0.5;", 3, "'0.5' in a classical expression is outside"),
         ('OPENQASM 3.0;\ninclude "nowhere.inc";', 2, "cannot include 'nowhere.inc'"),
         ("OPENQASM 3.0;\nqubit q;\nrx(theta) q;", 3, "unknown identifier 'theta'"),
     ],

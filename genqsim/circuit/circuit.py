@@ -47,6 +47,7 @@ from .gates import (
     with_parameters,
 )
 from .operation import Operation, new_operation
+from .store import Store
 
 if TYPE_CHECKING:
     import sympy
@@ -251,6 +252,8 @@ class Circuit:
         elif isinstance(gate, Conditional):
             widest = max(body.n_clbits for body in gate.bodies)
             self.n_clbits = max(self.n_clbits, max(gate.clbits) + 1, widest)
+        elif isinstance(gate, Store):
+            self.n_clbits = max(self.n_clbits, *(b + 1 for b in gate.clbits + gate.sources))
 
     def append(
         self,
@@ -618,6 +621,21 @@ class Circuit:
             rest = Circuit(width, n_clbits=self.n_clbits).if_(bits, values, body, orelse=rest)
         return self.if_(bits, chosen[0][0], chosen[0][1], qubits, orelse=rest)
 
+    def store(
+        self,
+        clbits: int | Sequence[int],
+        value: int | Sequence[int] | Callable[[int], int],
+        sources: int | Sequence[int] = (),
+    ) -> Circuit:
+        """Write ``value`` into the classical bits ``clbits`` (``clbits[0]`` the lowest)
+        mid-circuit: a constant, or a function of the bits ``sources`` (a callable taking
+        their value, or a table of ``2**len(sources)`` values), read when the store runs.
+        Qiskit's ``store`` into bits and registers, OpenQASM 3's ``c[1] = !c[0];``.
+        ``c.store(1, lambda v: 1 - v, sources=0)`` writes the negation of bit 0 into bit 1.
+        The register grows to the bits named (:class:`~genqsim.circuit.store.Store`)."""
+        self._push(Operation(Store(clbits, value, sources), ()))
+        return self
+
     def while_(
         self,
         clbits: int | Sequence[int],
@@ -658,8 +676,8 @@ class Circuit:
         if kind is WhileLoop and not written_bits(gate.body) & set(gate.clbits):
             raise ArgumentValueError(
                 f"the body of a while loop on classical bits {list(gate.clbits)} measures "
-                "into none of them, so the loop would never end once entered: measure into "
-                "them in the body (c.measure(qubit, bit))"
+                "or stores into none of them, so the loop would never end once entered: "
+                "measure into them in the body (c.measure(qubit, bit))"
             )
         self._append_op(Operation(gate, targets))
         return self
@@ -707,7 +725,7 @@ class Circuit:
 
         A measurement is terminal when no later operation (other than barriers and further
         measurements) touches its qubit and no later operation that stays (a conditional, a
-        measurement that is not terminal) reads or writes its classical bit. A
+        store, a measurement that is not terminal) reads or writes its classical bit. A
         circuit that measures nothing is returned as it is (every ``apply`` asks).
         """
         kept, terminal = self.derived("terminal measurements", self._terminal_measurements)
@@ -1164,8 +1182,10 @@ def conditional_operation(
     if orelse is not None:
         branches.append(_placed_branch(orelse, n_qubits, qubits, method, "else branch"))
     touched = sorted({q for ops in branches for op in ops for q in op.qubits})
-    if not touched:
-        raise ArgumentValueError("a conditional body must act on at least one qubit")
+    if not touched and not any(op.gate.bits_written for ops in branches for op in ops):
+        raise ArgumentValueError(
+            "a conditional body must act on at least one qubit, or store into a classical bit"
+        )
     position = [0] * n_qubits
     for i, q in enumerate(touched):
         position[q] = i
@@ -1208,7 +1228,7 @@ def _acts(body: Operation | Circuit) -> bool:
 
 
 def _measured_into(body: Operation | Circuit, bits: Sequence[int]) -> bool:
-    """Whether a branch's body measures into any of ``bits``."""
+    """Whether a branch's body measures or stores into any of ``bits``."""
     if isinstance(body, Operation):
         return not body.gate.bits_written.isdisjoint(bits)
     return isinstance(body, Circuit) and not written_bits(body).isdisjoint(bits)

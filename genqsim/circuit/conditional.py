@@ -123,15 +123,15 @@ class Conditional(Gate):
 
     @property
     def bits_read(self) -> frozenset[int]:
-        """The classical bits this conditional reads: its own, and those the conditionals and
-        loops in its branches read (a measurement before it that writes one of
+        """The classical bits this conditional reads: its own, and those the conditionals,
+        loops and stores in its branches read (a measurement before it that writes one of
         them is no terminal measurement)."""
         inner = (op.gate.bits_read for body in self.bodies for op in body.operations)
         return frozenset(self.clbits).union(*inner)
 
     @property
     def bits_written(self) -> frozenset[int]:
-        """The classical bits the measurements in its branches may write (a
+        """The classical bits the measurements and stores in its branches may write (a
         measurement before it into one of them is no terminal measurement either)."""
         return frozenset().union(*(written_bits(body) for body in self.bodies))
 
@@ -209,8 +209,8 @@ class WhileLoop(Conditional):
 
 
 def written_bits(circuit: Circuit) -> set[int]:
-    """The classical bits ``circuit`` writes (measures into), inside conditionals and loops
-    too."""
+    """The classical bits ``circuit`` writes (measures or stores into), inside conditionals
+    and loops too."""
     return set().union(*(op.gate.bits_written for op in circuit.operations))
 
 

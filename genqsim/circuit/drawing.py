@@ -2,6 +2,7 @@
 
 Controls show as ``●`` (control value 1) or ``○`` (value 0); a gate on several targets shows
 its label on each with ``:i`` naming which bit of the gate's matrix index that qubit is.
+Classical stores, on no qubit, show on a row ``c`` below the qubits.
 """
 
 from __future__ import annotations
@@ -62,32 +63,39 @@ def draw(circuit: Circuit) -> str:
     n = circuit.n_qubits
     if n == 0:
         return "(empty circuit on 0 qubits)"
+    # stores act on no qubit: they are written on a classical row below the qubits ("c")
+    rows = n + any(not op.qubits for op in circuit.instructions)
     name_width = len(f"q{n - 1}")
     wires = [f"q{q}".rjust(name_width) + ": ─" for q in range(n)]
-    gaps = [" " * (name_width + 3) for _ in range(n)]
+    wires += ["c".rjust(name_width) + ": ═"] * (rows - n)
+    gaps = [" " * (name_width + 3) for _ in range(rows)]
     for column in _layers(circuit):
         cells: dict[int, str] = {}
         links: set[int] = set()  # gap rows below qubit q carrying a vertical line
         crossings: set[int] = set()
         for op in column:
+            if not op.qubits:
+                cells[n] = " ".join(filter(None, (cells.get(n), op.gate.label)))
+                continue
             c = _cells(op)
             cells.update(c)
             lo, hi = min(op.qubits), max(op.qubits)
             links.update(range(lo, hi))
             crossings.update(q for q in range(lo + 1, hi) if q not in c)
         width = max([len(s) for s in cells.values()] + [1])
-        for q in range(n):
+        for q in range(rows):
+            line = "─" if q < n else "═"
             if q in cells:
-                text = cells[q].center(width, "─")
+                text = cells[q].center(width, line)
             elif q in crossings:
                 text = "┼".center(width, "─")
             else:
-                text = "─" * width
-            wires[q] += text + "──"
+                text = line * width
+            wires[q] += text + line * 2
             gaps[q] += ("│" if q in links else " ").center(width) + "  "
     lines = []
-    for q in range(n):
+    for q in range(rows):
         lines.append(wires[q].rstrip())
-        if q < n - 1:
+        if q < rows - 1:
             lines.append(gaps[q].rstrip())
     return "\n".join(line for line in lines)

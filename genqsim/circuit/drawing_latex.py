@@ -23,6 +23,7 @@ from .channels import QuantumChannel
 from .conditional import Conditional
 from .drawing import _layers
 from .gates import GateKind, MatrixGate, NamedGate, PauliRotation
+from .store import Store
 
 if TYPE_CHECKING:
     from .circuit import Circuit, Operation
@@ -95,6 +96,12 @@ def gate_latex(gate: Any) -> str:
         orelse = f"\\ \\mathrm{{else}}{{:}}\\,{inner[1]}" if len(inner) > 1 else ""
         head = f"\\mathrm{{{gate.keyword}}}\\,c_{{{bits}}}{{=}}{values}{{:}}"  # quantikz
         return f"{head}\\,{inner[0]}{orelse}"
+    if isinstance(gate, Store):
+        target = ",".join(map(str, gate.clbits))
+        value = str(gate.table[0]) if len(set(gate.table)) == 1 else (
+            f"f(c_{{{','.join(map(str, gate.sources))}}})"
+        )  # fmt: skip
+        return f"c_{{{target}}}{{=}}{value}"
     if isinstance(gate, PauliRotation):
         return f"e^{{-i\\frac{{{latex_value(gate.params[0])}}}{{2}}{gate.pauli}}}"
     if isinstance(gate, NamedGate):
@@ -124,6 +131,8 @@ def _cells(op: Operation, n_qubits: int) -> dict[int, str]:
         return {top: f"\\qw \\gategroup[{span},steps=1,style={{dashed,inner sep=2pt}}]{{}}"}
     if op.kind is GateKind.MEASURE:
         return {op.targets[0]: f"\\meter{{$c_{{{gate.clbit}}}$}}"}  # type: ignore[attr-defined]
+    if not op.qubits:  # a store (or a conditional of stores): on the classical row
+        return {n_qubits: f"\\gate{{{gate_latex(gate)}}}"}
     targets = list(op.targets)
     style = "[style={dashed}]" if isinstance(gate, QuantumChannel) else ""
     if gate.name == "swap" and not isinstance(gate, MatrixGate):
@@ -160,25 +169,31 @@ def draw_latex(circuit: Circuit, *, standalone: bool = True, fold: int | None = 
     if n == 0:
         raise ArgumentValueError("a circuit on 0 qubits has no wires to draw in LaTeX")
     columns = [[_cells(op, n) for op in column] for column in _layers(circuit)]
+    classical = any(not op.qubits for op in circuit.instructions)  # a row for stores
     step = fold or max(len(columns), 1)
     blocks = [
-        _environment(columns[start : start + step], n)
+        _environment(columns[start : start + step], n, classical)
         for start in range(0, max(len(columns), 1), step)
     ]
     body = blocks[0] if len(blocks) == 1 else _stacked(blocks)
     return PREAMBLE + body + "\\end{document}\n" if standalone else body
 
 
-def _environment(columns: list[list[dict[int, str]]], n_qubits: int) -> str:
-    """One ``quantikz`` environment: a row per qubit, a cell per column."""
+def _environment(
+    columns: list[list[dict[int, str]]], n_qubits: int, classical: bool = False
+) -> str:
+    """One ``quantikz`` environment: a row per qubit (and with ``classical`` a classical
+    row ``c`` for stores), a cell per column."""
     rows = [[f"\\lstick{{$q_{{{q}}}$}}"] for q in range(n_qubits)]
+    rows += [["\\lstick{$c$}"]] * classical
+    wires = ["\\qw"] * n_qubits + ["\\cw"] * classical
     for column in columns:
         merged: dict[int, str] = {}
         for cells in column:
             merged.update(cells)
-        for q in range(n_qubits):
-            rows[q].append(merged.get(q, "\\qw"))
-    lines = [" & ".join([*row, "\\qw"]) for row in rows]
+        for q, row in enumerate(rows):
+            row.append(merged.get(q, wires[q]))
+    lines = [" & ".join([*row, wire]) for row, wire in zip(rows, wires)]
     return "\\begin{quantikz}\n" + " \\\\\n".join(lines) + "\n\\end{quantikz}\n"
 
 

@@ -44,6 +44,7 @@ class GateKind(enum.Enum):
     CHANNEL = "channel"
     CONDITIONAL = "conditional"
     LOOP = "loop"
+    STORE = "store"
     COMPOSITE = "composite"
 
 
@@ -643,12 +644,12 @@ class Gate:
 
     @property
     def bits_read(self) -> frozenset[int]:
-        """The classical bits the gate reads (conditions): none for a gate."""
+        """The classical bits the gate reads (conditions, stores): none for a gate."""
         return frozenset()
 
     @property
     def bits_written(self) -> frozenset[int]:
-        """The classical bits the gate writes (measurements): none for a gate."""
+        """The classical bits the gate writes (measurements, stores): none for a gate."""
         return frozenset()
 
     def diagonal(self, numbers: NumberSystem) -> np.ndarray:
@@ -1009,11 +1010,13 @@ class Reset(Gate):
 
 
 NON_UNITARY = (
-    GateKind.MEASURE, GateKind.RESET, GateKind.CHANNEL, GateKind.CONDITIONAL, GateKind.LOOP
+    GateKind.MEASURE, GateKind.RESET, GateKind.CHANNEL, GateKind.CONDITIONAL, GateKind.LOOP,
+    GateKind.STORE,
 )  # fmt: skip
 """Kinds that are not unitary gates: measurements and resets collapse the state, channels are
 noise (a Kraus branch per trajectory, exact on density matrices), conditionals and while
-loops depend on classical bits; all of them stop fusion and have no inverse."""
+loops depend on classical bits, and stores write them; all of them stop fusion and have no
+inverse."""
 
 
 def _short(value: Any) -> str:

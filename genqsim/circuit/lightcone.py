@@ -2,7 +2,8 @@
 
 Walking the circuit from its end, an operation belongs to the cone of ``qubits`` when it
 touches a qubit already in the cone, which then grows by the operation's qubits. A
-conditional in the cone brings in the measurements that write the bits it reads. Everything
+conditional or store in the cone brings in the measurements and stores that write the bits
+it reads. Everything
 else acts on qubits the observable never sees, and trace-preserving maps there leave any
 observable on the cone unchanged: for an observable on ``qubits``, the cone's circuit on the
 cone's qubits (started from the same product state) gives the same value.
@@ -56,8 +57,8 @@ def light_cone(circuit: Circuit, qubits: Iterable[int]) -> LightCone:
         gate = op.gate
         if gate.kind is GateKind.BARRIER:
             continue
-        # in the cone: on a qubit of it, or writing a bit it reads (a measurement, a
-        # conditional's branch)
+        # in the cone: on a qubit of it, or writing a bit it reads (a measurement, a store,
+        # a conditional's branch)
         touches = not live.isdisjoint(op.qubits) or not bits.isdisjoint(gate.bits_written)
         if not touches:
             continue

@@ -43,6 +43,11 @@ from .circuit import Circuit, Operation
 from .conditional import Conditional
 from .gates import GateKind, gate_width
 
+NOISELESS = (
+    GateKind.BARRIER, GateKind.CHANNEL, GateKind.CONDITIONAL, GateKind.LOOP, GateKind.STORE
+)  # fmt: skip
+"""Operations a noise model puts no channel on (a conditional's body gets its own)."""
+
 
 class ReadoutError:
     """A classical confusion matrix ``probabilities[true][reported]`` for one qubit's
@@ -90,10 +95,14 @@ class Readout:
         return self.by_qubit.get(qubit, self.default)
 
     def clbit_errors(self, circuit: Circuit) -> dict[int, ReadoutError]:
-        """The error on each classical bit: that of the qubit last measured into it."""
+        """The error on each classical bit: that of the qubit last measured into it (none
+        where a store wrote it since: a stored value is no reading)."""
         out: dict[int, ReadoutError] = {}
         for op in circuit.operations:
-            if op.kind is GateKind.MEASURE:
+            if op.kind is GateKind.STORE:
+                for clbit in op.gate.bits_written:
+                    out.pop(clbit, None)
+            elif op.kind is GateKind.MEASURE:
                 error = self.for_qubit(op.targets[0])
                 clbit = op.gate.clbit  # type: ignore[attr-defined]
                 if error is None:
@@ -226,7 +235,7 @@ class NoiseModel:
     # -- applying -------------------------------------------------------------------------------
     def channels_for(self, op: Operation) -> list[tuple[QuantumChannel, tuple[int, ...]]]:
         """The channels (with their qubits) the model puts on ``op``."""
-        if op.kind in (GateKind.BARRIER, GateKind.CHANNEL, GateKind.CONDITIONAL, GateKind.LOOP):
+        if op.kind in NOISELESS:
             return []
         name = "c" * len(op.controls) + op.gate.name
         qubits = op.qubits

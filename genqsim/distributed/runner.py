@@ -21,6 +21,7 @@ from ..plan import (
     PermutationCall,
     PlanItem,
     ResetCall,
+    StoreCall,
     group_calls,
     is_gate_call,
     run_plan,
@@ -76,6 +77,8 @@ class PlanRun:
                 self.gate(PermutationCall([1, 0], None, (item.qubit,)), index)
         elif isinstance(item, ChannelCall):
             self._channel(item, index)
+        elif isinstance(item, StoreCall):  # the bits are the same on every rank
+            s.clbits.update(item.written(s.clbits))
         elif isinstance(item, ConditionalCall):
             for call in item.branch(s.clbits):
                 self.item(call, index)

@@ -88,7 +88,9 @@ def saved_at_their_places(cut: SavedParts, settings: SimulateSettings) -> dict[s
     return out
 
 
-SHOT_BY_SHOT = frozenset({GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL, GateKind.LOOP})
+SHOT_BY_SHOT = frozenset(
+    {GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL, GateKind.LOOP, GateKind.STORE}
+)
 """Operations after which a state is one shot's."""
 
 

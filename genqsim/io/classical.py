@@ -7,8 +7,10 @@ the values of bits. So a classical variable is kept as the expression of bits it
 given (``a = !c[0]``, or under a branch ``a = c[0] ? true : a``), valid while none of those
 bits is measured again; a condition or ``switch`` target is evaluated on every value of the
 bits it reads (at most :data:`MAX_CONDITION_BITS` of them, unless it compares bits with one
-value). Both readers (:mod:`genqsim.io.qasm.qasm3`, :mod:`genqsim.io.interop`) build the
-expressions below from their own syntax and share the rest.
+value). A value assigned to bits (``c = c ^ 5``) becomes a classical store, its table the
+expression's value on every value of the bits it reads (:func:`stored_table`). Both readers
+(:mod:`genqsim.io.qasm.qasm3`, :mod:`genqsim.io.interop`) build the expressions below from
+their own syntax and share the rest; the writers share :func:`as_constant_stores`.
 
 An expression is a tuple: ``("bits", (b0, b1, ...))`` the unsigned value of those bits
 (``b0`` lowest), ``("const", k)``, ``("cast", width, x)`` (``width`` ``0`` for ``bool``,
@@ -26,6 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..circuit.circuit import Circuit
+from ..circuit.store import MAX_STORE_SOURCES, Store
 from ..errors import ArgumentValueError
 
 Expression = tuple
@@ -170,6 +174,47 @@ def values_where(node: Expression) -> tuple[tuple[int, ...], list[int]]:
     spread = [sum(((v >> k) & 1) << i for k, i in enumerate(needed))
               for v in range(1 << len(needed))]  # fmt: skip
     return tuple(tested[i] for i in needed), [v for v, w in enumerate(spread) if holds[w]]
+
+
+def stored_table(node: Expression, width: int) -> tuple[tuple[int, ...], list[int]]:
+    """``(sources, table)`` of a store of ``node`` into ``width`` bits: the bits ``node``
+    reads, and for each value of them the value written (``node``'s, cut to ``width`` bits
+    as a ``uint[width]`` cast cuts it). At most
+    :data:`~genqsim.circuit.store.MAX_STORE_SOURCES` bits are read."""
+    sources = bits_read(node)
+    if len(sources) > MAX_STORE_SOURCES:
+        raise ClassicalError(
+            f"a store of a value that reads {len(sources)} classical bits is refused: it is "
+            f"kept as a table of a value per value of them, and more than {MAX_STORE_SOURCES} "
+            "bits are too many"
+        )
+    mask = (1 << width) - 1
+    table = [evaluate(node, _assignment(sources, v)) & mask for v in range(1 << len(sources))]
+    return sources, table
+
+
+def as_constant_stores(store: Store, n_qubits: int, n_clbits: int) -> Circuit:
+    """``store`` as a circuit of stores of constants: the constant itself, or an if / else
+    chain on the sources' values, each branch writing the value its values give (for
+    formats whose stores write expressions, not tables: OpenQASM 3, Qiskit). The sources
+    are read once, before any branch writes."""
+    out = Circuit(n_qubits, n_clbits=n_clbits)
+    by_value: dict[int, list[int]] = {}
+    for value, written in enumerate(store.table):
+        by_value.setdefault(written, []).append(value)
+    chain: Circuit | None = None
+    for written, values in reversed(list(by_value.items())):
+        branch = Circuit(n_qubits, n_clbits=n_clbits).store(store.clbits, written)
+        if chain is None:  # the last value: where no other holds
+            chain = branch
+        else:
+            chain = Circuit(n_qubits, n_clbits=n_clbits).if_(
+                store.sources, values, branch, orelse=chain
+            )
+    assert chain is not None
+    for op in chain.operations:
+        out._push_checked(op)
+    return out
 
 
 def every_value(tested: Sequence[int]) -> range:

@@ -28,6 +28,7 @@ from ..circuit.gates import (
     NamedGate,
     PauliRotation,
 )
+from ..circuit.store import Store
 from ..errors import ArgumentTypeError, ArgumentValueError, ProductFormulaWarning
 from . import classical
 from .classical import ClassicalError, ClassicalScope
@@ -55,7 +56,8 @@ def from_qiskit(qc: Any) -> Circuit:
     ``for_loop`` blocks (unrolled), ``if_test`` blocks with ``else`` branches and ``switch``
     blocks (conditioned on a classical bit, a register, or an expression of them), and
     classical variables (``add_var``, ``store``) kept as expressions of the measured bits
-    (:mod:`genqsim.io.classical`). Any other gate with a definition (a circuit made a gate, a
+    (:mod:`genqsim.io.classical`), and stores into bits and registers (classical stores,
+    :meth:`~genqsim.Circuit.store`). Any other gate with a definition (a circuit made a gate, a
     library gate genqsim's table lacks) is one :class:`~genqsim.Composite` by its name,
     running as that definition."""
     from qiskit import QuantumCircuit
@@ -188,7 +190,7 @@ class _QiskitReader:
             raise ArgumentValueError(f"Qiskit {name!r} outside a for_loop is not read")
         elif name == "store":
             with self.at(name):
-                self.store(qc, op, clbit_map)
+                self.store(c, qc, op, clbit_map)
         elif getattr(op, "condition", None) is not None:
             raise ArgumentValueError(f"classically conditioned {op.name!r} is not supported")
         elif name.startswith("save_"):
@@ -278,7 +280,8 @@ class _QiskitReader:
         loops, self.loops = self.loops, 0  # a break in its body is not an outer for_loop's
 
         def loop_out(bits: tuple[int, ...], values: list[int], block: Circuit) -> None:
-            if any(inner.qubits for inner in block.operations if inner.gate.name != "barrier"):
+            if any(inner.qubits or inner.gate.bits_written for inner in block.operations
+                   if inner.gate.name != "barrier"):  # fmt: skip
                 c.while_(bits, values, block)
 
         try:
@@ -355,16 +358,42 @@ class _QiskitReader:
         else:
             raise ArgumentValueError(f"Qiskit operation {name!r} has no genqsim equivalent")
 
-    def store(self, qc: Any, op: Any, clbit_map: list[int]) -> None:
-        """``store(var, value)``: the variable's value becomes the expression."""
+    def store(self, c: Circuit, qc: Any, op: Any, clbit_map: list[int]) -> None:
+        """``store(lvalue, value)``: a variable's value becomes the expression; a bit's or a
+        register's is written by a classical store (:meth:`Circuit.store`)."""
         from qiskit.circuit.classical import expr
 
-        if not isinstance(op.lvalue, expr.Var) or op.lvalue.name is None:
-            raise ClassicalError(
-                f"a store into {op.lvalue} writes classical bits, which genqsim writes by "
-                "measurements only"
-            )
-        self.scope.assign(op.lvalue.name, self.expression(qc, op.rvalue, clbit_map))
+        value = self.expression(qc, op.rvalue, clbit_map)
+        if isinstance(op.lvalue, expr.Var) and op.lvalue.name is not None:
+            self.scope.assign(op.lvalue.name, value)
+            return
+        targets = self.written_bits(qc, op.lvalue, clbit_map)
+        sources, table = classical.stored_table(value, len(targets))
+        c.store(targets, table, sources)
+        self.scope.measured(targets)
+
+    def written_bits(self, qc: Any, lvalue: Any, clbit_map: list[int]) -> list[int]:
+        """The bits of the outer circuit a store into ``lvalue`` writes: a bit, a register,
+        or one bit of a register (``expr.index(creg, 2)``), the lowest first."""
+        from qiskit.circuit import ClassicalRegister, Clbit
+        from qiskit.circuit.classical import expr
+
+        if isinstance(lvalue, expr.Var) and isinstance(lvalue.var, Clbit):
+            return [clbit_map[qc.find_bit(lvalue.var).index]]
+        if isinstance(lvalue, expr.Var) and isinstance(lvalue.var, ClassicalRegister):
+            return [clbit_map[qc.find_bit(b).index] for b in lvalue.var]
+        if isinstance(lvalue, expr.Index) and isinstance(lvalue.index, expr.Value):
+            register = self.written_bits(qc, lvalue.target, clbit_map)
+            index = int(lvalue.index.value)
+            if not 0 <= index < len(register):
+                raise ClassicalError(
+                    f"a store into bit {index} of a {len(register)}-bit register is out of range"
+                )
+            return [register[index]]
+        raise ClassicalError(
+            f"a store into {lvalue} is outside what genqsim reads (a bit, a register, one bit "
+            "of a register at a constant index, or a classical variable)"
+        )
 
     def expression(self, qc: Any, node: Any, clbit_map: list[int]) -> classical.Expression:
         """A Qiskit classical expression, or a ``(bit or register, value)`` condition, as a
@@ -589,13 +618,19 @@ def to_qiskit(circuit: Circuit) -> Any:
 
     qc = QuantumCircuit(circuit.n_qubits, circuit.n_clbits)
     table: dict = {}
-    for op in circuit.operations:
+    for op in _with_constant_stores(circuit):
         gate = op.gate
         if gate.kind is GateKind.BARRIER:
             qc.barrier(list(op.targets))
             continue
         if isinstance(gate, Measure):
             qc.measure(op.targets[0], gate.clbit)
+            continue
+        if isinstance(gate, Store):  # a constant (others became conditionals of constants)
+            from qiskit.circuit.classical import expr
+
+            for i, clbit in enumerate(gate.clbits):
+                qc.store(qc.clbits[clbit], expr.lift(bool((gate.table[0] >> i) & 1)))
             continue
         if gate.kind is GateKind.RESET:
             qc.reset(op.targets[0])
@@ -673,6 +708,18 @@ def to_qiskit(circuit: Circuit) -> Any:
             qgate = qgate.control(len(op.controls), ctrl_state=ctrl_state, annotated=False)
         qc.append(qgate, [*op.controls, *op.targets])
     return qc
+
+
+def _with_constant_stores(circuit: Circuit) -> Iterator[Operation]:
+    """The circuit's operations, each store of a function of bits as the conditionals on
+    them that store constants (Qiskit stores expressions, genqsim a table)."""
+    for op in circuit.operations:
+        gate = op.gate
+        if isinstance(gate, Store) and len(set(gate.table)) > 1:
+            chain = classical.as_constant_stores(gate, circuit.n_qubits, circuit.n_clbits)
+            yield from chain.operations
+        else:
+            yield op
 
 
 WHOLE_CONTROLLED_UNITARY_QUBITS = 10
@@ -993,6 +1040,11 @@ def to_cirq(circuit: Circuit) -> Any:
         if gate.kind is GateKind.RESET:
             ops.append(cirq.ResetChannel().on(qubits[op.targets[0]]))
             continue
+        if gate.kind in (GateKind.CONDITIONAL, GateKind.LOOP, GateKind.STORE):
+            raise ArgumentValueError(
+                f"to_cirq writes gates, measurements and resets, not {gate.name!r} (classical "
+                "control and stores): export with gq.to_qiskit or gq.qasm.dumps3"
+            )
         made = _cirq_operations(gate, [qubits[q] for q in op.targets])
         if op.controls:
             controls = [qubits[q] for q in op.controls]

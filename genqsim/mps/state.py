@@ -39,6 +39,7 @@ from ..plan import (
     MeasureCall,
     PlanItem,
     ResetCall,
+    StoreCall,
     call_for,
     check_bound,
 )
@@ -336,7 +337,7 @@ class MPSState(StateBase):
                 for k in item.kraus
             ]
             return (item, kraus)
-        if isinstance(item, (MeasureCall, ResetCall)):
+        if isinstance(item, (MeasureCall, ResetCall, StoreCall)):
             return item
         raise ArgumentTypeError(f"method='mps' cannot run {type(item).__name__}")
 
@@ -353,6 +354,8 @@ class MPSState(StateBase):
         elif isinstance(item, ResetCall):
             if self._measure_site(item.qubit, rng) == 1:
                 self._net.relabel(item.qubit, 1, 0)
+        elif isinstance(item, StoreCall):
+            self._clbits.update(item.written(self._clbits))
         elif isinstance(item, tuple) and isinstance(item[0], ConditionalCall):
             for inner in item[1] if item[0].holds(self._clbits) else item[2]:
                 self._run(inner, rng)

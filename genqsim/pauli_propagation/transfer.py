@@ -94,12 +94,13 @@ def _nonzero(entries: list[tuple[int, Number]], ns: NumberSystem) -> list[tuple[
 
 
 def transfer_of(op: Operation, ns: NumberSystem, dephase: bool = True) -> Transfer | None:
-    """The Heisenberg action of ``op`` in ``ns``; ``None`` for barriers. Measurements
-    dephase (the ensemble over outcomes, as a density matrix keeps it); conditionals are
-    refused (they read classical bits a Pauli string does not carry)."""
+    """The Heisenberg action of ``op`` in ``ns``; ``None`` for barriers and classical
+    stores (which change no qubit). Measurements dephase (the ensemble over outcomes, as a
+    density matrix keeps it); conditionals are refused (they read classical bits a Pauli
+    string does not carry)."""
     gate = op.gate
     kind = gate.kind
-    if kind is GateKind.BARRIER:
+    if kind is GateKind.BARRIER or kind is GateKind.STORE:
         return None
     if isinstance(gate, Conditional):
         raise UnsupportedOperationError(

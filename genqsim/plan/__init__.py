@@ -41,6 +41,7 @@ from .calls import (
     PermutationCall,
     PlanItem,
     ResetCall,
+    StoreCall,
     is_gate_call,
 )
 from .grouping import group_block_runs, group_monomial_runs, group_tile_runs
@@ -64,6 +65,7 @@ __all__ = [
     "PermutationCall",
     "PlanItem",
     "ResetCall",
+    "StoreCall",
     "block_layout_of",
     "build_plan",
     "call_for",

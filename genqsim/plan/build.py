@@ -18,6 +18,7 @@ from ..circuit.channels import QuantumChannel
 from ..circuit.circuit import Circuit, Operation
 from ..circuit.conditional import Conditional, WhileLoop
 from ..circuit.gates import GateKind, NamedGate
+from ..circuit.store import Store
 from ..errors import ArgumentValueError, NotNumericError, UnboundParameterError
 from ..numbers import NumberSystem
 from .calls import (
@@ -36,6 +37,7 @@ from .calls import (
     PermutationCall,
     PlanItem,
     ResetCall,
+    StoreCall,
 )
 from .diagonals import merge_diagonals
 from .grouping import (
@@ -62,6 +64,8 @@ def call_for(op: Operation, numbers: NumberSystem) -> Call | None:
         return MeasureCall(op.targets[0], gate.clbit)  # type: ignore[attr-defined]
     if gate.kind is GateKind.RESET:
         return ResetCall(op.targets[0])
+    if isinstance(gate, Store):
+        return StoreCall(gate.clbits, gate.sources, gate.table)
     if isinstance(gate, QuantumChannel):
         return channel_call(gate, op.targets, numbers)
     if isinstance(gate, Conditional):  # an if (with its else), or a while loop

@@ -8,7 +8,7 @@ A plan is a list of calls. Gate calls (:class:`MatrixCall`, :class:`DiagonalCall
 shared-memory tile. :class:`ChannelCall` draws a Kraus branch of a noise channel (state
 vectors; density matrices apply a channel's superoperator as a matrix call) and
 :class:`ConditionalCall` runs calls when classical bits hold a value, :class:`LoopCall` while
-they hold one of some values.
+they hold one of some values, and :class:`StoreCall` writes classical bits.
 
 :class:`CallKind` gives every gate call its integer code; the Numba kernels and the CUDA
 sources read their operation codes from it, so the four vocabularies of old are one.
@@ -20,7 +20,7 @@ genqsim's above the number systems.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, Union, cast
 
@@ -57,15 +57,16 @@ class ShotOp(enum.IntEnum):
     LOOP_TEST = 8  # [op, clbits@, n_clbits, values@, n_values, exit row, slot]
     MIXTURE = 9  # [op, n_branches, probabilities@ (reals), first rows@]
     KRAUS = 10  # [op, n]: the next n rows are the Kraus operators' MATRIX rows
+    STORE = 11  # [op, clbits@, n_clbits, sources@, n_sources, table@]
 
 
 class CollapseContext(Protocol):
     """What the calls that are not gates need while a plan runs: a state that can collapse
     (measurements, resets, a Kraus branch of a channel) and the classical bits written so far
-    (conditionals)."""
+    (conditionals read them, stores write them)."""
 
     @property
-    def clbits(self) -> Mapping[int, int]: ...
+    def clbits(self) -> MutableMapping[int, int]: ...
 
     def collapse(self, call: MeasureCall | ResetCall | ChannelCall) -> None: ...
 
@@ -304,6 +305,32 @@ class ConditionalCall:
             call.run(backend, state, context)
 
 
+@dataclass(frozen=True)
+class StoreCall:
+    """Write ``table[v]`` into the classical bits ``clbits`` (``clbits[0]`` lowest), ``v``
+    the value of the bits ``sources`` (``sources[0]`` lowest; bits not yet written read 0)
+    when it runs: a classical store, on no qubit."""
+
+    clbits: tuple[int, ...]
+    sources: tuple[int, ...]
+    table: tuple[int, ...]
+
+    @property
+    def targets(self) -> tuple[int, ...]:
+        return ()
+
+    def written(self, clbits: Mapping[int, int]) -> dict[int, int]:
+        """The new value of each written bit, from the bits ``clbits`` before the store."""
+        value = self.table[clbits_value(self.sources, clbits)]
+        return {b: (value >> i) & 1 for i, b in enumerate(self.clbits)}
+
+    def run(self, backend: Any, state: Any, context: CollapseContext | None = None) -> None:
+        if context is None:
+            raise TypeError("StoreCall needs a state context (its classical bits) to run")
+        bits = context.clbits
+        bits.update(self.written(bits))
+
+
 MAX_WHILE_ITERATIONS = 100_000
 """Iterations one while loop may run in one shot before it is stopped with an error."""
 
@@ -372,6 +399,7 @@ Call = Union[  # noqa: UP007
     ChannelCall,
     ConditionalCall,
     LoopCall,
+    StoreCall,
 ]
 """One primitive call of a plan."""
 

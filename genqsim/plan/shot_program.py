@@ -1,13 +1,13 @@
-"""Shot programs: a plan with mid-circuit measurements, resets, channels, conditionals and
-while loops written out as flat operation rows and tables of numbers, so that a compiled
-loop can run every shot of a small state without Python between operations (a backend's
-:class:`~genqsim.backends.ShotGroupRunner`).
+"""Shot programs: a plan with mid-circuit measurements, resets, channels, conditionals,
+while loops and classical stores written out as flat operation rows and tables of numbers,
+so that a compiled loop can run every shot of a small state without Python between
+operations (a backend's :class:`~genqsim.backends.ShotGroupRunner`).
 
 A program is a table ``code`` of rows of :data:`ROW_WIDTH` integers, one per operation
-(:class:`~genqsim.plan.calls.ShotOp` gives each row's layout); the
-operation's numbers live in three tables: ``ints`` (qubit positions, offsets, permutations,
-classical bits, condition values), ``reals`` (branch probabilities) and ``data`` (matrices,
-diagonals and phases, in the state's complex type). Branches and loops are jumps between
+(:class:`~genqsim.plan.calls.ShotOp` gives each row's layout); the operation's numbers live
+in three tables: ``ints`` (qubit positions, offsets, permutations, classical bits, condition
+values, store tables), ``reals`` (branch probabilities) and ``data`` (matrices, diagonals
+and phases, in the state's complex type). Branches and loops are jumps between
 rows: a conditional tests its bits and jumps to its else branch (or past its body), a body
 ends with a jump past the else branch, a loop tests its bits at its head and its body jumps
 back there. After the plan come the terminal measurements, so a shot ends with its whole
@@ -42,6 +42,7 @@ from .calls import (
     PlanItem,
     ResetCall,
     ShotOp,
+    StoreCall,
 )
 
 ROW_WIDTH = 8
@@ -162,6 +163,10 @@ def _write(writer: _Writer, items: Sequence[Any]) -> None:
             _loop(writer, item)
         elif isinstance(item, ChannelCall):
             _channel(writer, item)
+        elif isinstance(item, StoreCall):
+            writer.row(ShotOp.STORE, writer.ints_at(item.clbits), len(item.clbits),
+                       writer.ints_at(item.sources), len(item.sources),
+                       writer.ints_at(item.table))  # fmt: skip
         else:
             raise NotEncodable(type(item).__name__)
 

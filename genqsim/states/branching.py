@@ -39,6 +39,7 @@ from ..plan.calls import (
     MeasureCall,
     PlanItem,
     ResetCall,
+    StoreCall,
 )
 from ..plan.shot_program import shot_program
 from ..support.progress import bar_for
@@ -219,6 +220,8 @@ def _advance(group: _Group, rng: np.random.Generator) -> list[_Group] | None:
         elif isinstance(item, LoopCall):
             if item.holds(state.clbits):
                 group.frames.append(_Frame(item.body, loop=item, iterations=1))
+        elif isinstance(item, StoreCall):
+            state.clbits.update(item.written(state.clbits))
         elif isinstance(item, (MeasureCall, ResetCall, ChannelCall)):
             if isinstance(item, ChannelCall):
                 parts = _channel(group, item, rng)

@@ -58,7 +58,9 @@ def cone_applies(circuit: Circuit, observable: Any, initial: Any, method: str) -
     )
 
 
-NO_CONES = (GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL, GateKind.LOOP)
+NO_CONES = (
+    GateKind.MEASURE, GateKind.RESET, GateKind.CONDITIONAL, GateKind.LOOP, GateKind.STORE
+)  # fmt: skip
 """Operations whose circuits are run whole (a cone would change what they do)."""
 
 

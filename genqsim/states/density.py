@@ -51,6 +51,7 @@ from ..plan import (
     LoopCall,
     MeasureCall,
     PlanItem,
+    StoreCall,
     check_bound,
     kept_on,
     plan_for_backend,
@@ -315,6 +316,8 @@ class DensityMatrix(StateBase):
         """Run one plan item on the members ``records``; returns what they became."""
         if isinstance(item, MeasureCall):
             return self._split(item, records)
+        if isinstance(item, StoreCall):
+            return self._stored(item, records)
         if isinstance(item, LoopCall):
             raise UnsupportedOperationError(WHILE_NEEDS_SHOTS)
         if isinstance(item, ConditionalCall):
@@ -350,6 +353,22 @@ class DensityMatrix(StateBase):
             return self._members
         finally:  # the branch's members are out of the ensemble until the caller merges them
             self._members = outside
+
+    def _stored(self, call: StoreCall, records: list[Record]) -> list[Record]:
+        """Rewrite the bits of every member's record; members whose records become equal
+        are one member (their matrices summed)."""
+        out: list[Record] = []
+        taken = [(record, self._members.pop(record)) for record in records]  # all out first:
+        for record, vec in taken:  # a new record may be another member's old one
+            bits = dict(record)
+            bits.update(call.written(bits))
+            key: Record = tuple(sorted(bits.items()))
+            if key in self._members:
+                self._members[key] += vec
+            else:
+                self._members[key] = vec
+                out.append(key)
+        return out
 
     def _split(self, call: MeasureCall, records: list[Record]) -> list[Record]:
         """Project every member on outcome 0 and 1 of the qubit, recording the bit."""

@@ -9,8 +9,8 @@ high ``n`` bits (vector qubit ``q + n`` is row qubit ``q``). Then
   structure, so the backend primitives, fusion and tiling apply unchanged;
 * a channel becomes its superoperator ``sum_k K_k (x) conj(K_k)`` on column and row qubits;
 * a reset becomes the reset channel (Kraus ``|0><0|``, ``|0><1|``);
-* mid-circuit measurements stay (a density matrix splits its ensemble on them) and
-  conditionals keep their classical condition around a doubled body.
+* mid-circuit measurements stay (a density matrix splits its ensemble on them),
+  conditionals keep their classical condition around a doubled body, and stores stay.
 
 :func:`fused_vectorised` fuses before doubling: gates and channels on a few qubits become
 one superoperator on their column and row qubits, one pass over ``vec(rho)`` instead of one
@@ -128,6 +128,8 @@ def _vectorised_operation(op: Operation, n: int) -> list[Operation]:
         raise UnsupportedOperationError(WHILE_NEEDS_SHOTS)
     if isinstance(gate, Conditional):
         return [Operation(gate.map_bodies(vectorised), both)]
+    if gate.kind is GateKind.STORE:  # on classical bits alone: the ensemble's records change
+        return [op]
     row_controls = tuple(q + n for q in op.controls)
     return [
         Operation(gate, rows, row_controls, op.control_values),
@@ -149,9 +151,14 @@ def _cheap_superoperator(op: Operation) -> bool:
     return gate.kind in (GateKind.DIAGONAL, GateKind.PERMUTATION)
 
 
+_NOT_LINEAR = (
+    GateKind.MEASURE, GateKind.CONDITIONAL, GateKind.LOOP, GateKind.STORE, GateKind.BARRIER
+)  # fmt: skip
+
+
 def _linear(op: Operation) -> bool:
     """Gates, channels and resets act on ``rho`` linearly, so they fuse."""
-    return op.kind not in (GateKind.MEASURE, GateKind.CONDITIONAL, GateKind.LOOP, GateKind.BARRIER)
+    return op.kind not in _NOT_LINEAR
 
 
 def fused_vectorised(

@@ -83,13 +83,13 @@ def transfer_matrix(op: Operation, n: int) -> tuple[np.ndarray, tuple[int, ...]]
 
 def pauli_circuit(doubled: Circuit, n: int) -> Circuit | None:
     """``doubled`` (the superoperators on ``vec(rho)``) as transfer matrices on the Pauli
-    coordinates; ``None`` where some operation has none (measurements, conditionals, halves
-    of a gate), so the run stays in the computational basis."""
+    coordinates; ``None`` where some operation has none (measurements, conditionals, stores,
+    halves of a gate), so the run stays in the computational basis."""
     ops: list[Operation] = []
     for op in doubled.operations:
         if op.kind is GateKind.BARRIER:
             continue
-        if op.kind in (GateKind.MEASURE, GateKind.CONDITIONAL, GateKind.LOOP):
+        if op.kind in (GateKind.MEASURE, GateKind.CONDITIONAL, GateKind.LOOP, GateKind.STORE):
             return None
         found = transfer_matrix(op, n)
         if found is None:

@@ -29,6 +29,7 @@ from ...circuit.gates import (
     NamedGate,
     PauliRotation,
 )
+from ...circuit.store import Store
 from ...errors import ArgumentTypeError
 from .. import classical
 from .fast_reader import KEYWORDS
@@ -338,6 +339,11 @@ def _operation(
         )
     if isinstance(gate, Conditional):
         return _guarded(gate, op.targets, registers, definitions)
+    if isinstance(gate, Store):
+        raise QasmError(
+            "a classical store has no OpenQASM 2.0 form (bits are written by measurements "
+            "there): write OpenQASM 3 (gq.qasm.dumps3), which assigns bits"
+        )
     if gate.kind is GateKind.CHANNEL:
         raise QasmError(
             f"noise channel {gate.name} has no OpenQASM 2.0 form (export the noiseless "
@@ -455,6 +461,8 @@ class _Writer3:
             return [f"{indent}c[{gate.clbit}] = measure q[{op.targets[0]}];"]
         if gate.kind is GateKind.RESET:
             return [f"{indent}reset q[{op.targets[0]}];"]
+        if isinstance(gate, Store):
+            return self.store(gate, op, n_clbits, indent)
         if isinstance(gate, Conditional):  # an if (with its else), or a while loop
             lines = [f"{indent}{gate.keyword} ({self.condition(gate, n_clbits)}) {{"]
             for inner in gate.operations_on(op.targets):
@@ -486,6 +494,16 @@ class _Writer3:
                 f"{gate!r} has no OpenQASM form (only library gates and Pauli rotations do)"
             )
         return [indent + line for line in self.named(op, gate, prefix)]
+
+    def store(self, gate: Store, op: Operation, n_clbits: int, indent: str) -> list[str]:
+        """``c[1] = true;`` for each bit of a constant; a function of bits as an if / else
+        chain on its sources, each branch storing a constant."""
+        if len(set(gate.table)) == 1:
+            return [f"{indent}c[{b}] = {'true' if (gate.table[0] >> i) & 1 else 'false'};"
+                    for i, b in enumerate(gate.clbits)]  # fmt: skip
+        chain = classical.as_constant_stores(gate, 0, n_clbits)
+        return [line for inner in chain.operations
+                for line in self.operation(inner, n_clbits, indent)]  # fmt: skip
 
     def named(self, op: Operation, gate: NamedGate, prefix: str) -> list[str]:
         qubits = op.controls + op.targets

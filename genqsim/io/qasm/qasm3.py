@@ -30,6 +30,7 @@ from typing import Any
 
 from ...circuit.circuit import Circuit, Operation, new_operation
 from ...circuit.gates import GateKind, Measure, NamedGate, PauliRotation, Reset
+from ...circuit.store import Store
 from ...errors import GenqsimError
 from .. import classical
 from ..classical import ClassicalError, ClassicalScope
@@ -195,7 +196,7 @@ class _Reader:
             self.jump((node, env))  # outside a loop: refused there
             raise self.fail("break and continue are read inside for loops", node)
         elif isinstance(node, ast.ClassicalAssignment):
-            self.assign(node, env)
+            self.assign(node, env, out)
         elif isinstance(node, ast.ForInLoop):
             self.loop(node, env, out)
         elif isinstance(node, ast.Pragma):
@@ -291,8 +292,8 @@ class _Reader:
         init = node.init_expression
         if isinstance(init, ast.QuantumMeasurement):
             out += self.measure(init.qubit, node.identifier, env)
-        elif init is not None:
-            raise self.fail("a bit is initialised only by a measurement here", node)
+        elif init is not None:  # ``bit[2] b = "10";``, ``bit b = !c[0];``: a store
+            out.append(self.store(self.clbits(node.identifier, env), init, env, node))
 
     def declare_io(self, node: Any) -> None:
         from openqasm3 import ast
@@ -724,6 +725,8 @@ class _Reader:
             return classical.bits(self.clbits(node, env))
         if isinstance(node, (ast.IntegerLiteral, ast.BooleanLiteral)):
             return classical.const(node.value)
+        if isinstance(node, ast.BitstringLiteral):  # ``"101"``: its value, the last bit lowest
+            return classical.const(node.value)
         if isinstance(node, ast.UnaryExpression):
             inner = self.expression(node.expression, env)
             if node.op.name == "~":
@@ -736,8 +739,9 @@ class _Reader:
             return classical.cast(self.classical_width(node.type, env, node),
                                   self.expression(node.argument, env))  # fmt: skip
         raise self.fail(
-            f"{_text(node)!r} in a condition is outside what genqsim reads (bits, registers, "
-            "bool and int variables under !, ~, ^, &, |, &&, ||, comparisons and integers)",
+            f"{_text(node)!r} in a classical expression is outside what genqsim reads (bits, "
+            "registers, bool and int variables under !, ~, ^, &, |, &&, ||, comparisons and "
+            "integers)",
             node,
         )
 
@@ -757,24 +761,40 @@ class _Reader:
             "reads (bit, bit[n], bool, int and uint are read)", node,
         )  # fmt: skip
 
-    def assign(self, node: Any, env: dict[str, Any]) -> None:
-        """``name = value;`` for a classical variable (bits are written by measurements only)."""
+    def assign(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
+        """``name = value;`` (or ``name op= value;``) for a classical variable, or for bits
+        (``c[1] = !c[0];``, ``c = c ^ 5;``): a classical store."""
         from openqasm3 import ast
 
         target = node.lvalue
-        if not isinstance(target, ast.Identifier) or target.name in self.bits:
-            raise self.fail(
-                f"assignment to {_text(target)!r}: classical bits are written by measurements "
-                "here, and variables (bool, int, uint) by '='", node,
-            )  # fmt: skip
-        value = self.expression(node.rvalue, env)
+        value: Any = node.rvalue
         if node.op.name != "=":  # ``a += 1``: the operator before the '='
             operation = node.op.name[:-1]
             if operation not in classical.BINARY:
                 raise self.fail(f"the assignment operator {node.op.name!r} is not read", node)
-            value = (operation, self.expression(target, env), value)
+            value = ast.BinaryExpression(ast.BinaryOperator[operation], target, value)
+        if _is_bits(target) and not (
+            isinstance(target, ast.Identifier) and target.name not in self.bits
+        ):
+            out.append(self.store(self.clbits(target, env), value, env, node))
+            return
+        if not isinstance(target, ast.Identifier):
+            raise self.fail(
+                f"assignment to {_text(target)!r}: bits, registers and classical variables "
+                "(bool, int, uint) are assigned here", node,
+            )  # fmt: skip
+        found = self.expression(value, env)
         with self.classical_at(node):
-            self.scope.assign(target.name, value)
+            self.scope.assign(target.name, found)
+
+    def store(self, clbits: list[int], value: Any, env: dict[str, Any], node: Any) -> Operation:
+        """The classical store of the expression ``value`` into the bits ``clbits``; from
+        here on they hold it (values read from them before are old)."""
+        found = self.expression(value, env)
+        with self.classical_at(node):
+            sources, table = classical.stored_table(found, len(clbits))
+        self.scope.measured(clbits)
+        return new_operation(Store(clbits, table, sources), ())
 
     def split(self, entry: tuple[Any, dict[str, Any]]) -> tuple[tuple[int, ...], list[Any]]:
         """``(bits, [(entries, values, guard), ...])`` of an ``if``/``else``, a ``switch`` or
