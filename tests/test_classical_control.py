@@ -188,9 +188,9 @@ def test_a_variable_whose_bits_were_measured_again_is_refused():
 @pytest.mark.parametrize(
     "body, message",
     [
-        ("float[64] f;", "variables of type FloatType"),
-        ("bit b;\nb = 0.5;", "'0.5' in a classical expression is outside"),
-        ("bool a;\nif (a > 1.5) { x q; }", "'1.5' in a classical expression is outside"),
+        ("complex[float[64]] z;", "variables of type ComplexType"),
+        ("bit b;\nb = 0.5;", "a float \\(0.5\\) is stored into classical bits"),
+        ("bool a;\nif (a > 1.5im) { x q; }", "'1.5im' in a classical expression is outside"),
         ("if (k) { x q; }", "unknown classical value 'k'"),
         ("bool a;\nbool a;", "'a' is declared twice"),
     ],
@@ -833,3 +833,63 @@ def test_of_two_measurements_into_one_bit_the_later_is_the_one_kept():
     assert c.split_terminal_measurements()[1] == []
     assert gq.counts(c, 100, seed=1) == {"0": 100}
     assert distribution(c) == {"0": 1.0}
+
+
+def test_float_variables_in_conditions():
+    """``f = 0.5 * float(c)`` of a two-bit register of ry coins, then ``if (f > 0.75)``
+    flips q2: where c >= 2, i.e. where c[1] reads 1 (probability sin^2(1.0)). Aer refuses
+    float variables; the law is written out. Read from Qiskit and from its OpenQASM 3."""
+    from qiskit.circuit import ClassicalRegister
+
+    qc = QuantumCircuit(3)
+    c, o = ClassicalRegister(2, "c"), ClassicalRegister(1, "o")
+    qc.add_register(c)
+    qc.add_register(o)
+    f = qc.add_var("f", expr.lift(0.5))
+    qc.ry(1.1, 0)
+    qc.ry(2.0, 1)
+    qc.measure(0, c[0])
+    qc.measure(1, c[1])
+    qc.store(f, expr.mul(f, expr.cast(c, types.Float())))
+    with qc.if_test(expr.greater(f, 0.75)):
+        qc.x(2)
+    qc.measure(2, o[0])
+    a, b = math.sin(0.55) ** 2, math.sin(1.0) ** 2
+    expected = {f"{c1}{c1}{c0}": (b if c1 else 1 - b) * (a if c0 else 1 - a)
+                for c0 in (0, 1) for c1 in (0, 1)}  # fmt: skip
+    for circuit in both_ways(qc):
+        assert distribution(circuit) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("float[64] x = 3.0;\nif (x / 2.0 > 1.4) { x q; }", None),  # 1.5 > 1.4: runs
+        ("float[64] x = 3.0;\nif (x / 2.0 > 1.6) { x q; }", None),  # 1.5 < 1.6: does not
+        ("int[8] k = 3;\nif (k / 2 > 1) { x q; }", "an integer division"),
+        ("float[64] x = 1.0;\nc[0] = x;", "a float \\(1.0\\) is stored into classical bits"),
+        ("float[64] x = 1.0;\nif ((x & 1) == 1) { x q; }", "'&' does not apply to 1.0"),
+    ],
+)
+def test_float_arithmetic_in_openqasm3(body, message):
+    head = 'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nbit[1] c;\n'
+    source = f"{head}{body}\nc[0] = measure q;"
+    if message is not None:
+        with pytest.raises(QasmError, match=message):
+            gq.qasm.loads3(source)
+        return
+    expected = {"1": 1.0} if "1.4" in body else {"0": 1.0}
+    assert distribution(gq.qasm.loads3(source)) == expected
+
+
+def test_casts_of_floats():
+    """A nonzero float is true (0.5 too); to an integer type a float goes toward zero, then
+    wraps as the type does (-1.7 -> -1 -> 7 in uint[3]; 5.9 -> 5 -> -3 in int[3])."""
+    from genqsim.io import classical
+
+    def cast(width, value):
+        return classical.evaluate(classical.cast(width, classical.const(value)), {})
+
+    assert cast(0, 0.5) == 1 and cast(0, 0.0) == 0
+    assert cast(3, -1.7) == 7 and cast(-3, 5.9) == -3
+    assert cast(classical.FLOAT, 3) == 3.0 and isinstance(cast(classical.FLOAT, 3), float)

@@ -193,12 +193,12 @@ def test_qasm3_subset_equals_its_qasm2_form(tmp_path):
 @pytest.mark.parametrize(
     "text,line,message",
     [
-        ("OPENQASM 3.0;\nqubit q;\nfloat[64] f = 1.5;", 3, "variables of type FloatType"),
+        ("OPENQASM 3.0;\nqubit q;\nangle[20] a = 1.5;", 3, "variables of type AngleType"),
         ('OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nfoo q;', 4, "unknown gate 'foo'"),
         ("OPENQASM 3.0;\nqubit q;\nbit b;\nwhile (b) { x q; }", 4, "measures nothing into"),
         ("OPENQASM 3.0;\ndef f() { }", 2, "subroutines \\(def\\) are outside"),
         ("OPENQASM 3.0;\nextern f(int) -> int;", 2, "extern declarations are outside"),
-        ("OPENQASM 3.0;\nbit b;\nb = 0.5;", 3, "'0.5' in a classical expression is outside"),
+        ("OPENQASM 3.0;\nbit b;\nb = 0.5;", 3, "a float \\(0.5\\) is stored into classical"),
         ('OPENQASM 3.0;\ninclude "nowhere.inc";', 2, "cannot include 'nowhere.inc'"),
         ("OPENQASM 3.0;\nqubit q;\nrx(theta) q;", 3, "unknown identifier 'theta'"),
     ],

@@ -370,7 +370,7 @@ def test_definitions_of_non_standard_table_names_run_as_table_gates():
         ("qubit[2] q;\nbit[2] c;\nif (c == 4) { x q[0]; }", 5, "value 4 does not fit"),
         ("qubit q;\nfor int i in [0:2000000] { x q; }", 4, "unroll to more than"),
         ("qubit q;\nctrl @ x q;", 4, "gate 'x' acts on 1 qubit"),
-        ("qubit q;\nfloat[64] f;", 4, "variables of type FloatType"),
+        ("qubit q;\nangle[32] a;", 4, "variables of type AngleType"),
     ],
 )
 def test_refusals_name_the_construct_and_line(body, line, message):

@@ -44,9 +44,30 @@ BINARY: dict[str, Any] = {
     "<=": operator.le, ">=": operator.ge, "&&": lambda a, b: bool(a) and bool(b),
     "||": lambda a, b: bool(a) or bool(b), "&": operator.and_, "|": operator.or_,
     "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "+": operator.add,
-    "-": operator.sub, "*": operator.mul,
+    "-": operator.sub, "*": operator.mul, "/": lambda a, b: _divided(a, b),
 }  # fmt: skip
-"""The binary operators of classical expressions, on Python integers."""
+"""The binary operators of classical expressions, on Python integers (and floats: the
+arithmetic and comparisons)."""
+
+FLOAT = "float"
+"""The width :func:`cast` takes for a ``float`` value (OpenQASM 3's ``float[64]``, Qiskit's
+``types.Float``): a Python float."""
+
+Width = int | str
+"""A classical type as :func:`cast` takes it: ``0`` bool, ``w`` ``uint[w]``, ``-w``
+``int[w]``, :data:`FLOAT` float."""
+
+
+def _divided(a: Any, b: Any) -> float:
+    """``a / b`` of floats; integer division is refused (its rounding differs between
+    languages)."""
+    if not (isinstance(a, float) or isinstance(b, float)):
+        raise ClassicalError(
+            f"an integer division ({a} / {b}) is outside what genqsim reads: divide floats"
+        )
+    if b == 0:
+        raise ClassicalError(f"a classical division by zero ({a} / {b})")
+    return a / b
 
 
 class ClassicalError(ArgumentValueError):
@@ -64,7 +85,7 @@ MAX_UNROLLED_WHILE = 100
 (a loop with a counter): one past them it is refused."""
 
 
-def unknown(name: str, width: int) -> Expression:
+def unknown(name: str, width: Width) -> Expression:
     """The value of the variable ``name`` as some iteration of a while loop left it: carried
     through expressions, refused (:class:`LoopVariableError`) where evaluated."""
     return ("unknown", name, width)
@@ -82,18 +103,20 @@ def bits(indices: Sequence[int]) -> Expression:
     return ("bits", tuple(indices))
 
 
-def const(value: int | bool) -> Expression:
-    return ("const", int(value))
+def const(value: int | bool | float) -> Expression:
+    """A constant: an integer (a bool as 0 or 1), or a float."""
+    return ("const", value if isinstance(value, float) else int(value))
 
 
-def cast(width: int, value: Expression) -> Expression:
-    """``value`` as a ``bool`` (``width`` 0), ``uint[width]`` (positive) or ``int[-width]``
-    (negative)."""
+def cast(width: Width, value: Expression) -> Expression:
+    """``value`` as a ``bool`` (``width`` 0), ``uint[width]`` (positive), ``int[-width]``
+    (negative) or a float (:data:`FLOAT`)."""
     return ("cast", width, value)
 
 
-def evaluate(node: Expression, values: Mapping[int, int]) -> int:
-    """The value of ``node`` where each classical bit ``b`` holds ``values[b]``."""
+def evaluate(node: Expression, values: Mapping[int, int]) -> Any:
+    """The value of ``node`` where each classical bit ``b`` holds ``values[b]``: an integer,
+    or a float where it computes one."""
     kind = node[0]
     if kind == "bits":
         return sum(values[b] << i for i, b in enumerate(node[1]))
@@ -116,12 +139,22 @@ def evaluate(node: Expression, values: Mapping[int, int]) -> int:
         return ~evaluate(node[1], values) & ((1 << node[2]) - 1)
     if kind == "neg":
         return -evaluate(node[1], values)
-    return int(BINARY[kind](evaluate(node[1], values), evaluate(node[2], values)))
+    left, right = evaluate(node[1], values), evaluate(node[2], values)
+    try:
+        found = BINARY[kind](left, right)
+    except TypeError:  # a bitwise operator on a float: no type system lets it through
+        raise ClassicalError(f"{kind!r} does not apply to {left!r} and {right!r}") from None
+    return found if isinstance(found, float) else int(found)
 
 
-def _cast(width: int, value: int) -> int:
+def _cast(width: Width, value: Any) -> Any:
+    if width == FLOAT:
+        return float(value)
+    assert isinstance(width, int)
     if width == 0:
         return int(bool(value))
+    if isinstance(value, float):  # to an integer type: toward zero, then wrapped
+        value = int(value)
     if width > 0:
         return value & ((1 << width) - 1)
     wrapped = value & ((1 << -width) - 1)
@@ -148,9 +181,9 @@ def width_of(node: Expression) -> int:
     """How many bits ``~`` inverts in ``node``: its bits', its cast's, else one."""
     if node[0] == "bits":
         return len(node[1])
-    if node[0] == "cast" and node[1] != 0:
+    if node[0] == "cast" and node[1] not in (0, FLOAT):
         return abs(node[1])
-    if node[0] == "unknown" and node[2] != 0:
+    if node[0] == "unknown" and node[2] not in (0, FLOAT):
         return abs(node[2])
     return 1
 
@@ -189,7 +222,12 @@ def stored_table(node: Expression, width: int) -> tuple[tuple[int, ...], list[in
             "bits are too many"
         )
     mask = (1 << width) - 1
-    table = [evaluate(node, _assignment(sources, v)) & mask for v in range(1 << len(sources))]
+    table = []
+    for v in range(1 << len(sources)):
+        found = evaluate(node, _assignment(sources, v))
+        if isinstance(found, float):
+            raise ClassicalError(f"a float ({found}) is stored into classical bits: cast it")
+        table.append(found & mask)
     return sources, table
 
 
@@ -278,7 +316,7 @@ class Variable:
     expression of bits, with how many times each bit it reads had been written then."""
 
     name: str
-    width: int
+    width: Width
     value: Expression
     stamps: dict[int, int]
     in_loop: bool = False  # assigned in a while loop's body: its value is unknown
@@ -303,7 +341,7 @@ class ClassicalScope:
         return {b: self.writes.get(b, 0) for b in bits_read(node)}
 
     def declare(
-        self, name: str, width: int, value: Expression | None = None, again: bool = False
+        self, name: str, width: Width, value: Expression | None = None, again: bool = False
     ) -> None:
         """A new variable (a value unset reads 0, false), local to the innermost block being
         read (:meth:`block`). ``again``: the same declaration read once more (a loop's next

@@ -93,12 +93,12 @@ _BINARY_SYMBOLS = {
     "BIT_AND": "&", "BIT_OR": "|", "BIT_XOR": "^", "LOGIC_AND": "&&", "LOGIC_OR": "||",
     "EQUAL": "==", "NOT_EQUAL": "!=", "LESS": "<", "LESS_EQUAL": "<=", "GREATER": ">",
     "GREATER_EQUAL": ">=", "SHIFT_LEFT": "<<", "SHIFT_RIGHT": ">>", "ADD": "+", "SUB": "-",
-    "MUL": "*",
+    "MUL": "*", "DIV": "/",
 }  # fmt: skip
 """Qiskit's classical binary operators, as :mod:`genqsim.io.classical` names them."""
 
 
-def _classical_width(kind: Any) -> int:
+def _classical_width(kind: Any) -> classical.Width:
     """A Qiskit classical type's width as :func:`genqsim.io.classical.cast` takes it."""
     from qiskit.circuit.classical import types
 
@@ -106,8 +106,10 @@ def _classical_width(kind: Any) -> int:
         return 0
     if isinstance(kind, types.Uint):
         return int(kind.width)
+    if isinstance(kind, types.Float):
+        return classical.FLOAT
     raise ArgumentValueError(
-        f"classical values of type {kind} have no genqsim form (bool and uint are read)"
+        f"classical values of type {kind} have no genqsim form (bool, uint and float are read)"
     )
 
 
@@ -417,6 +419,8 @@ class _QiskitReader:
             return value
         if isinstance(node, expr.Value) and isinstance(node.value, (bool, int, np.integer)):
             return classical.const(int(node.value))
+        if isinstance(node, expr.Value) and isinstance(node.value, (float, np.floating)):
+            return classical.const(float(node.value))
         if isinstance(node, expr.Cast):
             inner = self.expression(qc, node.operand, clbit_map)
             return classical.cast(_classical_width(node.type), inner)
@@ -428,15 +432,16 @@ class _QiskitReader:
             inner = self.expression(qc, node.operand, clbit_map)
             if node.op.name == "LOGIC_NOT":
                 return ("!", inner)
-            return ("~", inner, _classical_width(node.type) or 1)
+            width = _classical_width(node.type)  # Qiskit's bit_not takes bool and uint
+            return ("~", inner, width if isinstance(width, int) and width else 1)
         if isinstance(node, expr.Binary) and node.op.name in _BINARY_SYMBOLS:
             left = self.expression(qc, node.left, clbit_map)
             right = self.expression(qc, node.right, clbit_map)
             return (_BINARY_SYMBOLS[node.op.name], left, right)
         raise ClassicalError(
             f"the classical expression {node} is outside what genqsim reads (bits, registers, "
-            "bool and uint variables under not, and, or, xor, shifts, comparisons, arithmetic "
-            "and integers)"
+            "bool, uint and float variables under not, and, or, xor, shifts, comparisons, "
+            "arithmetic, integers and floats)"
         )
 
 

@@ -725,6 +725,8 @@ class _Reader:
             return classical.bits(self.clbits(node, env))
         if isinstance(node, (ast.IntegerLiteral, ast.BooleanLiteral)):
             return classical.const(node.value)
+        if isinstance(node, ast.FloatLiteral):
+            return classical.const(float(node.value))
         if isinstance(node, ast.BitstringLiteral):  # ``"101"``: its value, the last bit lowest
             return classical.const(node.value)
         if isinstance(node, ast.UnaryExpression):
@@ -740,25 +742,28 @@ class _Reader:
                                   self.expression(node.argument, env))  # fmt: skip
         raise self.fail(
             f"{_text(node)!r} in a classical expression is outside what genqsim reads (bits, "
-            "registers, bool and int variables under !, ~, ^, &, |, &&, ||, comparisons and "
-            "integers)",
+            "registers, bool, int and float variables under !, ~, ^, &, |, &&, ||, "
+            "comparisons and arithmetic, integers and floats)",
             node,
         )
 
-    def classical_width(self, kind: Any, env: dict[str, Any], node: Any) -> int:
+    def classical_width(self, kind: Any, env: dict[str, Any], node: Any) -> classical.Width:
         """The width of a classical type as :func:`genqsim.io.classical.cast` takes it:
-        ``bool`` 0, ``uint[w]`` and ``bit[w]`` ``w``, ``int[w]`` ``-w`` (64 bits unsized)."""
+        ``bool`` 0, ``uint[w]`` and ``bit[w]`` ``w``, ``int[w]`` ``-w`` (64 bits unsized),
+        ``float`` (any size: a Python float) :data:`~genqsim.io.classical.FLOAT`."""
         from openqasm3 import ast
 
         if isinstance(kind, ast.BoolType):
             return 0
+        if isinstance(kind, ast.FloatType):
+            return classical.FLOAT
         if isinstance(kind, (ast.IntType, ast.UintType, ast.BitType)):
             size = self.size(kind.size, env)
             width = (1 if isinstance(kind, ast.BitType) else 64) if size is None else size
             return -width if isinstance(kind, ast.IntType) else width
         raise self.fail(
             f"classical variables of type {type(kind).__name__} are outside what genqsim "
-            "reads (bit, bit[n], bool, int and uint are read)", node,
+            "reads (bit, bit[n], bool, int, uint and float are read)", node,
         )  # fmt: skip
 
     def assign(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
