@@ -132,3 +132,19 @@ def coin_switch(n_clbits: int, cases: list[tuple[Any, str, tuple]]) -> Any:
                 getattr(qc, gate)(*params, 2)
     qc.measure(2, n_clbits - 1)
     return qc
+
+
+def repeat_until_zero(angle: float) -> Any:
+    """Flip a coin until it shows 0, turning ``q1`` by ``ry(angle)`` on every retry: ``k``
+    retries (probability ``2^-(k+1)``) leave ``P(q1 = 1) = sin(k angle / 2)^2``."""
+    from qiskit import QuantumCircuit
+
+    qc = QuantumCircuit(2, 2)
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.while_loop((qc.clbits[0], 1)):
+        qc.h(0)
+        qc.measure(0, 0)
+        qc.ry(angle, 1)
+    qc.measure(1, 1)
+    return qc

@@ -11,7 +11,7 @@ import math
 import warnings
 
 import pytest
-from qiskit_files import coin_switch
+from qiskit_files import coin_switch, repeat_until_zero
 
 import genqsim as gq
 from genqsim.circuit import channels
@@ -331,20 +331,6 @@ def test_break_and_continue_outside_a_loop_are_refused():
 # -- while loops ----------------------------------------------------------------------------------
 
 
-def _repeat_until_zero(angle: float) -> QuantumCircuit:
-    """Flip a coin until it shows 0, turning ``q1`` by ``ry(angle)`` on every retry: ``k``
-    retries (probability ``2^-(k+1)``) leave ``P(q1 = 1) = sin(k angle / 2)^2``."""
-    qc = QuantumCircuit(2, 2)
-    qc.h(0)
-    qc.measure(0, 0)
-    with qc.while_loop((qc.clbits[0], 1)):
-        qc.h(0)
-        qc.measure(0, 0)
-        qc.ry(angle, 1)
-    qc.measure(1, 1)
-    return qc
-
-
 def _geometric_p1(angle: float, stop: float) -> float:
     """``P(q1 = 1)`` after a number of retries drawn with probability ``stop`` of stopping
     each time: the series summed to 1e-16."""
@@ -359,7 +345,7 @@ def _close(counts: dict[str, int], key_bit: int, p: float, shots: int) -> None:
 
 
 def test_while_loop_repeat_until_success_against_the_geometric_series():
-    qc = _repeat_until_zero(0.7)
+    qc = repeat_until_zero(0.7)
     shots = 20_000
     for c in both_ways(qc):
         assert c.has_loops
@@ -393,7 +379,7 @@ def test_while_loop_written_out_and_to_qiskit_agrees_with_aer():
     made a Qiskit one runs on Qiskit Aer with the same statistics; OpenQASM 2 refuses it."""
     from qiskit_aer import AerSimulator
 
-    c = gq.from_qiskit(_repeat_until_zero(0.9))
+    c = gq.from_qiskit(repeat_until_zero(0.9))
     text = gq.qasm.dumps3(c)
     assert "while (c[0] == 1) {" in text
     assert gq.qasm.loads3(text) == c
@@ -408,7 +394,7 @@ def test_while_loop_in_every_shot_by_shot_method_and_refused_by_ensembles():
     """State vectors, trajectories (``auto`` picks them for a noisy circuit with a loop) and
     MPS run it shot by shot: the loop always ends with ``q0`` in ``|0>``. A density matrix
     refuses it, naming what runs it."""
-    c = gq.from_qiskit(_repeat_until_zero(0.7))
+    c = gq.from_qiskit(repeat_until_zero(0.7))
     rest, _ = c.split_terminal_measurements()
     for method in ("statevector", "mps"):
         for seed in range(5):

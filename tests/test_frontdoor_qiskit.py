@@ -679,6 +679,67 @@ def test_saves_between_gates_keep_the_state_where_they_stand(noisy):
         np.testing.assert_allclose(np.asarray(mine), np.asarray(value), atol=1e-10)
 
 
+def test_averaged_saves_after_mid_circuit_measurements():
+    """After a measurement and a condition on it (q1 turned by 0.7, flipped where c0 reads
+    1), Aer averages each save over the shots, and with conditional=True per value of the
+    memory: genqsim gives the exact means (<Z1> = 0, and +-cos 0.7 per memory value; the
+    variance of Z1 per record is sin^2 0.7), which Aer's estimates meet within their
+    sampling error; a save after a reset, at the end of a part, and under noise too."""
+    from qiskit_aer import AerSimulator
+    from qiskit_aer.noise import NoiseModel, depolarizing_error
+
+    qc = QuantumCircuit(2, 2)
+    qc.h(0)
+    qc.ry(0.7, 1)
+    qc.save_expectation_value(SparsePauliOp("Z"), [1], label="before", conditional=True)
+    qc.measure(0, 0)
+    qc.save_expectation_value(SparsePauliOp("X"), [0], label="x0")  # measured: <X> = 0
+    with qc.if_test((qc.clbits[0], 1)):
+        qc.x(1)
+    qc.save_expectation_value(SparsePauliOp("ZI"), [0, 1], label="ev")
+    qc.save_expectation_value(SparsePauliOp("ZI"), [0, 1], label="cev", conditional=True)
+    qc.save_expectation_value_variance(SparsePauliOp("Z"), [1], label="var")
+    qc.save_probabilities([1], label="p")
+    qc.save_probabilities([1], label="cp", conditional=True)
+    qc.save_probabilities_dict([0, 1], label="pd")
+    qc.save_density_matrix([1], label="dm")
+    qc.save_amplitudes_squared([0, 3], label="sq")
+    qc.reset(0)
+    qc.save_probabilities([0], label="after reset")
+    qc.measure(1, 1)
+    c, s = np.cos(0.7), np.sin(0.35) ** 2
+    ours = GenqsimBackend().run(qc, shots=100, seed_simulator=3).result().data(0)
+    assert ours["before"] == pytest.approx({"0x0": c}, abs=1e-12)  # the memory all 0 yet
+    assert ours["x0"] == pytest.approx(0, abs=1e-12)
+    assert ours["ev"] == pytest.approx(0, abs=1e-12)
+    assert ours["cev"] == pytest.approx({"0x0": c, "0x1": -c}, abs=1e-12)
+    np.testing.assert_allclose(ours["var"], [0, np.sin(0.7) ** 2], atol=1e-12)
+    np.testing.assert_allclose(ours["p"], [0.5, 0.5], atol=1e-12)
+    np.testing.assert_allclose(ours["cp"]["0x1"], [s, 1 - s], atol=1e-12)
+    assert ours["pd"] == pytest.approx({0: (1 - s) / 2, 1: s / 2, 2: s / 2, 3: (1 - s) / 2})
+    np.testing.assert_allclose(ours["dm"].data, [[0.5, np.sin(0.7) / 2],
+                                                 [np.sin(0.7) / 2, 0.5]], atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(ours["sq"], [(1 - s) / 2, (1 - s) / 2], atol=1e-12)
+    np.testing.assert_allclose(ours["after reset"], [1, 0], atol=1e-12)
+    shots = 4000
+    theirs = AerSimulator().run(qc, shots=shots, seed_simulator=3).result().data(0)
+    assert set(ours) == set(theirs)
+    assert theirs["before"] == pytest.approx(ours["before"], abs=1e-10)
+    assert abs(theirs["ev"] - ours["ev"]) < 5 * c / np.sqrt(shots)  # each shot's value: +-c
+    assert set(theirs["cev"]) == set(ours["cev"])
+    for memory, value in theirs["cev"].items():
+        assert value == pytest.approx(ours["cev"][memory], abs=1e-10)  # exact per record
+    np.testing.assert_allclose(theirs["p"], ours["p"], atol=5 * np.sqrt(0.25 / shots))
+    model = NoiseModel()
+    model.add_all_qubit_quantum_error(depolarizing_error(0.2, 1), ["ry"])
+    noisy = GenqsimBackend(noise_model=model).run(qc, shots=10).result().data(0)
+    dm = AerSimulator(method="density_matrix", noise_model=model)
+    reference = dm.run(qc, shots=shots, seed_simulator=3).result().data(0)
+    for memory, value in reference["cev"].items():  # per record: exact in Aer's DM too
+        assert value == pytest.approx(noisy["cev"][memory], abs=1e-10)
+    assert noisy["cev"]["0x0"] == pytest.approx(c * (1 - 0.2), abs=1e-12)  # Bloch: 1 - p
+
+
 def test_save_instructions_genqsim_cannot_read_are_refused_with_the_reason():
     backend = GenqsimBackend()
     mid = QuantumCircuit(1, 1)
@@ -686,8 +747,14 @@ def test_save_instructions_genqsim_cannot_read_are_refused_with_the_reason():
     mid.measure(0, 0)
     mid.x(0)
     mid.save_statevector()
-    with pytest.raises(ArgumentValueError, match="comes after a mid-circuit measurement"):
+    with pytest.raises(ArgumentValueError, match="keeps one shot's state"):
         backend.run(mid)
+    from qiskit_files import repeat_until_zero
+
+    loop = repeat_until_zero(0.5)
+    loop.save_probabilities()
+    with pytest.raises(ArgumentValueError, match="comes after a while loop"):
+        backend.run(loop)
     twice = QuantumCircuit(1)
     twice.save_probabilities(label="p")
     twice.h(0)

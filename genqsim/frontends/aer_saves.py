@@ -5,9 +5,12 @@ as Aer's do (``result.get_statevector()``, ``result.data()["probabilities"]``).
 A save keeps what the state holds where it stands: the circuit is cut at its saves, and each
 part runs from the state the one before left (:class:`SavedParts`), once, exactly, not
 averaged over shots. A noisy circuit leaves a density matrix, whose averaged quantities
-(probabilities, expectation values, density matrices) are exact there too. Saves after a
-mid-circuit measurement or reset (each shot's state is then its own) and per-shot saves are
-refused with a message."""
+(probabilities, expectation values, density matrices) are exact there too. After a
+mid-circuit measurement, reset or condition the parts run on a density matrix that keeps
+every classical record: the averaged saves are then the exact means over the records (Aer's
+average over shots estimates them), and with ``conditional=True`` one value per value of
+the classical memory, by its hex (``"0x1"``), as Aer keys them. Saves of one shot's state
+there (a state vector, amplitudes) and per-shot saves are refused with a message."""
 
 from __future__ import annotations
 
@@ -24,7 +27,13 @@ from ..errors import ArgumentValueError
 from ..linalg.pauli import PauliSum
 
 PER_SHOT = ("list", "c_list", "accum", "c_accum")
-"""Aer's subtypes of saves kept per shot (``pershot=True``) or per condition."""
+"""Aer's subtypes of saves kept per shot (``pershot=True``)."""
+
+ONE_SHOT = ("single", "c_single")
+"""Aer's subtypes of saves of one shot's state (a state vector, amplitudes)."""
+
+CONDITIONAL = ("c_single", "c_average")
+"""Aer's subtypes of saves kept per value of the classical memory (``conditional=True``)."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +64,8 @@ def split_saves(qc: QuantumCircuit) -> SavedParts:
             continue
         if getattr(op, "_subtype", "") in PER_SHOT:
             raise ArgumentValueError(
-                f"Aer's {op.name!r} with pershot=True or conditional=True is not read: "
-                "genqsim saves the state where the save stands, once"
+                f"Aer's {op.name!r} with pershot=True is not read: genqsim saves the state "
+                "where the save stands, once (exact means over the shots' records)"
             )
         saves.append(item)
     if saves:
@@ -64,9 +73,17 @@ def split_saves(qc: QuantumCircuit) -> SavedParts:
     return SavedParts(rest if parts else qc, parts)
 
 
-def save_values(saves: list[Any], qc: QuantumCircuit, state: Any, out: dict[str, Any]) -> None:
+def save_values(
+    saves: list[Any],
+    qc: QuantumCircuit,
+    state: Any,
+    out: dict[str, Any],
+    shot_by_shot: bool = False,
+) -> None:
     """Put into ``out`` what each save instruction of ``qc`` keeps, by its label, from the
-    ``state`` where it stands; a label already there is an error."""
+    ``state`` where it stands (``shot_by_shot``: a density matrix after a mid-circuit
+    measurement, reset or condition, whose members are the classical records); a label
+    already there is an error."""
     for item in saves:
         op = item.operation
         qubits = [qc.find_bit(q).index for q in item.qubits]
@@ -75,12 +92,65 @@ def save_values(saves: list[Any], qc: QuantumCircuit, state: Any, out: dict[str,
             raise ArgumentValueError(
                 f"Aer's {kind!r} is not read (genqsim reads {', '.join(sorted(_SAVED))})"
             )
+        subtype = getattr(op, "_subtype", "single")
+        if shot_by_shot and subtype in ONE_SHOT:
+            raise ArgumentValueError(
+                f"Aer's {kind!r} after a mid-circuit measurement, reset or condition keeps "
+                "one shot's state: genqsim reads the averaged saves there (probabilities, "
+                "expectation values, density matrices, squared amplitudes)"
+            )
         label = op.label
         if label == "_method_":  # save_state's own: named after the kind of state, as in Aer
             label = "statevector" if _is_pure(state) else "density_matrix"
         if label in out:
             raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")
-        out[label] = _SAVED[kind](state, op, qubits)
+        if subtype in CONDITIONAL:
+            out[label] = {memory: _mean_over(members, op, qubits)
+                          for memory, members in _by_memory(state).items()}  # fmt: skip
+        elif shot_by_shot:
+            out[label] = _mean_over(_records(state), op, qubits)
+        else:
+            out[label] = _SAVED[kind](state, op, qubits)
+
+
+def _records(state: Any) -> list[tuple[float, Any]]:
+    """``(probability, normalised state)`` of each classical record of ``state`` (a pure
+    state is one record)."""
+    if _is_pure(state):
+        return [(1.0, state)]
+    return [(float(p), member) for p, member in state.ensemble().values()]
+
+
+def _by_memory(state: Any) -> dict[str, list[tuple[float, Any]]]:
+    """The records of ``state`` by the hex of the classical memory they hold (bits never
+    written read 0), as Aer keys conditional saves."""
+    if _is_pure(state):
+        return {"0x0": [(1.0, state)]}
+    out: dict[str, list[tuple[float, Any]]] = {}
+    for bits, (p, member) in state.ensemble().items():
+        memory = hex(int(bits.replace("-", "0") or "0", 2))
+        out.setdefault(memory, []).append((float(p), member))
+    return out
+
+
+def _mean_over(records: list[tuple[float, Any]], op: Any, qubits: list[int]) -> Any:
+    """The mean of what the save ``op`` keeps over ``records``, weighted by their
+    probabilities (what Aer's average over shots estimates): arrays and numbers, Qiskit
+    density matrices, and probability dictionaries entry by entry."""
+    total = sum(p for p, _ in records)
+    parts = [(p / total, _SAVED[op.name](member, op, qubits)) for p, member in records]
+    if len(parts) == 1:
+        return parts[0][1]
+    first = parts[0][1]
+    if isinstance(first, ProbDistribution):
+        merged: dict[int, float] = {}
+        for w, found in parts:
+            for key, p in found.items():
+                merged[key] = merged.get(key, 0.0) + w * p
+        return ProbDistribution(merged)
+    if isinstance(first, DensityMatrix):
+        return DensityMatrix(sum(w * found.data for w, found in parts))
+    return sum(w * np.asarray(found) for w, found in parts)
 
 
 def _is_pure(state: Any) -> bool:

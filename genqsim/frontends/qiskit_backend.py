@@ -33,6 +33,7 @@ from ..circuit.gates import GateKind
 from ..errors import ArgumentTypeError, ArgumentValueError, UnboundParameterError
 from ..io.interop import from_qiskit
 from ..numbers import get_number_system
+from ..states.density import DensityMatrix
 from ..states.registry import AUTO, choose_method, simulate
 from ..states.sampling import check_shots, rng
 from ..version import __version__
@@ -69,23 +70,40 @@ CONTROL_FLOW = {
 
 def saved_at_their_places(cut: SavedParts, settings: SimulateSettings) -> dict[str, Any]:
     """What the save instructions of a cut circuit keep: each part run from the state the one
-    before left, noise included; refused where a mid-circuit measurement, reset or condition
-    comes before a save (the state is then one shot's)."""
+    before left, noise included. From the first mid-circuit measurement, reset or condition
+    on, the parts run on a density matrix that keeps every classical record (the averaged
+    saves are exact means over them, :func:`~genqsim.frontends.aer_saves.save_values`)."""
     out: dict[str, Any] = {}
-    state = None
+    state: Any = None
+    shot_by_shot = False
     for part, saves in cut.parts:
         circuit = from_qiskit(part)
         if settings.noise is not None:
             circuit = settings.noise.apply(circuit)
-        if any(op.kind in SHOT_BY_SHOT for op in circuit.operations):
-            raise ArgumentValueError(
-                f"Aer's {saves[0].operation.name!r} comes after a mid-circuit measurement, "
-                "reset or condition: it would save one shot's state (genqsim reads saves "
-                "before them)"
-            )
-        state = simulate(circuit, initial=state, **settings.options)
-        save_values(saves, part, state, out)
+        shot_by_shot = shot_by_shot or any(op.kind in SHOT_BY_SHOT for op in circuit.operations)
+        if not shot_by_shot:
+            state = simulate(circuit, initial=state, **settings.options)
+        else:
+            state = _every_record(circuit, state, settings, saves[0].operation.name)
+        save_values(saves, part, state, out, shot_by_shot)
     return out
+
+
+def _every_record(circuit: Any, state: Any, settings: SimulateSettings, save: str) -> Any:
+    """``circuit`` run on a density matrix from ``state`` (one made from it where it is a
+    state vector), its measurements collapsing where they stand: a save reads the state
+    after them, so none is left to sampling at the end."""
+    if circuit.has_loops:
+        raise ArgumentValueError(
+            f"Aer's {save!r} comes after a while loop, which a density matrix cannot run (it "
+            "has no last iteration): save before the loop, or drop the save"
+        )
+    for _, clbit in circuit.split_terminal_measurements()[1]:
+        circuit.store(clbit, lambda v: v, sources=clbit)  # read: the measurement stays
+    if state is not None and not isinstance(state, DensityMatrix):
+        state = DensityMatrix.from_statevector(state)
+    options = {**settings.options, "method": "density_matrix"}
+    return simulate(circuit, initial=state, **options)
 
 
 SHOT_BY_SHOT = frozenset(
