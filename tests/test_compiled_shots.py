@@ -164,16 +164,18 @@ def _repeat_until_success_law() -> dict[str, float]:
             for b2 in (0, 1) for b1 in (0, 1)}  # fmt: skip
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+@pytest.mark.parametrize("runner", ["compiled", "python", "mps"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_counts_follow_the_exact_distribution(case, compiled, monkeypatch):
+def test_counts_follow_the_exact_distribution(case, runner, monkeypatch):
     """Against a density matrix, which keeps every branch (for the while loop, which it
-    cannot run, against the law worked out by hand)."""
+    cannot run, against the law worked out by hand); state vectors in the compiled loop and
+    the grouped runner, and MPS in groups of their own."""
     c = CASES[case]()
     expected = _repeat_until_success_law() if case == "repeat until success" else exact(c)
-    _with_runner(compiled, monkeypatch)
+    _with_runner(runner == "compiled", monkeypatch)
     shots = 6000
-    counts = gq.counts(c, shots, seed=11, method="statevector")
+    method = "mps" if runner == "mps" else "statevector"
+    counts = gq.counts(c, shots, seed=11, method=method)
     assert sum(counts.values()) == shots
     assert_drawn_from(counts, expected, shots)
 

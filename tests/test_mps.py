@@ -425,3 +425,35 @@ def test_fourteen_qubit_random_circuits_without_truncation(conserve):
     mps = gq.simulate(c, method="mps", conserve=conserve, initial=bits)
     np.testing.assert_allclose(mps.to_numpy(), dense_reference(c, bits), atol=1e-10)
     assert mps.max_bond_dimension > 16  # entangled enough to mean something
+
+
+def test_counts_of_a_41_qubit_repetition_code_run_shot_by_shot():
+    """21 data qubits turned by rx(0.3) (each reads 1 with probability sin^2(0.15)), two
+    rounds of parity checks on 20 ancillas between them (measured, then reset): a state
+    vector of 41 qubits would need 32 TiB. Z parities commute with the data's readout, so
+    the data bits are independent coins, every syndrome bit is the parity of its two data
+    bits, and the second round repeats the first."""
+    n_data = 21
+    n = 2 * n_data - 1  # data on even sites, the ancilla of each pair between them
+    c = gq.Circuit(n, n_clbits=2 * (n_data - 1) + n_data)
+    for d in range(n_data):
+        c.rx(0.3, 2 * d)
+    for round_ in range(2):
+        for a in range(n_data - 1):
+            ancilla = 2 * a + 1
+            c.cx(ancilla - 1, ancilla).cx(ancilla + 1, ancilla)
+            c.measure(ancilla, round_ * (n_data - 1) + a).reset(ancilla)
+    for d in range(n_data):
+        c.measure(2 * d, 2 * (n_data - 1) + d)
+    shots = 1000
+    counts = gq.counts(c, shots, seed=4, method="mps")
+    assert sum(counts.values()) == shots
+    ones = np.zeros(n_data)
+    for key, k in counts.items():
+        bits = [int(b) for b in reversed(key)]
+        data = bits[2 * (n_data - 1) :]
+        first, second = bits[: n_data - 1], bits[n_data - 1 : 2 * (n_data - 1)]
+        assert first == second == [data[a] ^ data[a + 1] for a in range(n_data - 1)]
+        ones += k * np.array(data)
+    p = np.sin(0.15) ** 2
+    assert np.all(np.abs(ones / shots - p) <= 5 * np.sqrt(p * (1 - p) / shots))

@@ -11,7 +11,7 @@ run, with its exact probability).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -376,15 +376,94 @@ class MPSState(StateBase):
         """Measure one qubit, project and renormalise (a canonical sweep); the outcome."""
         p = readout.marginal(self._host(), [qubit])
         outcome = int(rng.random() >= p[0] / p.sum())
-        self._project({qubit: outcome})
+        self._project({qubit: outcome}, certain=p[outcome] / p.sum() > CERTAIN)
         return outcome
 
-    def _project(self, outcomes: dict[int, int]) -> None:
+    # ------------------------------------------------------------- shots
+
+    def shot_groups(
+        self, circuit: Circuit, shots: int, seed: Seed = None
+    ) -> Iterator[tuple[MPSState, int]]:
+        """``shots`` runs of ``circuit`` from this state (left as it is), in groups that split
+        where a measurement or a channel sends shots different ways (a binomial or
+        multinomial draw of the group's shots), as :mod:`genqsim.states.branching` runs state
+        vectors: each group's final state, whose classical bits are its shots' record, and
+        its shots, yielded as each group ends (one group runs to its end before the parts
+        of a split wait their turn, so few states are held at once). Terminal measurements
+        are left to sampling each group's state."""
+        circuit = self.check_circuit(circuit)
+        check_bound(circuit, self._numbers)
+        circuit, _ = circuit.split_terminal_measurements()
+        calls = merged_calls(circuit, self._numbers)
+        prepared = [self._prepare(item, name) for item, name in calls]  # all checked first
+        rng = sampling.rng(seed)
+        with BlasThreads() as blas:
+            blas.use(self.threads or run_thread_count(None, RunOptions()))
+            yield from _grouped(prepared, [(self.copy(), sampling.check_shots(shots))], rng)
+
+    def _split(self, item: Any, shots: int, rng: np.random.Generator) -> list[tuple[MPSState, int]]:
+        """Run one prepared item for a group of ``shots`` on this state: the groups it left
+        (this state among them, collapsed or not, and copies for the other outcomes)."""
+        if isinstance(item, (MeasureCall, ResetCall)):
+            p = readout.marginal(self._host(), [item.qubit])
+            ones = int(rng.binomial(shots, min(max(float(p[1] / p.sum()), 0.0), 1.0)))
+            shares = [(outcome, k) for outcome, k in ((0, shots - ones), (1, ones)) if k]
+            out = []
+            for i, (outcome, k) in enumerate(shares):
+                target = self if i == len(shares) - 1 else self.copy()
+                target._project({item.qubit: outcome}, certain=p[outcome] / p.sum() > CERTAIN)
+                if isinstance(item, MeasureCall):
+                    target._clbits[item.clbit] = outcome
+                elif outcome == 1:  # reset: back to |0>
+                    target._net.relabel(item.qubit, 1, 0)
+                target._touched()
+                out.append((target, k))
+            return out
+        if isinstance(item, tuple) and isinstance(item[0], ConditionalCall):
+            branch = item[1] if item[0].holds(self._clbits) else item[2]
+            return list(_grouped(branch, [(self, shots)], rng))
+        if isinstance(item, tuple) and isinstance(item[0], LoopCall):
+            pending, done = [(self, shots, 0)], []
+            while pending:
+                state, k, iterations = pending.pop()
+                if not item[0].holds(state._clbits):
+                    done.append((state, k))
+                    continue
+                item[0].check_iterations(iterations + 1)
+                again = _grouped(item[1], [(state, k)], rng)
+                pending += [(s, j, iterations + 1) for s, j in again]
+            return done
+        if isinstance(item, tuple) and isinstance(item[0], ChannelCall):
+            trials, weights = [], []
+            for sites, blocks in item[1]:  # each Kraus operator on a copy: its weight
+                trial = self._net.copy()
+                weights.append(trial.apply_on(sites, blocks, self.truncation))
+                trials.append(trial)
+            drawn = rng.multinomial(shots, np.array(weights) / sum(weights))
+            out = []
+            for trial, drawn_shots in zip(trials, drawn.tolist()):
+                if drawn_shots:
+                    target = self.copy()
+                    trial.canonicalize(self.truncation)
+                    target._net = trial
+                    target._touched()
+                    out.append((target, drawn_shots))
+            return out
+        self._run(item, rng)  # a gate or a store: the same for every shot of the group
+        self._touched()
+        return [(self, shots)]
+
+    def _project(self, outcomes: dict[int, int], certain: bool = False) -> None:
+        """Keep the blocks of each site's outcome and restore the canonical form. ``certain``:
+        the outcomes had probability 1 (to rounding), so the blocks dropped held nothing and
+        the state, its norm and its Schmidt values are as they were: no sweep (a repeated
+        parity check reads what the one before read)."""
         for site, s in outcomes.items():
             self._net.tensors[site] = {
                 key: b for key, b in self._net.tensors[site].items() if key[1] == s
             }
-        self._net.canonicalize(self.truncation)
+        if not certain:
+            self._net.canonicalize(self.truncation)
 
     def _draw_kraus(
         self, kraus: list[tuple[tuple[int, ...], dict[int, np.ndarray]]], rng: np.random.Generator
@@ -610,6 +689,26 @@ def machine_numbers(numbers: str | NumberSystem | None) -> NumberSystem:
             "method='statevector'"
         )
     return ns
+
+
+CERTAIN = 1 - 1e-12
+"""A measurement outcome this likely is certain: projecting on it needs no canonical sweep."""
+
+
+def _grouped(
+    items: Sequence[Any], groups: list[tuple[MPSState, int]], rng: np.random.Generator
+) -> Iterator[tuple[MPSState, int]]:
+    """``items`` (prepared: :meth:`MPSState._prepare`) run on every group, each group (and
+    then each part of it a split left) to the end before the next: the groups as they end."""
+    pending = [(state, shots, 0) for state, shots in reversed(groups)]
+    while pending:
+        state, shots, index = pending.pop()
+        while index < len(items):
+            parts = state._split(items[index], shots, rng)
+            index += 1
+            state, shots = parts[0]
+            pending += [(other, k, index) for other, k in reversed(parts[1:])]
+        yield state, shots
 
 
 def run_mps(request: SimulationRequest) -> MPSState:

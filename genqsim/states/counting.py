@@ -261,16 +261,23 @@ def _per_shot(
     generator: np.random.Generator,
     simulate_options: dict[str, Any],
 ) -> dict[str, int]:
-    """The shots run in groups that split at each measurement (state vectors; see
-    :mod:`genqsim.states.branching`), the plan built once."""
+    """The shots run in groups that split at each measurement (state vectors, see
+    :mod:`genqsim.states.branching`, the plan built once; MPS, see
+    :meth:`~genqsim.mps.state.MPSState.shot_groups`)."""
     method = simulate_options["method"]
+    if method_spec(method).name == "mps":
+        start = simulate(Circuit(circuit.n_qubits), **simulate_options)  # initial, options
+        groups = start.shot_groups(rest, shots, generator)  # type: ignore[attr-defined]
+        return _tally(groups, circuit, terminal, measured, generator)
     if get_method(method) not in (run_statevector, run_statevector_point, run_trajectories):
         instead = (
-            "method='statevector'" if rest.has_loops else "method='density_matrix' for exact counts"
+            "method='statevector' or 'mps'"
+            if rest.has_loops
+            else "method='density_matrix' for exact counts, or 'mps'"
         )
         raise ArgumentValueError(
-            f"per-shot counts run state vectors; method={method!r} cannot run this circuit "
-            f"shot by shot (use {instead})"
+            f"per-shot counts run state vectors and MPS; method={method!r} cannot run this "
+            f"circuit shot by shot (use {instead})"
         )
     numbers = get_number_system(simulate_options.get("numbers") or "complex128")
     shared = {k: v for k, v in simulate_options.items() if k in ("threads", "fuse", "progress")}
@@ -290,8 +297,21 @@ def _per_shot(
                                _shot_loop(simulate_options, numbers))  # fmt: skip
     if records is not None:
         return {bitstring(r, record_bits): k for r, k in sorted(records.items())}
+    groups = grouped_runs(plan, initial, shots, generator)
+    return _tally(groups, circuit, terminal, measured, generator)
+
+
+def _tally(
+    groups: Iterable[tuple[Any, int]],
+    circuit: Circuit,
+    terminal: list[tuple[int, int]],
+    measured: list[int],
+    generator: np.random.Generator,
+) -> dict[str, int]:
+    """Counts of groups of shots, each ``(state, shots)`` with its record in the state's
+    classical bits, the terminal measurements drawn from its state."""
     tally: dict[str, int] = {}
-    for state, group_shots in grouped_runs(plan, initial, shots, generator):
+    for state, group_shots in groups:
         if not circuit.n_clbits:
             for key, k in state.sample(group_shots, seed=generator).items():
                 tally[key] = tally.get(key, 0) + k
