@@ -148,6 +148,17 @@ def test_estimator_precision_samples_within_five_sigma():
     np.testing.assert_array_equal(again.data.evs, result.data.evs)
 
 
+def test_estimator_stds_never_exceed_the_precision():
+    """<X> = 0 on |0>: each shot's outcome is a fair +-1, so the sample variance is about 1
+    and the estimated standard error sqrt((1 - m**2) / (shots - 1)); with shots =
+    ceil(1 / precision**2) it exceeded the precision whenever |m| < precision (about a third
+    of the seeds). One shot more keeps it within, whatever the draw."""
+    qc = QuantumCircuit(1)
+    for seed in range(20):
+        result = Estimator(seed=seed).run([(qc, "X")], precision=0.05).result()[0]
+        assert 0 < float(result.data.stds) <= 0.05
+
+
 def test_estimator_symbolic_closed_form_on_unbound_parameters():
     import sympy
 

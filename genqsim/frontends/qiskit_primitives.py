@@ -375,7 +375,9 @@ class Estimator(Seeded, BaseEstimatorV2):
             if not measured:
                 out.append((constant, 0.0))
                 continue
-            shots = max(2, math.ceil(sum(c * c for c, _ in measured) / precision**2))
+            # the standard error divides by shots - 1 (the sample variance): one shot more
+            # than sum c**2 / precision**2 keeps it at most the precision, whatever the means
+            shots = math.ceil(sum(c * c for c, _ in measured) / precision**2) + 1
             estimate = pauli_term_estimate(
                 [c for c, _ in measured], [m for _, m in measured], shots, generator
             )
