@@ -463,7 +463,7 @@ class Circuit:
                 if op.kind in NON_UNITARY:
                     raise ArgumentTypeError(
                         f"{op.gate.name} operations (measurements, resets, channels, "
-                        "conditionals) cannot be controlled by qubits"
+                        "conditionals, stores) cannot be controlled by qubits"
                     )
                 mapped = op.remapped(qubit_map)
                 check_operation_qubits(self.n_qubits, mapped.targets, mapped.controls + c)
@@ -895,7 +895,8 @@ class Circuit:
         """The adjoint circuit: inverse gates in reverse order."""
         if self.has_non_unitary:
             raise ArgumentTypeError(
-                "a circuit with measurements, resets, noise channels or conditionals has no inverse"
+                "a circuit with measurements, resets, noise channels, conditionals or "
+                "classical stores has no inverse"
             )
         return Circuit(self.n_qubits, [op.inverse() for op in reversed(self.instructions)])
 
@@ -956,7 +957,8 @@ class Circuit:
             raise NonFiniteError(f"a circuit power must be finite, got {exponent!r}")
         if self.has_non_unitary:
             raise ArgumentTypeError(
-                "a circuit with measurements, resets, noise channels or conditionals has no power"
+                "a circuit with measurements, resets, noise channels, conditionals or "
+                "classical stores has no power"
             )
         if value.is_integer():
             step = self if value >= 0 else self.inverse()

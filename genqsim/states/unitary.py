@@ -32,14 +32,16 @@ def unitary(
 
     A NumPy array of ``numbers`` (``complex128`` by default; an object array of exact
     expressions for ``"sympy"``, of dual numbers, balls, ... for the others), on the host.
-    Circuits with measurements, resets, noise channels or conditionals have no unitary and
-    are refused; so are matrices larger than the free memory (``4**n`` amplitudes)."""
+    Circuits with measurements, resets, noise channels, conditionals or classical stores
+    have no unitary and are refused; so are matrices larger than the free memory (``4**n``
+    amplitudes)."""
     if not isinstance(circuit, Circuit):
         raise ArgumentTypeError(f"unitary() takes a Circuit, got {type(circuit).__name__}")
     if circuit.has_non_unitary:
         raise NotUnitaryError(
-            "the circuit holds measurements, resets, noise channels or conditionals, so it has "
-            "no unitary; simulate it, or take a density matrix (method='density_matrix')"
+            "the circuit holds measurements, resets, noise channels, conditionals or classical "
+            "stores, so it has no unitary; simulate it, or take a density matrix "
+            "(method='density_matrix')"
         )
     ns = get_number_system(numbers)
     check_bound(circuit, ns)
