@@ -24,7 +24,7 @@ import numpy as np
 
 from ..plan.calls import ShotOp as Op
 from . import numba_cache  # noqa: F401  (first: where Numba keeps this module's kernels)
-from .numba_common import _base, _shared
+from .numba_common import _base, _inline, _shared
 from .numba_slp import vector_njit
 
 MATRIX, DIAGONAL, PERMUTATION = int(Op.MATRIX), int(Op.DIAGONAL), int(Op.PERMUTATION)
@@ -162,10 +162,10 @@ def _settle(state, qubit, outcome, probability, reset):
                 state[j + bit] = kept * scale
 
 
-@_jit
+@_inline
 def _bits_value(ints, at, n, bits):
     """The unsigned value of the ``n`` classical bits listed at ``ints[at:]`` (the first the
-    lowest)."""
+    lowest); inlined: conditions and while loops read it at every row they test."""
     value = np.int64(0)
     for i in range(n):
         value |= np.int64(bits[ints[at + i]]) << i
