@@ -349,11 +349,9 @@ class MPSState(StateBase):
         return sites, gate_blocks(ordered, charge_groups(self._net.charges, len(sites)), name)
 
     def _run(self, item: Any, rng: np.random.Generator) -> None:
-        if isinstance(item, MeasureCall):
-            self._clbits[item.clbit] = self._measure_site(item.qubit, rng)
-        elif isinstance(item, ResetCall):
-            if self._measure_site(item.qubit, rng) == 1:
-                self._net.relabel(item.qubit, 1, 0)
+        if isinstance(item, (MeasureCall, ResetCall)):
+            p = readout.marginal(self._host(), [item.qubit])
+            self._settle(item, int(rng.random() >= p[0] / p.sum()), p)
         elif isinstance(item, StoreCall):
             self._clbits.update(item.written(self._clbits))
         elif isinstance(item, tuple) and isinstance(item[0], ConditionalCall):
@@ -372,12 +370,15 @@ class MPSState(StateBase):
             sites, blocks = item
             self._net.apply_on(sites, blocks, self.truncation)
 
-    def _measure_site(self, qubit: int, rng: np.random.Generator) -> int:
-        """Measure one qubit, project and renormalise (a canonical sweep); the outcome."""
-        p = readout.marginal(self._host(), [qubit])
-        outcome = int(rng.random() >= p[0] / p.sum())
-        self._project({qubit: outcome}, certain=p[outcome] / p.sum() > CERTAIN)
-        return outcome
+    def _settle(self, item: MeasureCall | ResetCall, outcome: int, p: np.ndarray) -> None:
+        """Collapse the qubit of a measurement or reset onto ``outcome`` (``p``: its qubit's
+        two probabilities), project and renormalise (a canonical sweep unless the outcome
+        was certain), then write the bit, or for a reset turn 1 back into 0."""
+        self._project({item.qubit: outcome}, certain=p[outcome] / p.sum() > CERTAIN)
+        if isinstance(item, MeasureCall):
+            self._clbits[item.clbit] = outcome
+        elif outcome == 1:
+            self._net.relabel(item.qubit, 1, 0)
 
     # ------------------------------------------------------------- shots
 
@@ -411,11 +412,7 @@ class MPSState(StateBase):
             out = []
             for i, (outcome, k) in enumerate(shares):
                 target = self if i == len(shares) - 1 else self.copy()
-                target._project({item.qubit: outcome}, certain=p[outcome] / p.sum() > CERTAIN)
-                if isinstance(item, MeasureCall):
-                    target._clbits[item.clbit] = outcome
-                elif outcome == 1:  # reset: back to |0>
-                    target._net.relabel(item.qubit, 1, 0)
+                target._settle(item, outcome, p)
                 target._touched()
                 out.append((target, k))
             return out

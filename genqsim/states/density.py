@@ -362,13 +362,17 @@ class DensityMatrix(StateBase):
         for record, vec in taken:  # a new record may be another member's old one
             bits = dict(record)
             bits.update(call.written(bits))
-            key: Record = tuple(sorted(bits.items()))
-            if key in self._members:
-                self._members[key] += vec
-            else:
-                self._members[key] = vec
-                out.append(key)
+            self._add_member(tuple(sorted(bits.items())), vec, out)
         return out
+
+    def _add_member(self, record: Record, vec: Any, new: list[Record]) -> None:
+        """Add ``vec`` to the member of ``record`` (a new member, noted in ``new``, where
+        there is none)."""
+        if record in self._members:
+            self._members[record] += vec
+        else:
+            self._members[record] = vec
+            new.append(record)
 
     def _split(self, call: MeasureCall, records: list[Record]) -> list[Record]:
         """Project every member on outcome 0 and 1 of the qubit, recording the bit."""
@@ -387,11 +391,7 @@ class DensityMatrix(StateBase):
                 key: Record = tuple(sorted(bits.items()))
                 if ns.dtype.kind == "c" and not bool(_array_module(half).any(half)):
                     continue  # an impossible outcome: no member for it
-                if key in self._members:
-                    self._members[key] += half
-                else:
-                    self._members[key] = half
-                    out.append(key)
+                self._add_member(key, half, out)
         if not self._members and records:  # a zero rho: every outcome impossible; keep one
             self._members[key] = half
             out.append(key)
