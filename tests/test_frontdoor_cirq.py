@@ -165,6 +165,27 @@ def test_noise_channels_sample_the_distribution_of_cirqs_density_matrix():
     within_five_sigma(result.data["m"].to_numpy(), np.real(np.diag(rho)))
 
 
+def test_simulate_of_a_noisy_circuit_returns_one_trajectory_as_cirq_does():
+    """``simulate`` of a circuit with channels draws one Kraus operator per channel, as
+    ``cirq.Simulator`` does: each final state is a normalised pure state, and their mean
+    projector is Cirq's final density matrix (within five sigma per entry)."""
+    a, b = cirq.LineQubit.range(2)
+    noisy = cirq.Circuit(
+        cirq.H(a), cirq.amplitude_damp(0.4).on(a), cirq.CNOT(a, b), cirq.depolarize(0.2).on(b)
+    )
+    rho = cirq.DensityMatrixSimulator(dtype=np.complex128).simulate(noisy).final_density_matrix
+    simulator = Simulator(seed=4, dtype=np.complex128)
+    runs = 1500
+    states = np.array([simulator.simulate(noisy).final_state_vector for _ in range(runs)])
+    np.testing.assert_allclose(np.linalg.norm(states, axis=1), 1, atol=1e-12)
+    projectors = np.einsum("ri,rj->rij", states, states.conj())
+    mean = projectors.mean(axis=0)
+    spread = projectors.std(axis=0) / np.sqrt(runs)
+    assert np.all(np.abs(mean - rho) <= 5 * spread + 1e-9)
+    with pytest.raises(ArgumentValueError, match="gives a DensityMatrix"):
+        Simulator(method="density_matrix").simulate(noisy)
+
+
 def test_classical_controls_run_on_the_latest_recorded_value_of_their_keys():
     """``with_classical_controls``: an operation runs where each key's latest recorded value
     (after its invert mask) is nonzero; checked against the closed-form probabilities."""
@@ -194,12 +215,52 @@ def test_a_global_phase_gate_keeps_cirqs_state_and_symbols_are_refused():
     theirs = cirq.Simulator(dtype=np.complex128).simulate(circuit).final_state_vector
     ours = Simulator(dtype=np.complex128).simulate(circuit).final_state_vector
     np.testing.assert_allclose(ours, theirs, atol=1e-14)
-    condition = sympy.Eq(sympy.Symbol("m"), 1)
-    tested = cirq.Circuit(cirq.measure(a, key="m"), cirq.X(b).with_classical_controls(condition))
-    with pytest.raises(ArgumentValueError, match="is not read"):
-        Simulator().run(tested)
     with pytest.raises(ArgumentValueError, match="is not measured before it"):
         Simulator().run(cirq.Circuit(cirq.X(b).with_classical_controls("z"), cirq.measure(a)))
+    late = cirq.KeyCondition(cirq.MeasurementKey("m"), index=-2)
+    with pytest.raises(ArgumentValueError, match="measured 1 time"):
+        Simulator().run(
+            cirq.Circuit(cirq.measure(a, key="m"), cirq.X(b).with_classical_controls(late))
+        )
+
+
+def test_every_kind_of_cirq_condition_runs_as_cirq_resolves_it():
+    """``SympyCondition`` (on a key's value and on one of its digits),
+    ``BitMaskKeyCondition``, a ``KeyCondition`` on an earlier measurement of its key, and a
+    channel under a classical control: each shot's outputs follow from its recorded keys
+    exactly as they do in ``cirq.Simulator``'s shots; the channel flips at its rate."""
+    a, b, c, d, e, f, g, h = cirq.LineQubit.range(8)
+    m = sympy.Symbol("m")
+    either = cirq.SympyCondition(sympy.Or(sympy.Eq(m, 1), sympy.Eq(m, 2)))
+    digit = cirq.SympyCondition(sympy.Eq(sympy.IndexedBase("m")[1], 1))
+    circuit = cirq.Circuit(
+        cirq.ry(1.1).on(a), cirq.ry(2.0).on(b), cirq.H(c),
+        cirq.measure(a, b, key="m", invert_mask=(False, True)),  # m = 2 a + (1 - b)
+        cirq.measure(c, key="k"), cirq.X(c), cirq.measure(c, key="k"),  # k: c, then 1 - c
+        cirq.X(d).with_classical_controls(either),
+        cirq.X(e).with_classical_controls(
+            cirq.BitMaskKeyCondition("m", bitmask=2, target_value=2, equal_target=True)
+        ),
+        cirq.X(f).with_classical_controls(cirq.KeyCondition(cirq.MeasurementKey("k"), index=-2)),
+        cirq.bit_flip(0.3).on(g).with_classical_controls("k"),
+        cirq.X(h).with_classical_controls(digit),
+        cirq.measure(d, e, f, g, h, key="out"),
+    )  # fmt: skip
+    shots = 4000
+    for simulator, repetitions in ((cirq.Simulator(seed=3), 300), (Simulator(seed=3), shots)):
+        result = simulator.run(circuit, repetitions=repetitions)
+        recorded_m, k = result.records["m"][:, 0, :], result.records["k"][:, :, 0]
+        out = result.records["out"][:, 0, :]
+        value = 2 * recorded_m[:, 0] + recorded_m[:, 1]
+        np.testing.assert_array_equal(out[:, 0], np.isin(value, [1, 2]))
+        np.testing.assert_array_equal(out[:, 1], recorded_m[:, 0])
+        np.testing.assert_array_equal(out[:, 2], k[:, 0])
+        np.testing.assert_array_equal(out[:, 4], recorded_m[:, 1])
+        assert not np.any(out[k[:, 1] == 0, 3])
+    flipped = out[k[:, 1] == 1, 3]  # genqsim's shots, the last run
+    assert abs(flipped.sum() - 0.3 * flipped.size) <= 5 * np.sqrt(flipped.size * 0.21)
+    p_a = np.sin(0.55) ** 2
+    assert abs(recorded_m[:, 0].sum() - shots * p_a) <= 5 * np.sqrt(shots * p_a * (1 - p_a))
 
 
 def test_subcircuits_with_measurements_and_pauli_measurements_run_as_cirq_records_them():

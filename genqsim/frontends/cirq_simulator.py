@@ -19,7 +19,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError
 from ..io.interop import CirqMeasurement, from_cirq_measured
 from ..linalg.pauli import PauliSum
 from ..states.expectations import expectation
-from ..states.registry import simulate
+from ..states.registry import AUTO, simulate
 from ..states.sampling import check_shots, rng
 from .options import SimulateSettings
 from .shots import shot_bits
@@ -102,17 +102,27 @@ class Simulator(
     ) -> Iterator[cirq.StateVectorTrialResult]:
         """The final state vector at each point of ``params``; ``initial_state`` a basis
         index (Cirq's numbering) or a state vector, mid-circuit measurements collapse with
-        this simulator's seed and appear in ``measurements``."""
+        this simulator's seed and appear in ``measurements``, and noise channels apply one
+        Kraus operator drawn with it (one trajectory, as ``cirq.Simulator`` samples them)."""
         _checked(program)
         qubits = cirq.QubitOrder.as_qubit_order(qubit_order).order_for(program.all_qubits())
+        options = dict(self._settings.options)
+        if options.get("method", AUTO) == AUTO:  # channels: one trajectory, as Cirq's
+            options["method"] = "statevector"
         for resolver in cirq.to_resolvers(params):
             circuit, records = self._program(program, resolver, qubits)
             state = simulate(
                 circuit,
                 initial=_initial(initial_state, len(qubits)),
                 seed=self._generator,
-                **self._settings.options,
+                **options,
             )
+            if not hasattr(state, "amplitudes"):
+                raise ArgumentValueError(
+                    f"simulate returns a state vector, and method={options['method']!r} gives "
+                    f"a {type(state).__name__}: make the Simulator without the method (noise "
+                    "channels then run as one sampled trajectory, as in cirq.Simulator)"
+                )
             vector = np.asarray(state.amplitudes, dtype=self._dtype)
             clbits = np.zeros((1, circuit.n_clbits), dtype=np.uint8)
             for c, bit in getattr(state, "clbits", {}).items():

@@ -199,8 +199,17 @@ def values_where(node: Expression) -> tuple[tuple[int, ...], list[int]]:
         if not 0 <= value[1] < 1 << len(register[1]):
             raise ClassicalError(f"value {value[1]} does not fit in {len(register[1])} bit(s)")
         return register[1], [value[1]]
-    tested = bits_read(node)
-    holds = [bool(evaluate(node, _assignment(tested, v))) for v in every_value(tested)]
+    return values_holding(bits_read(node), lambda values: bool(evaluate(node, values)))
+
+
+def values_holding(
+    tested: Sequence[int], holds_at: Callable[[Mapping[int, int]], bool]
+) -> tuple[tuple[int, ...], list[int]]:
+    """``(bits, values)``: ``holds_at`` (a test of the values of the classical bits
+    ``tested``, each bit to its value) holds exactly where ``bits`` (the first the lowest)
+    hold one of ``values``; it is evaluated on every value of ``tested``, and bits it does
+    not depend on are left out of ``bits``."""
+    holds = [bool(holds_at(_assignment(tested, v))) for v in every_value(tested)]
     # bits the result does not depend on (``c & 3`` of a 3-bit register) are left out
     needed = [i for i in range(len(tested))
               if any(holds[v] != holds[v ^ (1 << i)] for v in range(len(holds)))]  # fmt: skip

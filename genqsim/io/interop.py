@@ -779,8 +779,9 @@ def from_cirq(circuit: Any) -> Circuit:
     numeric operations go through their exact unitaries; parametrised ``Rx/Ry/Rz``,
     ``X/Y/Z/CZ/CX**t`` and ``PhasedXPow`` keep their symbols; measurements map to classical
     bits in order of appearance; noise channels become their Kraus operators, classically
-    controlled operations conditionals on the latest bits of their keys, and
-    ``GlobalPhaseGate`` a phase."""
+    controlled operations conditionals on the bits of the measurements their conditions
+    read (any ``cirq.Condition``, resolved as Cirq resolves it), and ``GlobalPhaseGate`` a
+    phase."""
     import cirq
 
     if not isinstance(circuit, cirq.AbstractCircuit):
@@ -875,31 +876,73 @@ def _cirq_global_phase(c: Circuit, gate: Any) -> None:
 def _cirq_conditional(
     c: Circuit, op: Any, index: dict[Any, int], records: dict[str, list[CirqMeasurement]]
 ) -> None:
-    """A ``cirq.ClassicallyControlledOperation`` on key conditions: its operation runs where
-    the latest measurement of each key recorded a nonzero value (Cirq's ``KeyCondition``;
-    recorded values are after the measurement's ``invert_mask``)."""
+    """A ``cirq.ClassicallyControlledOperation``: its operation (gates, channels, resets) runs
+    where every condition holds, each as Cirq resolves it (``KeyCondition``,
+    ``BitMaskKeyCondition``, ``SympyCondition`` or any other ``cirq.Condition``) on the
+    values the measurements of its keys recorded (after their invert masks): a conditional
+    on the bits of the measurements it reads, run on the values where it holds."""
     import cirq
 
-    body, _ = from_cirq_measured(cirq.Circuit(op.without_classical_controls()), list(index))
-    if body.has_non_unitary:
-        raise ArgumentValueError(
-            f"{op!r}: a measurement or channel under a classical control is not read"
-        )
-    for condition in op.classical_controls:
-        if not isinstance(condition, cirq.KeyCondition) or condition.index != -1:
-            raise ArgumentValueError(
-                f"{op!r}: the condition {condition} is not read (conditions on the latest "
-                "value of a measurement key, cirq.KeyCondition, are)"
-            )
-        key = str(condition.key)
-        if key not in records:
-            raise ArgumentValueError(f"{op!r}: the key {key!r} is not measured before it")
-        measured = records[key][-1]
-        mask = sum(1 << i for i, flip in enumerate(measured.inverted) if flip)
-        held = [v for v in range(1 << len(measured.clbits)) if v != mask]  # recorded != 0
-        body = Circuit(c.n_qubits, n_clbits=c.n_clbits).if_(measured.clbits, held, body)
+    body, found = from_cirq_measured(cirq.Circuit(op.without_classical_controls()), list(index))
+    if found:
+        raise ArgumentValueError(f"{op!r}: a measurement under a classical control is not read")
+    conditions = op.classical_controls
+    keys = {str(key): key for condition in conditions for key in condition.keys}
+    read: dict[int, None] = {}
+    for condition in conditions:
+        for name, m in _cirq_instances_read(op, condition, records):
+            read.update(dict.fromkeys(records[name][m].clbits))
+    placeholders = cirq.LineQubit.range(max((len(m.clbits) for n in keys for m in records[n]),
+                                            default=0))  # fmt: skip
+
+    def holds(values: Any) -> bool:
+        store = cirq.ClassicalDataDictionaryStore()
+        for name, key in keys.items():
+            for m in records[name]:
+                digits = [values.get(b, 0) ^ flip for b, flip in zip(m.clbits, m.inverted)]
+                store.record_measurement(key, digits, placeholders[: len(digits)])
+        return all(condition.resolve(store) for condition in conditions)
+
+    try:
+        tested, values = classical.values_holding(tuple(read), holds)
+    except ClassicalError as exc:
+        raise ArgumentValueError(f"{op!r}: {exc}") from None
+    if not values:  # it never runs
+        return
+    if tested:
+        body = Circuit(c.n_qubits, n_clbits=c.n_clbits).if_(tested, values, body)
     for inner in body.instructions:
         c._append_op(inner)
+
+
+def _cirq_instances_read(
+    op: Any, condition: Any, records: dict[str, list[CirqMeasurement]]
+) -> list[tuple[str, int]]:
+    """The measurements ``condition`` reads, as (key, position among the key's measurements
+    so far): the one its ``index`` names (``KeyCondition``, ``BitMaskKeyCondition``), the
+    latest of each key (``SympyCondition``), or every one of its keys (a condition of
+    another kind)."""
+    import cirq
+
+    out = []
+    for key in condition.keys:
+        name = str(key)
+        found = records.get(name, [])
+        if not found:
+            raise ArgumentValueError(f"{op!r}: the key {name!r} is not measured before it")
+        position = getattr(condition, "index", None)
+        if isinstance(position, int):
+            if not -len(found) <= position < len(found):
+                raise ArgumentValueError(
+                    f"{op!r}: the condition {condition} reads measurement {position} of the key "
+                    f"{name!r}, which is measured {len(found)} time(s) before it"
+                )
+            out.append((name, position % len(found)))
+        elif isinstance(condition, cirq.SympyCondition):
+            out.append((name, len(found) - 1))
+        else:
+            out.extend((name, i) for i in range(len(found)))
+    return out
 
 
 _CIRQ_CONTROLLED = {"CXPowGate": "x", "CZPowGate": "z", "CCXPowGate": "x", "CCZPowGate": "z"}
