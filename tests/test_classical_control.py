@@ -821,6 +821,43 @@ def test_of_two_measurements_into_one_bit_the_later_is_the_one_kept():
     assert distribution(c) == {"0": 1.0}
 
 
+def test_a_qubit_measured_twice_at_the_end_gives_both_bits_its_outcome():
+    """ry(t) q0 measured into c0 and again into c1 at the end, q1 = |1> into c2: both bits
+    of q0 read the same outcome, P(q0 = 1) = sin^2(t/2). It raised DuplicateQubitError
+    (the terminal measurements were drawn as one sample of [q0, q0, q1]). Checked on every
+    shot-by-shot method, the exact distribution, the OpenQASM 2 Qiskit writes, the
+    memory and Qiskit's sampler, and Aer."""
+    from dynamic_circuits import assert_drawn_from
+    from qiskit_aer import AerSimulator
+
+    from genqsim.qiskit import Sampler
+
+    t = 1.3
+    p = math.sin(t / 2) ** 2
+    expected = {"111": p, "100": 1 - p}
+    qc = QuantumCircuit(2, 3)
+    qc.ry(t, 0)
+    qc.x(1)
+    qc.measure(0, 0)
+    qc.measure(0, 1)
+    qc.measure(1, 2)
+    c = gq.Circuit(2, n_clbits=3).ry(t, 0).x(1).measure(0, 0).measure(0, 1).measure(1, 2)
+    assert len(c.split_terminal_measurements()[1]) == 3
+    aer = AerSimulator().run(qc, shots=4000, seed_simulator=1).result().get_counts()
+    assert_drawn_from(aer, expected, 4000)
+    for circuit in (c, gq.qasm.loads(qiskit.qasm2.dumps(qc))):
+        assert distribution(circuit) == pytest.approx(expected, abs=1e-12)
+        for method in ("statevector", "trajectories", "mps", "density_matrix"):
+            assert_drawn_from(gq.counts(circuit, 4000, seed=3, method=method), expected, 4000)
+        assert set(gq.memory(circuit, 50, seed=4)) <= set(expected)
+    dynamic = c.copy().h(1)  # a gate after them: c2 is measured mid-circuit, per shot
+    for backend in (None, "numpy"):  # the compiled shot loop, the grouped runner
+        counts = gq.counts(dynamic, 4000, seed=5, method="statevector", backend=backend)
+        assert_drawn_from(counts, expected, 4000)
+    sampled = Sampler(seed=6).run([qc], shots=4000).result()[0].data.c.get_counts()
+    assert_drawn_from(sampled, expected, 4000)
+
+
 def test_float_variables_in_conditions():
     """``f = 0.5 * float(c)`` of a two-bit register of ry coins, then ``if (f > 0.75)``
     flips q2: where c >= 2, i.e. where c[1] reads 1 (probability sin^2(1.0)). Aer refuses

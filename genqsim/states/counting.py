@@ -29,7 +29,7 @@ from .chunks import broadcast_points, run_points
 from .options import RunOptions
 from .protocol import Seed, State
 from .registry import AUTO, choose_method, get_method, method_spec, simulate, swept_states
-from .sampling import bitstring, check_shots, rng
+from .sampling import bitstring, check_shots, rng, terminal_columns
 from .statevector import initial_state, run_statevector
 from .swept import run_statevector_point
 from .trajectories import run_trajectories
@@ -79,7 +79,6 @@ def counts(
     readout, errors = _readout_errors(readout, circuit)
     rest, terminal = circuit.split_terminal_measurements()
     generator = rng(seed)
-    measured = [q for q, _ in terminal]
     on_clbits = counted_register(circuit) == "classical bits"
     method = simulate_options.get("method", AUTO)
     if method == AUTO:  # chosen as simulate chooses, from the numbers and the method's options
@@ -100,7 +99,7 @@ def counts(
         drawn = generator.multinomial(shots, np.array([distribution[k] for k in keys]))
         return {k: int(c) for k, c in zip(keys, drawn) if c}
     if rest.has_non_unitary:
-        tally = _per_shot(circuit, rest, terminal, measured, shots, generator, simulate_options)
+        tally = _per_shot(circuit, rest, terminal, shots, generator, simulate_options)
         if errors:
             tally = readout.apply_to_counts(tally, errors, generator)
         return tally
@@ -256,7 +255,6 @@ def _per_shot(
     circuit: Circuit,
     rest: Circuit,
     terminal: list[tuple[int, int]],
-    measured: list[int],
     shots: int,
     generator: np.random.Generator,
     simulate_options: dict[str, Any],
@@ -268,7 +266,7 @@ def _per_shot(
     if method_spec(method).name == "mps":
         start = simulate(Circuit(circuit.n_qubits), **simulate_options)  # initial, options
         groups = start.shot_groups(rest, shots, generator)  # type: ignore[attr-defined]
-        return _tally(groups, circuit, terminal, measured, generator)
+        return _tally(groups, circuit, terminal, generator)
     if get_method(method) not in (run_statevector, run_statevector_point, run_trajectories):
         instead = (
             "method='statevector' or 'mps'"
@@ -298,18 +296,18 @@ def _per_shot(
     if records is not None:
         return {bitstring(r, record_bits): k for r, k in sorted(records.items())}
     groups = grouped_runs(plan, initial, shots, generator)
-    return _tally(groups, circuit, terminal, measured, generator)
+    return _tally(groups, circuit, terminal, generator)
 
 
 def _tally(
     groups: Iterable[tuple[Any, int]],
     circuit: Circuit,
     terminal: list[tuple[int, int]],
-    measured: list[int],
     generator: np.random.Generator,
 ) -> dict[str, int]:
     """Counts of groups of shots, each ``(state, shots)`` with its record in the state's
     classical bits, the terminal measurements drawn from its state."""
+    measured, columns = terminal_columns(terminal)
     tally: dict[str, int] = {}
     for state, group_shots in groups:
         if not circuit.n_clbits:
@@ -319,8 +317,8 @@ def _tally(
         drawn = state.sample(group_shots, seed=generator, qubits=measured) if terminal else {}
         for outcome, k in drawn.items() or [("", group_shots)]:
             bits = dict(state.clbits)
-            for (_, c), bit in zip(terminal, reversed(outcome)):
-                bits[c] = int(bit)
+            for j, c in columns:  # outcome: measured[-1] leftmost
+                bits[c] = int(outcome[-1 - j])
             key = "".join(str(bits.get(c, 0)) for c in reversed(range(circuit.n_clbits)))
             tally[key] = tally.get(key, 0) + k
     return dict(sorted(tally.items()))
@@ -341,12 +339,13 @@ def _shot_loop(simulate_options: dict[str, Any], numbers: Any) -> ShotGroupRunne
 def _on_clbits(
     state: State, terminal: list[tuple[int, int]], n_clbits: int, shots: int, seed: Seed
 ) -> dict[str, int]:
-    raw = state.sample(shots, seed=seed, qubits=[q for q, _ in terminal])
+    qubits, columns = terminal_columns(terminal)
+    raw = state.sample(shots, seed=seed, qubits=qubits)
     out: dict[str, int] = {}
     for bits, count in raw.items():
         clbits = ["0"] * n_clbits
-        for (_, c), bit in zip(terminal, reversed(bits)):
-            clbits[n_clbits - 1 - c] = bit
+        for j, c in columns:  # bits: qubits[-1] leftmost
+            clbits[n_clbits - 1 - c] = bits[-1 - j]
         key = "".join(clbits)
         out[key] = out.get(key, 0) + count
     return dict(sorted(out.items()))

@@ -592,7 +592,7 @@ class DensityMatrix(StateBase):
         member's record, completed by the terminal measurements ``[(qubit, clbit), ...]``
         drawn from its diagonal. Probabilities as floats (what counts are drawn from)."""
         out: dict[str, float] = {}
-        qubits = [q for q, _ in terminal]
+        qubits, columns = sampling.terminal_columns(terminal)
         for record, vec in self._members.items():
             member = DensityMatrix._make(self.n_qubits, {(): vec}, self.numbers, self.backend)
             p = member.probabilities(qubits) if qubits else np.array([member.trace()])
@@ -603,7 +603,7 @@ class DensityMatrix(StateBase):
                 if weight <= 0:
                     continue
                 bits = dict(record)
-                for j, (_, c) in enumerate(terminal):
+                for j, c in columns:
                     bits[c] = (index >> j) & 1
                 key = "".join(str(bits.get(c, 0)) for c in reversed(range(n_clbits)))
                 out[key] = out.get(key, 0.0) + weight

@@ -106,6 +106,18 @@ def sample_distribution(
     return draw_counts(distribution(qs), shots, seed, width)
 
 
+def terminal_columns(
+    terminal: Sequence[tuple[int, int]],
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """The distinct qubits that terminal measurements ``[(qubit, clbit), ...]`` read, in
+    order, and each measurement as ``(position of its qubit among them, clbit)``: a qubit
+    measured twice at the end (into two bits) is drawn once, and both bits get its
+    outcome, as measuring it again gives the same."""
+    qubits: dict[int, int] = {}
+    columns = [(qubits.setdefault(q, len(qubits)), c) for q, c in terminal]
+    return list(qubits), columns
+
+
 def keyed_counts(drawn: Mapping[int, int], width: int) -> dict[str, int]:
     """``{basis index: count}`` as ``{bitstring: count}``, in index order."""
     return {bitstring(i, width): c for i, c in sorted(drawn.items())}
