@@ -125,7 +125,7 @@ def from_qiskit(qc):
 
 def from_cirq(circuit):
     """A genqsim Circuit from a cirq.Circuit (needs cirq)."""
-    from .io.interop import from_cirq as _convert
+    from .io.cirq_reader import from_cirq as _convert
 
     return _convert(circuit)
 

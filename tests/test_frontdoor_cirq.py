@@ -9,8 +9,14 @@ import pytest
 cirq = pytest.importorskip("cirq")
 sympy = pytest.importorskip("sympy")
 
+import genqsim as gq  # noqa: E402
 from genqsim.cirq import Simulator  # noqa: E402
-from genqsim.errors import ArgumentTypeError, ArgumentValueError, UnknownOptionError  # noqa: E402
+from genqsim.errors import (  # noqa: E402
+    ArgumentTypeError,
+    ArgumentValueError,
+    UnknownOptionError,
+    WhileLoopLimitError,
+)
 
 QUBITS = cirq.LineQubit.range(4)
 
@@ -292,10 +298,91 @@ def test_subcircuits_with_measurements_and_pauli_measurements_run_as_cirq_record
     found = measured.records["p"].sum()
     assert abs(found - shots * p) <= 5 * np.sqrt(shots * p * (1 - p))
 
-    until = cirq.CircuitOperation(
-        cirq.FrozenCircuit(cirq.H(a), cirq.measure(a, key="m")),
+
+def _until(body: cirq.FrozenCircuit, key: str, **options) -> cirq.CircuitOperation:
+    return cirq.CircuitOperation(
+        body,
         use_repetition_ids=False,
-        repeat_until=cirq.KeyCondition(cirq.MeasurementKey("m")),
+        repeat_until=cirq.KeyCondition(cirq.MeasurementKey(key)),
+        **options,
     )
-    with pytest.raises(ArgumentValueError, match="a Cirq subcircuit is not read"):
-        Simulator().run(cirq.Circuit(until))
+
+
+def test_repeat_until_records_each_iteration_as_cirq_does():
+    """A repeat-until-success subcircuit (H, measure into m, flip b where m = 1; until m)
+    between two measurements of c into the same key: each shot records m as 1, then the
+    loop's zeros and its final 1, then 1, padded with zeros to the most any shot recorded,
+    as ``cirq.Simulator`` records it; the loop runs k times with probability 2^-k, and b
+    ends 1. ``genqsim.from_cirq`` reads the loop as a while loop on the same bits."""
+    a, b, c = cirq.LineQubit.range(3)
+    body = cirq.FrozenCircuit(
+        cirq.H(a), cirq.measure(a, key="m"), cirq.X(b).with_classical_controls("m")
+    )
+    circuit = cirq.Circuit(
+        cirq.X(c), cirq.measure(c, key="m"), _until(body, "m"),
+        cirq.measure(c, key="m"), cirq.measure(b, key="b"),
+    )  # fmt: skip
+    shots = 4000
+    for simulator, repetitions in ((cirq.Simulator(seed=1), 300), (Simulator(seed=1), shots)):
+        result = simulator.run(circuit, repetitions=repetitions)
+        m = result.records["m"][:, :, 0]
+        ones = [np.flatnonzero(row) for row in m]
+        loops = np.array([found[1] for found in ones])  # the loop's last measurement
+        for found, k in zip(ones, loops):
+            np.testing.assert_array_equal(found, [0, k, k + 1])
+        assert m.shape[1] == loops.max() + 2
+        assert np.all(result.records["b"] == 1)
+    for k in (1, 2, 3):
+        p = 0.5**k
+        found = np.count_nonzero(loops == k)
+        assert abs(found - shots * p) <= 5 * np.sqrt(shots * p * (1 - p)), (k, found)
+    assert gq.counts(gq.from_cirq(circuit), 500, seed=2) == {"1111": 500}
+
+
+def test_repeat_until_with_key_maps_inside_repeated_subcircuits_names_keys_as_cirq():
+    """A loop whose key ``m`` is mapped to ``z``, inside a subcircuit repeated twice with
+    and without repetition ids: the keys (``z``, or ``0:z`` and ``1:z``) are Cirq's, and
+    each repetition's loop ends on a 1 (ry(1.2) then measure: the first run succeeds with
+    probability sin^2(0.6), later runs of a collapsed qubit alike)."""
+    a, b = cirq.LineQubit.range(2)
+    body = cirq.FrozenCircuit(cirq.ry(1.2).on(a), cirq.measure(a, key="m"))
+    loop = _until(body, "m", measurement_key_map={"m": "z"})
+    for ids in (False, True):
+        outer = cirq.CircuitOperation(
+            cirq.FrozenCircuit(loop, cirq.X(b).with_classical_controls("z")),
+            repetitions=2, use_repetition_ids=ids,
+        )  # fmt: skip
+        circuit = cirq.Circuit(outer, cirq.measure(b, key="b"))
+        theirs = cirq.Simulator(seed=3).run(circuit, repetitions=50)
+        ours = Simulator(seed=3).run(circuit, repetitions=2000)
+        assert set(ours.records) == set(theirs.records)
+        for key in set(ours.records) - {"b"}:
+            ended = ours.records[key][:, :, 0].sum(axis=1)
+            np.testing.assert_array_equal(ended, 2 if not ids else 1)
+        np.testing.assert_array_equal(ours.records["b"], 0)  # flipped twice
+
+
+def test_a_repeat_until_that_never_ends_is_stopped_with_a_typed_error():
+    a = cirq.LineQubit(0)
+    never = cirq.Circuit(_until(cirq.FrozenCircuit(cirq.measure(a, key="m")), "m"))
+    with pytest.raises(WhileLoopLimitError, match="had not ended after 100 iterations"):
+        Simulator().run(never, repetitions=3)
+    with pytest.raises(WhileLoopLimitError, match="ran 100,000 times"):
+        gq.counts(gq.from_cirq(never), 3)
+
+
+def test_an_earlier_measurement_of_a_looped_key_is_refused_where_no_iteration_is_recorded():
+    """After a repeat_until loop on ``m``, ``m[-2]`` is the loop's previous iteration: the
+    Simulator, recording each, reads it (it is always 0: a failed iteration, or the
+    measurement of |0> before the loop); ``from_cirq``, keeping the latest, refuses it."""
+    a, b = cirq.LineQubit.range(2)
+    body = cirq.FrozenCircuit(cirq.H(a), cirq.measure(a, key="m"))
+    earlier = cirq.KeyCondition(cirq.MeasurementKey("m"), index=-2)
+    circuit = cirq.Circuit(
+        cirq.measure(a, key="m"), _until(body, "m"),
+        cirq.X(b).with_classical_controls(earlier), cirq.measure(b, key="b"),
+    )  # fmt: skip
+    for simulator in (cirq.Simulator(seed=1), Simulator(seed=1)):
+        assert not simulator.run(circuit, repetitions=200).records["b"].any()
+    with pytest.raises(ArgumentValueError, match="reads an earlier measurement of the key 'm'"):
+        gq.from_cirq(circuit)

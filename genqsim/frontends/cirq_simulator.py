@@ -15,8 +15,8 @@ import cirq
 import numpy as np
 
 from ..circuit.circuit import Circuit
-from ..errors import ArgumentTypeError, ArgumentValueError
-from ..io.interop import CirqMeasurement, from_cirq_measured
+from ..errors import ArgumentTypeError, ArgumentValueError, WhileLoopLimitError
+from ..io.cirq_reader import MAX_RECORDED_REPEATS, CirqMeasurement, CirqRecords, from_cirq_measured
 from ..linalg.pauli import PauliSum
 from ..states.expectations import expectation
 from ..states.registry import AUTO, simulate
@@ -68,7 +68,7 @@ class Simulator(
     # -- conversion ------------------------------------------------------------------------
     def _program(
         self, circuit: cirq.AbstractCircuit, resolver: cirq.ParamResolver, qubits: Sequence[Any]
-    ) -> tuple[Circuit, dict[str, list[CirqMeasurement]]]:
+    ) -> tuple[Circuit, CirqRecords]:
         resolved = cirq.resolve_parameters(circuit, resolver)
         order = list(reversed(qubits))  # the first qubit of Cirq's order is the highest bit
         program, records = from_cirq_measured(resolved, order)
@@ -90,7 +90,8 @@ class Simulator(
         qubits = sorted(circuit.all_qubits())
         program, records = self._program(circuit, param_resolver, qubits)
         bits = shot_bits(program, repetitions, self._generator, self._settings)
-        return {key: _records(bits, found) for key, found in records.items()}
+        _check_finished(bits, records)
+        return {key: _records(bits, found) for key, found in records.keys.items()}
 
     # -- final states ----------------------------------------------------------------------
     def simulate_sweep_iter(
@@ -127,7 +128,10 @@ class Simulator(
             clbits = np.zeros((1, circuit.n_clbits), dtype=np.uint8)
             for c, bit in getattr(state, "clbits", {}).items():
                 clbits[0, c] = bit
-            measurements = {key: _records(clbits, found)[0, 0] for key, found in records.items()}
+            _check_finished(clbits, records)
+            measurements = {
+                key: _records(clbits, found)[0, 0] for key, found in records.keys.items()
+            }
             final = cirq.StateVectorSimulationState(
                 qubits=qubits, initial_state=vector, dtype=self._dtype.type
             )
@@ -178,10 +182,36 @@ def _checked(program: Any) -> cirq.AbstractCircuit:
 
 def _records(bits: np.ndarray, found: list[CirqMeasurement]) -> np.ndarray:
     """Cirq's record of one key: shape ``(shots, instances, qubits)``, inverted bits
-    flipped."""
+    flipped. Where measurements of the key ran in some shots only (iterations of a
+    ``repeat_until`` loop), each shot lists those that ran, in order, padded with zeros to
+    the most any shot ran, as Cirq pads them."""
     out = np.stack([bits[:, m.clbits] ^ np.asarray(m.inverted, dtype=np.uint8) for m in found],
-                   axis=1)  # fmt: skip
-    return out.astype(np.uint8)
+                   axis=1).astype(np.uint8)  # fmt: skip
+    ran = np.stack(
+        [~np.any(bits[:, m.ran_where_zero], axis=1) for m in found], axis=1
+    )  # (shots, instances); an empty ran_where_zero: every shot
+    if ran.all():
+        return out
+    order = np.argsort(~ran, axis=1, kind="stable")  # those that ran first, in order
+    packed = np.take_along_axis(out, order[:, :, None], axis=1)
+    counts = ran.sum(axis=1)
+    packed[np.arange(ran.shape[1])[None, :] >= counts[:, None]] = 0
+    return packed[:, : counts.max()]
+
+
+def _check_finished(bits: np.ndarray, records: CirqRecords) -> None:
+    """Refuse shots in which a ``repeat_until`` loop had not ended after the iterations
+    whose measurements are recorded."""
+    for flag, loop in records.unfinished:
+        still = int(np.count_nonzero(bits[:, flag] == 0))
+        if still:
+            raise WhileLoopLimitError(
+                f"a subcircuit repeated {loop} (repeat_until) had not ended after "
+                f"{MAX_RECORDED_REPEATS} iterations in {still} of {len(bits)} shot(s): "
+                "genqsim records the measurements of that many iterations, each as Cirq "
+                "does (genqsim.from_cirq reads the loop as a while loop, without the "
+                "records of each iteration, and runs it to its end)"
+            )
 
 
 def _initial(initial_state: Any, n_qubits: int) -> Any:
