@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from ...circuit.circuit import Circuit, Operation, new_operation
-from ...circuit.gates import Barrier, Measure, NamedGate, QasmName, has_infinity, qasm_names
+from ...circuit.gates import (
+    Barrier,
+    Measure,
+    NamedGate,
+    QasmName,
+    Reset,
+    has_infinity,
+    qasm_names,
+)
 from ...circuit.operation import place_operations
 from ...errors import ArgumentTypeError, GenqsimError, NonFiniteError
 from ...numbers import python_number
@@ -128,6 +136,11 @@ MAX_EXPANDED_OPERATIONS = 20_000_000
 """Operations the calls of defined gates of one program may expand to in all."""
 
 NOT_IN_GATE_BODIES = ("measure", "reset", "if", "gate", "qreg", "creg")
+"""Statements the fast reader leaves to the parser in a gate body (the parser reads a
+``reset`` there, as Qiskit writes one into the definition of ``Initialize``, and refuses the
+others)."""
+
+REFUSED_IN_GATE_BODIES = ("measure", "if", "gate", "qreg", "creg")
 
 FUNCTIONS = ("sin", "cos", "tan", "exp", "ln", "sqrt", "asin", "acos", "atan")
 
@@ -281,7 +294,7 @@ class GateDef:
 
     __slots__ = (
         "body", "called", "calls", "candidate", "expansions", "fixed", "key", "match", "name",
-        "params", "positions", "qargs", "unread",
+        "params", "positions", "qargs", "resets", "unread",
     )  # fmt: skip
 
     def __init__(
@@ -295,9 +308,17 @@ class GateDef:
         self.name, self.params, self.qargs = name, params, qargs
         self.body = body
         """("call", name token, [node], [qarg names], callee) | ("barrier", [qarg names],
-        token); ``callee``: the definition of a defined gate in force where this gate is
-        defined (a later definition of that name does not change this gate), or ``None``
-        (a built-in gate, or one defined later: looked up when this gate is expanded)."""
+        token) | ("reset", [qarg name], token); ``callee``: the definition of a defined gate
+        in force where this gate is defined (a later definition of that name does not change
+        this gate), or ``None`` (a built-in gate, or one defined later: looked up when this
+        gate is expanded)."""
+        self.resets = any(
+            entry[0] == "reset" or (entry[0] == "call" and getattr(entry[4], "resets", False))
+            for entry in body
+        )
+        """Whether its body resets a qubit, itself or through a gate it calls (Qiskit's
+        ``Initialize``): its calls are then its operations in place, not one composite
+        (a composite is unitary), and it stands for no table gate."""
         self.fixed: tuple[Operation, ...] | None = None
         """Its one expansion, whatever its parameter values, where the simple reader has
         built it (a body of calls with constant parameters, in the reader's exactness)."""
@@ -310,7 +331,7 @@ class GateDef:
         self.positions = positions or {a: i for i, a in enumerate(qargs)}
         """Each qubit argument's position, the qubit it stands for in an expansion (given
         where the reader has it already)."""
-        self.candidate = is_candidate(name)
+        self.candidate = is_candidate(name) and not self.resets
         """Whether its name may stand for a table gate: it then runs as that gate where they
         are equal (:class:`.recognize.TableMatch`, :func:`.recognize.table_operations`)."""
         self.match = TableMatch(name, len(params), len(qargs)) if self.candidate else None
@@ -624,14 +645,17 @@ class Parser:
                     )
                 if tok.kind != "id":
                     raise self.error(f"expected a gate call in the body of {name.text!r}")
-                if tok.text in NOT_IN_GATE_BODIES:
-                    hint = ""
-                    if tok.text == "reset":
-                        hint = (" (Qiskit writes one into the definition of Initialize: save "
-                                "the circuit as QPY, which genqsim reads, or decompose it "
-                                "first)")  # fmt: skip
-                    raise self.error(f"{tok.text!r} is not allowed inside a gate definition{hint}")
+                if tok.text in REFUSED_IN_GATE_BODIES:
+                    raise self.error(f"{tok.text!r} is not allowed inside a gate definition")
                 self.advance()
+                if tok.text == "reset":  # Qiskit's Initialize: the call runs inline
+                    arg = self.expect_kind("id", "a qubit argument")
+                    self.expect(";")
+                    if arg.text not in qargs:
+                        message = f"{arg.text!r} is not an argument of gate {name.text!r}"
+                        raise self.error(message, arg)
+                    body.append(("reset", [arg.text], tok))
+                    continue
                 exprs = []
                 if self.tok.text == "(" and tok.text != "barrier":
                     exprs = self.call_expressions(tok, params)
@@ -1044,6 +1068,9 @@ class Parser:
         for item in g.body:
             if item[0] == "barrier":
                 ops.append(barrier_operation(where[a] for a in item[1]))
+                continue
+            if item[0] == "reset":
+                ops.append(new_operation(Reset(), (where[item[1][0]],)))
                 continue
             _, tok, exprs, args, callee = item
             try:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ...circuit.circuit import Operation, new_operation
 from ...circuit.composite import Composite
-from ...circuit.gates import GATE_SPECS, GateKind, NamedGate, qasm_names
+from ...circuit.gates import GATE_SPECS, NON_UNITARY, GateKind, NamedGate, qasm_names
 from ...errors import GenqsimError
 from ...linalg.generic import apply_matrix
 from .kept import DECISIONS, keep
@@ -301,8 +301,9 @@ class CallRecords:
 
     def instruction(self, ops: tuple[Any, ...], params: Sequence[Any]) -> tuple[Any, ...]:
         """What a call whose expansion is ``ops`` records, on the gate's own qubits: ``ops``
-        itself where it is a recognised table gate or holds more than operations (a global
-        phase of the OpenQASM 3 reader's), else one composite operation."""
+        itself where it is a recognised table gate, holds more than operations (a global
+        phase of the OpenQASM 3 reader's) or resets a qubit (a composite is unitary), else
+        one composite operation."""
         key: Any = (id(ops), *expansion_params_key(params)) if params else id(ops)
         try:  # a body that ignores its parameters is one expansion for several values
             kept = self._made.get(key)
@@ -310,7 +311,11 @@ class CallRecords:
             key, kept = None, None
         if kept is not None and kept[0] is ops:
             return kept[1]
-        if id(ops) in self._tables or not all(isinstance(op, Operation) for op in ops):
+        if (
+            id(ops) in self._tables
+            or not all(isinstance(op, Operation) for op in ops)
+            or any(op.kind in NON_UNITARY for op in ops)  # a reset: the operations in place
+        ):
             made = ops
         else:
             n = self.n_qubits
