@@ -2,7 +2,9 @@
 "genqsim.qubit", wires=..., shots=..., seed=..., method=..., numbers=...)``.
 
 PennyLane decomposes what the device does not run natively into gates it does, defers
-mid-circuit measurements, and hands over tapes; the device converts each into a genqsim
+mid-circuit measurements (without shots) or leaves them to genqsim (with shots: the
+one-shot method, each group of shots that share outcomes on its own state), and hands
+over tapes; the device converts each into a genqsim
 circuit (wire ``wires[i]`` is genqsim qubit ``n-1-i``, so genqsim's amplitudes are
 PennyLane's state vector in the same order), simulates it and measures: expectation values
 of Pauli-word observables and sums of them by genqsim itself (every method: state vectors,
@@ -29,7 +31,7 @@ from pennylane.devices.preprocess import (
 )
 from pennylane.measurements import ExpectationMP, StateMP, VarianceMP
 from pennylane.tape import QuantumScript
-from pennylane.transforms import broadcast_expand, defer_measurements
+from pennylane.transforms import broadcast_expand, defer_measurements, dynamic_one_shot
 from pennylane.transforms.core import CompilePipeline
 from pennylane.wires import WireError, Wires
 
@@ -38,7 +40,7 @@ from ..differentiation.gradients import value_and_gradient
 from ..errors import ArgumentValueError, UnsupportedOperationError
 from ..linalg.observables import Hermitian
 from ..linalg.pauli import PauliSum
-from ..states.counting import memory
+from ..states.counting import memory, shot_groups
 from ..states.density import DensityMatrix
 from ..states.registry import simulate
 from ..states.sampling import rng
@@ -114,6 +116,8 @@ def runs_natively(op: Any) -> bool:
     """Whether the device takes ``op`` as it is: a native gate, a state preparation, or a
     fixed (untrainable) operation with a matrix of at most 3 qubits."""
     name = op.name
+    if isinstance(op, qml.ops.Conditional):
+        return runs_natively(op.base)
     if name in NATIVE or name in SPECIAL or name in STATE_PREPARATIONS or is_channel(op):
         return True
     return bool(op.has_matrix and len(op.wires) <= 3 and not any(
@@ -146,29 +150,54 @@ class GenqsimQubit(Device):
     def preprocess_transforms(
         self, execution_config: ExecutionConfig | None = None
     ) -> CompilePipeline:
-        """Validate wires, defer mid-circuit measurements, decompose to what genqsim runs,
-        validate measurements, and split parameter broadcasting into tapes."""
+        """Validate wires, defer mid-circuit measurements (``mcm_method="deferred"``) or keep
+        them for genqsim (``"one-shot"``), decompose to what genqsim runs, validate
+        measurements, and split parameter broadcasting into tapes."""
+        config = execution_config or ExecutionConfig()
+        one_shot = config.mcm_config.mcm_method == "one-shot"
         program = CompilePipeline()
         program.add_transform(validate_device_wires, wires=self.wires, name=self.name)
-        program.add_transform(defer_measurements, allow_postselect=False)
+        if not one_shot:
+            program.add_transform(defer_measurements, allow_postselect=False)
         program.add_transform(
             decompose,
-            stopping_condition=runs_natively,
+            stopping_condition=runs_with_mid_circuit_measurements if one_shot else runs_natively,
             skip_initial_state_prep=True,
             name=self.name,
         )
         program.add_transform(validate_measurements, name=self.name)
         program.add_transform(broadcast_expand)
+        if one_shot:
+            program.add_transform(
+                dynamic_one_shot, postselect_mode=config.mcm_config.postselect_mode
+            )
         return program
 
     def setup_execution_config(
         self, config: ExecutionConfig | None = None, circuit: QuantumScript | None = None
     ) -> ExecutionConfig:
-        """Device gradients for ``"adjoint"``/``"device"``, computed after execution."""
+        """Device gradients for ``"adjoint"``/``"device"``, computed after execution; the
+        mid-circuit measurement method: ``"one-shot"`` with shots (genqsim measures
+        mid-circuit, each group of shots that share outcomes on its own state), else
+        ``"deferred"`` (PennyLane's wire per measurement), unless one is asked for."""
         config = config or ExecutionConfig()
         if config.gradient_method in ("adjoint", "device"):
             config = replace(config, use_device_gradient=True, grad_on_execution=False)
-        return config
+        shots = bool(circuit is not None and circuit.shots)
+        method = config.mcm_config.mcm_method
+        if method in (None, "device"):
+            method = "one-shot" if shots else "deferred"
+        if method not in ("one-shot", "deferred"):
+            raise qml.exceptions.QuantumFunctionError(
+                f"mcm_method={method!r} is not supported by {self.name}: use 'one-shot' (with "
+                "shots) or 'deferred'"
+            )
+        if method == "one-shot" and config.mcm_config.postselect_mode == "fill-shots":
+            raise qml.exceptions.QuantumFunctionError(
+                "postselect_mode='fill-shots' needs mcm_method='deferred' (one-shot runs "
+                "drop the shots whose outcome differs, as hardware does: 'hw-like')"
+            )
+        return replace(config, mcm_config=replace(config.mcm_config, mcm_method=method))
 
     def supports_derivatives(
         self,
@@ -202,6 +231,8 @@ class GenqsimQubit(Device):
 
     def _execute_one(self, tape: QuantumScript) -> Any:
         wires = self._wire_order(tape)
+        if any(isinstance(op, qml.ops.MidMeasure) for op in tape.operations):
+            return self._one_shot(tape, wires)
         circuit, initial = tape_circuit(tape, wires)
         state = simulate(circuit, initial=initial, seed=self._rng, **self._settings.options)
         if tape.shots:
@@ -256,6 +287,48 @@ class GenqsimQubit(Device):
             )
             results.append(found[0] if len(found) == 1 else found)
         return tuple(results) if tape.shots.has_partitioned_shots else results[0]
+
+    def _one_shot(self, tape: QuantumScript, wires: Wires) -> Any:
+        """A tape with mid-circuit measurements that ``dynamic_one_shot`` made (one shot per
+        bin, a sample of each mid-circuit measurement among its measurements): genqsim
+        measures mid-circuit, running the shots in groups that share outcomes, each on its
+        own state; each group's final state is sampled in the eigenbasis of each
+        measurement, and every shot's results are processed by PennyLane."""
+        if not tape.shots or tape.shots.num_copies != tape.shots.total_shots:
+            raise UnsupportedOperationError(
+                "mid-circuit measurements run on this device through PennyLane's "
+                "mcm_method='one-shot' (with shots) or 'deferred'"
+            )
+        circuit, initial = tape_circuit(tape, wires)
+        mcms = [op for op in tape.operations if isinstance(op, qml.ops.MidMeasure)]
+        total = tape.shots.total_shots
+        bases = {repr(mp.diagonalizing_gates()): mp for mp in tape.measurements if mp.mv is None}
+        drawn: dict[str, list[np.ndarray]] = {key: [] for key in bases}
+        records: list[np.ndarray] = []
+        options = {**self._settings.options, "initial": initial}
+        for state, shots in shot_groups(circuit, total, self._rng, **options):
+            record = [int(state.clbits.get(i, 0)) for i in range(len(mcms))]
+            records.append(np.tile(np.array(record, dtype=np.int64), (shots, 1)))
+            for key, mp in bases.items():
+                outcomes = memory(_rotated(state, mp, wires), shots, seed=self._rng)
+                digits = np.frombuffer("".join(outcomes).encode("ascii"), dtype=np.uint8)
+                drawn[key].append((digits.reshape(shots, len(wires)) - ord("0")).astype(np.int64))
+        order = self._rng.permutation(total)  # the groups' shots, in no group's order
+        mcm_values = np.concatenate(records)[order]
+        samples = {key: np.concatenate(parts)[order] for key, parts in drawn.items()}
+        position = {id(op): i for i, op in enumerate(mcms)}
+        results = []
+        for shot in range(total):
+            found = []
+            for mp in tape.measurements:
+                if mp.mv is None:
+                    rows = samples[repr(mp.diagonalizing_gates())][shot : shot + 1]
+                    found.append(mp.process_samples(rows, wires))
+                else:  # a sample of one mid-circuit measurement, as dynamic_one_shot asks
+                    (measured,) = mp.mv.measurements
+                    found.append(int(mcm_values[shot, position[id(measured)]]))
+            results.append(found[0] if len(found) == 1 else tuple(found))
+        return tuple(results)
 
     # -- gradients -------------------------------------------------------------------------
     def compute_derivatives(
@@ -318,6 +391,7 @@ def tape_circuit(tape: QuantumScript, wires: Wires, symbolic: bool = False) -> t
     trainable = set(tape.trainable_params) if symbolic else set()
     symbols = iter(qml_symbols(len(trainable)))
     index = 0
+    measured: dict[int, int] = {}  # each mid-circuit measurement's classical bit
     for position, op in enumerate(tape.operations):
         qubits = [qubit[w] for w in op.wires]
         params: list[Any] = []
@@ -331,27 +405,64 @@ def tape_circuit(tape: QuantumScript, wires: Wires, symbolic: bool = False) -> t
                 )
             initial = np.asarray(op.state_vector(wire_order=wires), dtype=np.complex128)
             initial = initial.reshape(-1)
-        elif is_channel(op):
-            if any(isinstance(p, sympy.Symbol) for p in params):
-                raise UnsupportedOperationError(
-                    f"{op.name} has a trainable parameter: noise channels are differentiated "
-                    "with diff_method='finite-diff'"
-                )
-            kraus = [np.asarray(k, dtype=np.complex128) for k in op.kraus_matrices()]
-            circuit.kraus(kraus, list(reversed(qubits)), name=op.name)  # first wire is high
-        elif op.name in NATIVE:
-            NATIVE[op.name](circuit, params, qubits)
-        elif op.name in SPECIAL:
-            SPECIAL[op.name](circuit, op, params, qubits)
+        elif isinstance(op, qml.ops.MidMeasure):
+            measured[id(op)] = len(measured)
+            circuit.measure(qubits[0], measured[id(op)])
+            if op.reset:
+                circuit.reset(qubits[0])
+        elif isinstance(op, qml.ops.Conditional):
+            clbits, values = _condition(op.meas_val, measured)
+            body = Circuit(n)
+            _append(body, op.base, params, qubits)
+            if values:
+                circuit.if_(clbits, values, body)
         else:
-            if any(isinstance(p, sympy.Symbol) for p in params):
-                raise UnsupportedOperationError(
-                    f"{op.name} has a trainable parameter but no genqsim generator: use "
-                    "diff_method='parameter-shift'"
-                )
-            matrix = np.asarray(qml.matrix(op), dtype=np.complex128)
-            circuit.unitary(matrix, list(reversed(qubits)))  # PennyLane's first wire is high
+            _append(circuit, op, params, qubits)
     return circuit, initial
+
+
+def _condition(value: Any, measured: dict[int, int]) -> tuple[list[int], list[int]]:
+    """The classical bits of the mid-circuit measurements a PennyLane ``MeasurementValue``
+    reads, and the values of them on which it is true (from its branches)."""
+    clbits = []
+    for mcm in value.measurements:
+        if id(mcm) not in measured:
+            raise UnsupportedOperationError(
+                f"a condition reads the mid-circuit measurement {mcm}, which is not made before it"
+            )
+        clbits.append(measured[id(mcm)])
+    values = [sum(bit << i for i, bit in enumerate(outcomes))
+              for outcomes, truth in value.branches.items() if truth]  # fmt: skip
+    return clbits, values
+
+
+def _append(circuit: Circuit, op: Any, params: list[Any], qubits: list[int]) -> None:
+    """Append one decomposed PennyLane operation (a gate, a channel) to ``circuit``."""
+    if is_channel(op):
+        if any(isinstance(p, sympy.Symbol) for p in params):
+            raise UnsupportedOperationError(
+                f"{op.name} has a trainable parameter: noise channels are differentiated "
+                "with diff_method='finite-diff'"
+            )
+        kraus = [np.asarray(k, dtype=np.complex128) for k in op.kraus_matrices()]
+        circuit.kraus(kraus, list(reversed(qubits)), name=op.name)  # first wire is high
+    elif op.name in NATIVE:
+        NATIVE[op.name](circuit, params, qubits)
+    elif op.name in SPECIAL:
+        SPECIAL[op.name](circuit, op, params, qubits)
+    else:
+        if any(isinstance(p, sympy.Symbol) for p in params):
+            raise UnsupportedOperationError(
+                f"{op.name} has a trainable parameter but no genqsim generator: use "
+                "diff_method='parameter-shift'"
+            )
+        matrix = np.asarray(qml.matrix(op), dtype=np.complex128)
+        circuit.unitary(matrix, list(reversed(qubits)))  # PennyLane's first wire is high
+
+
+def runs_with_mid_circuit_measurements(op: Any) -> bool:
+    """:func:`runs_natively`, mid-circuit measurements included (``mcm_method="one-shot"``)."""
+    return isinstance(op, qml.ops.MidMeasure) or runs_natively(op)
 
 
 def _rotated(state: Any, mp: Any, wires: Wires) -> Any:

@@ -261,12 +261,61 @@ def _per_shot(
 ) -> dict[str, int]:
     """The shots run in groups that split at each measurement (state vectors, see
     :mod:`genqsim.states.branching`, the plan built once; MPS, see
-    :meth:`~genqsim.mps.state.MPSState.shot_groups`)."""
-    method = simulate_options["method"]
-    if method_spec(method).name == "mps":
-        start = simulate(Circuit(circuit.n_qubits), **simulate_options)  # initial, options
-        groups = start.shot_groups(rest, shots, generator)  # type: ignore[attr-defined]
+    :meth:`~genqsim.mps.state.MPSState.shot_groups`), or in the compiled shot loop where
+    the backend has one."""
+    if method_spec(simulate_options["method"]).name == "mps":
+        groups = _mps_groups(circuit.n_qubits, rest, shots, generator, simulate_options)
         return _tally(groups, circuit, terminal, generator)
+    plan, initial = _shot_plan(rest, simulate_options)
+    record_bits = circuit.n_clbits or circuit.n_qubits  # no bits: every qubit is counted
+    ends = terminal if circuit.n_clbits else [(q, q) for q in range(circuit.n_qubits)]
+    numbers = get_number_system(simulate_options.get("numbers") or "complex128")
+    records = compiled_records(plan, initial, ends, record_bits, shots, generator,
+                               _shot_loop(simulate_options, numbers))  # fmt: skip
+    if records is not None:
+        return {bitstring(r, record_bits): k for r, k in sorted(records.items())}
+    groups = grouped_runs(plan, initial, shots, generator)
+    return _tally(groups, circuit, terminal, generator)
+
+
+def shot_groups(
+    circuit: Circuit, shots: int, seed: Seed = None, **simulate_options: Any
+) -> Iterator[tuple[State, int]]:
+    """``(state, shots)`` for groups of the ``shots`` of ``circuit`` that share one history
+    of mid-circuit outcomes and channel draws, in turn: the state at the end of the circuit,
+    every measurement made (none left to sampling) and the group's classical bits in
+    ``state.clbits`` (a state is the group's own until the next one is asked for). For front
+    doors that measure each shot's final state in several bases (PennyLane's one-shot
+    mid-circuit measurements). State vectors (``method="statevector"`` or
+    ``"trajectories"``, the default) and MPS (``method="mps"``)."""
+    shots = check_shots(shots)
+    generator = rng(seed)
+    kept = circuit.copy()
+    for _, clbit in circuit.split_terminal_measurements()[1]:
+        kept.store(clbit, lambda v: v, sources=clbit)  # read: the measurement stays
+    method = simulate_options.get("method", AUTO)
+    options = {**simulate_options, "method": "statevector" if method == AUTO else method}
+    if method_spec(options["method"]).name == "mps":
+        return iter(_mps_groups(circuit.n_qubits, kept, shots, generator, options))
+    plan, initial = _shot_plan(kept, options)
+    return grouped_runs(plan, initial, shots, generator)
+
+
+def _mps_groups(
+    n_qubits: int,
+    rest: Circuit,
+    shots: int,
+    generator: np.random.Generator,
+    simulate_options: dict[str, Any],
+) -> Iterable[tuple[State, int]]:
+    start = simulate(Circuit(n_qubits), **simulate_options)  # initial, options
+    return start.shot_groups(rest, shots, generator)  # type: ignore[attr-defined,no-any-return]
+
+
+def _shot_plan(rest: Circuit, simulate_options: dict[str, Any]) -> tuple[Any, Any]:
+    """The plan of ``rest`` and the initial state vector its shots start from, for the
+    options' method (one that runs state vectors shot by shot)."""
+    method = simulate_options["method"]
     if get_method(method) not in (run_statevector, run_statevector_point, run_trajectories):
         instead = (
             "method='statevector' or 'mps'"
@@ -280,7 +329,7 @@ def _per_shot(
     numbers = get_number_system(simulate_options.get("numbers") or "complex128")
     shared = {k: v for k, v in simulate_options.items() if k in ("threads", "fuse", "progress")}
     initial = initial_state(
-        circuit.n_qubits,
+        rest.n_qubits,
         simulate_options.get("initial"),
         numbers,
         simulate_options.get("backend"),
@@ -289,14 +338,7 @@ def _per_shot(
     )
     with numbers.context():
         plan = plan_for_backend(rest, numbers, initial.backend, simulate_options.get("fuse"))
-    record_bits = circuit.n_clbits or circuit.n_qubits  # no bits: every qubit is counted
-    ends = terminal if circuit.n_clbits else [(q, q) for q in range(circuit.n_qubits)]
-    records = compiled_records(plan, initial, ends, record_bits, shots, generator,
-                               _shot_loop(simulate_options, numbers))  # fmt: skip
-    if records is not None:
-        return {bitstring(r, record_bits): k for r, k in sorted(records.items())}
-    groups = grouped_runs(plan, initial, shots, generator)
-    return _tally(groups, circuit, terminal, generator)
+    return plan, initial
 
 
 def _tally(
