@@ -57,7 +57,10 @@ def within_five_sigma(counts: dict[str, int], probabilities: dict[str, float], s
 
 
 # -- Estimator --------------------------------------------------------------------------------
-RNG = np.random.default_rng(11)
+def uniform(seed: int, low: float, high: float, shape: tuple[int, ...]) -> np.ndarray:
+    """Parameter values drawn from a generator of their own (the same whatever runs first)."""
+    return np.random.default_rng(seed).uniform(low, high, shape)
+
 
 ESTIMATOR_PUBS = [
     pytest.param(lambda: (hand_circuit(), "ZZ", [0.3, -1.1]), id="scalar"),
@@ -65,7 +68,7 @@ ESTIMATOR_PUBS = [
         lambda: (
             hand_circuit(),
             SparsePauliOp(["XX", "IZ", "YI"], [0.5, -1.0, 0.25]),
-            RNG.uniform(-3, 3, (5, 2)),
+            uniform(101, -3, 3, (5, 2)),
         ),
         id="1d-values",
     ),
@@ -73,13 +76,13 @@ ESTIMATOR_PUBS = [
         lambda: (
             ansatz(),
             [["ZZI"], ["XIX"], [SparsePauliOp(["IIZ", "YYI"], [1.0, 2.0])]],
-            RNG.uniform(-3, 3, (4, 12)),
+            uniform(102, -3, 3, (4, 12)),
         ),
         id="observables-column-by-values-row",
     ),
-    pytest.param(lambda: (ansatz(), "XYZ", RNG.uniform(-3, 3, (2, 3, 12))), id="2d-values"),
+    pytest.param(lambda: (ansatz(), "XYZ", uniform(103, -3, 3, (2, 3, 12))), id="2d-values"),
     pytest.param(
-        lambda: (ansatz(), ["ZZI", "XIX", "IYY", "ZIZ"], RNG.uniform(-3, 3, (4, 12))),
+        lambda: (ansatz(), ["ZZI", "XIX", "IYY", "ZIZ"], uniform(104, -3, 3, (4, 12))),
         id="one-observable-per-point",
     ),
     pytest.param(lambda: (qft(3), ["ZII", "IXI"]), id="no-parameters"),
@@ -117,7 +120,7 @@ def test_estimator_equals_statevector_estimator(make_pub):
 def test_estimator_projector_observables_equal_their_pauli_expansion():
     """Qiskit's SparseObservable letters 0 1 + - r l, against Qiskit's own expansion."""
     observables = [SparseObservable("0+r"), SparseObservable("1-l"), SparseObservable("Z1X")]
-    values = RNG.uniform(-3, 3, (2, 12))
+    values = uniform(105, -3, 3, (2, 12))
     ours = Estimator().run([(ansatz(), observables, values[:, None])]).result()[0].data.evs
     expanded = [SparsePauliOp.from_sparse_observable(o) for o in observables]
     pub = (ansatz(), expanded, values[:, None])
@@ -127,7 +130,7 @@ def test_estimator_projector_observables_equal_their_pauli_expansion():
 
 
 def test_estimator_several_pubs_in_order_and_methods():
-    pubs = [(hand_circuit(), "XX", [0.1, 0.2]), (ansatz(), "ZZZ", RNG.uniform(-1, 1, 12))]
+    pubs = [(hand_circuit(), "XX", [0.1, 0.2]), (ansatz(), "ZZZ", uniform(106, -1, 1, 12))]
     theirs = [r.data.evs for r in StatevectorEstimator().run(pubs).result()]
     for method in ("statevector", "density_matrix", "mps"):
         ours = [r.data.evs for r in Estimator(method=method).run(pubs).result()]
@@ -137,7 +140,7 @@ def test_estimator_several_pubs_in_order_and_methods():
 
 def test_estimator_precision_samples_within_five_sigma():
     qc, obs = hand_circuit(), SparsePauliOp(["XX", "IZ", "YI", "II"], [0.5, -1.0, 0.25, 0.3])
-    values = RNG.uniform(-3, 3, (40, 2))
+    values = uniform(107, -3, 3, (40, 2))
     exact = StatevectorEstimator().run([(qc, obs, values)]).result()[0].data.evs
     result = Estimator(seed=5).run([(qc, obs, values)], precision=0.02).result()[0]
     assert result.metadata["target_precision"] == 0.02
@@ -168,7 +171,7 @@ def test_estimator_symbolic_closed_form_on_unbound_parameters():
     expr = sympy.sympify(form[()])
     symbols = {str(s): s for s in expr.free_symbols}
     assert set(symbols) == {"a", "b"}
-    for a, b in RNG.uniform(-3, 3, (3, 2)):
+    for a, b in uniform(108, -3, 3, (3, 2)):
         want = StatevectorEstimator().run([(qc, "ZZ", [a, b])]).result()[0].data.evs
         got = complex(expr.subs({symbols["a"]: a, symbols["b"]: b}).evalf())
         assert got.real == pytest.approx(float(want), abs=1e-12)
@@ -197,7 +200,7 @@ def exact_distribution(qc: QuantumCircuit, values) -> dict[str, float]:
 def test_sampler_matches_statevector_sampler(shape):
     qc = ansatz()
     qc.measure_all()
-    values = RNG.uniform(-3, 3, (*shape, 12))
+    values = uniform(109, -3, 3, (*shape, 12))
     ours = Sampler(seed=3).run([(qc, values)], shots=4000).result()[0]
     theirs = StatevectorSampler(seed=3).run([(qc, values)], shots=4000).result()[0]
     assert ours.data.meas.shape == theirs.data.meas.shape == shape
