@@ -137,6 +137,9 @@ def test_mid_circuit_measurement_collapses_in_simulate():
         expected = np.zeros(4)
         expected[3 * bit] = 1
         np.testing.assert_allclose(np.abs(result.final_state_vector), expected, atol=1e-12)
+    twice = cirq.Circuit(cirq.X(a), cirq.measure(a, key="m"), cirq.X(a), cirq.measure(a, key="m"))
+    for simulator in (cirq.Simulator(), Simulator()):  # a key measured twice: its latest value
+        assert simulator.simulate(twice).measurements["m"].tolist() == [0]
 
 
 def test_bad_input_is_refused():
@@ -386,3 +389,42 @@ def test_an_earlier_measurement_of_a_looped_key_is_refused_where_no_iteration_is
         assert not simulator.run(circuit, repetitions=200).records["b"].any()
     with pytest.raises(ArgumentValueError, match="reads an earlier measurement of the key 'm'"):
         gq.from_cirq(circuit)
+
+
+def test_moment_steps_and_amplitudes_equal_cirqs():
+    """``simulate_moment_steps``: on a random unitary circuit every step's state equals
+    ``cirq.Simulator``'s; with a mid-circuit measurement and a control on it, each run's
+    steps collapse as its logged outcome says (the steps of a run share one history), and
+    an empty circuit gives the initial state. ``compute_amplitudes`` picks Cirq's
+    amplitudes."""
+    circuit = random_circuit(3)
+    ours = Simulator(dtype=np.complex128).simulate_moment_steps(circuit)
+    theirs = cirq.Simulator(dtype=np.complex128).simulate_moment_steps(circuit)
+    steps = 0
+    for x, y in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(x.state_vector(), y.state_vector(), atol=1e-12)
+        steps += 1
+    assert steps == len(circuit.moments)
+    a, b, c = cirq.LineQubit.range(3)
+    measured = cirq.Circuit(
+        cirq.H(a), cirq.CNOT(a, b), cirq.measure(a, key="m"),
+        cirq.X(c).with_classical_controls("m"), cirq.ry(0.3).on(b),
+    )  # fmt: skip
+    for seed in range(6):
+        run = list(Simulator(seed=seed, dtype=np.complex128).simulate_moment_steps(measured))
+        assert [s.measurements for s in run[:2]] == [{}, {}]
+        m = run[-1].measurements["m"][0]
+        expected = np.zeros(8, dtype=complex)  # a, b, c with a the highest bit
+        expected[7 * m] = np.cos(0.15)  # b = m, then ry(0.3) on it
+        expected[4 * m + 2 * (1 - m) + m] = (1 - 2 * m) * np.sin(0.15)
+        np.testing.assert_allclose(run[-1].state_vector(), expected, atol=1e-12)
+        collapsed = np.abs(run[2].state_vector()) ** 2  # the moment that measures a
+        assert abs(collapsed[4 * m : 4 * m + 4].sum() - 1) < 1e-12
+    (only,) = Simulator().simulate_moment_steps(cirq.Circuit(), qubit_order=[a], initial_state=1)
+    np.testing.assert_allclose(only.state_vector(), [0, 1])
+    bell = cirq.Circuit(cirq.H(a), cirq.CNOT(a, b), cirq.ry(0.4).on(c))
+    ours = Simulator(dtype=np.complex128).compute_amplitudes(bell, [0, 1, 6, 7])
+    theirs = cirq.Simulator(dtype=np.complex128).compute_amplitudes(bell, [0, 1, 6, 7])
+    np.testing.assert_allclose(ours, theirs, atol=1e-12)
+    with pytest.raises(ArgumentValueError, match=r"bitstrings \[8\] are no basis states"):
+        Simulator().compute_amplitudes(bell, [8])

@@ -1,5 +1,6 @@
 """A Cirq simulator run by genqsim: :class:`Simulator` samples (``run``, ``run_sweep``),
-returns final states (``simulate``, ``simulate_sweep``) and exact expectation values
+returns final states (``simulate``, ``simulate_sweep``), amplitudes (``compute_amplitudes``),
+the state after each moment (``simulate_moment_steps``) and exact expectation values
 (``simulate_expectation_values``, sweeps included), so ``cirq.Simulator()`` can be swapped
 for it.
 
@@ -16,7 +17,13 @@ import numpy as np
 
 from ..circuit.circuit import Circuit
 from ..errors import ArgumentTypeError, ArgumentValueError, WhileLoopLimitError
-from ..io.cirq_reader import MAX_RECORDED_REPEATS, CirqMeasurement, CirqRecords, from_cirq_measured
+from ..io.cirq_reader import (
+    MAX_RECORDED_REPEATS,
+    CirqMeasurement,
+    CirqReader,
+    CirqRecords,
+    from_cirq_measured,
+)
 from ..linalg.pauli import PauliSum
 from ..states.expectations import expectation
 from ..states.registry import AUTO, simulate
@@ -29,6 +36,7 @@ class Simulator(
     cirq.SimulatesSamples,
     cirq.SimulatesFinalState[cirq.StateVectorTrialResult],
     cirq.SimulatesExpectationValues,
+    cirq.SimulatesAmplitudes,
 ):
     """``cirq.Simulator``'s interface on genqsim.
 
@@ -129,13 +137,92 @@ class Simulator(
             for c, bit in getattr(state, "clbits", {}).items():
                 clbits[0, c] = bit
             _check_finished(clbits, records)
-            measurements = {
-                key: _records(clbits, found)[0, 0] for key, found in records.keys.items()
+            measurements = {  # a key measured several times: its latest value, as Cirq's
+                key: _records(clbits, found)[0, -1] for key, found in records.keys.items()
             }
             final = cirq.StateVectorSimulationState(
                 qubits=qubits, initial_state=vector, dtype=self._dtype.type
             )
             yield cirq.StateVectorTrialResult(resolver, measurements, final)
+
+    def compute_amplitudes_sweep_iter(
+        self,
+        program: cirq.AbstractCircuit,
+        bitstrings: Sequence[int],
+        params: cirq.Sweepable,
+        qubit_order: cirq.QubitOrderOrList = cirq.QubitOrder.DEFAULT,
+    ) -> Iterator[Sequence[complex]]:
+        """The amplitudes of the basis states ``bitstrings`` (Cirq's numbering: the first
+        qubit of the order the most significant bit) in the final state at each point of
+        ``params``."""
+        for result in self.simulate_sweep_iter(program, params, qubit_order):
+            vector = result.final_state_vector
+            outside = [b for b in bitstrings if not 0 <= int(b) < vector.size]
+            if outside:
+                raise ArgumentValueError(
+                    f"bitstrings {outside} are no basis states of {len(result.qubit_map)} qubits"
+                )
+            yield [complex(vector[int(b)]) for b in bitstrings]
+
+    # -- moment by moment ------------------------------------------------------------------
+    def simulate_moment_steps(
+        self,
+        circuit: cirq.AbstractCircuit,
+        param_resolver: Any = None,
+        qubit_order: cirq.QubitOrderOrList = cirq.QubitOrder.DEFAULT,
+        initial_state: Any = None,
+    ) -> Iterator[cirq.SparseSimulatorStep]:
+        """The state after each moment of ``circuit`` in turn, in one run (Cirq's step
+        results: ``state_vector()``, ``measurements`` so far, ``sample``,
+        ``dirac_notation``, ``bloch_vector_of``): mid-circuit measurements collapse with this
+        simulator's seed and channels apply one drawn Kraus operator; an empty circuit
+        gives one step, the initial state."""
+        _checked(circuit)
+        resolved = cirq.resolve_parameters(circuit, cirq.ParamResolver(param_resolver))
+        qubits = cirq.QubitOrder.as_qubit_order(qubit_order).order_for(resolved.all_qubits())
+        n = len(qubits)
+        reader = CirqReader({q: n - 1 - i for i, q in enumerate(qubits)}, record_repeats=True)
+        options = dict(self._settings.options)
+        if options.get("method", AUTO) == AUTO:
+            options["method"] = "statevector"
+        state = simulate(
+            Circuit(n), initial=_initial(initial_state, n), seed=self._generator, **options
+        )
+        if not hasattr(state, "apply") or not hasattr(state, "amplitudes"):
+            raise ArgumentValueError(
+                f"simulate_moment_steps steps a state vector; method={options['method']!r} "
+                "keeps none: make the Simulator without the method"
+            )
+        if not resolved.moments:
+            yield self._step(state, qubits, reader.records, reader.clbit)
+        for moment in resolved.moments:
+            piece = Circuit(n, n_clbits=reader.clbit)  # conditions read earlier moments' bits
+            reader.read(piece, moment.operations)
+            if self._settings.noise is not None:
+                piece = self._settings.noise.apply(piece)
+            for _, clbit in piece.split_terminal_measurements()[1]:
+                piece.store(clbit, lambda v: v, sources=clbit)  # measured now, not sampled
+            state.apply(piece, seed=self._generator)
+            yield self._step(state, qubits, reader.records, reader.clbit)
+
+    def _step(self, state: Any, qubits: Sequence[Any], records: CirqRecords, n_clbits: int) -> Any:
+        """A Cirq step result of ``state`` (whose run has allotted ``n_clbits`` classical
+        bits so far), its keys' latest recorded values logged."""
+        vector = np.asarray(state.amplitudes, dtype=self._dtype)
+        sim_state = cirq.StateVectorSimulationState(
+            qubits=qubits, initial_state=vector.copy(), dtype=self._dtype.type
+        )
+        found = getattr(state, "clbits", {})
+        clbits = np.zeros((1, max(n_clbits, 1 + max(found, default=-1))), dtype=np.uint8)
+        for c, bit in found.items():  # bits never written (iterations not run) read 0
+            clbits[0, c] = bit
+        _check_finished(clbits, records)
+        for key, measured in records.keys.items():
+            value = _records(clbits, measured)[0, -1].tolist()
+            sim_state.classical_data.record_measurement(
+                cirq.MeasurementKey.parse_serialized(key), value, cirq.LineQubit.range(len(value))
+            )
+        return cirq.SparseSimulatorStep(sim_state=sim_state, dtype=self._dtype.type)
 
     # -- expectation values ----------------------------------------------------------------
     def simulate_expectation_values_sweep_iter(

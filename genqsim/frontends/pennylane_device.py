@@ -29,7 +29,7 @@ from pennylane.devices.preprocess import (
     validate_device_wires,
     validate_measurements,
 )
-from pennylane.measurements import ExpectationMP, StateMP, VarianceMP
+from pennylane.measurements import ExpectationMP, SampleMP, StateMP, VarianceMP
 from pennylane.tape import QuantumScript
 from pennylane.transforms import broadcast_expand, defer_measurements, dynamic_one_shot
 from pennylane.transforms.core import CompilePipeline
@@ -317,18 +317,16 @@ class GenqsimQubit(Device):
         mcm_values = np.concatenate(records)[order]
         samples = {key: np.concatenate(parts)[order] for key, parts in drawn.items()}
         position = {id(op): i for i, op in enumerate(mcms)}
-        results = []
-        for shot in range(total):
-            found = []
-            for mp in tape.measurements:
-                if mp.mv is None:
-                    rows = samples[repr(mp.diagonalizing_gates())][shot : shot + 1]
-                    found.append(mp.process_samples(rows, wires))
-                else:  # a sample of one mid-circuit measurement, as dynamic_one_shot asks
-                    (measured,) = mp.mv.measurements
-                    found.append(int(mcm_values[shot, position[id(measured)]]))
-            results.append(found[0] if len(found) == 1 else tuple(found))
-        return tuple(results)
+        columns = []  # per measurement: its value in a shot
+        for mp in tape.measurements:
+            if mp.mv is not None:  # a sample of one mid-circuit measurement
+                (measured,) = mp.mv.measurements
+                column = mcm_values[:, position[id(measured)]].tolist()
+                columns.append(column)
+            else:
+                columns.append(_shot_values(mp, samples[repr(mp.diagonalizing_gates())], wires))
+        rows = list(zip(*columns))
+        return tuple(row[0] if len(row) == 1 else row for row in rows)
 
     # -- gradients -------------------------------------------------------------------------
     def compute_derivatives(
@@ -458,6 +456,19 @@ def _append(circuit: Circuit, op: Any, params: list[Any], qubits: list[int]) -> 
             )
         matrix = np.asarray(qml.matrix(op), dtype=np.complex128)
         circuit.unitary(matrix, list(reversed(qubits)))  # PennyLane's first wire is high
+
+
+def _shot_values(mp: Any, rows: np.ndarray, wires: Wires) -> list[Any]:
+    """What measurement ``mp`` gives in each one-shot run whose sample (in its eigenbasis) is
+    a row of ``rows``: the eigenvalue for an expectation value and for a sample of an
+    observable, read for all shots at once; anything else processed by PennyLane shot by
+    shot."""
+    if isinstance(mp, (ExpectationMP, SampleMP)) and mp.obs is not None:
+        eigenvalues = np.asarray(SampleMP(obs=mp.obs).process_samples(rows, wires))
+        if isinstance(mp, ExpectationMP):
+            return [np.float64(v) for v in eigenvalues.reshape(-1)]
+        return [eigenvalues[i : i + 1] for i in range(len(rows))]
+    return [mp.process_samples(rows[i : i + 1], wires) for i in range(len(rows))]
 
 
 def runs_with_mid_circuit_measurements(op: Any) -> bool:

@@ -87,13 +87,13 @@ def from_cirq_measured(
         raise ArgumentValueError(
             f"the qubit order lacks the circuit's qubits {sorted(missing)}: list every qubit"
         )
-    reader = _CirqReader(index, record_repeats)
+    reader = CirqReader(index, record_repeats)
     c = Circuit(len(qubits))
     reader.read(c, circuit.all_operations())
     return c, reader.records
 
 
-class _CirqReader:
+class CirqReader:
     """Reads Cirq operations into genqsim circuits, numbering measured bits in order of
     appearance and keeping each key's records."""
 
