@@ -754,14 +754,63 @@ def test_averaged_saves_after_mid_circuit_measurements():
     assert noisy["cev"]["0x0"] == pytest.approx(c * (1 - 0.2), abs=1e-12)  # Bloch: 1 - p
 
 
+def test_saves_of_one_shots_state_read_the_last_shot_as_aer_does():
+    """After a mid-circuit measurement (q0 of |+> into c0, then CNOT), ``save_statevector``
+    and ``save_amplitudes`` keep one shot's state: the last shot's, as in Aer, whose
+    record is the last of the memory: |m m> where m is its c0 (Aer's runs show the same
+    relation). With a noise model, ``save_statevector`` keeps the last shot's trajectory:
+    a normalised state, and over runs its mean projector is the density matrix."""
+    from qiskit_aer import AerSimulator
+    from qiskit_aer.noise import NoiseModel, depolarizing_error
+
+    qc = QuantumCircuit(2, 2)
+    qc.h(0)
+    qc.measure(0, 0)
+    qc.cx(0, 1)
+    qc.save_statevector()
+    qc.save_amplitudes([0, 3], label="amps")
+    qc.save_probabilities([1], label="p")  # an averaged save beside them: exact, 1/2 each
+    qc.h(1)
+    qc.measure(1, 1)
+    for backend, seeds in ((AerSimulator(), range(3)), (GenqsimBackend(), range(8))):
+        for seed in seeds:
+            for shots in (1, 7):
+                result = backend.run(qc, shots=shots, memory=True, seed_simulator=seed).result()
+                memory = result.get_memory()
+                assert len(memory) == shots and sum(result.get_counts().values()) == shots
+                m = int(memory[-1], 16 if memory[-1].startswith("0x") else 2) & 1
+                expected = np.zeros(4)
+                expected[3 * m] = 1
+                np.testing.assert_allclose(result.get_statevector().data, expected, atol=1e-12)
+                np.testing.assert_allclose(result.data(0)["amps"], expected[[0, 3]], atol=1e-12)
+    np.testing.assert_allclose(result.data(0)["p"], [0.5, 0.5], atol=1e-12)
+
+    model = NoiseModel()
+    model.add_all_qubit_quantum_error(depolarizing_error(0.3, 1), ["h"])
+    noisy = QuantumCircuit(1, 1)
+    noisy.h(0)
+    noisy.save_statevector()
+    noisy.measure(0, 0)
+    backend = GenqsimBackend(noise_model=model)
+    runs = 400
+    states = np.array([backend.run(noisy, shots=1, seed_simulator=seed).result()
+                       .get_statevector().data for seed in range(runs)])  # fmt: skip
+    np.testing.assert_allclose(np.linalg.norm(states, axis=1), 1, atol=1e-12)
+    projectors = np.einsum("ri,rj->rij", states, states.conj())
+    plus = np.full((2, 2), 0.5)
+    rho = 0.7 * plus + 0.3 * np.eye(2) / 2
+    spread = projectors.std(axis=0) / np.sqrt(runs)
+    assert np.all(np.abs(projectors.mean(axis=0) - rho) <= 5 * spread + 1e-9)
+
+
 def test_save_instructions_genqsim_cannot_read_are_refused_with_the_reason():
     backend = GenqsimBackend()
     mid = QuantumCircuit(1, 1)
     mid.h(0)
     mid.measure(0, 0)
     mid.x(0)
-    mid.save_statevector()
-    with pytest.raises(ArgumentValueError, match="keeps one shot's state"):
+    mid.save_statevector(conditional=True)
+    with pytest.raises(ArgumentValueError, match="keeps one shot's state per value of the"):
         backend.run(mid)
     from qiskit_files import repeat_until_zero
 
@@ -786,7 +835,7 @@ def test_save_instructions_genqsim_cannot_read_are_refused_with_the_reason():
     model.add_all_qubit_quantum_error(depolarizing_error(0.1, 1), ["h"])
     pure = QuantumCircuit(1)
     pure.h(0)
-    pure.save_statevector()
+    pure.save_statevector(conditional=True)
     with pytest.raises(ArgumentValueError, match="needs a pure state"):
         GenqsimBackend(noise_model=model).run(pure)
     from genqsim import from_qiskit

@@ -10,7 +10,11 @@ mid-circuit measurement, reset or condition the parts run on a density matrix th
 every classical record: the averaged saves are then the exact means over the records (Aer's
 average over shots estimates them), and with ``conditional=True`` one value per value of
 the classical memory, by its hex (``"0x1"``), as Aer keys them. Saves of one shot's state
-there (a state vector, amplitudes) and per-shot saves are refused with a message."""
+there (a state vector, amplitudes: Aer's ``"single"`` saves), and state vectors of noisy
+runs, are the last shot's, as in Aer: that shot runs on a state vector of its own, its
+measurements collapsing and its channels drawing as it goes, and its record is the last
+of the memory. Per-shot saves, and one shot's state per value of the memory, are refused
+with a message."""
 
 from __future__ import annotations
 
@@ -31,6 +35,9 @@ PER_SHOT = ("list", "c_list", "accum", "c_accum")
 
 ONE_SHOT = ("single", "c_single")
 """Aer's subtypes of saves of one shot's state (a state vector, amplitudes)."""
+
+PURE_ONLY = ("save_statevector", "save_amplitudes")
+"""Saves that read a state vector: of a noisy run, one shot's (the last, as in Aer)."""
 
 CONDITIONAL = ("c_single", "c_average")
 """Aer's subtypes of saves kept per value of the classical memory (``conditional=True``)."""
@@ -79,11 +86,14 @@ def save_values(
     state: Any,
     out: dict[str, Any],
     shot_by_shot: bool = False,
-) -> None:
+) -> list[Any]:
     """Put into ``out`` what each save instruction of ``qc`` keeps, by its label, from the
     ``state`` where it stands (``shot_by_shot``: a density matrix after a mid-circuit
     measurement, reset or condition, whose members are the classical records); a label
-    already there is an error."""
+    already there is an error. Returns the saves of one shot's state that ``state`` cannot
+    give (after a mid-circuit measurement, reset or condition, or a state vector of a noisy
+    run: :func:`one_shot_values` gives them, from the run of the last shot, as Aer does)."""
+    left = []
     for item in saves:
         op = item.operation
         qubits = [qc.find_bit(q).index for q in item.qubits]
@@ -93,11 +103,15 @@ def save_values(
                 f"Aer's {kind!r} is not read (genqsim reads {', '.join(sorted(_SAVED))})"
             )
         subtype = getattr(op, "_subtype", "single")
+        if subtype == "single" and (shot_by_shot or (kind in PURE_ONLY and not _is_pure(state))):
+            left.append(item)
+            continue
         if shot_by_shot and subtype in ONE_SHOT:
             raise ArgumentValueError(
-                f"Aer's {kind!r} after a mid-circuit measurement, reset or condition keeps "
-                "one shot's state: genqsim reads the averaged saves there (probabilities, "
-                "expectation values, density matrices, squared amplitudes)"
+                f"Aer's {kind!r} with conditional=True after a mid-circuit measurement, reset "
+                "or condition keeps one shot's state per value of the memory: genqsim reads "
+                "the averaged conditional saves there (probabilities, expectation values, "
+                "density matrices, squared amplitudes)"
             )
         label = op.label
         if label == "_method_":  # save_state's own: named after the kind of state, as in Aer
@@ -111,6 +125,23 @@ def save_values(
             out[label] = _mean_over(_records(state), op, qubits)
         else:
             out[label] = _SAVED[kind](state, op, qubits)
+    return left
+
+
+def one_shot_values(saves: list[Any], qc: QuantumCircuit, state: Any, out: dict[str, Any]) -> None:
+    """Put into ``out`` what each save of one shot's state (``"single"``) keeps from
+    ``state``, one shot's state vector where the save stands (as Aer keeps the last
+    shot's)."""
+    for item in saves:
+        op = item.operation
+        label = op.label
+        if label == "_method_":
+            label = "statevector"
+        if label in out:
+            raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")
+        # a copy: the shot's state runs on in place after the save
+        qubits = [qc.find_bit(q).index for q in item.qubits]
+        out[label] = _SAVED[op.name](state.copy(), op, qubits)
 
 
 def _records(state: Any) -> list[tuple[float, Any]]:

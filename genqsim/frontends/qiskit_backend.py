@@ -29,6 +29,7 @@ from qiskit.providers import BackendV2, JobStatus, JobV1, Options
 from qiskit.result import Result
 from qiskit.transpiler import Target
 
+from ..circuit.circuit import Circuit
 from ..circuit.gates import GateKind
 from ..errors import ArgumentTypeError, ArgumentValueError, UnboundParameterError
 from ..io.interop import from_qiskit
@@ -37,7 +38,7 @@ from ..states.density import DensityMatrix
 from ..states.registry import AUTO, choose_method, simulate
 from ..states.sampling import check_shots, rng
 from ..version import __version__
-from .aer_saves import SavedParts, aer_save_classes, save_values, split_saves
+from .aer_saves import SavedParts, aer_save_classes, one_shot_values, save_values, split_saves
 from .options import SIMULATE_KEYWORDS, SimulateSettings, as_noise_model, checked_options
 from .qiskit_primitives import Program
 from .shots import shot_bits
@@ -68,15 +69,21 @@ CONTROL_FLOW = {
 """The control-flow instructions ``gq.from_qiskit`` reads, by their Qiskit names."""
 
 
-def saved_at_their_places(cut: SavedParts, settings: SimulateSettings) -> dict[str, Any]:
+def saved_at_their_places(
+    cut: SavedParts, settings: SimulateSettings, generator: np.random.Generator
+) -> tuple[dict[str, Any], dict[int, int] | None]:
     """What the save instructions of a cut circuit keep: each part run from the state the one
     before left, noise included. From the first mid-circuit measurement, reset or condition
     on, the parts run on a density matrix that keeps every classical record (the averaged
-    saves are exact means over them, :func:`~genqsim.frontends.aer_saves.save_values`)."""
+    saves are exact means over them, :func:`~genqsim.frontends.aer_saves.save_values`).
+    Saves of one shot's state there (and state vectors of noisy runs) read the last shot,
+    run on a state vector of its own (:func:`_last_shot`): its classical record is returned
+    (``None`` where no save needed it)."""
     out: dict[str, Any] = {}
     state: Any = None
     shot_by_shot = False
-    for part, saves in cut.parts:
+    left: dict[int, list[Any]] = {}
+    for index, (part, saves) in enumerate(cut.parts):
         circuit = from_qiskit(part)
         if settings.noise is not None:
             circuit = settings.noise.apply(circuit)
@@ -85,8 +92,50 @@ def saved_at_their_places(cut: SavedParts, settings: SimulateSettings) -> dict[s
             state = simulate(circuit, initial=state, **settings.options)
         else:
             state = _every_record(circuit, state, settings, saves[0].operation.name)
-        save_values(saves, part, state, out, shot_by_shot)
-    return out
+        found = save_values(saves, part, state, out, shot_by_shot)
+        if found:
+            left[index] = found
+    if not left:
+        return out, None
+    return out, _last_shot(cut, settings, generator, left, out)
+
+
+def _last_shot(
+    cut: SavedParts,
+    settings: SimulateSettings,
+    generator: np.random.Generator,
+    left: dict[int, list[Any]],
+    out: dict[str, Any],
+) -> dict[int, int]:
+    """One shot of the circuit on a state vector of its own, part after part (its
+    measurements collapsing, its channels drawing one Kraus operator, its classical bits
+    carried on): the saves ``left`` (by part) read its state where they stand. Returns its
+    classical record (bit -> 0/1), the last of the run's memory, as in Aer."""
+    options = {**settings.options, "method": "statevector"}
+    state = simulate(Circuit(cut.rest.num_qubits), seed=generator, **options)
+    done = 0
+    for index, (part, _) in enumerate(cut.parts):
+        _collapse_through(state, part, settings, generator)
+        done += len(part.data)
+        if index in left:
+            one_shot_values(left[index], part, state, out)
+    trailing = cut.rest.copy_empty_like()
+    for item in cut.rest.data[done:]:
+        trailing.append(item)
+    _collapse_through(state, trailing, settings, generator)
+    return dict(state.clbits)
+
+
+def _collapse_through(
+    state: Any, part: QuantumCircuit, settings: SimulateSettings, generator: np.random.Generator
+) -> None:
+    """Apply ``part`` to one shot's ``state``, its measurements made where they stand."""
+    circuit = from_qiskit(part)
+    if settings.noise is not None:
+        circuit = settings.noise.apply(circuit)
+    for _, clbit in circuit.split_terminal_measurements()[1]:
+        circuit.store(clbit, lambda v: v, sources=clbit)  # read: the measurement stays
+    state.apply(circuit, seed=generator)
 
 
 def _every_record(circuit: Any, state: Any, settings: SimulateSettings, save: str) -> Any:
@@ -104,6 +153,19 @@ def _every_record(circuit: Any, state: Any, settings: SimulateSettings, save: st
         state = DensityMatrix.from_statevector(state)
     options = {**settings.options, "method": "density_matrix"}
     return simulate(circuit, initial=state, **options)
+
+
+def _record_row(
+    record: dict[int, int], circuit: Any, settings: SimulateSettings, generator: np.random.Generator
+) -> np.ndarray:
+    """One shot's classical record as a row of bits, with the noise model's readout errors
+    drawn on it as on the other shots'."""
+    width = circuit.n_clbits
+    key = "".join(str(record.get(c, 0)) for c in reversed(range(width)))
+    if settings.noise is not None and settings.noise.readout:
+        errors = settings.noise.readout.clbit_errors(circuit)
+        (key,) = settings.noise.readout.apply_to_counts({key: 1}, errors, generator)
+    return np.array([[int(ch) for ch in reversed(key)]], dtype=np.uint8).reshape(1, width)
 
 
 SHOT_BY_SHOT = frozenset(
@@ -274,13 +336,15 @@ class GenqsimBackend(BackendV2):
         cut = split_saves(qc)
         qc = cut.rest
         program = Program(qc, settings.noise)
-        bits = shot_bits(program.circuit, shots, generator, settings)
+        saved, last = saved_at_their_places(cut, settings, generator) if cut.parts else ({}, None)
+        bits = shot_bits(program.circuit, shots - (last is not None), generator, settings)
+        if last is not None:  # the shot whose state the saves of one shot read
+            bits = np.vstack([bits, _record_row(last, program.circuit, settings, generator)])
         outcomes = [hex(v) for v in as_integers(bits)]
         data: dict[str, Any] = {"counts": dict(Counter(outcomes)) if qc.num_clbits else {}}
         if memory:
             data["memory"] = outcomes if qc.num_clbits else []
-        if cut.parts:
-            data.update(saved_at_their_places(cut, settings))
+        data.update(saved)
         method = settings.options.get("method", AUTO)
         if method == AUTO:
             own = {k: v for k, v in settings.options.items() if k not in SIMULATE_KEYWORDS}
