@@ -163,19 +163,52 @@ class CirqReader:
         import cirq
 
         gate = op.gate
-        if gate.confusion_map:
+        if gate.confusion_map and not self.record_repeats:
             raise ArgumentValueError(
-                f"measurement {gate.key!r} has a confusion map: genqsim applies readout "
-                "errors from a NoiseModel (NoiseModel.add_readout_error)"
+                f"measurement {gate.key!r} has a confusion map, which genqsim.cirq.Simulator "
+                "runs (its records are kept apart from the circuit's bits); a genqsim "
+                "circuit applies readout errors from a NoiseModel (NoiseModel.add_readout_error)"
             )
         first = self.clbit
         for q in qs:
             c.measure(q, self.clbit)
             self.clbit += 1
-        found = CirqMeasurement(
-            tuple(range(first, self.clbit)), tuple(gate.full_invert_mask()), self.ran_where_zero
-        )
+        record = tuple(range(first, self.clbit))
+        _check_confusion(gate)
+        for indices, matrix in gate.confusion_map.items():
+            self.confuse(c, [qs[k] for k in indices], [record[k] for k in indices], matrix)
+        found = CirqMeasurement(record, tuple(gate.full_invert_mask()), self.ran_where_zero)
         self.records.keys.setdefault(cirq.measurement_key_name(op), []).append(found)
+
+    def confuse(self, c: Circuit, qubits: list[int], bits: list[int], matrix: Any) -> None:
+        """Cirq's confusion matrix on measured ``qubits`` (the first the most significant):
+        the bits record outcome ``r`` with probability ``matrix[t][r]`` where the qubits
+        hold ``t``, and the qubits keep ``t``. Run as the qubits' outcome copied into bits
+        of its own, a channel of Kraus operators ``sqrt(matrix[t][r]) |r><t|`` on the
+        (collapsed) qubits, a measurement into the recorded bits, and an X on each qubit
+        whose two bits differ: the next map, and what follows, see ``t`` again."""
+        matrix = np.asarray(matrix, dtype=float)
+        size = 1 << len(qubits)
+        if matrix.shape != (size, size):
+            raise ArgumentValueError(
+                f"a confusion matrix on {len(qubits)} qubit(s) is {size}x{size}, got {matrix.shape}"
+            )
+        true = []
+        for q in qubits:  # measured just now: measuring again reads the same
+            c.measure(q, self.clbit)
+            true.append(self.clbit)
+            self.clbit += 1
+        kraus = []
+        for t in range(size):
+            for r in range(size):
+                if matrix[t, r] > 0:
+                    k = np.zeros((size, size), dtype=complex)
+                    k[r, t] = np.sqrt(matrix[t, r])
+                    kraus.append(k)
+        c.kraus(kraus, list(reversed(qubits)), name="confusion")  # big-endian
+        for q, b, t in zip(qubits, bits, true):
+            c.measure(q, b)
+            c.if_([t, b], [1, 2], Circuit(c.n_qubits).x(q))  # where they differ
 
     def conditional(self, c: Circuit, op: Any) -> None:
         """A ``cirq.ClassicallyControlledOperation``: its operation (gates, channels, resets)
@@ -294,6 +327,30 @@ class CirqReader:
         self.ran_where_zero = outer
         assert ended is not None
         self.records.unfinished.append((ended, f"until {condition}"))
+
+
+def _check_confusion(gate: Any) -> None:
+    """Refuse what Cirq itself runs two ways: a confusion map on a qubit the invert mask
+    flips, or confusion maps that overlap. Cirq's sampling of terminal measurements
+    inverts first and confuses each map from the bits the maps before it left; its
+    mid-circuit measurements confuse first, each map from the measured bits."""
+    inverted = gate.full_invert_mask()
+    seen: set[int] = set()
+    for indices in gate.confusion_map:
+        flipped = [k for k in indices if inverted[k]]
+        if flipped:
+            raise ArgumentValueError(
+                f"measurement {gate.key!r} inverts and confuses its qubit(s) {flipped}: Cirq "
+                "applies the two in one order to terminal measurements and in the other "
+                "mid-circuit; fold the inversion into the confusion matrix"
+            )
+        if seen.intersection(indices):
+            raise ArgumentValueError(
+                f"measurement {gate.key!r} has confusion maps that overlap on qubit(s) "
+                f"{sorted(seen.intersection(indices))}: Cirq chains them for terminal "
+                "measurements and not mid-circuit; give one map for those qubits"
+            )
+        seen.update(indices)
 
 
 def _mapped_condition(sub: Any, body: Any) -> Any:
