@@ -181,7 +181,7 @@ class Simulator(
         resolved = cirq.resolve_parameters(circuit, cirq.ParamResolver(param_resolver))
         qubits = cirq.QubitOrder.as_qubit_order(qubit_order).order_for(resolved.all_qubits())
         n = len(qubits)
-        reader = CirqReader({q: n - 1 - i for i, q in enumerate(qubits)}, record_repeats=True)
+        reader = CirqReader({q: n - 1 - i for i, q in enumerate(qubits)}, with_records=True)
         options = dict(self._settings.options)
         if options.get("method", AUTO) == AUTO:
             options["method"] = "statevector"

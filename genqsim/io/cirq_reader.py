@@ -47,7 +47,7 @@ def from_cirq(circuit: Any) -> Circuit:
 
     if not isinstance(circuit, cirq.AbstractCircuit):
         raise ArgumentTypeError(f"expected a cirq.Circuit, got {type(circuit).__name__}")
-    return from_cirq_measured(circuit, sorted(circuit.all_qubits()), record_repeats=False)[0]
+    return from_cirq_measured(circuit, sorted(circuit.all_qubits()), with_records=False)[0]
 
 
 @dataclass(frozen=True)
@@ -73,21 +73,22 @@ class CirqRecords:
 
 
 def from_cirq_measured(
-    circuit: Any, qubits: Sequence[Any], record_repeats: bool = True
+    circuit: Any, qubits: Sequence[Any], with_records: bool = True
 ) -> tuple[Circuit, CirqRecords]:
     """:func:`from_cirq` with ``qubits[i]`` as genqsim qubit ``i`` (qubits the circuit leaves
-    idle included), and where the measurements of each key are recorded. With
-    ``record_repeats``, a ``repeat_until`` subcircuit runs as up to
-    :data:`MAX_RECORDED_REPEATS` iterations, each measuring into bits of its own, as Cirq
-    records them; without, as its body and a while loop on the same bits."""
-
+    idle included), and where the measurements of each key are recorded. ``with_records``:
+    the caller reads Cirq's records from these, apart from the circuit's bits, so a
+    ``repeat_until`` subcircuit runs as up to :data:`MAX_RECORDED_REPEATS` iterations, each
+    measuring into bits of its own, and confusion maps draw into bits of their own; without,
+    the loop is its body and a while loop on the same bits, and confusion maps are
+    refused."""
     index = {q: i for i, q in enumerate(qubits)}
     missing = set(circuit.all_qubits()) - set(index)
     if missing:
         raise ArgumentValueError(
             f"the qubit order lacks the circuit's qubits {sorted(missing)}: list every qubit"
         )
-    reader = CirqReader(index, record_repeats)
+    reader = CirqReader(index, with_records)
     c = Circuit(len(qubits))
     reader.read(c, circuit.all_operations())
     return c, reader.records
@@ -97,9 +98,9 @@ class CirqReader:
     """Reads Cirq operations into genqsim circuits, numbering measured bits in order of
     appearance and keeping each key's records."""
 
-    def __init__(self, index: dict[Any, int], record_repeats: bool) -> None:
+    def __init__(self, index: dict[Any, int], with_records: bool) -> None:
         self.index = index
-        self.record_repeats = record_repeats
+        self.with_records = with_records
         self.records = CirqRecords()
         self.clbit = 0
         """The next classical bit a measurement writes."""
@@ -163,7 +164,7 @@ class CirqReader:
         import cirq
 
         gate = op.gate
-        if gate.confusion_map and not self.record_repeats:
+        if gate.confusion_map and not self.with_records:
             raise ArgumentValueError(
                 f"measurement {gate.key!r} has a confusion map, which genqsim.cirq.Simulator "
                 "runs (its records are kept apart from the circuit's bits); a genqsim "
@@ -276,7 +277,7 @@ class CirqReader:
             raise ArgumentValueError(f"{sub!r}: repeat_until with repetitions is not read")
         body = list(sub.replace(repeat_until=None).mapped_circuit(deep=False).all_operations())
         condition = _mapped_condition(sub, cirq.Circuit(body))
-        if self.record_repeats:
+        if self.with_records:
             self.recorded_iterations(c, sub, body, condition)
             return
         first = self.clbit
