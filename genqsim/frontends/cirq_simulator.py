@@ -208,20 +208,22 @@ class Simulator(
     def _step(self, state: Any, qubits: Sequence[Any], records: CirqRecords, n_clbits: int) -> Any:
         """A Cirq step result of ``state`` (whose run has allotted ``n_clbits`` classical
         bits so far), its keys' latest recorded values logged."""
-        vector = np.asarray(state.amplitudes, dtype=self._dtype)
-        sim_state = cirq.StateVectorSimulationState(
-            qubits=qubits, initial_state=vector.copy(), dtype=self._dtype.type
-        )
         found = getattr(state, "clbits", {})
         clbits = np.zeros((1, max(n_clbits, 1 + max(found, default=-1))), dtype=np.uint8)
         for c, bit in found.items():  # bits never written (iterations not run) read 0
             clbits[0, c] = bit
         _check_finished(clbits, records)
+        logged = cirq.ClassicalDataDictionaryStore()
         for key, measured in records.keys.items():
             value = _records(clbits, measured)[0, -1].tolist()
-            sim_state.classical_data.record_measurement(
+            logged.record_measurement(
                 cirq.MeasurementKey.parse_serialized(key), value, cirq.LineQubit.range(len(value))
             )
+        vector = np.asarray(state.amplitudes, dtype=self._dtype)
+        sim_state = cirq.StateVectorSimulationState(
+            qubits=qubits, initial_state=vector.copy(), dtype=self._dtype.type,
+            classical_data=logged,
+        )  # fmt: skip
         return cirq.SparseSimulatorStep(sim_state=sim_state, dtype=self._dtype.type)
 
     # -- expectation values ----------------------------------------------------------------
