@@ -763,6 +763,15 @@ class Circuit:
             keep.append(i)
         return tuple(reversed(keep)), tuple(reversed(terminal))
 
+    def keep_measurements(self) -> Circuit:
+        """Keep each terminal measurement where it stands, in place: a store of its bit into
+        itself at the end reads the bit, so a run makes the measurement instead of leaving
+        it to sampling (for runs that read the state after every measurement: Aer's saves,
+        Cirq's moment steps, groups of shots). Returns this circuit."""
+        for _, clbit in self.split_terminal_measurements()[1]:
+            self.store(clbit, [0, 1], sources=clbit)
+        return self
+
     def barrier(self, *qubits: Any) -> Circuit:
         """A barrier on ``qubits`` (all when none given): no effect on the state, but gates are
         never fused or reordered across it."""

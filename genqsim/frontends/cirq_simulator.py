@@ -84,6 +84,14 @@ class Simulator(
             program = self._settings.noise.apply(program)
         return program, records
 
+    def _state_vector_options(self) -> dict[str, Any]:
+        """The simulate options of runs that return a state vector: the method asked for,
+        else ``"statevector"`` (channels then draw one Kraus operator, as Cirq's do)."""
+        options = dict(self._settings.options)
+        if options.get("method", AUTO) == AUTO:
+            options["method"] = "statevector"
+        return options
+
     # -- samples ---------------------------------------------------------------------------
     def run_sweep_iter(
         self, program: cirq.AbstractCircuit, params: cirq.Sweepable, repetitions: int = 1
@@ -115,9 +123,7 @@ class Simulator(
         Kraus operator drawn with it (one trajectory, as ``cirq.Simulator`` samples them)."""
         _checked(program)
         qubits = cirq.QubitOrder.as_qubit_order(qubit_order).order_for(program.all_qubits())
-        options = dict(self._settings.options)
-        if options.get("method", AUTO) == AUTO:  # channels: one trajectory, as Cirq's
-            options["method"] = "statevector"
+        options = self._state_vector_options()
         for resolver in cirq.to_resolvers(params):
             circuit, records = self._program(program, resolver, qubits)
             state = simulate(
@@ -182,9 +188,7 @@ class Simulator(
         qubits = cirq.QubitOrder.as_qubit_order(qubit_order).order_for(resolved.all_qubits())
         n = len(qubits)
         reader = CirqReader({q: n - 1 - i for i, q in enumerate(qubits)}, with_records=True)
-        options = dict(self._settings.options)
-        if options.get("method", AUTO) == AUTO:
-            options["method"] = "statevector"
+        options = self._state_vector_options()
         state = simulate(
             Circuit(n), initial=_initial(initial_state, n), seed=self._generator, **options
         )
@@ -200,9 +204,7 @@ class Simulator(
             reader.read(piece, moment.operations)
             if self._settings.noise is not None:
                 piece = self._settings.noise.apply(piece)
-            for _, clbit in piece.split_terminal_measurements()[1]:
-                piece.store(clbit, lambda v: v, sources=clbit)  # measured now, not sampled
-            state.apply(piece, seed=self._generator)
+            state.apply(piece.keep_measurements(), seed=self._generator)
             yield self._step(state, qubits, reader.records, reader.clbit)
 
     def _step(self, state: Any, qubits: Sequence[Any], records: CirqRecords, n_clbits: int) -> Any:

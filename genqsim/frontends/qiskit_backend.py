@@ -133,9 +133,7 @@ def _collapse_through(
     circuit = from_qiskit(part)
     if settings.noise is not None:
         circuit = settings.noise.apply(circuit)
-    for _, clbit in circuit.split_terminal_measurements()[1]:
-        circuit.store(clbit, lambda v: v, sources=clbit)  # read: the measurement stays
-    state.apply(circuit, seed=generator)
+    state.apply(circuit.keep_measurements(), seed=generator)
 
 
 def _every_record(circuit: Any, state: Any, settings: SimulateSettings, save: str) -> Any:
@@ -147,8 +145,7 @@ def _every_record(circuit: Any, state: Any, settings: SimulateSettings, save: st
             f"Aer's {save!r} comes after a while loop, which a density matrix cannot run (it "
             "has no last iteration): save before the loop, or drop the save"
         )
-    for _, clbit in circuit.split_terminal_measurements()[1]:
-        circuit.store(clbit, lambda v: v, sources=clbit)  # read: the measurement stays
+    circuit.keep_measurements()
     if state is not None and not isinstance(state, DensityMatrix):
         state = DensityMatrix.from_statevector(state)
     options = {**settings.options, "method": "density_matrix"}

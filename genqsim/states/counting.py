@@ -290,9 +290,7 @@ def shot_groups(
     ``"trajectories"``, the default) and MPS (``method="mps"``)."""
     shots = check_shots(shots)
     generator = rng(seed)
-    kept = circuit.copy()
-    for _, clbit in circuit.split_terminal_measurements()[1]:
-        kept.store(clbit, lambda v: v, sources=clbit)  # read: the measurement stays
+    kept = circuit.copy().keep_measurements()
     method = simulate_options.get("method", AUTO)
     options = {**simulate_options, "method": "statevector" if method == AUTO else method}
     if method_spec(options["method"]).name == "mps":
