@@ -4,12 +4,12 @@
 PennyLane decomposes what the device does not run natively into gates it does, defers
 mid-circuit measurements (without shots) or leaves them to genqsim (with shots: the
 one-shot method, each group of shots that share outcomes on its own state), and hands
-over tapes; the device converts each into a genqsim
-circuit (wire ``wires[i]`` is genqsim qubit ``n-1-i``, so genqsim's amplitudes are
-PennyLane's state vector in the same order), simulates it and measures: expectation values
-of Pauli-word observables and sums of them by genqsim itself (every method: state vectors,
-density matrices, MPS); other measurements (variances, probabilities, states, samples,
-counts) through PennyLane's own processing of the state or of genqsim's samples.
+over tapes; the device converts each into a genqsim circuit (wire ``wires[i]`` is genqsim
+qubit ``n-1-i``, so genqsim's amplitudes are PennyLane's state vector in the same order),
+simulates it and measures: expectation values of Pauli-word observables and sums of them
+by genqsim itself (every method: state vectors, density matrices, MPS); other measurements
+(variances, probabilities, states, samples, counts) through PennyLane's own processing of
+the state or of genqsim's samples.
 ``diff_method="adjoint"`` and ``"device"`` run genqsim's exact adjoint gradient.
 """
 
@@ -276,9 +276,7 @@ class GenqsimQubit(Device):
         for mp in tape.measurements:
             key = repr(mp.diagonalizing_gates())
             if key not in drawn:
-                outcomes = memory(_rotated(state, mp, wires), total, seed=self._rng)
-                digits = np.frombuffer("".join(outcomes).encode("ascii"), dtype=np.uint8)
-                drawn[key] = (digits.reshape(total, len(wires)) - ord("0")).astype(np.int64)
+                drawn[key] = self._drawn(state, mp, wires, total)
         results = []
         for lower, upper in tape.shots.bins():
             found = tuple(
@@ -287,6 +285,13 @@ class GenqsimQubit(Device):
             )
             results.append(found[0] if len(found) == 1 else found)
         return tuple(results) if tape.shots.has_partitioned_shots else results[0]
+
+    def _drawn(self, state: Any, mp: Any, wires: Wires, shots: int) -> np.ndarray:
+        """``shots`` samples of ``state`` in the eigenbasis of ``mp``: one row of 0/1 per
+        shot, a column per wire in ``wires``' order."""
+        outcomes = memory(_rotated(state, mp, wires), shots, seed=self._rng)
+        digits = np.frombuffer("".join(outcomes).encode("ascii"), dtype=np.uint8)
+        return (digits.reshape(shots, len(wires)) - ord("0")).astype(np.int64)
 
     def _one_shot(self, tape: QuantumScript, wires: Wires) -> Any:
         """A tape with mid-circuit measurements that ``dynamic_one_shot`` made (one shot per
@@ -310,9 +315,7 @@ class GenqsimQubit(Device):
             record = [int(state.clbits.get(i, 0)) for i in range(len(mcms))]
             records.append(np.tile(np.array(record, dtype=np.int64), (shots, 1)))
             for key, mp in bases.items():
-                outcomes = memory(_rotated(state, mp, wires), shots, seed=self._rng)
-                digits = np.frombuffer("".join(outcomes).encode("ascii"), dtype=np.uint8)
-                drawn[key].append((digits.reshape(shots, len(wires)) - ord("0")).astype(np.int64))
+                drawn[key].append(self._drawn(state, mp, wires, shots))
         order = self._rng.permutation(total)  # the groups' shots, in no group's order
         mcm_values = np.concatenate(records)[order]
         samples = {key: np.concatenate(parts)[order] for key, parts in drawn.items()}
