@@ -803,6 +803,37 @@ def test_saves_of_one_shots_state_read_the_last_shot_as_aer_does():
     assert np.all(np.abs(projectors.mean(axis=0) - rho) <= 5 * spread + 1e-9)
 
 
+def test_a_save_of_one_shots_state_after_a_while_loop_reads_the_last_shot():
+    """After a repeat-until-zero loop that turns q1 by ry(0.5) on each retry,
+    ``save_statevector`` keeps the last shot's state, as Aer does: q0 = |0> and q1 =
+    ry(0.5 k)|0> for some number k of retries (up to a sign), on Aer's runs and on
+    genqsim's; the memory's last entry reads c0 = 0 (the loop ended)."""
+    from qiskit_aer import AerSimulator
+
+    qc = QuantumCircuit(2, 2)
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.while_loop((qc.clbits[0], 1)):
+        qc.h(0)
+        qc.measure(0, 0)
+        qc.ry(0.5, 1)
+    qc.save_statevector()
+    qc.measure(1, 1)
+
+    def signed(v: np.ndarray) -> np.ndarray:  # the sign that makes the largest entry positive
+        return v * np.sign(v[np.argmax(np.abs(v))].real)
+
+    turns = [signed(np.array([np.cos(0.25 * k), np.sin(0.25 * k)])) for k in range(200)]
+    for backend, seeds in ((AerSimulator(), range(2)), (GenqsimBackend(), range(6))):
+        for seed in seeds:
+            result = backend.run(qc, shots=5, memory=True, seed_simulator=seed).result()
+            state = np.asarray(result.get_statevector())
+            np.testing.assert_allclose(state[[1, 3]], 0, atol=1e-12)  # q0 = |0>
+            q1 = signed(state[[0, 2]])
+            assert min(np.linalg.norm(q1 - t) for t in turns) < 1e-9
+            assert int(result.get_memory()[-1][-1]) == 0
+
+
 def test_save_instructions_genqsim_cannot_read_are_refused_with_the_reason():
     backend = GenqsimBackend()
     mid = QuantumCircuit(1, 1)
@@ -816,7 +847,7 @@ def test_save_instructions_genqsim_cannot_read_are_refused_with_the_reason():
 
     loop = repeat_until_zero(0.5)
     loop.save_probabilities()
-    with pytest.raises(ArgumentValueError, match="comes after a while loop"):
+    with pytest.raises(ArgumentValueError, match="comes after a while loop and averages"):
         backend.run(loop)
     twice = QuantumCircuit(1)
     twice.save_probabilities(label="p")

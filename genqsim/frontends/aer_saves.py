@@ -13,8 +13,9 @@ the classical memory, by its hex (``"0x1"``), as Aer keys them. Saves of one sho
 there (a state vector, amplitudes: Aer's ``"single"`` saves), and state vectors of noisy
 runs, are the last shot's, as in Aer: that shot runs on a state vector of its own, its
 measurements collapsing and its channels drawing as it goes, and its record is the last
-of the memory. Per-shot saves, and one shot's state per value of the memory, are refused
-with a message."""
+of the memory; after a while loop, which no density matrix runs, only such saves are
+read. Per-shot saves, and one shot's state per value of the memory, are refused with a
+message."""
 
 from __future__ import annotations
 
@@ -98,10 +99,7 @@ def save_values(
         op = item.operation
         qubits = [qc.find_bit(q).index for q in item.qubits]
         kind = op.name
-        if kind not in _SAVED:
-            raise ArgumentValueError(
-                f"Aer's {kind!r} is not read (genqsim reads {', '.join(sorted(_SAVED))})"
-            )
+        _check_kind(kind)
         subtype = getattr(op, "_subtype", "single")
         if subtype == "single" and (shot_by_shot or (kind in PURE_ONLY and not _is_pure(state))):
             left.append(item)
@@ -128,6 +126,23 @@ def save_values(
     return left
 
 
+def one_shot_saves_after_a_loop(saves: list[Any]) -> list[Any]:
+    """``saves``, which stand after a while loop, where each keeps one shot's state (the
+    last shot's, :func:`one_shot_values`); an averaged save there is refused: the exact
+    mean over the records needs a density matrix, which cannot run the loop."""
+    for item in saves:
+        op = item.operation
+        _check_kind(op.name)
+        if getattr(op, "_subtype", "single") != "single":
+            raise ArgumentValueError(
+                f"Aer's {op.name!r} comes after a while loop and averages over the shots' "
+                "records, which needs a density matrix, and a density matrix cannot run the "
+                "loop (it has no last iteration): save before the loop, or save one shot's "
+                "state (save_statevector, save_amplitudes, save_state)"
+            )
+    return saves
+
+
 def one_shot_values(saves: list[Any], qc: QuantumCircuit, state: Any, out: dict[str, Any]) -> None:
     """Put into ``out`` what each save of one shot's state (``"single"``) keeps from
     ``state``, one shot's state vector where the save stands (as Aer keeps the last
@@ -142,6 +157,13 @@ def one_shot_values(saves: list[Any], qc: QuantumCircuit, state: Any, out: dict[
         # a copy: the shot's state runs on in place after the save
         qubits = [qc.find_bit(q).index for q in item.qubits]
         out[label] = _SAVED[op.name](state.copy(), op, qubits)
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in _SAVED:
+        raise ArgumentValueError(
+            f"Aer's {kind!r} is not read (genqsim reads {', '.join(sorted(_SAVED))})"
+        )
 
 
 def _records(state: Any) -> list[tuple[float, Any]]:

@@ -38,7 +38,14 @@ from ..states.density import DensityMatrix
 from ..states.registry import AUTO, choose_method, simulate
 from ..states.sampling import check_shots, rng
 from ..version import __version__
-from .aer_saves import SavedParts, aer_save_classes, one_shot_values, save_values, split_saves
+from .aer_saves import (
+    SavedParts,
+    aer_save_classes,
+    one_shot_saves_after_a_loop,
+    one_shot_values,
+    save_values,
+    split_saves,
+)
 from .options import SIMULATE_KEYWORDS, SimulateSettings, as_noise_model, checked_options
 from .qiskit_primitives import Program
 from .shots import shot_bits
@@ -76,22 +83,27 @@ def saved_at_their_places(
     before left, noise included. From the first mid-circuit measurement, reset or condition
     on, the parts run on a density matrix that keeps every classical record (the averaged
     saves are exact means over them, :func:`~genqsim.frontends.aer_saves.save_values`).
-    Saves of one shot's state there (and state vectors of noisy runs) read the last shot,
-    run on a state vector of its own (:func:`_last_shot`): its classical record is returned
-    (``None`` where no save needed it)."""
+    Saves of one shot's state there (and state vectors of noisy runs, and every save after
+    a while loop, which no density matrix runs) read the last shot, run on a state vector
+    of its own (:func:`_last_shot`): its classical record is returned (``None`` where no
+    save needed it)."""
     out: dict[str, Any] = {}
     state: Any = None
-    shot_by_shot = False
+    shot_by_shot = looped = False
     left: dict[int, list[Any]] = {}
     for index, (part, saves) in enumerate(cut.parts):
         circuit = from_qiskit(part)
         if settings.noise is not None:
             circuit = settings.noise.apply(circuit)
         shot_by_shot = shot_by_shot or any(op.kind in SHOT_BY_SHOT for op in circuit.operations)
+        looped = looped or circuit.has_loops
+        if looped:  # no density matrix runs a while loop: one shot's saves only
+            left[index] = one_shot_saves_after_a_loop(saves)
+            continue
         if not shot_by_shot:
             state = simulate(circuit, initial=state, **settings.options)
         else:
-            state = _every_record(circuit, state, settings, saves[0].operation.name)
+            state = _every_record(circuit, state, settings)
         found = save_values(saves, part, state, out, shot_by_shot)
         if found:
             left[index] = found
@@ -136,15 +148,10 @@ def _collapse_through(
     state.apply(circuit.keep_measurements(), seed=generator)
 
 
-def _every_record(circuit: Any, state: Any, settings: SimulateSettings, save: str) -> Any:
+def _every_record(circuit: Any, state: Any, settings: SimulateSettings) -> Any:
     """``circuit`` run on a density matrix from ``state`` (one made from it where it is a
     state vector), its measurements collapsing where they stand: a save reads the state
     after them, so none is left to sampling at the end."""
-    if circuit.has_loops:
-        raise ArgumentValueError(
-            f"Aer's {save!r} comes after a while loop, which a density matrix cannot run (it "
-            "has no last iteration): save before the loop, or drop the save"
-        )
     circuit.keep_measurements()
     if state is not None and not isinstance(state, DensityMatrix):
         state = DensityMatrix.from_statevector(state)
