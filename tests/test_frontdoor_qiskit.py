@@ -809,16 +809,12 @@ def test_a_save_of_one_shots_state_after_a_while_loop_reads_the_last_shot():
     ry(0.5 k)|0> for some number k of retries (up to a sign), on Aer's runs and on
     genqsim's; the memory's last entry reads c0 = 0 (the loop ended)."""
     from qiskit_aer import AerSimulator
+    from qiskit_files import repeat_until_zero
 
-    qc = QuantumCircuit(2, 2)
-    qc.h(0)
-    qc.measure(0, 0)
-    with qc.while_loop((qc.clbits[0], 1)):
-        qc.h(0)
-        qc.measure(0, 0)
-        qc.ry(0.5, 1)
+    qc = repeat_until_zero(0.5)
+    final = qc.data.pop()  # the measurement of q1: the save goes before it
     qc.save_statevector()
-    qc.measure(1, 1)
+    qc.append(final)
 
     def signed(v: np.ndarray) -> np.ndarray:  # the sign that makes the largest entry positive
         return v * np.sign(v[np.argmax(np.abs(v))].real)
