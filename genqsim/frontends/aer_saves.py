@@ -111,11 +111,7 @@ def save_values(
                 "the averaged conditional saves there (probabilities, expectation values, "
                 "density matrices, squared amplitudes)"
             )
-        label = op.label
-        if label == "_method_":  # save_state's own: named after the kind of state, as in Aer
-            label = "statevector" if _is_pure(state) else "density_matrix"
-        if label in out:
-            raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")
+        label = _new_label(op, state, out)
         if subtype in CONDITIONAL:
             out[label] = {memory: _mean_over(members, op, qubits)
                           for memory, members in _by_memory(state).items()}  # fmt: skip
@@ -149,14 +145,21 @@ def one_shot_values(saves: list[Any], qc: QuantumCircuit, state: Any, out: dict[
     shot's)."""
     for item in saves:
         op = item.operation
-        label = op.label
-        if label == "_method_":
-            label = "statevector"
-        if label in out:
-            raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")
+        label = _new_label(op, state, out)
         # a copy: the shot's state runs on in place after the save
         qubits = [qc.find_bit(q).index for q in item.qubits]
         out[label] = _SAVED[op.name](state.copy(), op, qubits)
+
+
+def _new_label(op: Any, state: Any, out: dict[str, Any]) -> str:
+    """The label the save ``op`` keeps its value under (``save_state``'s own is named after
+    the kind of state, as in Aer); one already in ``out`` is an error."""
+    label = str(op.label)
+    if label == "_method_":
+        label = "statevector" if _is_pure(state) else "density_matrix"
+    if label in out:
+        raise ArgumentValueError(f"two save instructions keep {label!r}: label them apart")
+    return label
 
 
 def _check_kind(kind: str) -> None:

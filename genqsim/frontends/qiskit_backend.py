@@ -92,9 +92,7 @@ def saved_at_their_places(
     shot_by_shot = looped = False
     left: dict[int, list[Any]] = {}
     for index, (part, saves) in enumerate(cut.parts):
-        circuit = from_qiskit(part)
-        if settings.noise is not None:
-            circuit = settings.noise.apply(circuit)
+        circuit = _part_circuit(part, settings)
         shot_by_shot = shot_by_shot or any(op.kind in SHOT_BY_SHOT for op in circuit.operations)
         looped = looped or circuit.has_loops
         if looped:  # no density matrix runs a while loop: one shot's saves only
@@ -142,10 +140,13 @@ def _collapse_through(
     state: Any, part: QuantumCircuit, settings: SimulateSettings, generator: np.random.Generator
 ) -> None:
     """Apply ``part`` to one shot's ``state``, its measurements made where they stand."""
+    state.apply(_part_circuit(part, settings).keep_measurements(), seed=generator)
+
+
+def _part_circuit(part: QuantumCircuit, settings: SimulateSettings) -> Any:
+    """A part of a cut circuit as a genqsim circuit, with the noise model's channels."""
     circuit = from_qiskit(part)
-    if settings.noise is not None:
-        circuit = settings.noise.apply(circuit)
-    state.apply(circuit.keep_measurements(), seed=generator)
+    return circuit if settings.noise is None else settings.noise.apply(circuit)
 
 
 def _every_record(circuit: Any, state: Any, settings: SimulateSettings) -> Any:
