@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from dynamic_circuits import exact
 from qiskit_files import check, coin_switch, exported
+from qiskit_library import library_gates, standard_gates
 
 import genqsim as gq
 
@@ -163,3 +164,94 @@ def test_initialize_on_part_of_an_entangled_register_reads_from_openqasm2_as_qis
         gq.qasm.loads("OPENQASM 2.0;\ngate g a { reset b; }\nqreg q[1];\ng q[0];\n")
     with pytest.raises(gq.qasm.QasmError, match="'measure' is not allowed inside a gate"):
         gq.qasm.loads("OPENQASM 2.0;\ngate g a { measure a; }\nqreg q[1];\n")
+
+
+def test_qiskits_global_phase_gates_read_from_openqasm3():
+    """Qiskit writes ``GlobalPhaseGate`` as a gate on no qubits (``gate global_phase(p0)
+    {}``, ``global_phase(0.3) ;``), which the grammar has no rule for; genqsim reads it, also
+    inverted, with an ``input`` angle and controlled (which Qiskit writes as a phase gate),
+    and the file runs as Qiskit runs the circuit."""
+    from qiskit import QuantumCircuit, qasm3
+    from qiskit.circuit import Parameter
+    from qiskit.circuit.library import GlobalPhaseGate
+
+    t = Parameter("t")
+    qc = QuantumCircuit(2)
+    qc.h(0)
+    qc.append(GlobalPhaseGate(t), [])
+    qc.append(GlobalPhaseGate(0.3).control(1), [0])
+    qc.append(GlobalPhaseGate(0.5).inverse(), [])
+    qc.cry(0.8, 0, 1)
+    text = qasm3.dumps(qc)
+    assert "global_phase(" in text.split("qubit[2] q;")[1] and "{\n}" in text
+    assert gq.qasm.loads3(text).n_qubits == 2  # the input angle read (the body is empty)
+    bound = qc.assign_parameters([0.4])
+    assert check("global_phase", bound, "qasm3", qasm3.dumps(bound)) is None
+
+
+def test_gates_on_no_qubits_run_as_the_global_phase_their_bodies_give():
+    """A gate defined on no qubits holds ``gphase`` (and other such gates), called without
+    operands, from another gate's body, inverted and under ``ctrl @``/``negctrl @``; the
+    amplitudes are the closed form with the global phase: H on q0, then phases 0.3 (call),
+    0.7 on q0 = 1 (ctrl), 0.5 - 0.25 (``ph2``), 0.25 where q1 = 0 (negctrl, always):
+    ``e^{0.8i} (|0> + e^{0.7i} |1>) / sqrt2`` on q0."""
+    text = (
+        'OPENQASM 3.0;\ninclude "stdgates.inc";\ngate ph(a) { gphase(a); }\n'
+        "gate ph2 { ph(0.5); inv @ ph(0.25); }\nqubit[2] q;\nh q[0];\nph(0.3);\n"
+        "ctrl @ ph(0.7) q[0];\nph2;\nnegctrl @ ph2 q[1];\n"
+    )
+    amplitudes = gq.simulate(gq.qasm.loads3(text)).to_numpy()
+    expected = np.exp(0.8j) * np.array([1, np.exp(0.7j), 0, 0]) / np.sqrt(2)
+    np.testing.assert_allclose(amplitudes, expected, atol=1e-12)
+    for broken, column in (("ph(0.3) q[;", 11), ("ph(0.3); x q[;", 14)):  # other errors
+        with pytest.raises(gq.qasm.QasmError, match=f"line 7, column {column}: .* at ';'"):
+            gq.qasm.loads3(text.replace("ph(0.3);", broken))  # keep their places
+
+
+def test_opaque_gates_are_declared_and_refused_only_where_called():
+    """Qiskit writes a gate it synthesises only when it transpiles (``WeightedSumGate``) as
+    ``opaque`` in OpenQASM 2.0: a call is refused naming the declaration's line and the way
+    out; an opaque gate nothing calls leaves the file running. ``gq.from_qiskit`` of the
+    gate says the same."""
+    from qiskit import QuantumCircuit, qasm2
+    from qiskit.circuit.library import WeightedSumGate
+
+    qc = QuantumCircuit(4)
+    qc.h([0, 1])
+    qc.append(WeightedSumGate(2, [1, 2]), range(4))
+    text = qasm2.dumps(qc)
+    declared = next(i for i, line in enumerate(text.splitlines(), 1) if "opaque" in line)
+    with pytest.raises(gq.qasm.QasmError, match=rf"is declared opaque \(line {declared}\).*"
+                       r"qiskit\.transpile"):  # fmt: skip
+        gq.qasm.loads(text)
+    with pytest.raises(gq.ArgumentValueError, match="neither a definition nor a matrix"):
+        gq.from_qiskit(qc)
+    unused = text.splitlines()
+    unused = "\n".join(line for line in unused if not line.startswith("gate_WeightedSum"))
+    amplitudes = gq.simulate(gq.qasm.loads(unused)).to_numpy()
+    np.testing.assert_allclose(amplitudes[:4], 0.5, atol=1e-12)
+    with pytest.raises(gq.qasm.QasmError, match="line 3, column 1: expected ';', found 'qreg'"):
+        gq.qasm.loads("OPENQASM 2.0;\nopaque g(a) q\nqreg r[1];")
+
+
+LIBRARY = {**standard_gates(), **library_gates()}
+
+
+@pytest.mark.parametrize("name", LIBRARY)
+def test_qiskit_library_circuits_read_as_qiskit_runs_them(name):
+    """Every standard gate of Qiskit's table and the library's larger gates and circuits:
+    ``gq.from_qiskit`` (the QPY path too) gives Qiskit's ``Statevector``, global phase
+    included, and each OpenQASM file Qiskit writes of the circuit reads back to its state."""
+    from qiskit.quantum_info import Statevector
+
+    qc = LIBRARY[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        expected = Statevector(qc).data
+        texts = exported(qc)
+    np.testing.assert_allclose(gq.simulate(gq.from_qiskit(qc)).to_numpy(), expected, atol=1e-10)
+    for kind, text in texts:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gq.qasm.QasmArgumentWarning)
+            problem = check(name, qc, kind, text)
+        assert problem is None, problem

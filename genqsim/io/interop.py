@@ -357,7 +357,12 @@ class _QiskitReader:
         elif (matrix := _matrix_of(op)) is not None:  # a gate known by its matrix alone
             c.unitary(matrix, qubits)
         else:
-            raise ArgumentValueError(f"Qiskit operation {name!r} has no genqsim equivalent")
+            raise ArgumentValueError(
+                f"Qiskit operation {name!r} has no genqsim equivalent: it has neither a "
+                "definition nor a matrix (Qiskit synthesises such a gate only when it "
+                "transpiles, often with spare qubits: transpile the circuit to a gate set "
+                "first, qiskit.transpile(qc, basis_gates=[...]))"
+            )
 
     def store(self, c: Circuit, qc: Any, op: Any, clbit_map: list[int]) -> None:
         """``store(lvalue, value)``: a variable's value becomes the expression; a bit's or a

@@ -409,6 +409,8 @@ class Parser:
         self.declared = set(LANGUAGE_GATES)
         """The names no definition may take: the language's gates, those of the included
         ``qelib1.inc``, and those this file has defined."""
+        self.opaque: dict[str, Token] = {}
+        """The gates this file declares ``opaque`` (no body), where it declares them."""
         self.defined_at: dict[str, Token] = {}
         """Where this file (and what it includes) defines each of its gates."""
         self.library_names = QELIB1_NAMES if library_names is None else library_names
@@ -507,7 +509,7 @@ class Parser:
         elif word == "gate":
             self.gate_definition()
         elif word == "opaque":
-            raise self.error("opaque gates have no definition and cannot be simulated")
+            self.opaque_declaration()
         elif word == "if":
             self.conditional()
         elif word == "measure":
@@ -614,6 +616,39 @@ class Parser:
         """Register ``name`` of ``size`` bits, after those of its kind declared before."""
         table = self.qregs if kind == "qreg" else self.cregs
         table[name] = (sum(s for _, s in table.values()), size)
+
+    def opaque_declaration(self) -> None:
+        """``opaque name(params) qubits;``: a gate with no body. The declaration is kept;
+        a call of the gate is refused (:meth:`unknown_gate`), since nothing says what it does."""
+        self.advance()
+        name = self.expect_kind("id", "a gate name")
+        if self.tok.text == "(":
+            self.advance()
+            while self.tok.text != ")":
+                self.expect_kind("id", "a parameter name")
+                if self.tok.text != ",":
+                    break
+                self.advance()
+            self.expect(")")
+        self.expect_kind("id", "a qubit argument name")
+        while self.tok.text == ",":
+            self.advance()
+            self.expect_kind("id", "a qubit argument name")
+        self.expect(";")
+        self.opaque.setdefault(name.text, name)
+
+    def unknown_gate(self, name: Token) -> QasmError:
+        """The error for a call of a gate with no definition in force: unknown, or declared
+        ``opaque`` (then with where, and how Qiskit comes to write one)."""
+        declared = self.opaque.get(name.text)
+        if declared is None:
+            return self.error(f"unknown gate {name.text!r}", name)
+        return self.error(
+            f"gate {name.text!r} is declared opaque (line {declared.line}): the file gives no "
+            "definition of it, so it cannot be simulated. Qiskit writes a gate it can only "
+            "synthesise when it transpiles (WeightedSumGate, ...) so: transpile the circuit to "
+            "a gate set before exporting it (qiskit.transpile(qc, basis_gates=[...]))", name,
+        )  # fmt: skip
 
     def gate_definition(self) -> None:
         self.advance()
@@ -976,7 +1011,7 @@ class Parser:
         elif g is not None:
             n_params, n_qubits, apply = len(g.params), len(g.qargs), None
         else:
-            raise self.error(f"unknown gate {name.text!r}", name)
+            raise self.unknown_gate(name)
         if len(params) != n_params:
             raise self.error(
                 f"gate {name.text!r} takes {n_params} parameter(s), got {len(params)}", name

@@ -4,16 +4,17 @@ Read: what Qiskit's ``qasm3.dumps`` writes and the quantum core of the language 
 Qubits are declared (``qubit[n] q;``, ``qreg``) or physical (``$0``, ``$1``, as transpiled
 circuits write them: ``$k`` is qubit ``k``); classical bits are ``bit``/``bit[n]``/``creg``
 variables, written by measurement (``c[0] = measure q[0];``, ``c = measure q;``); gates are
-those of ``stdgates.inc``, ``U`` and ``gphase``, and the file's own ``gate`` definitions (a
-definition named after a table gate runs as that gate where its unitary equals it, see
-:mod:`.recognize`), under the ``ctrl @``, ``negctrl @``, ``inv @`` and ``pow(k) @``
-modifiers. ``if``/``else`` test a bit or a register against a value; ``for`` loops over
-ranges and sets are unrolled; ``input float``/``input angle`` parameters are free symbols,
-bound like any other (``circuit.bind``); ``const`` values are substituted; ``reset``,
-``barrier`` and ``box`` run; ``delay`` and durations are ignored with a
-:class:`QasmTimingWarning`. What needs a classical machine (``while``, subroutines with
-classical returns, ``extern``, classical arithmetic) is refused with a ``QasmError`` that
-names the construct and its line.
+those of ``stdgates.inc``, ``U`` and ``gphase``, and the file's own ``gate`` definitions
+(also on no qubits, as Qiskit writes ``GlobalPhaseGate``; a definition named after a table
+gate runs as that gate where its unitary equals it, see :mod:`.recognize`), under the
+``ctrl @``, ``negctrl @``, ``inv @`` and ``pow(k) @`` modifiers. ``if``/``else``,
+``switch`` and ``while`` test classical bits, registers and variables (the expressions
+Qiskit writes); ``for`` loops over ranges and sets are unrolled; ``input float``/``input
+angle`` parameters are free symbols, bound like any other (``circuit.bind``); ``const``
+values are substituted; ``reset``, ``barrier`` and ``box`` run; ``delay`` and durations are
+ignored with a :class:`QasmTimingWarning`. What needs a classical machine of its own
+(subroutines, ``extern``, calibrations, aliases) is refused with a ``QasmError`` that names
+the construct and its line.
 """
 
 from __future__ import annotations
@@ -1118,6 +1119,64 @@ def _final_switch_syntax(text: str) -> str:
     return "".join(out) + text[at:]
 
 
+_NO_QUBITS = "_genqsim_no_qubits"
+"""The qubit name :func:`_with_zero_qubit_gates` writes where a gate has none."""
+
+_ZERO_QUBIT_DEFINITION = re.compile(r"\bgate\s+(\w+)\s*(?:\([^)]*\))?\s*(?=\{)")
+
+
+def _with_zero_qubit_gates(text: str) -> tuple[str, dict[int, list[tuple[int, int]]]]:
+    """``text`` with each ``gate`` that acts on no qubits given the qubit :data:`_NO_QUBITS`,
+    in its definition and in its calls without operands, and where it was written: ``(column,
+    length)`` of each insertion by line (lines keep their places; columns after an insertion
+    move by its length). Qiskit writes ``GlobalPhaseGate`` so (``gate global_phase(p0) {}``,
+    ``global_phase(0.3) ;``), which the language's grammar has no rule for;
+    :func:`_without_placeholder_qubits` takes the name out of the parsed tree again."""
+    names = {m[1] for m in _ZERO_QUBIT_DEFINITION.finditer(text)}
+    if not names:
+        return text, {}
+    at = [m.end() for m in _ZERO_QUBIT_DEFINITION.finditer(text)]
+    calls = rf"(?<![\w.$])(?:{'|'.join(map(re.escape, names))})\s*(?:\([^;{{}}]*\))?(?=\s*;)"
+    at += [m.end() for m in re.finditer(calls, text)]
+    out: list[str] = []
+    shifts: dict[int, list[tuple[int, int]]] = {}
+    done = 0
+    for offset in sorted(at):
+        written = f" {_NO_QUBITS} "
+        line = text.count("\n", 0, offset) + 1
+        shifts.setdefault(line, []).append((offset - text.rfind("\n", 0, offset), len(written)))
+        out += [text[done:offset], written]
+        done = offset
+    return "".join(out) + text[done:], shifts
+
+
+def _at_original_column(error: QasmError, shifts: dict[int, list[tuple[int, int]]]) -> QasmError:
+    """``error`` of text :func:`_with_zero_qubit_gates` wrote, at its place in the text read."""
+    if error.line is None or error.column is None or error.line not in shifts:
+        return error
+    moved = sum(n for column, n in shifts[error.line] if column < error.column)
+    return QasmError(error.message, error.line, max(error.column - moved, 1), error.source)
+
+
+def _without_placeholder_qubits(program: Any) -> None:
+    """Take :data:`_NO_QUBITS` out of the definitions and calls of ``program``'s tree (in
+    gate bodies and blocks too), leaving gates that act on no qubits, as the tree has them."""
+    from openqasm3 import ast
+    from openqasm3.visitor import QASMVisitor
+
+    class Strip(QASMVisitor):  # type: ignore[misc]
+        def visit_QuantumGateDefinition(self, node: Any, context: Any = None) -> None:
+            node.qubits = [q for q in node.qubits if q.name != _NO_QUBITS]
+            self.generic_visit(node, context)
+
+        def visit_QuantumGate(self, node: Any, context: Any = None) -> None:
+            placeholder = [isinstance(q, ast.Identifier) and q.name == _NO_QUBITS
+                           for q in node.qubits]  # fmt: skip
+            node.qubits = [q for q, out in zip(node.qubits, placeholder) if not out]
+
+    Strip().visit(program)
+
+
 def _closing_brace(text: str, start: int) -> int | None:
     """The offset of the ``}`` that closes the ``{`` just before ``start``."""
     depth = 1
@@ -1291,12 +1350,17 @@ def _read(text: str, source: str | None) -> Circuit:
     except Exception as exc:  # the reference parser's own error types vary by version
         error = _syntax_error(exc, source)
         mended, passed_over = _without_unread_arguments(_final_switch_syntax(text))
+        mended, shifts = _with_zero_qubit_gates(mended)
         if mended == text:
             raise error from None
         try:
             program = _parsed(openqasm3, mended)
-        except Exception:
-            raise error from None
+        except Exception as again:  # the later error: the mending got past the first one
+            later = _at_original_column(_syntax_error(again, source), shifts)
+            place = (later.line or 0, later.column or 0)
+            raise (later if place > (error.line or 0, error.column or 0) else error) from None
+        if shifts:
+            _without_placeholder_qubits(program)
         for line, column, argument, gate in passed_over:
             warn_passed_over(source, line, column, argument, gate)
     reader = _Reader(source)

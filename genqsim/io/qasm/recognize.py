@@ -302,8 +302,8 @@ class CallRecords:
     def instruction(self, ops: tuple[Any, ...], params: Sequence[Any]) -> tuple[Any, ...]:
         """What a call whose expansion is ``ops`` records, on the gate's own qubits: ``ops``
         itself where it is a recognised table gate, holds more than operations (a global
-        phase of the OpenQASM 3 reader's) or resets a qubit (a composite is unitary), else
-        one composite operation."""
+        phase of the OpenQASM 3 reader's), resets a qubit (a composite is unitary) or the
+        gate acts on no qubits (a global phase at most), else one composite operation."""
         key: Any = (id(ops), *expansion_params_key(params)) if params else id(ops)
         try:  # a body that ignores its parameters is one expansion for several values
             kept = self._made.get(key)
@@ -313,6 +313,7 @@ class CallRecords:
             return kept[1]
         if (
             id(ops) in self._tables
+            or not self.n_qubits
             or not all(isinstance(op, Operation) for op in ops)
             or any(op.kind in NON_UNITARY for op in ops)  # a reset: the operations in place
         ):
