@@ -92,10 +92,15 @@ def unknown(name: str, width: Width) -> Expression:
 
 
 def has_unknown(node: Expression) -> bool:
-    """Whether ``node`` reads a value only a while loop's count of iterations would tell."""
-    return node[0] == "unknown" or any(
-        isinstance(child, tuple) and has_unknown(child) for child in node[1:]
-    )
+    """Whether ``node`` reads a value only a while loop's count of iterations would tell
+    (walked without recursion: an unrolled counter nests one level per iteration)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current[0] == "unknown":
+            return True
+        stack += [child for child in current[1:] if isinstance(child, tuple)]
+    return False
 
 
 def bits(indices: Sequence[int]) -> Expression:
@@ -178,14 +183,77 @@ def _collect(node: Expression, found: dict[int, None]) -> None:
 
 
 def width_of(node: Expression) -> int:
-    """How many bits ``~`` inverts in ``node``: its bits', its cast's, else one."""
-    if node[0] == "bits":
+    """How many bits ``~`` inverts in ``node``: those of its integer type, else one."""
+    width = integer_width(node)
+    return 1 if width is None else abs(width)
+
+
+WRAPPING = frozenset({"+", "-", "*", "<<", ">>", "&", "|", "^"})
+"""The operators whose value an integer type of fixed width must wrap (a sum of ``uint[3]``
+values that reaches 8, a shift that moves bits past the top)."""
+
+
+def integer_width(node: Expression) -> int | None:
+    """The integer type of ``node``'s value where the expression fixes one, as :func:`cast`
+    takes widths (``w`` for ``uint[w]`` and ``w`` bits, ``-w`` for ``int[w]``): bits, casts,
+    ``~``, shifts (their left operand's), and the arithmetic and bitwise operators of
+    integers (the widest operand's, a constant counting as the bits it needs, signed if
+    either is). ``None`` for constants alone, bools, floats and comparisons."""
+    kind = node[0]
+    if kind == "bits":
         return len(node[1])
-    if node[0] == "cast" and node[1] not in (0, FLOAT):
-        return abs(node[1])
-    if node[0] == "unknown" and node[2] not in (0, FLOAT):
-        return abs(node[2])
-    return 1
+    if kind in ("cast", "unknown"):
+        width = node[1] if kind == "cast" else node[2]
+        return None if width in (0, FLOAT) else width
+    if kind == "~":
+        return int(node[2])
+    if kind in ("<<", ">>"):
+        return integer_width(node[1])
+    if kind == "select":
+        return _joined_width(node[2], node[3])
+    if kind in WRAPPING:
+        return _joined_width(node[1], node[2])
+    return None
+
+
+def _joined_width(a: Expression, b: Expression) -> int | None:
+    """The integer type two operands meet in (see :func:`integer_width`)."""
+    if _is_float(a) or _is_float(b):
+        return None
+    known = [w for w in (integer_width(a), integer_width(b)) if w is not None]
+    if not known:
+        return None
+    constants = [abs(n[1]).bit_length() for n in (a, b) if n[0] == "const"]
+    size = max([abs(w) for w in known] + constants)
+    return -size if any(w < 0 for w in known) else size
+
+
+def _is_float(node: Expression) -> bool:
+    """Whether ``node``'s value is a float: a float constant, a cast to float, a division,
+    or arithmetic with a float operand."""
+    kind = node[0]
+    if kind == "const":
+        return isinstance(node[1], float)
+    if kind in ("cast", "unknown"):
+        return (node[1] if kind == "cast" else node[2]) == FLOAT
+    if kind == "/":
+        return True
+    if kind in ("+", "-", "*", "neg", "select"):
+        return any(isinstance(child, tuple) and _is_float(child) for child in node[1:])
+    return False
+
+
+def binary(op: str, left: Expression, right: Expression) -> Expression:
+    """``left op right``, wrapped to its integer type (:func:`integer_width`) where the
+    operator can carry it out of range: ``uint[3]`` values sum modulo 8 and shift within
+    their three bits, as Qiskit's types (``expr.add``, ``expr.shift_left`` keep the operands'
+    width) and OpenQASM 3's fixed widths have it."""
+    node = (op, left, right)
+    if op in WRAPPING:
+        width = integer_width(node)
+        if width is not None:
+            return cast(width, node)
+    return node
 
 
 def values_where(node: Expression) -> tuple[tuple[int, ...], list[int]]:

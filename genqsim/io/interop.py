@@ -441,7 +441,10 @@ class _QiskitReader:
         if isinstance(node, expr.Binary) and node.op.name in _BINARY_SYMBOLS:
             left = self.expression(qc, node.left, clbit_map)
             right = self.expression(qc, node.right, clbit_map)
-            return (_BINARY_SYMBOLS[node.op.name], left, right)
+            found = (_BINARY_SYMBOLS[node.op.name], left, right)
+            width = _classical_width(node.type)  # a uint result keeps its width: it wraps
+            wraps = found[0] in classical.WRAPPING and isinstance(width, int) and width > 0
+            return classical.cast(width, found) if wraps else found
         raise ClassicalError(
             f"the classical expression {node} is outside what genqsim reads (bits, registers, "
             "bool, uint and float variables under not, and, or, xor, shifts, comparisons, "

@@ -722,6 +722,8 @@ class _Reader:
             if known is not None and _is_integral(known):
                 return classical.const(int(known))
             raise self.fail(f"unknown classical value {node.name!r} in a condition", node)
+        if isinstance(node, ast.IndexExpression) and not self.names_bits(node, env):
+            return self.bit_of(node, env)
         if _is_bits(node):
             return classical.bits(self.clbits(node, env))
         if isinstance(node, (ast.IntegerLiteral, ast.BooleanLiteral)):
@@ -737,7 +739,7 @@ class _Reader:
             return ("!", inner) if node.op.name == "!" else ("neg", inner)
         if isinstance(node, ast.BinaryExpression) and node.op.name in classical.BINARY:
             lhs, rhs = self.expression(node.lhs, env), self.expression(node.rhs, env)
-            return (node.op.name, lhs, rhs)
+            return classical.binary(node.op.name, lhs, rhs)
         if isinstance(node, ast.Cast):
             return classical.cast(self.classical_width(node.type, env, node),
                                   self.expression(node.argument, env))  # fmt: skip
@@ -747,6 +749,44 @@ class _Reader:
             "comparisons and arithmetic, integers and floats)",
             node,
         )
+
+    def names_bits(self, node: Any, env: dict[str, Any]) -> bool:
+        """Whether an index expression names bits of a register at fixed places (``c[1]``,
+        ``c[0:2]``), rather than a bit of a value (``(c << 1)[2]``, ``v[1]`` of a ``uint``
+        variable ``v``, ``c[k]`` at an index the measured bits give)."""
+        from openqasm3 import ast
+
+        collection = node.collection
+        if not (isinstance(collection, ast.Identifier) and collection.name in self.bits):
+            return False
+        if isinstance(node.index, ast.DiscreteSet) or len(node.index) != 1:
+            return True
+        index = node.index[0]
+        if isinstance(index, ast.RangeDefinition):
+            return True
+        try:
+            self.integer(index, env)
+        except QasmError:
+            return False
+        return True
+
+    def bit_of(self, node: Any, env: dict[str, Any]) -> classical.Expression:
+        """Bit ``i`` of a value (see :meth:`names_bits`): ``(value >> i) & 1``."""
+        from openqasm3 import ast
+
+        index = node.index
+        if (
+            isinstance(index, ast.DiscreteSet)
+            or len(index) != 1
+            or isinstance(index[0], ast.RangeDefinition)
+        ):
+            raise self.fail(
+                f"{_text(node)!r}: one bit of a classical value is read at a time (a range "
+                "or set of bits is read of a bit register only)", node,
+            )  # fmt: skip
+        value = self.expression(node.collection, env)
+        shifted = (">>", value, self.expression(index[0], env))
+        return ("&", shifted, classical.const(1))
 
     def classical_width(self, kind: Any, env: dict[str, Any], node: Any) -> classical.Width:
         """The width of a classical type as :func:`genqsim.io.classical.cast` takes it:
