@@ -123,9 +123,10 @@ class _Reader:
         self.source = source
         self.passed_over: set[str] = set()
         """Gates a call of which had an argument passed over (see :meth:`argument`)."""
-        self.qregs: dict[str, tuple[int, int]] = {}  # name -> (offset, size)
+        self.qregs: dict[str, list[int]] = {}  # name -> its qubits (an alias's in its order)
+        self.n_declared_qubits = 0
         self.physical = -1  # the largest $k met
-        self.bits: dict[str, tuple[int, int | None]] = {}  # name -> (offset, size or None)
+        self.bits: dict[str, list[int]] = {}  # name -> its classical bits (a bit: one)
         self.n_clbits = 0
         self.gates: dict[str, _Definition] = {}
         self.declared = set(LANGUAGE_GATES)
@@ -200,6 +201,8 @@ class _Reader:
             self.assign(node, env, out)
         elif isinstance(node, ast.ForInLoop):
             self.loop(node, env, out)
+        elif isinstance(node, ast.AliasStatement):
+            self.alias(node, env)
         elif isinstance(node, ast.Pragma):
             pass  # a note to tools, with no meaning for the circuit
         else:
@@ -209,7 +212,6 @@ class _Reader:
                 "ClassicalAssignment": "classical assignment", "ExpressionStatement":
                 "classical expressions", "CalibrationStatement": "calibrations (cal)",
                 "CalibrationDefinition": "calibrations (defcal)",
-                "AliasStatement": "let aliases",
             }.get(kind, kind)  # fmt: skip
             raise self.fail(f"{what} are outside what genqsim reads of OpenQASM 3", node)
 
@@ -240,6 +242,7 @@ class _Reader:
         """The names of a block that ended (OpenQASM 3 scopes a declaration to its block)."""
         for name in names:
             self.bits.pop(name, None)
+            self.qregs.pop(name, None)
             self.declarers.pop(name, None)
 
     def block_statements(self, nodes: Iterable[Any], env: dict[str, Any], out: list[Any]) -> None:
@@ -262,9 +265,9 @@ class _Reader:
         self.new_name(name, node)
         if self.physical >= 0:
             raise self.fail("declared qubits and physical qubits ($n) cannot be mixed", node)
-        size = self.size(node.size, env)
-        offset = sum(s for _, s in self.qregs.values())
-        self.qregs[name] = (offset, 1 if size is None else size)
+        size = 1 if (found := self.size(node.size, env)) is None else found
+        self.qregs[name] = list(range(self.n_declared_qubits, self.n_declared_qubits + size))
+        self.n_declared_qubits += size
 
     def declare_classical(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
         from openqasm3 import ast
@@ -288,13 +291,57 @@ class _Reader:
             kept = (node, (self.n_clbits, size))
             self.bit_slots[id(node)] = kept
             self.n_clbits += 1 if size is None else size
-        self.bits[name] = kept[1]  # read again (a loop, a branch's bodies): the same bits
+        offset, size = kept[1]  # read again (a loop, a branch's bodies): the same bits
+        self.bits[name] = list(range(offset, offset + (1 if size is None else size)))
         self.scope.declared(name)
         init = node.init_expression
         if isinstance(init, ast.QuantumMeasurement):
             out += self.measure(init.qubit, node.identifier, env)
         elif init is not None:  # ``bit[2] b = "10";``, ``bit b = !c[0];``: a store
             out.append(self.store(self.clbits(node.identifier, env), init, env, node))
+
+    def alias(self, node: Any, env: dict[str, Any]) -> None:
+        """``let name = value;``: another name for qubits or for classical bits, in the
+        value's order: a register, a bit, its bits at indices, a range or a set, and ``++``
+        concatenations of those. Qiskit writes aliases for registers that share bits
+        (``qasm3.dumps(qc, allow_aliasing=True)``, which such circuits need)."""
+        from openqasm3 import ast
+
+        parts: list[Any] = []
+        pending = [node.value]
+        while pending:  # ``a ++ b ++ c``, left to right
+            part = pending.pop()
+            if isinstance(part, ast.Concatenation):
+                pending += [part.rhs, part.lhs]
+            else:
+                parts.append(part)
+        target = node.target.name
+        qubits: list[int] = []
+        clbits: list[int] = []
+        for part in parts:
+            named = part.collection if isinstance(part, ast.IndexExpression) else part
+            name = getattr(named, "name", None)
+            if isinstance(name, str) and (name in self.qregs or name.startswith("$")):
+                qubits += self.qubits(part, env)
+            elif name in self.bits:
+                clbits += self.clbits(part, env)
+            else:
+                raise self.fail(
+                    f"let {target}: {_text(part)!r} names no qubits or classical bits (an "
+                    "alias is read of registers, their bits and ++ concatenations of them)",
+                    node,
+                )
+        if qubits and clbits:
+            raise self.fail(f"let {target}: an alias of qubits and classical bits at once", node)
+        named_twice = qubits if qubits else clbits
+        if len(set(named_twice)) != len(named_twice):
+            raise self.fail(f"let {target}: the alias names one bit or qubit twice", node)
+        self.new_name(target, node)
+        if qubits:
+            self.qregs[target] = qubits
+        else:
+            self.bits[target] = clbits
+        self.scope.declared(target)
 
     def declare_io(self, node: Any) -> None:
         from openqasm3 import ast
@@ -304,8 +351,9 @@ class _Reader:
             if isinstance(node.type, ast.BitType):
                 size = self.size(node.type.size, {})
                 self.new_name(name, node)
-                self.bits[name] = (self.n_clbits, size)
-                self.n_clbits += 1 if size is None else size
+                width = 1 if size is None else size
+                self.bits[name] = list(range(self.n_clbits, self.n_clbits + width))
+                self.n_clbits += width
                 return
             raise self.fail("only bit outputs are read", node)
         if not isinstance(node.type, (ast.FloatType, ast.AngleType)):
@@ -353,13 +401,15 @@ class _Reader:
                 return [index]
             if name not in self.qregs:
                 raise self.fail(f"unknown qubit register {name!r}", node)
-            offset, size = self.qregs[name]
-            return list(range(offset, offset + size))
-        if isinstance(node, ast.IndexedIdentifier) and local is None:
-            if node.name.name not in self.qregs:
-                raise self.fail(f"unknown qubit register {node.name.name!r}", node)
-            offset, size = self.qregs[node.name.name]
-            return [offset + i for i in self.indices(node.indices, size, node.name.name, env)]
+            return list(self.qregs[name])
+        if isinstance(node, (ast.IndexedIdentifier, ast.IndexExpression)) and local is None:
+            name_node = node.name if isinstance(node, ast.IndexedIdentifier) else node.collection
+            indices = node.indices if isinstance(node, ast.IndexedIdentifier) else [node.index]
+            register = getattr(name_node, "name", None)
+            if register not in self.qregs:
+                raise self.fail(f"unknown qubit register {register!r}", node)
+            qubits = self.qregs[register]
+            return [qubits[i] for i in self.indices(indices, len(qubits), register, env)]
         raise self.fail("a qubit argument is a register, an indexed qubit or $n", node)
 
     def indices(self, indices: Sequence[Any], size: int, name: str, env: dict[str, Any]
@@ -411,16 +461,15 @@ class _Reader:
         if isinstance(node, ast.Identifier):
             if node.name not in self.bits:
                 raise self.fail(f"unknown classical bit or register {node.name!r}", node)
-            offset, size = self.bits[node.name]
-            return list(range(offset, offset + (1 if size is None else size)))
+            return list(self.bits[node.name])
         if isinstance(node, (ast.IndexedIdentifier, ast.IndexExpression)):
             name_node = node.name if isinstance(node, ast.IndexedIdentifier) else node.collection
             indices = node.indices if isinstance(node, ast.IndexedIdentifier) else [node.index]
             name = getattr(name_node, "name", None)
             if name not in self.bits:
                 raise self.fail(f"unknown classical register {name!r}", node)
-            offset, size = self.bits[name]
-            return [offset + i for i in self.indices(indices, size or 1, name, env)]
+            clbits = self.bits[name]
+            return [clbits[i] for i in self.indices(indices, len(clbits), name, env)]
         raise self.fail("expected a classical bit or register", node)
 
     def measure(self, qubit: Any, target: Any, env: dict[str, Any]) -> list[Any]:
@@ -966,7 +1015,7 @@ class _Reader:
 
     # -- the circuit -----------------------------------------------------------------------------
     def circuit(self, items: list[Any]) -> Circuit:
-        n_qubits = sum(s for _, s in self.qregs.values()) + self.physical + 1
+        n_qubits = self.n_declared_qubits + self.physical + 1
         c = Circuit(n_qubits, n_clbits=self.n_clbits)
         _emit(c, items, self)
         return c
@@ -1157,6 +1206,19 @@ def _final_switch_syntax(text: str) -> str:
         out += [text[at : match.start()], f"{label} {{{lines}", body, tail]
         at = end
     return "".join(out) + text[at:]
+
+
+_BRACED_ALIAS = re.compile(r"(\blet\s+\w+\s*=\s*)\{([^{};]*)\}(\s*;)")
+
+
+def _concatenated_aliases(text: str) -> str:
+    """``text`` with each alias written as Qiskit writes it, ``let c = {_bit0, _bit1};``
+    (braces, which the grammar has no rule for there), written as the language has it,
+    ``let c =  _bit0++ _bit1 ;``: one for one in length where items are separated by
+    ``", "``, so lines and columns keep their places."""
+    return _BRACED_ALIAS.sub(
+        lambda m: f"{m[1]} {m[2].replace(', ', '++').replace(',', '++')} {m[3]}", text
+    )
 
 
 _NO_QUBITS = "_genqsim_no_qubits"
@@ -1389,7 +1451,8 @@ def _read(text: str, source: str | None) -> Circuit:
         program = _parsed(openqasm3, text)
     except Exception as exc:  # the reference parser's own error types vary by version
         error = _syntax_error(exc, source)
-        mended, passed_over = _without_unread_arguments(_final_switch_syntax(text))
+        mended = _concatenated_aliases(_final_switch_syntax(text))
+        mended, passed_over = _without_unread_arguments(mended)
         mended, shifts = _with_zero_qubit_gates(mended)
         if mended == text:
             raise error from None
