@@ -12,7 +12,7 @@ qml = pytest.importorskip("pennylane")
 
 from pennylane import numpy as pnp  # noqa: E402
 
-from genqsim.errors import UnknownOptionError  # noqa: E402
+from genqsim.errors import UnknownOptionError, UnsupportedOperationError  # noqa: E402
 from genqsim.pennylane import GenqsimQubit  # noqa: E402
 
 WIRES = 4
@@ -147,11 +147,13 @@ def test_mid_circuit_measurements_equal_default_qubit():
         return qml.expval(qml.PauliZ(1)), qml.probs(wires=[0, 1])
 
     dev, ref_dev = devices()
-    for a, b in zip(qml.QNode(circuit, dev)(0.6), qml.QNode(circuit, ref_dev)(0.6)):
-        np.testing.assert_allclose(a, b, atol=1e-12)
-    full = qml.device("genqsim.qubit", wires=[0, 1])  # no wire left for the deferred measurement
+    full = qml.device("genqsim.qubit", wires=[0, 1])  # no spare wire: the tree traversal
+    expected = qml.QNode(circuit, ref_dev)(0.6)
+    for device, method in ((dev, "deferred"), (dev, None), (full, "tree-traversal")):
+        for a, b in zip(qml.QNode(circuit, device, mcm_method=method)(0.6), expected):
+            np.testing.assert_allclose(a, b, atol=1e-12)
     with pytest.raises(qml.wires.WireError, match=r"create the device with 1 more \(wires=3\)"):
-        qml.QNode(circuit, full)(0.6)
+        qml.QNode(circuit, full, mcm_method="deferred")(0.6)
 
 
 def _dynamic(x):
@@ -209,8 +211,84 @@ def test_mid_circuit_measurements_with_shots_run_in_genqsim_without_extra_wires(
     kept = np.sin(0.55) ** 2
     assert ev == -1.0 and set(counts) == {"11"}
     assert abs(counts["11"] - 4000 * kept) <= 5 * np.sqrt(4000 * kept * (1 - kept))
-    with pytest.raises(qml.exceptions.QuantumFunctionError, match="is not supported by"):
-        qml.set_shots(qml.QNode(_dynamic, dev, mcm_method="tree-traversal"), 10)(x)
+    traversed = qml.set_shots(qml.QNode(_dynamic, dev, mcm_method="tree-traversal"), 200)(x)
+    for a, b in zip(traversed, theirs):  # with shots: run as one-shot, the same law
+        assert type(a) is type(b) and np.shape(a) == np.shape(b)
+    config = qml.devices.ExecutionConfig(
+        mcm_config=qml.devices.MCMConfig(mcm_method="single-branch-statistics")
+    )  # what PennyLane passes on only under qjit: refused with the methods that run
+    with pytest.raises(qml.exceptions.QuantumFunctionError, match="'tree-traversal' \\(exact"):
+        dev.setup_execution_config(config)
+
+
+def _branching(x, y):
+    """Two measurements (the second reset), conditions on one and on an expression of both,
+    and statistics of observables and of the measurements' values."""
+    qml.RY(x, 0)
+    m0 = qml.measure(0)
+    qml.cond(m0, qml.RX)(y, 1)
+    qml.CNOT([1, 2])
+    m1 = qml.measure(2, reset=True)
+    qml.cond(m0 & ~m1, qml.Hadamard)(0)
+    qml.RY(0.3, 2)
+    return (
+        qml.expval(qml.PauliZ(0) @ qml.PauliX(2)), qml.var(qml.PauliZ(1)),
+        qml.probs(wires=[0, 1]), qml.expval(m0), qml.var(m0 + 2 * m1),
+        qml.probs(op=[m0, m1]), qml.probs(op=m1),
+    )  # fmt: skip
+
+
+def test_tree_traversal_without_shots_equals_default_qubits_and_needs_no_spare_wire():
+    """Without shots, mid-circuit measurements run as PennyLane's tree traversal does
+    (the default here): every history of outcomes on a state vector of the device's own
+    wires, weighted by its probability. Every statistic (observables, and the values of
+    the measurements and expressions of them) equals ``default.qubit``'s tree traversal to
+    1e-12, and postselection renormalises as there."""
+    reference = qml.device("default.qubit")
+    dev = qml.device("genqsim.qubit", wires=3)
+    for x, y in ((0.8, 1.3), (np.pi, 0.0), (0.0, 2.0)):  # (pi, 0): outcomes of probability 1
+        expected = qml.QNode(_branching, reference, mcm_method="tree-traversal")(x, y)
+        for a, b in zip(qml.QNode(_branching, dev)(x, y), expected):
+            np.testing.assert_allclose(np.real(a), np.real(b), atol=1e-12)
+
+    def postselected(x):
+        qml.RY(x, 0)
+        qml.CNOT([0, 1])
+        m = qml.measure(0, postselect=1)
+        qml.RX(0.4, 1)
+        return qml.expval(qml.PauliZ(1)), qml.probs(wires=[1]), qml.expval(m)
+
+    expected = qml.QNode(postselected, reference, mcm_method="tree-traversal")(0.9)
+    found = qml.QNode(postselected, qml.device("genqsim.qubit", wires=2))(0.9)
+    for a, b in zip(found, expected):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    assert found[0] == pytest.approx(-np.cos(0.4), abs=1e-12)  # wire 1 is |1>, then RX(0.4)
+
+
+def test_tree_traversal_of_a_channel_and_its_refusals():
+    """A noise channel among mid-circuit measurements is followed through its Kraus
+    branches: a bit flip of probability 0.2 before measuring |1> gives P(m = 1) = 0.8 and,
+    with the outcome copied onto wire 1 by a condition, <Z1> = 1 - 2 * 0.8. A state, samples
+    or counts of such a circuit without shots are refused with the reason."""
+    dev = qml.device("genqsim.qubit", wires=2)
+
+    def noisy():
+        qml.PauliX(0)
+        qml.BitFlip(0.2, wires=0)
+        m = qml.measure(0)
+        qml.cond(m, qml.PauliX)(1)
+        return qml.expval(m), qml.expval(qml.PauliZ(1))
+
+    mean, z1 = qml.QNode(noisy, dev)()
+    assert mean == pytest.approx(0.8, abs=1e-12) and z1 == pytest.approx(-0.6, abs=1e-12)
+
+    def state():
+        qml.Hadamard(0)
+        qml.measure(0)
+        return qml.state()
+
+    with pytest.raises(UnsupportedOperationError, match="StateMP of a circuit with mid-circuit"):
+        qml.QNode(state, dev)()
 
 
 def test_training_reaches_the_same_parameters_as_default_qubit():

@@ -1,10 +1,11 @@
 """A PennyLane device run by genqsim, on PennyLane's device API: ``qml.device(
 "genqsim.qubit", wires=..., shots=..., seed=..., method=..., numbers=...)``.
 
-PennyLane decomposes what the device does not run natively into gates it does, defers
-mid-circuit measurements (without shots) or leaves them to genqsim (with shots: the
-one-shot method, each group of shots that share outcomes on its own state), and hands
-over tapes; the device converts each into a genqsim circuit (wire ``wires[i]`` is genqsim
+PennyLane decomposes what the device does not run natively into gates it does, leaves
+mid-circuit measurements to genqsim (with shots, the one-shot method: each group of shots
+that share outcomes on its own state; without, the tree traversal: every history of
+outcomes exactly, weighted by its probability) or defers them (``mcm_method="deferred"``),
+and hands over tapes; the device converts each into a genqsim circuit (wire ``wires[i]`` is genqsim
 qubit ``n-1-i``, so genqsim's amplitudes are PennyLane's state vector in the same order),
 simulates it and measures: expectation values of Pauli-word observables and sums of them
 by genqsim itself (every method: state vectors, density matrices, MPS); other measurements
@@ -29,10 +30,11 @@ from pennylane.devices.preprocess import (
     validate_device_wires,
     validate_measurements,
 )
-from pennylane.measurements import ExpectationMP, SampleMP, StateMP, VarianceMP
+from pennylane.measurements import ExpectationMP, ProbabilityMP, SampleMP, StateMP, VarianceMP
 from pennylane.tape import QuantumScript
 from pennylane.transforms import broadcast_expand, defer_measurements, dynamic_one_shot
 from pennylane.transforms.core import CompilePipeline
+from pennylane.transforms.dynamic_one_shot import gather_mcm
 from pennylane.wires import WireError, Wires
 
 from ..circuit.circuit import Circuit
@@ -40,7 +42,7 @@ from ..differentiation.gradients import value_and_gradient
 from ..errors import ArgumentValueError, UnsupportedOperationError
 from ..linalg.observables import Hermitian
 from ..linalg.pauli import PauliSum
-from ..states.counting import memory, shot_groups
+from ..states.counting import branch_states, memory, shot_groups
 from ..states.density import DensityMatrix
 from ..states.registry import simulate
 from ..states.sampling import rng
@@ -151,17 +153,18 @@ class GenqsimQubit(Device):
         self, execution_config: ExecutionConfig | None = None
     ) -> CompilePipeline:
         """Validate wires, defer mid-circuit measurements (``mcm_method="deferred"``) or keep
-        them for genqsim (``"one-shot"``), decompose to what genqsim runs, validate
-        measurements, and split parameter broadcasting into tapes."""
+        them for genqsim (``"one-shot"``, ``"tree-traversal"``), decompose to what genqsim
+        runs, validate measurements, and split parameter broadcasting into tapes."""
         config = execution_config or ExecutionConfig()
         one_shot = config.mcm_config.mcm_method == "one-shot"
+        native = one_shot or config.mcm_config.mcm_method == "tree-traversal"
         program = CompilePipeline()
         program.add_transform(validate_device_wires, wires=self.wires, name=self.name)
-        if not one_shot:
+        if not native:
             program.add_transform(defer_measurements, allow_postselect=False)
         program.add_transform(
             decompose,
-            stopping_condition=runs_with_mid_circuit_measurements if one_shot else runs_natively,
+            stopping_condition=runs_with_mid_circuit_measurements if native else runs_natively,
             skip_initial_state_prep=True,
             name=self.name,
         )
@@ -179,19 +182,24 @@ class GenqsimQubit(Device):
         """Device gradients for ``"adjoint"``/``"device"``, computed after execution; the
         mid-circuit measurement method: ``"one-shot"`` with shots (genqsim measures
         mid-circuit, each group of shots that share outcomes on its own state), else
-        ``"deferred"`` (PennyLane's wire per measurement), unless one is asked for."""
+        ``"tree-traversal"`` (every history of outcomes followed exactly, on state vectors of
+        the device's wires), unless one is asked for; ``"deferred"`` gives each measurement
+        a wire of its own. ``"tree-traversal"`` with shots runs as ``"one-shot"``, whose
+        shots follow the same law."""
         config = config or ExecutionConfig()
         if config.gradient_method in ("adjoint", "device"):
             config = replace(config, use_device_gradient=True, grad_on_execution=False)
         shots = bool(circuit is not None and circuit.shots)
         method = config.mcm_config.mcm_method
         if method in (None, "device"):
-            method = "one-shot" if shots else "deferred"
-        if method not in ("one-shot", "deferred"):
+            method = "one-shot" if shots else "tree-traversal"
+        if method not in ("one-shot", "deferred", "tree-traversal"):
             raise qml.exceptions.QuantumFunctionError(
-                f"mcm_method={method!r} is not supported by {self.name}: use 'one-shot' (with "
-                "shots) or 'deferred'"
+                f"mcm_method={method!r} is not supported by {self.name}: use "
+                "'tree-traversal' (exact), 'one-shot' (with shots) or 'deferred'"
             )
+        if method == "tree-traversal" and shots:
+            method = "one-shot"
         if method == "one-shot" and config.mcm_config.postselect_mode == "fill-shots":
             raise qml.exceptions.QuantumFunctionError(
                 "postselect_mode='fill-shots' needs mcm_method='deferred' (one-shot runs "
@@ -211,8 +219,8 @@ class GenqsimQubit(Device):
             return False
         if circuit is None:
             return True
-        if any(is_channel(op) for op in circuit.operations):
-            return False  # the adjoint method runs on pure states
+        if any(is_channel(op) or isinstance(op, qml.ops.MidMeasure) for op in circuit.operations):
+            return False  # the adjoint method runs on pure states, with no measurement
         return not circuit.shots and all(
             isinstance(m, ExpectationMP) and m.obs is not None and m.obs.pauli_rep is not None
             for m in circuit.measurements
@@ -232,7 +240,7 @@ class GenqsimQubit(Device):
     def _execute_one(self, tape: QuantumScript) -> Any:
         wires = self._wire_order(tape)
         if any(isinstance(op, qml.ops.MidMeasure) for op in tape.operations):
-            return self._one_shot(tape, wires)
+            return self._one_shot(tape, wires) if tape.shots else self._tree(tape, wires)
         circuit, initial = tape_circuit(tape, wires)
         state = simulate(circuit, initial=initial, seed=self._rng, **self._settings.options)
         if tape.shots:
@@ -302,7 +310,7 @@ class GenqsimQubit(Device):
         if not tape.shots or tape.shots.num_copies != tape.shots.total_shots:
             raise UnsupportedOperationError(
                 "mid-circuit measurements run on this device through PennyLane's "
-                "mcm_method='one-shot' (with shots) or 'deferred'"
+                "mcm_method='one-shot' (with shots), 'tree-traversal' or 'deferred'"
             )
         circuit, initial = tape_circuit(tape, wires)
         mcms = [op for op in tape.operations if isinstance(op, qml.ops.MidMeasure)]
@@ -330,6 +338,60 @@ class GenqsimQubit(Device):
                 columns.append(_shot_values(mp, samples[repr(mp.diagonalizing_gates())], wires))
         rows = list(zip(*columns))
         return tuple(row[0] if len(row) == 1 else row for row in rows)
+
+    def _tree(self, tape: QuantumScript, wires: Wires) -> Any:
+        """A tape with mid-circuit measurements, without shots (``mcm_method=
+        "tree-traversal"``): every history of outcomes (and of channels' Kraus branches)
+        with a nonzero probability is followed on a state vector of its own, depth first,
+        and each measurement is the probability-weighted mean of its value on the branches
+        (a variance: of the branches' first and second moments). Branches whose outcome
+        differs from a postselected one are dropped and the rest renormalised, as
+        PennyLane's own tree traversal does."""
+        for mp in tape.measurements:
+            if not isinstance(mp, (ExpectationMP, VarianceMP, ProbabilityMP)):
+                raise UnsupportedOperationError(
+                    f"{type(mp).__name__} of a circuit with mid-circuit measurements and no "
+                    "shots: its tree traversal gives expectation values, variances and "
+                    "probabilities (the final state is a mixture of branches); use shots, or "
+                    "mcm_method='deferred' on a device with a spare wire per measurement"
+                )
+        circuit, initial = tape_circuit(tape, wires)
+        mcms = [op for op in tape.operations if isinstance(op, qml.ops.MidMeasure)]
+        sums: list[Any] = [0.0] * len(tape.measurements)
+        kept = 0.0
+        options = {**self._settings.options, "initial": initial}
+        for state, probability in branch_states(circuit, **options):
+            outcomes = {op: int(state.clbits.get(i, 0)) for i, op in enumerate(mcms)}
+            if any(op.postselect not in (None, outcomes[op]) for op in mcms):
+                continue
+            kept += probability
+            for i, mp in enumerate(tape.measurements):
+                sums[i] = sums[i] + probability * self._on_branch(mp, state, wires, outcomes)
+        values = []
+        for mp, total in zip(tape.measurements, sums):
+            mean = np.asarray(total, dtype=np.float64) / kept if kept > 0 else np.nan * total
+            if isinstance(mp, VarianceMP):
+                mean = np.float64(mean[1] - mean[0] ** 2)
+            values.append(np.float64(mean) if np.ndim(mean) == 0 else mean)
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def _on_branch(self, mp: Any, state: Any, wires: Wires, outcomes: dict[Any, int]) -> Any:
+        """``mp`` on one branch of a tree traversal: its value (for a variance, the first
+        and second moments), of the branch's final state or of its outcomes (a statistic of
+        mid-circuit measurements, by PennyLane's own processing of one sample)."""
+        if mp.mv is not None:
+            sample = {op: np.array([[value]]) for op, value in outcomes.items()}
+            valid = np.array([[True]])
+            if isinstance(mp, VarianceMP):
+                moments = (ExpectationMP(obs=mp.mv), ExpectationMP(obs=mp.mv * mp.mv))
+                return np.array([gather_mcm(m, sample, valid) for m in moments], dtype=float)
+            return np.asarray(gather_mcm(mp, sample, valid), dtype=float)
+        if isinstance(mp, VarianceMP):
+            observable = genqsim_observable(mp.obs, wires)
+            square = genqsim_observable(mp.obs, wires, squared=True)
+            return np.array([float(np.real(complex(state.expectation(o))))
+                             for o in (observable, square)])  # fmt: skip
+        return np.asarray(self._exact(mp, state, wires), dtype=float)
 
     # -- gradients -------------------------------------------------------------------------
     def compute_derivatives(

@@ -56,15 +56,46 @@ class _Frame:
     iterations: int = 0
 
 
+class _Draws:
+    """How a group's shots are shared out where they part: by random draws (the shots of
+    :func:`grouped_runs`, whole numbers), or exactly (:class:`_Exact`)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def outcomes(self, shots: float, p0: float, p1: float) -> tuple[float, float]:
+        """The shots that read 0 and 1 of a qubit whose outcomes have those probabilities."""
+        ones = int(self.rng.binomial(int(shots), min(max(p1, 0.0), 1.0)))
+        return int(shots) - ones, ones
+
+    def branches(self, shots: float, weights: np.ndarray) -> list[float]:
+        """The shots each Kraus branch of a channel takes, its weight one of ``weights``."""
+        return [int(k) for k in self.rng.multinomial(int(shots), weights / weights.sum())]
+
+
+class _Exact(_Draws):
+    """Every branch, its probability in place of a count of shots (:func:`exact_branches`)."""
+
+    def __init__(self) -> None:
+        super().__init__(np.random.default_rng(0))  # never drawn from: one-shot fallbacks
+
+    def outcomes(self, shots: float, p0: float, p1: float) -> tuple[float, float]:
+        return shots * p0, shots * p1
+
+    def branches(self, shots: float, weights: np.ndarray) -> list[float]:
+        return [float(w) for w in shots * weights / weights.sum()]
+
+
 @dataclass
 class _Group:
-    """Shots that have met the same outcomes so far, on one state."""
+    """Shots that have met the same outcomes so far, on one state (for
+    :func:`exact_branches`, ``shots`` is the probability of those outcomes)."""
 
     state: StateVector
-    shots: int
+    shots: float
     frames: list[_Frame] = field(default_factory=list)
 
-    def split(self, state: StateVector, shots: int) -> _Group:
+    def split(self, state: StateVector, shots: float) -> _Group:
         """A group of ``shots`` of these on ``state``, at the same place in the plan."""
         frames = [_Frame(f.items, f.index, f.loop, f.iterations) for f in self.frames]
         return _Group(state, shots, frames)
@@ -158,6 +189,38 @@ def grouped_runs(
     (their classical bits in ``state.clbits``; a state is the group's own until the next
     one is asked for). ``memory``: the bytes of states held at once (default
     :data:`GROUP_MEMORY_BYTES`)."""
+    draws = _Draws(rng)
+    for group, ended in _depth_first(plan, initial, shots, draws, memory):
+        if ended:
+            yield group.state, int(group.shots)
+        else:  # a part of a split past the memory: its shots one at a time
+            yield from _one_shot_at_a_time(group, draws)
+
+
+def exact_branches(
+    plan: Sequence[PlanItem], initial: StateVector
+) -> Iterator[tuple[StateVector, float]]:
+    """``(state, probability)`` at the end of ``plan`` for each history of mid-circuit
+    outcomes and Kraus branches that has a nonzero probability, depth first (the branch's
+    classical bits in ``state.clbits``; a state is the branch's own until the next one is
+    asked for): the exact mixture a density matrix would hold, as pure states, with at most
+    one state per measurement pending at once. A while loop whose body measures is followed
+    until :data:`genqsim.plan.calls.MAX_WHILE_ITERATIONS`, where it is refused."""
+    for group, _ in _depth_first(plan, initial, 1.0, _Exact(), bounded=False):
+        yield group.state, float(group.shots)
+
+
+def _depth_first(
+    plan: Sequence[PlanItem],
+    initial: StateVector,
+    shots: float,
+    draws: _Draws,
+    memory: int | None = None,
+    bounded: bool = True,
+) -> Iterator[tuple[_Group, bool]]:
+    """``(group, True)`` for each group at the end of ``plan``, depth first, and (where
+    ``bounded``) ``(group, False)`` for a part of a split that would take the states held
+    past ``memory`` bytes (default :data:`GROUP_MEMORY_BYTES`), to be run shot by shot."""
     budget = GROUP_MEMORY_BYTES if memory is None else memory
     most = max(2, budget // max(1, int(initial.amplitudes.nbytes)))
     start = _copied(initial)
@@ -165,29 +228,28 @@ def grouped_runs(
     pending = [_Group(start, shots, [_Frame(plan)])]
     while pending:
         group = pending.pop()
-        parts = _run(group, rng)
+        parts = _run(group, draws)
         if parts is None:
-            yield group.state, group.shots
+            yield group, True
             continue
-        while len(pending) + len(parts) > most and len(parts) > 1:
-            yield from _one_shot_at_a_time(parts.pop(0), rng)
+        while bounded and len(pending) + len(parts) > most and len(parts) > 1:
+            yield parts.pop(0), False
         pending.extend(parts)
 
 
-def _run(group: _Group, rng: np.random.Generator) -> list[_Group] | None:
+def _run(group: _Group, draws: _Draws) -> list[_Group] | None:
     with group.state.numbers.context(), group.state._threads():
-        return _advance(group, rng)
+        return _advance(group, draws)
 
 
-def _one_shot_at_a_time(
-    group: _Group, rng: np.random.Generator
-) -> Iterator[tuple[StateVector, int]]:
+def _one_shot_at_a_time(group: _Group, draws: _Draws) -> Iterator[tuple[StateVector, int]]:
     """The group's shots run to the end one by one, each from a copy of its state (a group
     of one shot never splits)."""
-    for i in range(group.shots):
-        last = i == group.shots - 1
+    count = int(group.shots)
+    for i in range(count):
+        last = i == count - 1
         single = group.split(group.state if last else _copied(group.state), 1)
-        _run(single, rng)
+        _run(single, draws)
         yield single.state, 1
 
 
@@ -198,7 +260,7 @@ def _copied(state: StateVector) -> StateVector:
     return copy
 
 
-def _advance(group: _Group, rng: np.random.Generator) -> list[_Group] | None:
+def _advance(group: _Group, draws: _Draws) -> list[_Group] | None:
     """Run ``group`` on until it splits (its parts) or its plan ends (``None``)."""
     state = group.state
     while group.frames:
@@ -224,9 +286,9 @@ def _advance(group: _Group, rng: np.random.Generator) -> list[_Group] | None:
             state.clbits.update(item.written(state.clbits))
         elif isinstance(item, (MeasureCall, ResetCall, ChannelCall)):
             if isinstance(item, ChannelCall):
-                parts = _channel(group, item, rng)
+                parts = _channel(group, item, draws)
             else:
-                parts = _measured(group, item, rng)
+                parts = _measured(group, item, draws)
             if parts is not None:
                 return parts
             state = group.state  # all the shots went one way: on in place, or on a Kraus copy
@@ -235,9 +297,7 @@ def _advance(group: _Group, rng: np.random.Generator) -> list[_Group] | None:
     return None
 
 
-def _measured(
-    group: _Group, call: MeasureCall | ResetCall, rng: np.random.Generator
-) -> list[_Group] | None:
+def _measured(group: _Group, call: MeasureCall | ResetCall, draws: _Draws) -> list[_Group] | None:
     """Share the group's shots between the outcomes of one qubit (``None``: all went one
     way, and the group goes on collapsed in place)."""
     state, qubit = group.state, (call.qubit,)
@@ -248,8 +308,9 @@ def _measured(
         probabilities = [p0, p1]
     else:
         p1 = float(state._outcome_probability(qubit, 1))
-    ones = int(rng.binomial(group.shots, min(max(p1, 0.0), 1.0)))
-    shares = [(outcome, k) for outcome, k in ((0, group.shots - ones), (1, ones)) if k]
+        p0 = 1.0 - p1
+    zeros, ones = draws.outcomes(group.shots, p0, p1)
+    shares = [(outcome, k) for outcome, k in ((0, zeros), (1, ones)) if k > 0]
     parts = []
     for i, (outcome, k) in enumerate(shares):
         target = state if i == len(shares) - 1 else _copied(state)
@@ -265,7 +326,7 @@ def _measured(
     return parts
 
 
-def _channel(group: _Group, call: ChannelCall, rng: np.random.Generator) -> list[_Group] | None:
+def _channel(group: _Group, call: ChannelCall, draws: _Draws) -> list[_Group] | None:
     """Share the group's shots between a channel's Kraus branches, in proportion drawn from
     their probabilities on the group's state (fixed ones for a Pauli mixture)."""
     state = group.state
@@ -280,8 +341,8 @@ def _channel(group: _Group, call: ChannelCall, rng: np.random.Generator) -> list
             kraus.run(state.backend, trial.amplitudes)
             results.append(trial)
         weights = np.array([float(r.norm_squared().real) for r in results])
-    drawn = rng.multinomial(group.shots, weights / weights.sum())
-    chosen = [k for k in range(len(drawn)) if drawn[k]]
+    drawn = draws.branches(group.shots, weights)
+    chosen = [k for k in range(len(drawn)) if drawn[k] > 0]
     parts = []
     for i, k in enumerate(chosen):
         if results[k] is not None:
@@ -291,7 +352,7 @@ def _channel(group: _Group, call: ChannelCall, rng: np.random.Generator) -> list
             target = state if i == len(chosen) - 1 else _copied(state)
             for gate_call in branches[k]:
                 gate_call.run(state.backend, target.amplitudes)
-        parts.append(group.split(target, int(drawn[k])))
+        parts.append(group.split(target, drawn[k]))
     if len(parts) == 1:
         group.state = parts[0].state
         return None

@@ -24,7 +24,7 @@ from ..circuit.noise import NoiseModel, Readout
 from ..errors import ArgumentTypeError, ArgumentValueError
 from ..numbers import get_number_system
 from ..plan.build import plan_for_backend
-from .branching import compiled_records, grouped_runs
+from .branching import compiled_records, exact_branches, grouped_runs
 from .chunks import broadcast_points, run_points
 from .options import RunOptions
 from .protocol import Seed, State
@@ -297,6 +297,26 @@ def shot_groups(
         return iter(_mps_groups(circuit.n_qubits, kept, shots, generator, options))
     plan, initial = _shot_plan(kept, options)
     return grouped_runs(plan, initial, shots, generator)
+
+
+def branch_states(circuit: Circuit, **simulate_options: Any) -> Iterator[tuple[State, float]]:
+    """``(state, probability)`` for each history of mid-circuit outcomes and channel branches
+    of ``circuit`` with a nonzero probability, in turn: the state at the end of the circuit
+    (normalised), every measurement made and the branch's classical bits in
+    ``state.clbits`` (a state is the branch's own until the next one is asked for). The
+    probabilities sum to 1: the exact mixture a density matrix holds, as state vectors, for
+    front doors that need each branch's state (PennyLane's tree traversal without shots).
+    State vectors (``method="statevector"``, the default, or ``"trajectories"``)."""
+    kept = circuit.copy().keep_measurements()
+    method = simulate_options.get("method", AUTO)
+    options = {**simulate_options, "method": "statevector" if method == AUTO else method}
+    if method_spec(options["method"]).name == "mps":
+        raise ArgumentValueError(
+            "the exact branches of a circuit's mid-circuit measurements run on state "
+            "vectors: use method='statevector' (or shots, which MPS runs)"
+        )
+    plan, initial = _shot_plan(kept, options)
+    return exact_branches(plan, initial)
 
 
 def _mps_groups(
