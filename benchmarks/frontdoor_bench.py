@@ -6,7 +6,10 @@
   ``genqsim.qiskit.Sampler``, ``StatevectorSampler`` and Aer's ``SamplerV2``.
 * PennyLane: value and gradient of ``StronglyEntanglingLayers`` (2 layers) on
   ``genqsim.qubit`` (adjoint), ``default.qubit`` (backprop and adjoint) and
-  ``lightning.qubit`` (adjoint).
+  ``lightning.qubit`` (adjoint); and mid-circuit measurements without shots (``n // 2`` of
+  them, each reset and controlling an RX, between layers of RY and a CNOT chain): the tree
+  traversal of ``genqsim.qubit`` against ``default.qubit``'s and ``lightning.qubit``'s tree
+  traversals and ``default.qubit``'s deferred measurements (a wire per measurement).
 * Cirq: ``simulate_expectation_values_sweep`` over ``--points`` points of a random
   parametrised circuit on ``genqsim.cirq.Simulator`` and ``cirq.Simulator``.
 
@@ -106,6 +109,44 @@ def pennylane_cases(n: int, repeats: int) -> None:
     ratios(f"PennyLane grad n={n}", best(repeats, ours), peers)
 
 
+def pennylane_mcm_cases(n: int, repeats: int) -> None:
+    import pennylane as qml
+
+    count = max(1, n // 2)
+    angles = np.random.default_rng(4).uniform(0, np.pi, (count + 1, n))
+
+    def circuit():
+        measured = []
+        for layer in range(count + 1):
+            for w in range(n):
+                qml.RY(angles[layer, w], w)
+            for w in range(n - 1):
+                qml.CNOT([w, w + 1])
+            if layer < count:
+                m = qml.measure(layer % n, reset=True)
+                qml.cond(m, qml.RX)(0.7, (layer + 3) % n)
+                measured.append(m)
+        return (qml.expval(qml.PauliZ(0) @ qml.PauliZ(n - 1)), qml.probs(wires=[0, 1]),
+                qml.probs(op=measured[:3]), qml.expval(sum(measured)))  # fmt: skip
+
+    def run(device: str, method: str, wires: int | None = None) -> Callable[[], object]:
+        dev = qml.device(device) if wires is None else qml.device(device, wires=wires)
+        return qml.QNode(circuit, dev, mcm_method=method)
+
+    ours = run("genqsim.qubit", "tree-traversal", n)
+    reference = run("default.qubit", "tree-traversal")()
+    assert all(np.allclose(a, b, atol=1e-10) for a, b in zip(ours(), reference))
+    peers = {
+        "default tree": best(repeats, run("default.qubit", "tree-traversal")),
+        "default deferred": best(repeats, run("default.qubit", "deferred")),
+    }
+    try:
+        peers["lightning tree"] = best(repeats, run("lightning.qubit", "tree-traversal", n))
+    except Exception as exc:  # a missing peer is reported, not fatal
+        print(f"  (lightning.qubit's tree traversal unavailable: {exc})")
+    ratios(f"PennyLane {count} MCMs n={n}", best(repeats, ours), peers)
+
+
 def cirq_cases(n: int, points: int, repeats: int) -> None:
     import cirq
     import sympy
@@ -156,6 +197,7 @@ def main() -> None:
     for n in args.qubits:
         qiskit_cases(n, args.points, args.repeats)
         pennylane_cases(n, args.repeats)
+        pennylane_mcm_cases(n, args.repeats)
         cirq_cases(n, args.points, args.repeats)
 
 

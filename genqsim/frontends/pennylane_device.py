@@ -357,7 +357,8 @@ class GenqsimQubit(Device):
                 )
         circuit, initial = tape_circuit(tape, wires)
         mcms = [op for op in tape.operations if isinstance(op, qml.ops.MidMeasure)]
-        sums: list[Any] = [0.0] * len(tape.measurements)
+        statistics = [self._branch_statistic(mp, wires) for mp in tape.measurements]
+        sums: list[Any] = [0.0] * len(statistics)
         kept = 0.0
         options = {**self._settings.options, "initial": initial}
         for state, probability in branch_states(circuit, **options):
@@ -365,8 +366,8 @@ class GenqsimQubit(Device):
             if any(op.postselect not in (None, outcomes[op]) for op in mcms):
                 continue
             kept += probability
-            for i, mp in enumerate(tape.measurements):
-                sums[i] = sums[i] + probability * self._on_branch(mp, state, wires, outcomes)
+            for i, statistic in enumerate(statistics):
+                sums[i] = sums[i] + probability * statistic(state, outcomes)
         values = []
         for mp, total in zip(tape.measurements, sums):
             mean = np.asarray(total, dtype=np.float64) / kept if kept > 0 else np.nan * total
@@ -375,23 +376,45 @@ class GenqsimQubit(Device):
             values.append(np.float64(mean) if np.ndim(mean) == 0 else mean)
         return values[0] if len(values) == 1 else tuple(values)
 
-    def _on_branch(self, mp: Any, state: Any, wires: Wires, outcomes: dict[Any, int]) -> Any:
-        """``mp`` on one branch of a tree traversal: its value (for a variance, the first
-        and second moments), of the branch's final state or of its outcomes (a statistic of
-        mid-circuit measurements, by PennyLane's own processing of one sample)."""
+    def _branch_statistic(self, mp: Any, wires: Wires) -> Callable[[Any, dict[Any, int]], Any]:
+        """``mp`` on one branch of a tree traversal, as a function of the branch's final
+        state and outcomes: its value (for a variance, the first and second moments), of
+        the state (observables converted once) or of the outcomes it reads (a statistic of
+        mid-circuit measurements: an expression's value on them, or for probabilities
+        PennyLane's own processing of one sample, once per value of those outcomes)."""
+        if isinstance(mp, (ExpectationMP, VarianceMP)) and mp.mv is not None:
+            table = mp.mv.branches  # the value on each outcome of the measurements it reads
+            powers = (1, 2) if isinstance(mp, VarianceMP) else (1,)
+
+            def of_value(state: Any, outcomes: dict[Any, int]) -> Any:
+                value = float(table[tuple(outcomes[m] for m in mp.mv.measurements)])
+                return np.array([value**k for k in powers]) if len(powers) > 1 else value
+
+            return of_value
         if mp.mv is not None:
-            sample = {op: np.array([[value]]) for op, value in outcomes.items()}
-            valid = np.array([[True]])
+            values = mp.mv if isinstance(mp.mv, Sequence) else [mp.mv]
+            read = list(dict.fromkeys(m for value in values for m in value.measurements))
+            known: dict[tuple[int, ...], np.ndarray] = {}
+
+            def of_outcomes(state: Any, outcomes: dict[Any, int]) -> Any:
+                key = tuple(outcomes[m] for m in read)
+                if key not in known:
+                    sample = {m: np.array([[v]]) for m, v in zip(read, key)}
+                    known[key] = np.asarray(gather_mcm(mp, sample, np.array([[True]])), float)
+                return known[key]
+
+            return of_outcomes
+        if isinstance(mp, (ExpectationMP, VarianceMP)) and mp.obs is not None:
+            observables = [genqsim_observable(mp.obs, wires)]
             if isinstance(mp, VarianceMP):
-                moments = (ExpectationMP(obs=mp.mv), ExpectationMP(obs=mp.mv * mp.mv))
-                return np.array([gather_mcm(m, sample, valid) for m in moments], dtype=float)
-            return np.asarray(gather_mcm(mp, sample, valid), dtype=float)
-        if isinstance(mp, VarianceMP):
-            observable = genqsim_observable(mp.obs, wires)
-            square = genqsim_observable(mp.obs, wires, squared=True)
-            return np.array([float(np.real(complex(state.expectation(o))))
-                             for o in (observable, square)])  # fmt: skip
-        return np.asarray(self._exact(mp, state, wires), dtype=float)
+                observables.append(genqsim_observable(mp.obs, wires, squared=True))
+
+            def moments(state: Any, outcomes: dict[Any, int]) -> Any:
+                found = [float(np.real(complex(state.expectation(o)))) for o in observables]
+                return np.array(found) if len(found) > 1 else found[0]
+
+            return moments
+        return lambda state, outcomes: np.asarray(self._exact(mp, state, wires), dtype=float)
 
     # -- gradients -------------------------------------------------------------------------
     def compute_derivatives(
