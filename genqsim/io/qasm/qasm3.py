@@ -403,14 +403,22 @@ class _Reader:
                 raise self.fail(f"unknown qubit register {name!r}", node)
             return list(self.qregs[name])
         if isinstance(node, (ast.IndexedIdentifier, ast.IndexExpression)) and local is None:
-            name_node = node.name if isinstance(node, ast.IndexedIdentifier) else node.collection
-            indices = node.indices if isinstance(node, ast.IndexedIdentifier) else [node.index]
-            register = getattr(name_node, "name", None)
-            if register not in self.qregs:
-                raise self.fail(f"unknown qubit register {register!r}", node)
-            qubits = self.qregs[register]
-            return [qubits[i] for i in self.indices(indices, len(qubits), register, env)]
+            return self.indexed(node, self.qregs, "qubit", env)
         raise self.fail("a qubit argument is a register, an indexed qubit or $n", node)
+
+    def indexed(self, node: Any, registers: dict[str, list[int]], kind: str,
+                env: dict[str, Any]) -> list[int]:  # fmt: skip
+        """The qubits or classical bits of ``registers`` an indexed register names (``q[1]``,
+        ``c[0:2]``, ``c[{0, 2}]``), in that order."""
+        from openqasm3 import ast
+
+        name_node = node.name if isinstance(node, ast.IndexedIdentifier) else node.collection
+        indices = node.indices if isinstance(node, ast.IndexedIdentifier) else [node.index]
+        name = getattr(name_node, "name", None)
+        if name not in registers:
+            raise self.fail(f"unknown {kind} register {name!r}", node)
+        found = registers[name]
+        return [found[i] for i in self.indices(indices, len(found), name, env)]
 
     def indices(self, indices: Sequence[Any], size: int, name: str, env: dict[str, Any]
                 ) -> list[int]:  # fmt: skip
@@ -463,13 +471,7 @@ class _Reader:
                 raise self.fail(f"unknown classical bit or register {node.name!r}", node)
             return list(self.bits[node.name])
         if isinstance(node, (ast.IndexedIdentifier, ast.IndexExpression)):
-            name_node = node.name if isinstance(node, ast.IndexedIdentifier) else node.collection
-            indices = node.indices if isinstance(node, ast.IndexedIdentifier) else [node.index]
-            name = getattr(name_node, "name", None)
-            if name not in self.bits:
-                raise self.fail(f"unknown classical register {name!r}", node)
-            clbits = self.bits[name]
-            return [clbits[i] for i in self.indices(indices, len(clbits), name, env)]
+            return self.indexed(node, self.bits, "classical", env)
         raise self.fail("expected a classical bit or register", node)
 
     def measure(self, qubit: Any, target: Any, env: dict[str, Any]) -> list[Any]:
