@@ -1350,9 +1350,11 @@ def _top_level_arguments(text: str, start: int) -> tuple[list[tuple[int, str]], 
 
 
 def _is_expression(argument: str) -> bool:
-    """Whether ``argument`` reads as an OpenQASM expression."""
+    """Whether ``argument`` reads as an OpenQASM expression (names in it, such as an
+    ``input``'s, are read as names: what they stand for is the reader's to tell)."""
+    names = {m for m in re.findall(r"[A-Za-z_]\w*(?![\w(])", argument) if m not in _CONSTANTS}
     try:
-        expression_tree(argument.strip())
+        expression_tree(argument.strip(), tuple(sorted(names)))
     except QasmError:
         return False
     return True
