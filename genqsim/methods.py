@@ -67,6 +67,7 @@ BUILT_IN = (
         auto=_noisy_and_small,
         priority=20,
         ensemble=True,
+        averages=True,
         light_cone=True,
     ),
     MethodSpec(
@@ -76,6 +77,7 @@ BUILT_IN = (
         "noisy circuits averaged over state-vector runs",
         auto=_noisy,
         priority=10,
+        averages=True,
     ),
     MethodSpec(
         "interval", run_interval, summary="a rigorous enclosure of the exact state", light_cone=True
@@ -101,6 +103,7 @@ BUILT_IN = (
         run_pauli,
         PauliOptions,
         "expectation values by Pauli propagation (Heisenberg picture), any width",
+        averages=True,
     ),
 )
 

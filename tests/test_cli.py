@@ -199,6 +199,27 @@ def test_mid_circuit_reset_runs_one_trajectory_per_shot(tmp_path):
     assert abs(counts["11"] - 200) < 5 * 10
 
 
+def test_mid_circuit_measurements_report_their_ensemble_or_say_one_history_ran(tmp_path):
+    """A coin measured mid-circuit and copied by a condition: the run reports the ensemble
+    of its outcomes (|00> and |11> at 0.5 each, <Z1> = 0; a density matrix, chosen for it),
+    on every run; with --method statevector it says that one history ran, drawn at random."""
+    path = tmp_path / "copy.qasm"
+    path.write_text(
+        'OPENQASM 2.0; include "qelib1.inc"; qreg q[2]; creg c[1];'
+        "h q[0]; measure q[0] -> c[0]; if (c == 1) x q[1];"
+    )
+    for _ in range(2):
+        out = genqsim("run", str(path), "--observable", "Z1", "--format", "json")
+        assert out.returncode == 0, out.stderr
+        result = json.loads(out.stdout)
+        assert result["method"] == "density_matrix" and "history" not in result
+        assert result["probabilities"] == pytest.approx({"00": 0.5, "11": 0.5}, abs=1e-12)
+        assert abs(result["expectation"]["value"]) < 1e-12
+    out = genqsim("run", str(path), "--method", "statevector", "--seed", "2")
+    assert out.returncode == 0, out.stderr
+    assert "one history of the mid-circuit measurements, drawn at random" in out.stdout
+
+
 def test_malformed_qasm_file_exits_2_with_position(tmp_path):
     path = tmp_path / "bad.qasm"
     path.write_text("OPENQASM 2.0;\nqreg q[1];\nh q[0]\n")

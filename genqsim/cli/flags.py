@@ -12,9 +12,11 @@ from typing import Any
 
 from ..circuit.circuit import Circuit
 from ..errors import UnknownOptionError
+from ..methods import DENSITY_MATRIX_MAX_QUBITS
 from ..numbers import NumberSystem
 from ..states import AUTO, available_methods, choose_method, method_spec
 from ..states.options import method_fields
+from ..states.registry import FALLBACK_METHOD
 from .sources import UsageError
 
 
@@ -31,6 +33,8 @@ def method_and_options(
             method = choose_method(circuit, numbers, flags)
         except UnknownOptionError:
             method = choose_method(circuit, numbers)  # the flag is refused just below
+        if method == FALLBACK_METHOD and not flags and holds_ensemble(circuit, numbers):
+            method = "density_matrix"  # every history of the mid-circuit outcomes, not one
     has = set(method_spec(method).option_names())
     for name in flags:
         if name not in has:
@@ -42,6 +46,19 @@ def method_and_options(
             "resets, so every trajectory is the same run; drop --trajectories, or add --noise"
         )
     return method, flags
+
+
+def holds_ensemble(circuit: Circuit, numbers: NumberSystem) -> bool:
+    """Whether a run of ``circuit`` should report the ensemble of its mid-circuit outcomes
+    (a density matrix: measurements, resets or conditionals before the read-out, no while
+    loop, a size a density matrix holds), rather than one history drawn at random."""
+    rest, _ = circuit.split_terminal_measurements()
+    machine = numbers.dtype.kind == "c"
+    return (
+        rest.has_non_unitary
+        and not circuit.has_loops
+        and (circuit.n_qubits <= DENSITY_MATRIX_MAX_QUBITS or not machine)
+    )
 
 
 def _option_flags() -> dict[str, list[str]]:

@@ -33,6 +33,14 @@ def header(args: argparse.Namespace, job: Job, psi: Any) -> dict[str, Any]:
         result["noise"] = list(args.noise)
     if built_in:
         result.update(psi.summary())
+    if (
+        isinstance(psi, StateVector)
+        and job.run_circuit.split_terminal_measurements()[0].has_non_unitary
+    ):
+        result["history"] = (
+            "one history of the mid-circuit measurements, drawn at random (--seed fixes it); "
+            "their statistics: --shots, or --method density_matrix for the ensemble"
+        )
     return result
 
 
@@ -208,6 +216,8 @@ def render_text(result: dict[str, Any], circuit_text: str | None) -> str:
         lines.append(f"noise: {', '.join(result['noise'])}")
     if "trajectories" in result:
         lines.append(f"averaged over {result['trajectories']} trajectories")
+    if "history" in result:
+        lines.append(result["history"])
     if "ranks" in result:
         lines.append(f"distributed over {result['ranks']} MPI ranks")
     if "mps" in result:

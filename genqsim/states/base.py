@@ -302,8 +302,9 @@ def pauli_sum_values(
     :meth:`~genqsim.backends.SweepRunner.pauli_strings_points` on a chunk of states). The
     same values as the points' states give one by one (machine numbers)."""
     arrays = obs.derived(("term arrays", ns.name), lambda: _term_arrays(obs, ns))
-    if arrays is None:
-        return []
+    if arrays is None:  # no term (every one dephased by a terminal measurement): 0 at each point
+        none = np.zeros(0, dtype=np.int64)
+        return [0.0] * np.shape(strings(none, none))[0]
     x_masks, z_masks, phases, weights = arrays
     total = (strings(x_masks, z_masks) * phases).real @ weights
     return [float(t.real) if t.imag == 0 else complex(t) for t in np.atleast_1d(total)]

@@ -5,6 +5,12 @@ light cones (:mod:`genqsim.states.swept`), or point by point where no sweep serv
 
 A point of an optimiser's loop (values without arrays) costs what a sweep of one point
 costs: no binding, no planning, one compiled call per light cone group.
+
+Terminal measurements are read-out, left to sampling as everywhere in genqsim: the value
+is that of the state before them. Mid-circuit measurements, resets, conditionals and
+channels make the value a mean over their outcomes, as a density matrix holds it: they are
+followed on every history of outcomes (:func:`genqsim.states.counting.branch_states`),
+never on one drawn at random.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy as np
 from ..circuit.circuit import Circuit
 from ..errors import ArgumentValueError
 from ..linalg.pauli import PauliSum
-from ..numbers import Number, NumberSystem
+from ..numbers import Number, NumberSystem, get_number_system
 from .chunks import broadcast_points, run_points
 from .cones import (
     ConeGroup,
@@ -30,9 +36,13 @@ from .cones import (
     has_narrower_cone,
     narrower_groups,
 )
+from .counting import branch_states
 from .point_reader import point_reader
 from .registry import (
+    AUTO,
     DEFAULT_METHOD,
+    choose_method,
+    method_spec,
     simulate,
     swept_states,
 )
@@ -73,10 +83,22 @@ def expectation(
     same values in the same order (:mod:`genqsim.states.chunks`); without ``values`` it goes
     to the method (``method="trajectories"`` runs chunks of its trajectories there).
 
+    Terminal measurements are left to sampling (the state before them is read). A circuit
+    with mid-circuit measurements, resets, conditionals or channels gives the mean over
+    their outcomes, exactly: with ``method="statevector"`` (what ``"auto"`` picks without
+    noise) every history of outcomes with a nonzero probability is followed, one state
+    vector at a time (at most :data:`MAX_HISTORIES` of them); ``"density_matrix"`` holds the
+    ensemble, ``"trajectories"`` estimates it, and Pauli propagation averages as it
+    propagates. Methods that keep one history (MPS, MPI) refuse such circuits rather than
+    give one run's value.
+
     >>> import genqsim as gq
     >>> c = gq.Circuit(60).h(0).h(1).h(30).cx(0, 1)
     >>> round(gq.expectation(c, "X0 X1 + X30"), 12)  # a 2-qubit and a 1-qubit state, not 2**60
     2.0
+    >>> m = gq.Circuit(2, n_clbits=1).h(0).measure(0, 0).if_(0, 1, gq.Circuit(2).x(1))
+    >>> round(gq.expectation(m, "Z1"), 12), round(gq.expectation(m, "Z0 Z1"), 12)
+    (0.0, 1.0)
     """
     if values and executor is None and _one_point(values):  # an optimiser's loop
         options = {"numbers": numbers, "backend": backend, "initial": initial, "method": method,
@@ -116,6 +138,11 @@ def expectation(
                          chunk_task=whole)  # fmt: skip
     result = np.array(out, dtype=object if _holds_objects(out) else None)
     return result.reshape(shape + result.shape[1:])
+
+
+MAX_HISTORIES = 1 << 16
+"""Histories of mid-circuit outcomes (and Kraus branches) :func:`expectation` follows one
+state vector at a time; a circuit with more is refused, with the methods that serve it."""
 
 
 def _one_point(values: Mapping[Any, Any]) -> bool:
@@ -162,6 +189,12 @@ def _expectation_at(
     method_options: Mapping[str, Any],
 ) -> Any:
     """The value(s) of :func:`expectation` for one bound circuit."""
+    rest, _ = circuit.split_terminal_measurements()  # read-out: left to sampling
+    if rest.has_non_unitary:  # mid-circuit measurements, resets, conditionals, channels
+        run = _ensemble_method(rest, numbers, method, method_options)
+        if run is None:
+            return _mean_over_histories(rest, observable, numbers, backend, initial, method_options)
+        method = run
     if isinstance(observable, (list, tuple)):
         if not observable:
             raise ArgumentValueError("an empty list of observables: give at least one")
@@ -183,6 +216,61 @@ def _expectation_at(
     return state.expectation(observable)
 
 
+def _ensemble_method(
+    circuit: Circuit,
+    numbers: str | NumberSystem | None,
+    method: str,
+    method_options: Mapping[str, Any],
+) -> str | None:
+    """How :func:`expectation` averages a circuit with mid-circuit measurements, resets,
+    conditionals or channels over its outcomes: ``None`` to follow every history on state
+    vectors (``"statevector"``, and ``"auto"`` where it would pick it, with machine
+    numbers), else the method to run, one whose values are such means (``MethodSpec.
+    averages``: a density matrix, trajectories, Pauli propagation; exact numbers take a
+    density matrix). Methods that run one history are refused."""
+    system = None if numbers is None else get_number_system(numbers)
+    chosen = choose_method(circuit, system, method_options) if method == AUTO else method
+    name = method_spec(chosen).name
+    exact = system is not None and system.dtype.kind != "c"
+    if name == "statevector":
+        return "density_matrix" if exact and not circuit.has_loops else None
+    if method_spec(chosen).averages:
+        return chosen
+    raise ArgumentValueError(
+        f"the expectation value of a circuit with mid-circuit measurements, resets, "
+        f"conditionals or channels is a mean over their outcomes, and method={chosen!r} runs "
+        "one history of them: use method='statevector' (every history, exactly), "
+        "'density_matrix' (the ensemble, exactly) or 'trajectories' (an estimate)"
+    )
+
+
+def _mean_over_histories(
+    circuit: Circuit,
+    observable: Any,
+    numbers: str | NumberSystem | None,
+    backend: str | None,
+    initial: Any,
+    method_options: Mapping[str, Any],
+) -> Any:
+    """The probability-weighted mean of ``observable`` over every history of ``circuit``'s
+    mid-circuit outcomes and Kraus branches (:func:`~.counting.branch_states`)."""
+    listed = list(observable) if isinstance(observable, (list, tuple)) else [observable]
+    options = {**method_options, "numbers": numbers, "backend": backend, "initial": initial}
+    options["method"] = "statevector"
+    totals: list[Any] = [0.0] * len(listed)
+    for count, (state, probability) in enumerate(branch_states(circuit, **options), 1):
+        if count > MAX_HISTORIES:
+            raise ArgumentValueError(
+                f"the circuit has more than {MAX_HISTORIES:,} histories of mid-circuit "
+                "outcomes with a nonzero probability, each a state vector to follow: its "
+                "mean over them is out of reach this way; use method='density_matrix' "
+                "(exact, up to about 13 qubits) or method='trajectories' (an estimate)"
+            )
+        for i, o in enumerate(listed):
+            totals[i] = totals[i] + probability * state.expectation(o)
+    return totals if isinstance(observable, (list, tuple)) else totals[0]
+
+
 def _expectation_by_cones(
     circuit: Circuit,
     observable: str | PauliSum,
@@ -198,6 +286,9 @@ def _expectation_by_cones(
     for group in cone_groups(circuit, observable, initial):
         value = group_value(group, options)
         total = value if total is None else total + value
+    if total is None:  # no term (an empty sum, or every term dephased by a measurement)
+        system = get_number_system(numbers or "complex128")
+        return 0.0 if system.dtype.kind == "c" else system.zero
     return total
 
 

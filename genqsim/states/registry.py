@@ -99,7 +99,12 @@ class MethodSpec:
     claim a circuit the highest ``priority`` wins. ``summary``: one line for ``--help``.
     ``ensemble``: the state keeps every branch of mid-circuit measurements (a mixed state,
     :class:`~genqsim.states.protocol.HasRecordDistribution`), so :func:`~genqsim.counts`
-    draws all shots from one run instead of one run per shot. ``light_cone``: the method's
+    draws all shots from one run instead of one run per shot. ``averages``: the method's
+    expectation values are means over the outcomes of mid-circuit measurements and the
+    branches of channels (exact or estimated; an ``ensemble`` method's are), so
+    :func:`~genqsim.expectation` hands it circuits that measure (it follows every history
+    itself for ``"statevector"`` and refuses other methods, which would give one history's
+    value). ``light_cone``: the method's
     expectation values are exact functions of the state, so :func:`expectation` may run each
     term on its own light cone (a smaller circuit) and give the same value. ``sweep``: how
     the method runs a circuit at every point of broadcast parameter arrays from one plan,
@@ -117,6 +122,7 @@ class MethodSpec:
     ensemble: bool = False
     light_cone: bool = False
     sweep: Sweeper | None = None
+    averages: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or self.name == AUTO:
@@ -169,6 +175,7 @@ def register_method(
     priority: int = 0,
     ensemble: bool = False,
     light_cone: bool = False,
+    averages: bool = False,
 ) -> MethodSpec:
     """Make ``gq.simulate(circuit, method=name)`` run ``method`` (replacing any earlier one
     of that name): either a :class:`MethodSpec`, or a name and a run function with the
@@ -178,7 +185,8 @@ def register_method(
     else:
         if method is None:
             raise ArgumentTypeError("register_method(name, method): the run function is missing")
-        spec = MethodSpec(name, method, options, summary, auto, priority, ensemble, light_cone)
+        spec = MethodSpec(name, method, options, summary, auto, priority, ensemble, light_cone,
+                          averages=averages)  # fmt: skip
     _METHODS[spec.name] = spec
     return spec
 
