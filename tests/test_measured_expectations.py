@@ -1,8 +1,8 @@
-"""``gq.expectation`` of circuits with mid-circuit measurements, resets, conditionals and
-channels: the mean over their outcomes, checked against an independent reference, the
+"""``gq.expectation`` and ``gq.probabilities`` of circuits with mid-circuit measurements,
+resets, conditionals and channels: the mean over their outcomes, checked against an independent reference, the
 density matrix's ensemble (which keeps every branch of every measurement and channel), and
-closed forms. Before, a state vector ran one history drawn at random, and
-``gq.expectation`` returned that run's value (``+1`` or ``-1`` where the mean is 0).
+closed forms. Before, a state vector ran one history drawn at random, and both returned
+that run's values (``+1`` or ``-1`` where the mean is 0).
 Terminal measurements stay read-out, left to sampling: the state before them is read."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dynamic_circuits import dynamic_circuit
 
 import genqsim as gq
 from genqsim.errors import ArgumentValueError
-from genqsim.states import expectations
+from genqsim.states import histories
 
 OBSERVABLES = ["Z0", "Z1 Z2", "0.5*X0 X3 + Y1 - 0.25*Z3", "X1 Y2 + Z0 Z1 Z2 Z3"]
 
@@ -82,7 +82,7 @@ def test_methods_that_run_one_history_are_refused_and_the_count_of_histories_is_
     assert gq.expectation(measured, "X0", method="pauli") == pytest.approx(0.0, abs=1e-12)
     estimate = gq.expectation(c, "Z0 Z1", method="trajectories", trajectories=50, seed=3)
     assert float(getattr(estimate, "mean", estimate)) == pytest.approx(1.0, abs=1e-9)
-    monkeypatch.setattr(expectations, "MAX_HISTORIES", 1)
+    monkeypatch.setattr(histories, "MAX_HISTORIES", 1)
     with pytest.raises(ArgumentValueError, match="more than 1 histories"):
         gq.expectation(c, "Z1")
 
@@ -93,3 +93,25 @@ def test_an_empty_observable_reads_zero_on_light_cones_and_whole():
     assert gq.expectation(c, gq.PauliSum([])) == 0.0
     assert gq.expectation(c, gq.PauliSum([]), light_cone=False) == 0.0
     assert gq.expectation(c, gq.PauliSum([]), numbers="sympy") == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_probabilities_are_the_mean_over_every_history(seed):
+    """The same random circuits: the probabilities of every qubit and of a subset (in the
+    order asked) equal the density matrix's to 1e-10; a parametrised circuit's sweep gives
+    each point's mean, and the coin copied by a condition gives 1/2 on |00> and |11>."""
+    circuit = dynamic_circuit(seed)
+    reference = gq.simulate(circuit, method="density_matrix")
+    for qubits in (None, [3, 1]):
+        np.testing.assert_allclose(
+            gq.probabilities(circuit, qubits, method="statevector"),
+            np.asarray(reference.probabilities(qubits), dtype=float),
+            atol=1e-10,
+        )
+    np.testing.assert_allclose(gq.probabilities(_coin_then_copy()), [0.5, 0, 0, 0.5], atol=1e-12)
+    swept = gq.Circuit(1, n_clbits=1).ry("t", 0).measure(0, 0).ry(0.5, 0)
+    t = np.array([0.3, 1.2])
+    found = gq.probabilities(swept, values={"t": t})
+    stay = np.cos(0.25) ** 2  # the outcome kept by ry(0.5)
+    p0 = np.cos(t / 2) ** 2 * stay + np.sin(t / 2) ** 2 * (1 - stay)
+    np.testing.assert_allclose(found, np.stack([p0, 1 - p0], axis=-1), atol=1e-12)

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..circuit.circuit import Circuit
 from .chunks import broadcast_points, run_points
-from .registry import simulate, swept_states
+from .histories import averaging_method, mean_over_histories
+from .registry import AUTO, simulate, swept_states
 
 
 def probabilities(
@@ -32,9 +33,11 @@ def probabilities(
     the lowest bit of the index) in the state ``circuit`` leaves, as
     :meth:`State.probabilities <genqsim.states.protocol.State.probabilities>` gives them.
     Measurements at the end of the circuit are left out (they leave the distribution as it
-    is); mid-circuit ones collapse the state as :func:`genqsim.simulate` does, unless the
-    method keeps every branch (``method="density_matrix"``). ``simulate_options`` go to
-    :func:`genqsim.simulate` (``method``, ``numbers``, ``initial``, ...).
+    is). With mid-circuit measurements, resets, conditionals or channels the probabilities
+    are the mean over their outcomes, as :func:`genqsim.expectation` averages them
+    (:mod:`genqsim.states.histories`: every history on state vectors, or a method that
+    averages), not one history's. ``simulate_options`` go to :func:`genqsim.simulate`
+    (``method``, ``numbers``, ``initial``, ...).
 
     ``values`` binds the circuit's parameters; arrays broadcast as NumPy's do, and the result
     has their broadcast shape followed by the ``2**len(qubits)`` outcomes (floats, or exact
@@ -82,6 +85,19 @@ def _probabilities_point(
 ) -> Any:
     """:func:`probabilities` at one bound point (``seed`` unused: exact values). Terminal
     measurements do not change the distribution, so they are not run (a state vector would
-    collapse on one outcome)."""
+    collapse on one outcome); mid-circuit ones give the mean over their outcomes."""
     rest, _ = circuit.split_terminal_measurements()
+    if rest.has_non_unitary:
+        method = options.get("method", AUTO)
+        run = averaging_method(rest, options.get("numbers"), method, _own(options))
+        if run is None:
+            (mean,) = mean_over_histories(rest, lambda s: [s.probabilities(qubits)], options)
+            return mean
+        options = {**options, "method": run}
     return simulate(rest, **options).probabilities(qubits)
+
+
+def _own(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The method's own options among :func:`genqsim.simulate`'s keywords."""
+    shared = ("method", "numbers", "backend", "initial", "device", "seed")
+    return {k: v for k, v in options.items() if k not in shared}

@@ -36,13 +36,10 @@ from .cones import (
     has_narrower_cone,
     narrower_groups,
 )
-from .counting import branch_states
+from .histories import averaging_method, mean_over_histories
 from .point_reader import point_reader
 from .registry import (
-    AUTO,
     DEFAULT_METHOD,
-    choose_method,
-    method_spec,
     simulate,
     swept_states,
 )
@@ -87,10 +84,10 @@ def expectation(
     with mid-circuit measurements, resets, conditionals or channels gives the mean over
     their outcomes, exactly: with ``method="statevector"`` (what ``"auto"`` picks without
     noise) every history of outcomes with a nonzero probability is followed, one state
-    vector at a time (at most :data:`MAX_HISTORIES` of them); ``"density_matrix"`` holds the
-    ensemble, ``"trajectories"`` estimates it, and Pauli propagation averages as it
-    propagates. Methods that keep one history (MPS, MPI) refuse such circuits rather than
-    give one run's value.
+    vector at a time (at most :data:`~genqsim.states.histories.MAX_HISTORIES` of them);
+    ``"density_matrix"`` holds the ensemble, ``"trajectories"`` estimates it, and Pauli
+    propagation averages as it propagates. Methods that keep one history (MPS, MPI) refuse
+    such circuits rather than give one run's value.
 
     >>> import genqsim as gq
     >>> c = gq.Circuit(60).h(0).h(1).h(30).cx(0, 1)
@@ -140,11 +137,6 @@ def expectation(
     return result.reshape(shape + result.shape[1:])
 
 
-MAX_HISTORIES = 1 << 16
-"""Histories of mid-circuit outcomes (and Kraus branches) :func:`expectation` follows one
-state vector at a time; a circuit with more is refused, with the methods that serve it."""
-
-
 def _one_point(values: Mapping[Any, Any]) -> bool:
     """Whether ``values`` look like one point (its first value a number; the reader checks
     the rest and refuses anything else)."""
@@ -191,9 +183,12 @@ def _expectation_at(
     """The value(s) of :func:`expectation` for one bound circuit."""
     rest, _ = circuit.split_terminal_measurements()  # read-out: left to sampling
     if rest.has_non_unitary:  # mid-circuit measurements, resets, conditionals, channels
-        run = _ensemble_method(rest, numbers, method, method_options)
+        run = averaging_method(rest, numbers, method, method_options)
         if run is None:
-            return _mean_over_histories(rest, observable, numbers, backend, initial, method_options)
+            listed = list(observable) if isinstance(observable, (list, tuple)) else [observable]
+            options = {**method_options, "numbers": numbers, "backend": backend, "initial": initial}
+            means = mean_over_histories(rest, lambda s: [s.expectation(o) for o in listed], options)
+            return means if isinstance(observable, (list, tuple)) else means[0]
         method = run
     if isinstance(observable, (list, tuple)):
         if not observable:
@@ -214,61 +209,6 @@ def _expectation_at(
         )
     state = simulate(circuit, numbers, backend, initial, method=method, **method_options)
     return state.expectation(observable)
-
-
-def _ensemble_method(
-    circuit: Circuit,
-    numbers: str | NumberSystem | None,
-    method: str,
-    method_options: Mapping[str, Any],
-) -> str | None:
-    """How :func:`expectation` averages a circuit with mid-circuit measurements, resets,
-    conditionals or channels over its outcomes: ``None`` to follow every history on state
-    vectors (``"statevector"``, and ``"auto"`` where it would pick it, with machine
-    numbers), else the method to run, one whose values are such means (``MethodSpec.
-    averages``: a density matrix, trajectories, Pauli propagation; exact numbers take a
-    density matrix). Methods that run one history are refused."""
-    system = None if numbers is None else get_number_system(numbers)
-    chosen = choose_method(circuit, system, method_options) if method == AUTO else method
-    name = method_spec(chosen).name
-    exact = system is not None and system.dtype.kind != "c"
-    if name == "statevector":
-        return "density_matrix" if exact and not circuit.has_loops else None
-    if method_spec(chosen).averages:
-        return chosen
-    raise ArgumentValueError(
-        f"the expectation value of a circuit with mid-circuit measurements, resets, "
-        f"conditionals or channels is a mean over their outcomes, and method={chosen!r} runs "
-        "one history of them: use method='statevector' (every history, exactly), "
-        "'density_matrix' (the ensemble, exactly) or 'trajectories' (an estimate)"
-    )
-
-
-def _mean_over_histories(
-    circuit: Circuit,
-    observable: Any,
-    numbers: str | NumberSystem | None,
-    backend: str | None,
-    initial: Any,
-    method_options: Mapping[str, Any],
-) -> Any:
-    """The probability-weighted mean of ``observable`` over every history of ``circuit``'s
-    mid-circuit outcomes and Kraus branches (:func:`~.counting.branch_states`)."""
-    listed = list(observable) if isinstance(observable, (list, tuple)) else [observable]
-    options = {**method_options, "numbers": numbers, "backend": backend, "initial": initial}
-    options["method"] = "statevector"
-    totals: list[Any] = [0.0] * len(listed)
-    for count, (state, probability) in enumerate(branch_states(circuit, **options), 1):
-        if count > MAX_HISTORIES:
-            raise ArgumentValueError(
-                f"the circuit has more than {MAX_HISTORIES:,} histories of mid-circuit "
-                "outcomes with a nonzero probability, each a state vector to follow: its "
-                "mean over them is out of reach this way; use method='density_matrix' "
-                "(exact, up to about 13 qubits) or method='trajectories' (an estimate)"
-            )
-        for i, o in enumerate(listed):
-            totals[i] = totals[i] + probability * state.expectation(o)
-    return totals if isinstance(observable, (list, tuple)) else totals[0]
 
 
 def _expectation_by_cones(
