@@ -1,8 +1,8 @@
 """``gq.expectation`` and ``gq.probabilities`` of circuits with mid-circuit measurements,
-resets, conditionals and channels: the mean over their outcomes, checked against an independent reference, the
-density matrix's ensemble (which keeps every branch of every measurement and channel), and
-closed forms. Before, a state vector ran one history drawn at random, and both returned
-that run's values (``+1`` or ``-1`` where the mean is 0).
+resets, conditionals and channels: the mean over their outcomes, checked against an
+independent reference, the density matrix's ensemble (which keeps every branch of every
+measurement and channel), and closed forms. Before, a state vector ran one history drawn
+at random, and both returned that run's values (``+1`` or ``-1`` where the mean is 0).
 Terminal measurements stay read-out, left to sampling: the state before them is read."""
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ def test_a_coin_copied_by_a_condition_against_closed_forms():
     swept_many = gq.expectation(swept, "X0", values={"t": np.array([0.3, 1.2])})
     np.testing.assert_allclose(swept_many, np.cos([0.3, 1.2]), atol=1e-12)
     assert gq.expectation(_coin_then_copy(), "Z0 Z1 + Z1", numbers="sympy") == 1
+    for keywords in ({"seed": 1}, {"threads": 1}):  # simulate's own keywords pass through
+        assert gq.expectation(c, "Z0 Z1", **keywords) == pytest.approx(1.0, abs=1e-12)
+        np.testing.assert_allclose(gq.probabilities(c, **keywords), [0.5, 0, 0, 0.5])
     read_out = gq.Circuit(1, n_clbits=1).h(0).measure(0, 0)
     assert gq.expectation(read_out, "X0") == pytest.approx(1.0, abs=1e-12)
 

@@ -34,7 +34,7 @@ from .statevector import initial_state, run_statevector
 from .swept import run_statevector_point
 from .trajectories import run_trajectories
 
-_SIMULATE_PARAMETERS = frozenset(inspect.signature(simulate).parameters)
+SIMULATE_PARAMETERS = frozenset(inspect.signature(simulate).parameters)
 """What :func:`simulate` takes for every method; any other keyword is a method's option."""
 
 
@@ -83,7 +83,7 @@ def counts(
     method = simulate_options.get("method", AUTO)
     if method == AUTO:  # chosen as simulate chooses, from the numbers and the method's options
         numbers = simulate_options.get("numbers")
-        own = {k: v for k, v in simulate_options.items() if k not in _SIMULATE_PARAMETERS}
+        own = {k: v for k, v in simulate_options.items() if k not in SIMULATE_PARAMETERS}
         method = choose_method(rest, None if numbers is None else get_number_system(numbers), own)
     simulate_options = {**simulate_options, "method": method}
     if method_spec(method).ensemble:

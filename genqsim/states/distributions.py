@@ -89,15 +89,9 @@ def _probabilities_point(
     rest, _ = circuit.split_terminal_measurements()
     if rest.has_non_unitary:
         method = options.get("method", AUTO)
-        run = averaging_method(rest, options.get("numbers"), method, _own(options))
+        run = averaging_method(rest, options.get("numbers"), method, options)
         if run is None:
             (mean,) = mean_over_histories(rest, lambda s: [s.probabilities(qubits)], options)
             return mean
         options = {**options, "method": run}
     return simulate(rest, **options).probabilities(qubits)
-
-
-def _own(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The method's own options among :func:`genqsim.simulate`'s keywords."""
-    shared = ("method", "numbers", "backend", "initial", "device", "seed")
-    return {k: v for k, v in options.items() if k not in shared}

@@ -15,7 +15,7 @@ from typing import Any
 from ..circuit.circuit import Circuit
 from ..errors import ArgumentValueError
 from ..numbers import NumberSystem, get_number_system
-from .counting import branch_states
+from .counting import SIMULATE_PARAMETERS, branch_states
 from .protocol import State
 from .registry import AUTO, choose_method, method_spec
 
@@ -33,7 +33,8 @@ def averaging_method(
     machine numbers), else the method to run, one whose values are such means (exact
     numbers take a density matrix). Methods that run one history are refused."""
     system = None if numbers is None else get_number_system(numbers)
-    chosen = choose_method(circuit, system, options) if method == AUTO else method
+    own = {k: v for k, v in options.items() if k not in SIMULATE_PARAMETERS}
+    chosen = choose_method(circuit, system, own) if method == AUTO else method
     spec = method_spec(chosen)
     exact = system is not None and system.dtype.kind != "c"
     if spec.name == "statevector":
