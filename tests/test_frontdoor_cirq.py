@@ -100,6 +100,26 @@ def test_expectation_of_idle_qubit_and_terminal_measurements():
     assert np.allclose(got, [-1, 1])
 
 
+def test_expectation_values_after_a_mid_circuit_measurement_are_the_exact_mean():
+    """A coin measured mid-circuit and copied by a classical control: <Z1> is the mean
+    over the outcomes, 0, and <Z0 Z1> is 1, on every call (``cirq.Simulator`` gives one
+    run's value, +1 or -1)."""
+    a, b = cirq.LineQubit.range(2)
+    circuit = cirq.Circuit(
+        cirq.H(a), cirq.measure(a, key="m"), cirq.X(b).with_classical_controls("m"), cirq.H(a)
+    )
+    for _ in range(3):
+        got = Simulator().simulate_expectation_values(circuit, [cirq.Z(b), cirq.X(a)])
+        assert np.allclose(got, [0, 0], atol=1e-12)
+    copied = cirq.Circuit(
+        cirq.H(a), cirq.measure(a, key="m"), cirq.X(b).with_classical_controls("m")
+    )
+    got = Simulator().simulate_expectation_values(
+        copied, [cirq.Z(a) * cirq.Z(b)], permit_terminal_measurements=True
+    )
+    assert np.allclose(got, [1], atol=1e-12)
+
+
 def test_samples_equal_cirq_distribution_on_a_sweep():
     circuit, sweep, qubits = parametrised_circuit()
     measured = circuit + cirq.measure(*qubits, key="m")
