@@ -177,6 +177,27 @@ def test_estimator_symbolic_closed_form_on_unbound_parameters():
         assert got.real == pytest.approx(float(want), abs=1e-12)
 
 
+def test_estimator_of_a_dynamic_circuit_is_the_mean_over_its_outcomes():
+    """A coin measured mid-circuit and copied by ``if_test``: <ZI> (the copy) is 0 and <ZZ>
+    is 1 exactly, on every run, and Aer's estimator, which runs shots, agrees within five
+    sigma (``StatevectorEstimator`` refuses measurements)."""
+    from qiskit_aer.primitives import EstimatorV2
+
+    qc = QuantumCircuit(2, 1)
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.if_test((qc.clbits[0], 1)):
+        qc.x(1)
+    observables = [SparsePauliOp("ZI"), SparsePauliOp("ZZ")]
+    for _ in range(2):
+        evs = Estimator().run([(qc, observables)]).result()[0].data.evs
+        np.testing.assert_allclose(evs, [0.0, 1.0], atol=1e-12)
+    precision = 1 / 64  # Aer's estimates: within about this of the mean (one sigma)
+    aer = EstimatorV2(options={"run_options": {"seed": 3}})
+    found = aer.run([(qc, observables)], precision=precision).result()[0]
+    np.testing.assert_allclose(found.data.evs, [0.0, 1.0], atol=5 * precision)
+
+
 def test_estimator_refuses_bad_input():
     with pytest.raises(UnknownOptionError, match="max_bonds"):
         Estimator(max_bonds=3)
