@@ -300,3 +300,18 @@ def test_aliases_of_ranges_and_concatenations_and_their_refusals():
                            ("k", "names no qubits or classical bits")):  # fmt: skip
         with pytest.raises(gq.qasm.QasmError, match=f"line 5, column 1: let a: .*{message}"):
             gq.qasm.loads3(head + f"let a = {value};\n")
+
+
+def test_basis_gates_qiskit_writes_without_definitions_are_refused_with_the_reason():
+    """``qasm3.dumps(qc, basis_gates=[..., "ecr"])`` writes ``ecr`` calls with no definition,
+    for a consumer that knows the gate: refused, saying how Qiskit came to write it; with
+    the default basis, Qiskit defines it and the file runs as Qiskit runs the circuit."""
+    from qiskit import QuantumCircuit, qasm3
+    from qiskit.circuit.library import ECRGate
+
+    qc = QuantumCircuit(2)
+    qc.h(0)
+    qc.append(ECRGate(), [0, 1])
+    with pytest.raises(gq.qasm.QasmError, match=r"unknown gate 'ecr' .*basis_gates"):
+        gq.qasm.loads3(qasm3.dumps(qc, basis_gates=("U", "ecr")))
+    assert check("ecr", qc, "qasm3", qasm3.dumps(qc)) is None

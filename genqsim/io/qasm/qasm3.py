@@ -57,6 +57,12 @@ STDGATES = frozenset(
 )
 """The gates ``stdgates.inc`` declares: a file that includes it may not define them."""
 
+QISKIT_UNDEFINED_STANDARD_GATES = frozenset(
+    "c3sx ccz cs csdg ecr r rcccx rccx rzx xx_minus_yy xx_plus_yy".split()
+)
+"""Qiskit's standard gates that neither ``stdgates.inc`` nor ``qelib1.inc`` holds: a file
+calls one without a definition only where Qiskit's exporter was told it is a basis gate."""
+
 LANGUAGE_GATES = frozenset({"U", "gphase"})
 """The gates OpenQASM 3 itself defines."""
 
@@ -645,7 +651,14 @@ class _Reader:
                     for op in done]  # fmt: skip
         table = BUILTIN.get(_RENAMED.get(name, name))
         if table is None:
-            raise self.fail(f"unknown gate {name!r}", node)
+            hint = (
+                " (the file neither defines it nor includes a library that declares it; "
+                "Qiskit's exporter writes the gates of its basis_gates option as calls with no "
+                "definition: export with the default basis_gates, which defines the rest)"
+                if name in QISKIT_UNDEFINED_STANDARD_GATES
+                else ""
+            )
+            raise self.fail(f"unknown gate {name!r}{hint}", node)
         n_params, n_qubits, apply = table
         if len(values) != n_params:
             raise self.fail(f"gate {name!r} takes {n_params} parameter(s), got {len(values)}", node)
