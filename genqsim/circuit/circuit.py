@@ -692,6 +692,13 @@ class Circuit:
         )
 
     @property
+    def runs_before_read_out(self) -> bool:
+        """Whether anything but gates runs before the read-out: measurements that are not
+        terminal (:meth:`split_terminal_measurements`), resets, conditionals, channels. Such
+        a circuit's runs take histories of outcomes, and its statistics are means over them."""
+        return self.split_terminal_measurements()[0].has_non_unitary
+
+    @property
     def has_noise(self) -> bool:
         """Whether the circuit holds noise channels (also inside conditionals; kept until
         the circuit grows: choosing a method asks at every point of an optimiser's loop)."""

@@ -45,7 +45,7 @@ def cold_backend(args: argparse.Namespace, job: Job, method: str) -> Backend | N
     numbers, n_qubits = job.numbers, job.run_circuit.n_qubits
     if n_qubits > COLD_START_MAX_QUBITS:
         return None
-    if args.shots and sampled_circuit(job).split_terminal_measurements()[0].has_non_unitary:
+    if args.shots and sampled_circuit(job).runs_before_read_out:
         return None  # one run per shot: not a second's work on NumPy
     chosen = backend_for(numbers, size=1 << n_qubits)
     cache = capability(chosen, KernelCache)

@@ -52,10 +52,9 @@ def holds_ensemble(circuit: Circuit, numbers: NumberSystem) -> bool:
     """Whether a run of ``circuit`` should report the ensemble of its mid-circuit outcomes
     (a density matrix: measurements, resets or conditionals before the read-out, no while
     loop, a size a density matrix holds), rather than one history drawn at random."""
-    rest, _ = circuit.split_terminal_measurements()
     machine = numbers.dtype.kind == "c"
     return (
-        rest.has_non_unitary
+        circuit.runs_before_read_out
         and not circuit.has_loops
         and (circuit.n_qubits <= DENSITY_MATRIX_MAX_QUBITS or not machine)
     )

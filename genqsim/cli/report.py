@@ -33,10 +33,7 @@ def header(args: argparse.Namespace, job: Job, psi: Any) -> dict[str, Any]:
         result["noise"] = list(args.noise)
     if built_in:
         result.update(psi.summary())
-    if (
-        isinstance(psi, StateVector)
-        and job.run_circuit.split_terminal_measurements()[0].has_non_unitary
-    ):
+    if isinstance(psi, StateVector) and job.run_circuit.runs_before_read_out:
         result["history"] = (
             "one history of the mid-circuit measurements, drawn at random (--seed fixes it); "
             "their statistics: --shots, or --method density_matrix for the ensemble"

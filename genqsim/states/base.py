@@ -302,7 +302,7 @@ def pauli_sum_values(
     :meth:`~genqsim.backends.SweepRunner.pauli_strings_points` on a chunk of states). The
     same values as the points' states give one by one (machine numbers)."""
     arrays = obs.derived(("term arrays", ns.name), lambda: _term_arrays(obs, ns))
-    if arrays is None:  # no term (every one dephased by a terminal measurement): 0 at each point
+    if arrays is None:  # no term (an empty sum): 0 at every point
         none = np.zeros(0, dtype=np.int64)
         return [0.0] * np.shape(strings(none, none))[0]
     x_masks, z_masks, phases, weights = arrays

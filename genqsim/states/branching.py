@@ -76,8 +76,8 @@ class _Draws:
 class _Exact(_Draws):
     """Every branch, its probability in place of a count of shots (:func:`exact_branches`)."""
 
-    def __init__(self) -> None:
-        super().__init__(np.random.default_rng(0))  # never drawn from: one-shot fallbacks
+    def __init__(self) -> None:  # nothing is drawn: no generator
+        pass
 
     def outcomes(self, shots: float, p0: float, p1: float) -> tuple[float, float]:
         return shots * p0, shots * p1

@@ -290,9 +290,7 @@ def shot_groups(
     ``"trajectories"``, the default) and MPS (``method="mps"``)."""
     shots = check_shots(shots)
     generator = rng(seed)
-    kept = circuit.copy().keep_measurements()
-    method = simulate_options.get("method", AUTO)
-    options = {**simulate_options, "method": "statevector" if method == AUTO else method}
+    kept, options = _history_run(circuit, simulate_options)
     if method_spec(options["method"]).name == "mps":
         return iter(_mps_groups(circuit.n_qubits, kept, shots, generator, options))
     plan, initial = _shot_plan(kept, options)
@@ -307,9 +305,7 @@ def branch_states(circuit: Circuit, **simulate_options: Any) -> Iterator[tuple[S
     probabilities sum to 1: the exact mixture a density matrix holds, as state vectors, for
     front doors that need each branch's state (PennyLane's tree traversal without shots).
     State vectors (``method="statevector"``, the default, or ``"trajectories"``)."""
-    kept = circuit.copy().keep_measurements()
-    method = simulate_options.get("method", AUTO)
-    options = {**simulate_options, "method": "statevector" if method == AUTO else method}
+    kept, options = _history_run(circuit, simulate_options)
     if method_spec(options["method"]).name == "mps":
         raise ArgumentValueError(
             "the exact branches of a circuit's mid-circuit measurements run on state "
@@ -317,6 +313,16 @@ def branch_states(circuit: Circuit, **simulate_options: Any) -> Iterator[tuple[S
         )
     plan, initial = _shot_plan(kept, options)
     return exact_branches(plan, initial)
+
+
+def _history_run(
+    circuit: Circuit, simulate_options: dict[str, Any]
+) -> tuple[Circuit, dict[str, Any]]:
+    """A copy of ``circuit`` whose terminal measurements are made where they stand, and the
+    options of a run of one history at a time (``"auto"``: state vectors)."""
+    method = simulate_options.get("method", AUTO)
+    options = {**simulate_options, "method": "statevector" if method == AUTO else method}
+    return circuit.copy().keep_measurements(), options
 
 
 def _mps_groups(

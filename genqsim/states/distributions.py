@@ -16,7 +16,7 @@ import numpy as np
 
 from ..circuit.circuit import Circuit
 from .chunks import broadcast_points, run_points
-from .histories import averaging_method, mean_over_histories
+from .histories import means_or_method
 from .registry import AUTO, simulate, swept_states
 
 
@@ -88,10 +88,9 @@ def _probabilities_point(
     collapse on one outcome); mid-circuit ones give the mean over their outcomes."""
     rest, _ = circuit.split_terminal_measurements()
     if rest.has_non_unitary:
-        method = options.get("method", AUTO)
-        run = averaging_method(rest, options.get("numbers"), method, options)
-        if run is None:
-            (mean,) = mean_over_histories(rest, lambda s: [s.probabilities(qubits)], options)
-            return mean
-        options = {**options, "method": run}
+        read = lambda state: [state.probabilities(qubits)]  # noqa: E731
+        means, method = means_or_method(rest, read, options.get("method", AUTO), options)
+        if means is not None:
+            return means[0]
+        options = {**options, "method": method}
     return simulate(rest, **options).probabilities(qubits)

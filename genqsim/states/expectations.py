@@ -36,7 +36,7 @@ from .cones import (
     has_narrower_cone,
     narrower_groups,
 )
-from .histories import averaging_method, mean_over_histories
+from .histories import means_or_method
 from .point_reader import point_reader
 from .registry import (
     DEFAULT_METHOD,
@@ -183,13 +183,12 @@ def _expectation_at(
     """The value(s) of :func:`expectation` for one bound circuit."""
     rest, _ = circuit.split_terminal_measurements()  # read-out: left to sampling
     if rest.has_non_unitary:  # mid-circuit measurements, resets, conditionals, channels
-        run = averaging_method(rest, numbers, method, method_options)
-        if run is None:
-            listed = list(observable) if isinstance(observable, (list, tuple)) else [observable]
-            options = {**method_options, "numbers": numbers, "backend": backend, "initial": initial}
-            means = mean_over_histories(rest, lambda s: [s.expectation(o) for o in listed], options)
+        listed = list(observable) if isinstance(observable, (list, tuple)) else [observable]
+        options = {**method_options, "numbers": numbers, "backend": backend, "initial": initial}
+        read = lambda state: [state.expectation(o) for o in listed]  # noqa: E731
+        means, method = means_or_method(rest, read, method, options)
+        if means is not None:
             return means if isinstance(observable, (list, tuple)) else means[0]
-        method = run
     if isinstance(observable, (list, tuple)):
         if not observable:
             raise ArgumentValueError("an empty list of observables: give at least one")
@@ -226,7 +225,7 @@ def _expectation_by_cones(
     for group in cone_groups(circuit, observable, initial):
         value = group_value(group, options)
         total = value if total is None else total + value
-    if total is None:  # no term (an empty sum, or every term dephased by a measurement)
+    if total is None:  # no term (an empty sum)
         system = get_number_system(numbers or "complex128")
         return 0.0 if system.dtype.kind == "c" else system.zero
     return total

@@ -49,6 +49,22 @@ def averaging_method(
     )
 
 
+def means_or_method(
+    circuit: Circuit,
+    read: Callable[[State], list[Any]],
+    method: str,
+    options: Mapping[str, Any],
+) -> tuple[list[Any] | None, str]:
+    """For a circuit that :attr:`~genqsim.Circuit.runs_before_read_out` (its terminal
+    measurements left out): ``(means, method)``, the means of ``read`` over every history
+    where state vectors follow them, else ``(None, the method to run)``, one that averages
+    (:func:`averaging_method`); ``options`` are :func:`genqsim.simulate`'s."""
+    run = averaging_method(circuit, options.get("numbers"), method, options)
+    if run is None:
+        return mean_over_histories(circuit, read, options), method
+    return None, run
+
+
 def mean_over_histories(
     circuit: Circuit, read: Callable[[State], list[Any]], options: Mapping[str, Any]
 ) -> list[Any]:
