@@ -25,6 +25,7 @@ import numpy as np
 
 from ..numbers import NumberSystem
 from ..plan.calls import BlockRun, CallKind, DiagonalCall, GateCall, MatrixCall, PermutationCall
+from .cupy_launch import PackedLaunch, packed_launch
 from .pauli_coordinates import GatePauliCoordinates
 from .protocol import (
     ArrayNamespace,
@@ -72,6 +73,12 @@ TILE_BLOCKS_PER_SM = 16
 SPREAD_BITS = 6
 """Tile bits above the lowest series are placed by two look-up tables of 2**6 entries."""
 THREADS = 256
+NARROW_SERIES = 1
+"""Series of 32 subspaces a thread of ``apply_op_narrow`` (one-target calls) takes at once,
+loading all their amplitudes before it stores any. On an H200 (``gpu_bench.py --launches``,
+which also times 2 and 4) one was the fastest or within 2 % of it on H, U and CNOT at 24
+and 28 qubits in both precisions, and on T on qubit 2; two was 4-9 % faster on T on qubit
+n - 2."""
 MAX_BLOCKS = 65536
 """Grid cap: grid-stride loops cover the rest (the Apache Mahout QDP IQP-encoding kernel-fusion
 design)."""
@@ -121,6 +128,7 @@ def kernel_source(dtype: np.dtype | str) -> str:
         f"typedef {real} real_t;\n{real_states}"
         f"enum OpKind {{ {codes} }};\n#define SPREAD_BITS {SPREAD_BITS}\n"
         f"#define BLOCK_THREADS {THREADS}\n#define MAX_GROUP_BITS {MAX_GROUP_BITS}\n"
+        f"#define NARROW_SERIES {NARROW_SERIES}\n"
         f"{body}"
     )
 
@@ -302,12 +310,14 @@ def _encode_op(call: GateCall, dtype: np.dtype) -> np.ndarray | None:
 class GateLaunch(NamedTuple):
     """How one gate call launches on states of one dtype and shape, ready to go: the kernel
     (``None``: the call is too wide for its record to travel by value, so the wide kernel
-    runs its dense matrix), the grid, and the arguments after the state (the call's
-    ``OpParams`` record, the kernel's iterations, the state's length and its batch)."""
+    runs its dense matrix), the grid, the arguments after the state (the call's ``OpParams``
+    record, the kernel's iterations, the state's length and its batch), and, for a launch
+    kept on its call, the same packed for the driver (:mod:`.cupy_launch`)."""
 
     kernel: Any
     grid: tuple[int, ...]
     arguments: tuple
+    packed: PackedLaunch | None = None
 
 
 def launch_of(call: GateCall, dtype: np.dtype, shape: tuple[int, ...]) -> GateLaunch | None:
@@ -322,9 +332,20 @@ def launch_of(call: GateCall, dtype: np.dtype, shape: tuple[int, ...]) -> GateLa
     size = shape[-1]
     batch = shape[0] if len(shape) == 2 else 1
     n_iter = size >> (len(call.targets) + len(call.controls))
-    grid, _ = _launch_size(n_iter * batch)
-    kernel = _kernel(dtype, "apply_op" if len(call.targets) <= 3 else "apply_op_rows16")
+    name = gate_kernel_name(call)
+    per_thread = NARROW_SERIES if name == "apply_op_narrow" else 1
+    grid, _ = _launch_size(-(-n_iter * batch // per_thread))
+    kernel = _kernel(dtype, name)
     return GateLaunch(kernel, grid, (record, np.int64(n_iter), np.int64(size), np.int64(batch)))
+
+
+def gate_kernel_name(call: GateCall) -> str:
+    """The kernel of a gate call that travels by value: ``apply_op_narrow`` for one target
+    (compiled without the wider cases, so more warps fit a multiprocessor),
+    ``apply_op`` for up to 3, ``apply_op_rows16`` for the 16-row diagonals and
+    permutations."""
+    targets = len(call.targets)
+    return "apply_op_narrow" if targets <= 1 else "apply_op" if targets <= 3 else "apply_op_rows16"
 
 
 _kept_launches: weakref.WeakKeyDictionary[GateCall, dict[tuple, GateLaunch | None]] = (
@@ -344,7 +365,12 @@ def kept_launch(call: GateCall, dtype: np.dtype, shape: tuple[int, ...]) -> Gate
     key = (dtype, shape)
     launch = per_state.get(key, _NOT_KEPT)
     if launch is _NOT_KEPT:  # None is a kept answer: nothing to launch
-        launch = per_state[key] = launch_of(call, dtype, shape)
+        launch = launch_of(call, dtype, shape)
+        if launch is not None and launch.kernel is not None:
+            packed = packed_launch(_cupy(), launch.kernel, launch.grid[0], THREADS,
+                                   launch.arguments)  # fmt: skip
+            launch = launch._replace(packed=packed)
+        per_state[key] = launch
     return launch  # type: ignore[return-value]
 
 
@@ -356,13 +382,14 @@ answer: nothing to launch, or a run's calls one by one)."""
 class TileLaunch(NamedTuple):
     """A block run's tile kernel as launched on states of one dtype and shape on one device:
     the kernel, its grid, the arguments after the state (the run's records on the device,
-    its call count, its tile, the tile count and the tiles a block holds) and its shared
-    memory."""
+    its call count, its tile, the tile count and the tiles a block holds), its shared
+    memory, and the same packed for the driver (:mod:`.cupy_launch`)."""
 
-    kernel: str
+    kernel: Any
     grid: tuple[int]
     arguments: tuple
     shared_mem: int
+    packed: PackedLaunch | None
 
 
 def tile_launch(
@@ -399,7 +426,10 @@ def tile_launch(
     grid = (max(1, min(TILE_BLOCKS_PER_SM * _multiprocessors(device), n_tiles >> group_bits)),)
     tiles = tile_record(run.qubits, state_bits)
     arguments = (ops, np.int32(len(run.calls)), tiles, np.int64(n_tiles), np.int32(group_bits))
-    return TileLaunch(kernel_name, grid, arguments, tile_bytes << group_bits)
+    kernel = _kernel(dtype, kernel_name)
+    shared_mem = tile_bytes << group_bits
+    packed = packed_launch(_cupy(), kernel, grid[0], THREADS, arguments, shared_mem)
+    return TileLaunch(kernel, grid, arguments, shared_mem, packed)
 
 
 def tile_kernel_name(calls: Sequence[GateCall]) -> str:
@@ -512,6 +542,9 @@ class CupyBackend(
             self._apply_wide(state, _dense_of(call), call.targets, call.controls,
                              control_values, size >> len(call.qubits), batch)  # fmt: skip
             return
+        if launch.packed is not None:
+            launch.packed(state)
+            return
         launch.kernel(launch.grid, (THREADS,), (state, *launch.arguments))
 
     def _apply_wide(self, state, matrix, targets, controls, control_values, n_iter, batch):
@@ -567,10 +600,11 @@ class CupyBackend(
                                                     state.shape)  # fmt: skip
         if launch is None:
             run.run_in_order(self, state)
-            return
-        _kernel(state.dtype, launch.kernel)(
-            launch.grid, (THREADS,), (state, *launch.arguments), shared_mem=launch.shared_mem
-        )
+        elif launch.packed is not None:
+            launch.packed(state)
+        else:
+            launch.kernel(launch.grid, (THREADS,), (state, *launch.arguments),
+                          shared_mem=launch.shared_mem)  # fmt: skip
 
     # -- reductions ----------------------------------------------------------------------------
     def probabilities(self, state, qubits, numbers):

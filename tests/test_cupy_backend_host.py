@@ -5,6 +5,7 @@ the kernels read with the codes of CallKind."""
 from __future__ import annotations
 
 import sys
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -210,6 +211,10 @@ def standin_cupy(monkeypatch):
     cupy_backend._multiprocessors.cache_clear()
 
 
+BY_VALUE = ("apply_op", "apply_op_narrow")
+"""The kernels of gate calls whose records travel by value (one target: the narrow one)."""
+
+
 def test_a_kept_plan_launches_each_gate_from_what_it_kept_with_the_records_built_anew(
     standin_cupy, monkeypatch
 ):
@@ -249,22 +254,23 @@ def test_a_kept_plan_launches_each_gate_from_what_it_kept_with_the_records_built
     assert [(name, grid) for name, grid, _ in standin_cupy.launches] == [
         (name, grid) for name, grid, _ in first
     ]
-    by_value = [(call, launch) for call, launch in zip(plan, first) if launch[0] == "apply_op"]
+    by_value = [(call, launch) for call, launch in zip(plan, first) if launch[0] in BY_VALUE]
     assert len(by_value) == len(plan) - 2
-    for call, (_, _, args) in by_value:
+    for call, (name, _, args) in by_value:
+        assert name == ("apply_op_narrow" if len(call.targets) == 1 else "apply_op")
         assert args[0] is state
         assert args[1].tobytes() == _encode_op(call, np.dtype(np.complex128)).tobytes()
         n_iter = 64 >> len(call.qubits)
         assert [int(a) for a in args[2:]] == [n_iter, 64, 3]
-    assert [name for name, _, _ in first if name != "apply_op"] == ["apply_dense_wide"]
+    assert [name for name, _, _ in first if name not in BY_VALUE] == ["apply_dense_wide"]
     assert sum(isinstance(c, DiagonalCall) and np.all(c.diagonal == 1) for c in plan) == 1
     assert sum(isinstance(c, MatrixCall) and len(c.targets) == 4 for c in plan) == 1
-    assert sorted(standin_cupy.lookups) == ["apply_dense_wide", "apply_op"]
+    assert sorted(standin_cupy.lookups) == ["apply_dense_wide", "apply_op", "apply_op_narrow"]
     single = np.zeros(64, dtype=np.complex128)  # another shape: launches of its own
     standin_cupy.launches.clear()
     run_plan(plan, backend, single)
     assert len(derived) == 2 * len(plan)
-    launched = [args for name, _, args in standin_cupy.launches if name == "apply_op"]
+    launched = [args for name, _, args in standin_cupy.launches if name in BY_VALUE]
     assert [[int(a) for a in args[2:]] for args in launched] == [
         [64 >> len(call.qubits), 64, 1] for call, _ in by_value
     ]
@@ -311,3 +317,106 @@ def test_a_kept_plan_launches_its_tile_runs_from_what_each_run_kept(standin_cupy
         assert [(n, g) for n, g, _ in again] == [(n, g) for n, g, _ in first]
         for (_, _, args), (_, _, kept) in zip(again, first):
             assert all(a is b for a, b in zip(args, kept))
+
+
+class _DriverStandIn:
+    """CuPy's driver binding as a packed launch calls it: ``launchKernel`` reads the table of
+    argument addresses it is given and the bytes at each, as ``cuLaunchKernel`` would, and
+    refuses a launch while ``refuse`` is set (a thread without a CUDA context)."""
+
+    class CUDADriverError(RuntimeError):
+        pass
+
+    def __init__(self, sizes: list[int]) -> None:
+        self.sizes, self.launches, self.refuse = sizes, [], False
+
+    def launchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, table, extra):
+        import ctypes
+
+        if self.refuse:
+            raise self.CUDADriverError("CUDA_ERROR_INVALID_CONTEXT")
+        addresses = (ctypes.c_void_p * len(self.sizes)).from_address(table)
+        values = [ctypes.string_at(a, n) for a, n in zip(addresses, self.sizes)]
+        self.launches.append((function, (gx, gy, gz), (bx, by, bz), shared, stream, values))
+
+
+class _RawKernelStandIn:
+    """A RawKernel: its function on the current device (``.kernel.ptr``), and CuPy's own
+    launch, recorded."""
+
+    kernel = SimpleNamespace(ptr=0xF00)
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def __call__(self, grid, block, args, shared_mem=0) -> None:
+        self.calls.append((grid, block, args, shared_mem))
+
+
+def test_a_packed_launch_hands_the_driver_the_bytes_cupy_would_pass(standin_cupy):
+    """A kept gate launch packed for the driver: the table of addresses ``cuLaunchKernel``
+    reads holds the state's device pointer (written at each launch: a second state gets its
+    own), the call's OpParams record byte for byte, and the iterations, length and batch as
+    64-bit integers, on CuPy's current stream with the grid and block of CuPy's launch. A
+    launch the driver refuses goes through CuPy's own launch with the same arguments."""
+    from genqsim.backends.cupy_backend import THREADS, _encode_op, launch_of
+    from genqsim.backends.cupy_launch import packed_launch
+    from genqsim.plan.calls import MatrixCall
+
+    dtype = np.dtype(np.complex128)
+    call = MatrixCall(np.array([[0, 1j], [1, 0]]), (3,), (1,), (0,))
+    kernel = _RawKernelStandIn()
+    launch = launch_of(call, dtype, (1 << 20,))._replace(kernel=kernel)
+    record = _encode_op(call, dtype)
+    driver = _DriverStandIn([8, record.nbytes, 8, 8, 8])
+    stream = SimpleNamespace(ptr=0x5EAD)
+    cupy = SimpleNamespace(cuda=SimpleNamespace(driver=driver, get_current_stream=lambda: stream))
+    packed = packed_launch(cupy, kernel, launch.grid[0], THREADS, launch.arguments)
+    assert packed is not None
+    states = [_DeviceArrayStandIn(0x7000_0000_1000), _DeviceArrayStandIn(0x7000_0040_0000)]
+    for state in states:
+        packed(state)
+    assert [values[0] for *_, values in driver.launches] == [
+        int(s.data.ptr).to_bytes(8, "little") for s in states
+    ]
+    for function, grid, block, shared, on, values in driver.launches:
+        assert (function, grid, block, shared, on) == (0xF00, (launch.grid[0], 1, 1),
+                                                       (THREADS, 1, 1), 0, 0x5EAD)  # fmt: skip
+        assert values[1] == record.tobytes()
+        n_iter = (1 << 20) >> 2
+        assert [int.from_bytes(v, "little") for v in values[2:]] == [n_iter, 1 << 20, 1]
+    assert kernel.calls == []
+    driver.refuse = True
+    packed(states[1])
+    assert len(driver.launches) == 2
+    ((grid, block, args, shared),) = kernel.calls
+    assert (grid, block, shared) == (launch.grid, (THREADS,), 0)
+    assert args[0] is states[1] and args[1:] == launch.arguments
+
+
+def test_a_launch_is_packed_only_where_cupy_offers_the_driver_and_every_argument_packs():
+    """A stand-in CuPy without a driver binding, a kernel that is no RawKernel, or an
+    argument that is neither a device array, a one-element NumPy array nor a NumPy scalar:
+    CuPy's own launch serves (no packed launch)."""
+    from genqsim.backends.cupy_launch import packed_launch
+
+    driver = _DriverStandIn([8])
+    with_driver = SimpleNamespace(
+        cuda=SimpleNamespace(driver=driver, get_current_stream=lambda: None)
+    )
+    kernel = _RawKernelStandIn()
+    assert packed_launch(with_driver, kernel, 1, 32, (np.int64(3),)) is not None
+    assert packed_launch(SimpleNamespace(cuda=SimpleNamespace()), kernel, 1, 32, ()) is None
+    assert packed_launch(with_driver, lambda *a, **k: None, 1, 32, ()) is None
+    assert packed_launch(with_driver, kernel, 1, 32, (np.zeros(4),)) is None
+    assert packed_launch(with_driver, kernel, 1, 32, (3,)) is None
+
+
+class _DeviceArrayStandIn:
+    """A device array as a packed launch reads it: ``.data.ptr``, in a module named
+    ``cupy``."""
+
+    __module__ = "cupy"
+
+    def __init__(self, pointer: int) -> None:
+        self.data = SimpleNamespace(ptr=pointer)

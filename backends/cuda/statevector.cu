@@ -114,6 +114,37 @@ __device__ __forceinline__ OpRows<D, Index> op_rows(const OpParams& op) {
     return rows;
 }
 
+// The two halves of an operation on the amplitudes amp[base + at[r]]: load_rows reads the
+// rows it needs into a[] (a dense matrix every row, a diagonal or permutation its active
+// ones), store_rows writes what the operation makes of them (a permutation moves row r to
+// to[r] times its phase; a diagonal's to[r] is at[r]). Split so a thread can load the rows
+// of several subspaces before it stores any (apply_op_series).
+template <int D, typename Index>
+__device__ __forceinline__ void load_rows(const cplx* amp, Index base, const OpRows<D, Index>& op,
+                                          cplx* a) {
+#pragma unroll
+    for (int r = 0; r < D; ++r)
+        if (op.kind == OP_DENSE || (op.active >> r & 1)) a[r] = amp[base + op.at[r]];
+}
+
+template <int D, typename Index, typename Entry>
+__device__ __forceinline__ void store_rows(cplx* amp, Index base, const OpRows<D, Index>& op,
+                                           const cplx* a, Entry entry) {
+    if (D <= MAX_DIM && op.kind == OP_DENSE) {  // never dense above MAX_DIM rows
+#pragma unroll
+        for (int r = 0; r < D; ++r) {
+            cplx s = c_make(0, 0);
+#pragma unroll
+            for (int c = 0; c < D; ++c) s = c_add(s, c_mul(entry(r * D + c), a[c]));
+            amp[base + op.at[r]] = s;
+        }
+        return;
+    }
+#pragma unroll
+    for (int r = 0; r < D; ++r)
+        if (op.active >> r & 1) amp[base + op.to[r]] = c_mul(entry(r), a[r]);
+}
+
 // Apply an operation of D = 2**k rows (op.dim == D) to the amplitudes amp[base + at[r]] (amp
 // may be global or shared memory). D is a template parameter so every loop is unrolled to
 // exactly the rows the operation has, with no predicated-off work; a diagonal or permutation
@@ -136,24 +167,8 @@ __device__ __forceinline__ void apply_op_rows(cplx* amp, Index base, const OpRow
     }
     if (D > HELD) return;  // never reached: the host ran this run on the kernel with HELD = D
     cplx a[D];
-    if (D <= MAX_DIM && op.kind == OP_DENSE) {  // never dense above MAX_DIM rows
-#pragma unroll
-        for (int r = 0; r < D; ++r) a[r] = amp[base + op.at[r]];
-#pragma unroll
-        for (int r = 0; r < D; ++r) {
-            cplx s = c_make(0, 0);
-#pragma unroll
-            for (int c = 0; c < D; ++c) s = c_add(s, c_mul(entry(r * D + c), a[c]));
-            amp[base + op.at[r]] = s;
-        }
-        return;
-    }
-#pragma unroll
-    for (int r = 0; r < D; ++r)
-        if (op.active >> r & 1) a[r] = amp[base + op.at[r]];
-#pragma unroll
-    for (int r = 0; r < D; ++r)
-        if (op.active >> r & 1) amp[base + op.to[r]] = c_mul(entry(r), a[r]);
+    load_rows<D>(amp, base, op, a);
+    store_rows<D>(amp, base, op, a, entry);
 }
 
 // CALL(D) for the operation's row count D = dim (the same for every thread, so the switch
@@ -201,6 +216,54 @@ extern "C" __global__ void OCCUPANCY apply_op(cplx* psi, const OpParams op, inde
 #define APPLY_OP_GRID(D) apply_op_grid<D>(psi, op, n_iter, state_size, batch)
     DISPATCH_DIM(op.dim, APPLY_OP_GRID)
 #undef APPLY_OP_GRID
+}
+
+// One operation of D rows over a batch, each warp taking NARROW_SERIES series of 32
+// consecutive subspace iterations at a time (lane l the l-th of each): a thread loads the
+// rows of all its NARROW_SERIES subspaces before it stores any, so more bytes are in flight
+// a thread, and a warp reads and writes runs of 32 * NARROW_SERIES amplitudes in a row on
+// each side of a high target (fewer DRAM row switches than one series at a time). The host
+// sizes the grid for NARROW_SERIES iterations a thread (launch_of).
+template <int D>
+__device__ __forceinline__ void apply_op_series(cplx* psi, const OpParams& op, index_t n_iter,
+                                                index_t state_size, index_t batch) {
+    const index_t total = n_iter * batch;
+    const int iter_bits = __ffsll(n_iter) - 1;
+    const OpRows<D, index_t> rows = op_rows<D, index_t>(op);
+    const auto entry = [&](int k) { return op_entry(op, k); };
+    const index_t thread = blockIdx.x * (index_t)blockDim.x + threadIdx.x;
+    const index_t first = (thread >> 5) * (32 * NARROW_SERIES) + (thread & 31);
+    const index_t stride = (index_t)blockDim.x * gridDim.x * NARROW_SERIES;
+    for (index_t t0 = first; t0 < total; t0 += stride) {
+        index_t base[NARROW_SERIES];
+        cplx a[NARROW_SERIES][D];
+#pragma unroll
+        for (int k = 0; k < NARROW_SERIES; ++k) {
+            const index_t t = t0 + 32 * k;
+            if (t < total) {
+                const index_t i = t & (n_iter - 1);
+                base[k] = (t >> iter_bits) * state_size +
+                          (deposit_zeros(i, op.fixed, op.n_fixed) | op.control_value);
+                load_rows<D>(psi, base[k], rows, a[k]);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < NARROW_SERIES; ++k)
+            if (t0 + 32 * k < total) store_rows<D>(psi, base[k], rows, a[k], entry);
+    }
+}
+
+// An operation on one target (every one-qubit gate, with or without controls), in series
+// (apply_op_series). Compiled without the wider cases it needs few enough registers that 8
+// blocks of BLOCK_THREADS fit an SM in single precision and 6 in double, not apply_op's 4:
+// those extra warps keep more bytes in flight too.
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, sizeof(real_t) == 4 ? 8 : 6)
+    apply_op_narrow(cplx* psi, const OpParams op, index_t n_iter, index_t state_size,
+                    index_t batch) {
+    if (op.dim == 1)
+        apply_op_series<1>(psi, op, n_iter, state_size, batch);
+    else
+        apply_op_series<2>(psi, op, n_iter, state_size, batch);
 }
 
 // A diagonal or permutation of 16 rows.
