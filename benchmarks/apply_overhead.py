@@ -11,7 +11,8 @@ over the whole state that every later apply runs) and the applies after it, agai
 updating its own state with the same circuit in the same process, with 1 and 2 threads.
 
 ``--gpu-host`` measures instead the CuPy backend's host work per gate on any machine: CuPy
-is replaced by a stand-in whose kernels record their launches and do nothing, and each
+is replaced by a stand-in whose kernels (and driver launches, for launches packed on a kept
+plan) count their launches and do nothing, and each
 single-gate case of ``gpu_bench.py`` (H, X, T, CNOT, U on qubit 2 and n - 2, 24 qubits,
 complex64 and complex128) is applied again as that benchmark does, the gate's plan kept on
 its circuit; then random circuits of 16 and 20 qubits (20 layers), whose plans run in
@@ -73,18 +74,26 @@ def standin_cupy() -> types.ModuleType:
     module = types.ModuleType("cupy")
     module.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
     module.__version__ = "stand-in"
-    array_type = type("ndarray", (np.ndarray,), {"__module__": "cupy"})
+    # a device array's pointer, as a packed launch reads it (`data.ptr`)
+    pointer = types.SimpleNamespace(ptr=0)
+    array_type = type("ndarray", (np.ndarray,), {"__module__": "cupy", "data": pointer})
     launches = [0]
 
-    def launch(grid, block, args, shared_mem=0):
+    class RawKernel:  # CuPy's own launch, and its function for the driver's
+        kernel = types.SimpleNamespace(ptr=1)
+
+        def __call__(self, grid, block, args, shared_mem=0) -> None:
+            launches[0] += 1
+
+    def launch_kernel(function, gx, gy, gz, bx, by, bz, shared, stream, table, extra) -> None:
         launches[0] += 1
 
     class RawModule:
         def __init__(self, code: str, options: tuple = ()) -> None:
             pass
 
-        def get_function(self, name: str) -> Callable[..., None]:
-            return launch
+        def get_function(self, name: str) -> RawKernel:
+            return RawKernel()
 
     runtime = types.SimpleNamespace(
         getDevice=lambda: 0,
@@ -92,8 +101,11 @@ def standin_cupy() -> types.ModuleType:
         memGetInfo=lambda: (1 << 40, 1 << 40),
         getDeviceProperties=lambda device: {"multiProcessorCount": 132, "name": b"stand-in"},
     )
+    driver = types.SimpleNamespace(launchKernel=launch_kernel, CUDADriverError=RuntimeError)
+    stream = types.SimpleNamespace(ptr=0)
     module.ndarray, module.RawModule, module.launches = array_type, RawModule, launches
-    module.cuda = types.SimpleNamespace(runtime=runtime)
+    module.cuda = types.SimpleNamespace(runtime=runtime, driver=driver,
+                                        get_current_stream=lambda: stream)  # fmt: skip
     module.zeros = lambda shape, dtype=float: np.zeros(shape, dtype).view(array_type)
     module.asarray = lambda a, dtype=None: np.asarray(a, dtype).view(array_type)
     return module

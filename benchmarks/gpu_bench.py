@@ -19,7 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -245,6 +246,124 @@ def custatevec_case(circuit: gq.Circuit, dtype: str, repeat: int) -> float | str
     return t
 
 
+QUEUED = 50
+"""Launches queued back to back where a row times the GPU's own work per launch."""
+
+
+@cache
+def series_kernel(dtype: str, series: int) -> Any:
+    """``apply_op_narrow`` compiled with ``series`` series of 32 subspaces a thread (the
+    backend compiles ``NARROW_SERIES``); from 4 on, with 4 blocks an SM so it does not
+    spill."""
+    import re
+
+    from genqsim.backends.cupy_backend import kernel_source
+
+    source = re.sub(r"#define NARROW_SERIES \d+", f"#define NARROW_SERIES {series}",
+                    kernel_source(dtype))  # fmt: skip
+    if series > 2:
+        source = source.replace("sizeof(real_t) == 4 ? 8 : 6", "4")
+    module = _cupy().RawModule(code=source, options=("--std=c++14",))
+    return module.get_function("apply_op_narrow")
+
+
+def launch_breakdown(
+    n: int, dtype: str, gate: str, qubit: int, repeat: int
+) -> dict[str, float | str]:
+    """Where the time of one gate on ``n`` qubits goes (``gpu_bench.py --launches``): ``psi.apply``
+    alone and ``QUEUED`` of them back to back (per apply: at 24 qubits and up the GPU's own
+    time, the host's launches hidden behind the kernels), the kept launch packed for the
+    driver and CuPy's own launch of the same kernel and arguments, the host's time per call
+    without waiting for the GPU; queued, the kernel as the backend compiles it, with 1 and 4
+    series a thread (:func:`series_kernel`) and the kernel of every width (``apply_op``);
+    cuStateVec alone and queued."""
+    from genqsim.backends.cupy_backend import MAX_BLOCKS, THREADS, _kernel, kept_launch
+    from genqsim.numbers import get_number_system
+    from genqsim.plan.build import plan_for_backend
+
+    cupy = _cupy()
+    circuit = gq.Circuit(n)
+    GATES[gate](circuit, qubit)
+    psi = gq.zeros(n, numbers=dtype, device="gpu")
+    psi.apply(circuit, fuse=False)
+    (call,) = plan_for_backend(circuit, get_number_system(dtype), psi.backend, False, keep=True)
+    state = psi.amplitudes
+    launch = kept_launch(call, np.dtype(dtype), state.shape)
+    args = (state, *launch.arguments)
+    work = int(launch.arguments[1]) * int(launch.arguments[3])  # iterations times batch
+
+    def grid(series: int) -> tuple[int]:
+        return (max(1, min(MAX_BLOCKS, -(-work // (THREADS * series)))),)
+
+    def queued(job: Callable[[], object]) -> float:
+        return gpu_time(lambda: [job() for _ in range(QUEUED)], repeat) / QUEUED
+
+    def host_us(job: Callable[[], object], calls: int = 400) -> float:
+        cupy.cuda.Device().synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            job()
+        elapsed = time.perf_counter() - start
+        cupy.cuda.Device().synchronize()
+        return elapsed / calls
+
+    def run_kernel(kernel: Any, series: int) -> Callable[[], None]:
+        return lambda: kernel(grid(series), (THREADS,), args)
+
+    apply = lambda: psi.apply(circuit, fuse=False)  # noqa: E731
+    rows: dict[str, float | str] = {
+        "kernel": getattr(launch.kernel, "__name__", ""),
+        "apply": gpu_time(apply, repeat),
+        "apply queued": queued(apply),
+        "apply host": host_us(apply),
+        "packed launch": gpu_time(lambda: launch.packed(state), repeat),
+        "packed host": host_us(lambda: launch.packed(state)),
+        "CuPy launch": gpu_time(lambda: launch.kernel(launch.grid, (THREADS,), args), repeat),
+        "CuPy host": host_us(lambda: launch.kernel(launch.grid, (THREADS,), args)),
+        "packed queued": queued(lambda: launch.packed(state)),
+        "apply_op queued": queued(run_kernel(_kernel(np.dtype(dtype), "apply_op"), 1)),
+    }
+    if rows["kernel"] == "apply_op_narrow":
+        for series in (1, 4):
+            rows[f"series {series} queued"] = queued(run_kernel(series_kernel(dtype, series),
+                                                                series))  # fmt: skip
+    many = gq.Circuit(n)
+    for _ in range(QUEUED):
+        GATES[gate](many, qubit)
+    rows["cuStateVec"] = released(custatevec_case(circuit, dtype, repeat))
+    total = released(custatevec_case(many, dtype, repeat))
+    rows["cuStateVec queued"] = total / QUEUED if isinstance(total, float) else total
+    _cupy().get_default_memory_pool().free_all_blocks()
+    return rows
+
+
+def launch_table(sizes: Sequence[int], repeat: int) -> dict:
+    """:func:`launch_breakdown` of H, T, CNOT and U on qubits 2 and n - 2, as a table
+    (microseconds)."""
+    keys = ("apply", "apply queued", "apply host", "packed launch", "packed host", "CuPy launch",
+            "CuPy host", "packed queued", "series 1 queued", "series 4 queued",
+            "apply_op queued", "cuStateVec", "cuStateVec queued")  # fmt: skip
+    print(f"\none gate, microseconds (queued: {QUEUED} back to back, per launch; host: the "
+          "host's time per call, not waiting for the GPU)")  # fmt: skip
+    print(f"| case | {' | '.join(keys)} |\n|---|{'---:|' * len(keys)}")
+    results = {}
+    for dtype in ("complex64", "complex128"):
+        for n in sizes:
+            for gate in ("H", "T", "CNOT", "U"):
+                for where, qubit in (("low", 2), ("high", n - 2)):
+                    label = f"{gate} {where} n={n} {dtype}"
+                    try:
+                        rows = launch_breakdown(n, dtype, gate, qubit, repeat)
+                    except Exception as exc:  # a broken row says why; the benchmark goes on
+                        print(f"| {label} | {type(exc).__name__}: {exc} |", flush=True)
+                        continue
+                    results[label] = rows
+                    cells = [f"{rows[k] * 1e6:.1f}" if isinstance(rows.get(k), float)
+                             else str(rows.get(k, "")) for k in keys]  # fmt: skip
+                    print(f"| {label} | {' | '.join(cells)} |", flush=True)
+    return results
+
+
 def density_case(n: int, layers: int, pauli_basis: bool, repeat: int) -> float:
     """A noisy random circuit (U layers and a CX brick, depolarizing after every gate; the
     circuit of ``noise_bench.py``) on an ``n``-qubit density matrix on the GPU, complex128,
@@ -267,11 +386,21 @@ def main() -> None:
     parser.add_argument(
         "--sizes", default="24,26,28,30", help="qubit counts of the single-gate cases (comma list)"
     )
+    parser.add_argument(
+        "--launches", help="first, where one gate's time goes at these qubit counts (comma list)"
+    )
+    parser.add_argument(
+        "--gate-repeat", type=int, help="repeats of the single-gate cases (default: --repeat)"
+    )
     args = parser.parse_args()
     cupy = _cupy()
     props = cupy.cuda.runtime.getDeviceProperties(0)
     bw = copy_bandwidth(args.repeat)
     print(f"device: {props['name'].decode()}, copy bandwidth {bw / 1e9:.0f} GB/s", flush=True)
+    gate_repeat = args.gate_repeat or args.repeat
+    breakdown = {}
+    if args.launches:
+        breakdown = launch_table([int(n) for n in args.launches.split(",")], gate_repeat)
     sizes = (16, 18) if args.quick else tuple(int(n) for n in args.sizes.split(","))
     rows, results = [], {}
 
@@ -290,9 +419,9 @@ def main() -> None:
                 for where, q in (("low", 2), ("high", n - 2)):
                     c = gq.Circuit(n)
                     add(c, q)
-                    t = genqsim_case(c, dtype, args.repeat, False)
-                    peer = qibojit_case(c, dtype, args.repeat) if n <= 28 else None
-                    cusv = released(custatevec_case(c, dtype, args.repeat))
+                    t = genqsim_case(c, dtype, gate_repeat, False)
+                    peer = qibojit_case(c, dtype, gate_repeat) if n <= 28 else None
+                    cusv = released(custatevec_case(c, dtype, gate_repeat))
                     record(f"{name} {where} n={n} {dtype}", t, peer, 2 * item * 2**n, cusv)
     n_qft, n_rand = (16, 14) if args.quick else (28, 26)
     for label, circuit in (
@@ -329,7 +458,7 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"device": props["name"].decode(), "bandwidth": bw, "results": results,
-                       "time": time.time()}, fh, indent=1)  # fmt: skip
+                       "launches": breakdown, "time": time.time()}, fh, indent=1)  # fmt: skip
 
 
 if __name__ == "__main__":
