@@ -95,6 +95,10 @@ def positive_int(name: str, value: Any, *, none_ok: bool = False) -> None:
         raise ArgumentValueError(f"{name} must be {allowed}, got {value!r}")
 
 
+_NO_THREAD_SETTINGS = contextlib.nullcontext()
+"""What a backend without thread settings enters around a run (reusable: it holds nothing)."""
+
+
 def run_threads(
     backend: Any, options: RunOptions, blas: bool = False
 ) -> contextlib.AbstractContextManager[None]:
@@ -103,7 +107,7 @@ def run_threads(
     calls runs on the same count (:class:`~genqsim.support.blas.BlasThreads`), not on one
     thread per CPU of the machine."""
     scoped = capability(backend, ThreadScoped)
-    kernels = contextlib.nullcontext() if scoped is None else scoped.threads(options.threads)
+    kernels = _NO_THREAD_SETTINGS if scoped is None else scoped.threads(options.threads)
     if not blas:
         return kernels
     return _with_blas(kernels, run_thread_count(backend, options))
