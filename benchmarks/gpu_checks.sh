@@ -8,10 +8,14 @@
 #     bash benchmarks/gpu_checks.sh [tests] [bench] [pauli] [mps]   # default: all four
 #
 # Wheels in .whl/ (peers, and anything the machine's Python lacks) are installed first into
-# /tmp/site with no index. Limits in seconds: TESTS_S, BENCH_S, PAULI_S, MPS_S; GPU_BENCH_ARGS
-# and PAULI_ARGS pass arguments to gpu_bench.py (default: --repeat 3 --sizes 16,24,28: at 16
-# qubits a kernel takes microseconds, so the single gates show the host work per launch) and
-# pauli_bench.py (default: --repeat 2). The Pauli benchmark's lattice needs Qiskit (as wheels).
+# /tmp/site with no index. The peers of the bench step: custatevec-cu13 (60 MB: with this
+# checkout it just fits a call's 64 MiB), qibo, qibojit, openqasm3 and antlr4-python3-runtime
+# for Python 3.12; the mps step needs physics-tenpy and the pauli step Qiskit, which then go in
+# a call of their own. Limits in seconds: TESTS_S, BENCH_S, PAULI_S, MPS_S; GPU_BENCH_ARGS
+# and PAULI_ARGS pass arguments to gpu_bench.py (default: --repeat 5 --gate-repeat 20
+# --sizes 16,24,28 --launches 24: at 16 qubits a kernel takes microseconds, so the single
+# gates show the host work per launch; a best of 20 steadies the single gates, and the
+# launch table says where one gate's time goes) and pauli_bench.py (default: --repeat 2).
 set -u
 out=${OUT:-/tmp/gpu-checks}
 mkdir -p "$out"
@@ -60,7 +64,8 @@ for s in $steps; do
     bench)
         # shellcheck disable=SC2086
         TAIL=200 step bench "${BENCH_S:-200}" python3 benchmarks/gpu_bench.py \
-            ${GPU_BENCH_ARGS:---repeat 3 --sizes 16,24,28} --json "$out/gpu.json"
+            ${GPU_BENCH_ARGS:---repeat 5 --gate-repeat 20 --sizes 16,24,28 --launches 24} \
+            --json "$out/gpu.json"
         ;;
     pauli)
         # shellcheck disable=SC2086
