@@ -59,8 +59,9 @@ class PackedLaunch:
         arguments: Sequence[Any],
         shared_mem: int = 0,
     ) -> None:
-        values = [_packed_value(argument) for argument in arguments]
-        if any(value is None for value in values):
+        packed = [_packed_value(argument) for argument in arguments]
+        values = [value for value in packed if value is not None]
+        if len(values) < len(packed):
             raise TypeError("a kernel argument that cannot be packed (device arrays, one-element "
                             "NumPy arrays and NumPy scalars can)")  # fmt: skip
         driver = cupy.cuda.driver

@@ -189,6 +189,15 @@ __device__ __forceinline__ void apply_op_rows(cplx* amp, Index base, const OpRow
         DISPATCH_DIM(dim, CALL)                   \
     }
 
+// Where iteration t of an operation over a batch starts: in state t >> iter_bits, the
+// subspace numbered by t's low iter_bits bits (zero bits inserted at the sorted targets and
+// controls, the controls' selecting bits set).
+__device__ __forceinline__ index_t subspace_base(index_t t, index_t n_iter, int iter_bits,
+                                                 index_t state_size, const OpParams& op) {
+    return (t >> iter_bits) * state_size +
+           (deposit_zeros(t & (n_iter - 1), op.fixed, op.n_fixed) | op.control_value);
+}
+
 // One operation over a batch of states, each of `state_size` amplitudes; `n_iter` (a power
 // of two, 2**(n - n_fixed)) subspace iterations per state.
 template <int D>
@@ -199,10 +208,7 @@ __device__ __forceinline__ void apply_op_grid(cplx* psi, const OpParams& op, ind
     const OpRows<D, index_t> rows = op_rows<D, index_t>(op);
     for (index_t t = blockIdx.x * (index_t)blockDim.x + threadIdx.x; t < total;
          t += (index_t)blockDim.x * gridDim.x) {
-        const index_t b = t >> iter_bits;
-        const index_t i = t & (n_iter - 1);
-        const index_t base =
-            b * state_size + (deposit_zeros(i, op.fixed, op.n_fixed) | op.control_value);
+        const index_t base = subspace_base(t, n_iter, iter_bits, state_size, op);
         apply_op_rows<D>(psi, base, rows, [&](int k) { return op_entry(op, k); });
     }
 }
@@ -241,9 +247,7 @@ __device__ __forceinline__ void apply_op_series(cplx* psi, const OpParams& op, i
         for (int k = 0; k < NARROW_SERIES; ++k) {
             const index_t t = t0 + 32 * k;
             if (t < total) {
-                const index_t i = t & (n_iter - 1);
-                base[k] = (t >> iter_bits) * state_size +
-                          (deposit_zeros(i, op.fixed, op.n_fixed) | op.control_value);
+                base[k] = subspace_base(t, n_iter, iter_bits, state_size, op);
                 load_rows<D>(psi, base[k], rows, a[k]);
             }
         }
