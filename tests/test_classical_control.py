@@ -409,6 +409,91 @@ def test_while_loop_in_every_shot_by_shot_method_and_refused_by_ensembles():
         gq.counts(c, 10, method="density_matrix")
 
 
+def test_break_out_of_a_while_loop_against_the_series_and_aer():
+    """A coin, then while it shows 0: a fresh coin, ``break`` on 1, else flip ``q1``. The
+    flips before the first 1 are geometric, so ``q1`` ends 1 with probability
+    ``1/2 * (1/4 + 1/16 + ...) = 1/6``, and every shot ends with the coin 1. Read from Qiskit
+    and from its OpenQASM 3; Aer runs the same circuit."""
+    from qiskit_aer import AerSimulator
+
+    qc = QuantumCircuit(2, 2)
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.while_loop((qc.clbits[0], 0)):
+        qc.h(0)
+        qc.measure(0, 0)
+        with qc.if_test((qc.clbits[0], 1)):
+            qc.break_loop()
+        qc.x(1)
+    qc.measure(1, 1)
+    assert "break;" in qasm3.dumps(qc)
+    shots = 20_000
+    aer = AerSimulator(seed_simulator=4).run(qc, shots=shots).result().get_counts()
+    _close(aer, 1, 1 / 6, shots)
+    for c in both_ways(qc):
+        counts = gq.counts(c, shots, seed=6)
+        assert all(k[-1] == "1" for k in counts)
+        _close(counts, 1, 1 / 6, shots)
+
+
+def test_continue_and_break_in_a_while_loop_differ_as_they_should():
+    """``while (c1 == 0)``: turn ``q2`` by ``ry(0.6)``, toss ``q0``; on 1 jump, else flip
+    ``q1`` and measure it into ``c1``. With ``continue`` the loop goes on until a 0, so it
+    always ends with ``c1 = 1``, ``c0 = 0``, after k iterations with probability ``2^-k``;
+    with ``break`` it ends at the first toss: 1 (``c1 = 0``) or 0 (``c1 = 1``), after one
+    iteration. ``q2`` counts the iterations: ``sin(0.3 k)^2``."""
+    for jump in ("continue", "break"):
+        qc = QuantumCircuit(3, 3)
+        with qc.while_loop((qc.clbits[1], 0)):
+            qc.ry(0.6, 2)
+            qc.reset(0)
+            qc.h(0)
+            qc.measure(0, 0)
+            with qc.if_test((qc.clbits[0], 1)):
+                qc.continue_loop() if jump == "continue" else qc.break_loop()
+            qc.x(1)
+            qc.measure(1, 1)
+        qc.measure(2, 2)
+        shots = 20_000
+        if jump == "continue":
+            records = {"10"}
+            p2 = sum(2.0**-k * math.sin(0.3 * k) ** 2 for k in range(1, 200))
+        else:
+            records = {"01", "10"}
+            p2 = math.sin(0.3) ** 2
+        for c in both_ways(qc):
+            counts = gq.counts(c, shots, seed=8)
+            assert {k[1:] for k in counts} == records, jump
+            _close(counts, 2, p2, shots)
+
+
+def test_a_while_loop_inside_a_for_loop_keeps_its_own_break():
+    """Two rounds of: while ``c0`` is 0, toss ``q0`` (reset first) and ``break`` on 1 (the
+    while's), then flip ``q1``, once per round; the for loop runs both rounds, so ``q1``
+    ends 0, and the coin 1. ``while (true)`` with a break reads the same."""
+    qc = QuantumCircuit(2, 2)
+    with qc.for_loop(range(2)):
+        qc.reset(0)
+        qc.measure(0, 0)
+        with qc.while_loop((qc.clbits[0], 0)):
+            qc.reset(0)
+            qc.h(0)
+            qc.measure(0, 0)
+            with qc.if_test((qc.clbits[0], 1)):
+                qc.break_loop()
+        qc.x(1)
+    qc.measure(1, 1)
+    for c in both_ways(qc):
+        assert gq.counts(c, 500, seed=3) == {"01": 500}
+    text = (
+        'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit[2] q;\nbit[2] c;\n'
+        "for int i in [0:1] {\n  while (true) {\n    reset q[0];\n    h q[0];\n"
+        "    c[0] = measure q[0];\n    if (c[0]) { break; }\n  }\n  x q[1];\n}\n"
+        "c[1] = measure q[1];\n"
+    )
+    assert gq.counts(gq.qasm.loads3(text), 500, seed=3) == {"01": 500}
+
+
 def test_a_loop_that_never_ends_is_stopped_with_a_typed_error(monkeypatch):
     import genqsim.plan.calls as calls
 
@@ -430,7 +515,10 @@ def test_a_loop_that_never_ends_is_stopped_with_a_typed_error(monkeypatch):
             "uint[8] n = 0;\nwhile (b && n < 200) { n += 1; b = measure q; }",
             "still ran after 100 iterations",
         ),
-        ("while (b) { b = measure q; if (b) { break; } }", "break inside a while loop"),
+        (
+            "while (b) { b = measure q; if (b) { break; } b = measure q; }",
+            "a break inside a while loop is read where the bits its condition reads",
+        ),
         ("while (true) { x q; }", "reads no measured bit would never end"),
         ("bool a = b;\nwhile (a) { b = measure q; }", r"bit\(s\) \[0\] as they were before"),
     ],
@@ -886,12 +974,40 @@ def test_float_variables_in_conditions():
         assert distribution(circuit) == pytest.approx(expected, abs=1e-12)
 
 
+def test_unsigned_division_is_the_integer_quotient():
+    """Qiskit's ``expr.div`` of ``uint`` values: ``(c + 1) / 2 == 1`` for a two-bit register
+    of fair coins holds at c = 1 and 2 (the quotient 1, rounded down as every language
+    rounds non-negative quotients), so q2 flips with probability 1/2, on those records
+    alone. Aer refuses the division; the law is written out. Read from Qiskit and from its
+    OpenQASM 3 (``if ((c + 1) / 2 == 1)``)."""
+    from qiskit.circuit import ClassicalRegister
+
+    qc = QuantumCircuit(3)
+    c, o = ClassicalRegister(2, "c"), ClassicalRegister(1, "o")
+    qc.add_register(c)
+    qc.add_register(o)
+    qc.h(0)
+    qc.h(1)
+    qc.measure(0, c[0])
+    qc.measure(1, c[1])
+    with qc.if_test(expr.equal(expr.div(expr.add(c, 1), 2), 1)):
+        qc.x(2)
+    qc.measure(2, o[0])
+    assert "/ 2 == 1" in qasm3.dumps(qc)
+    expected = {f"{int(v in (1, 2))}{v >> 1}{v & 1}": 0.25 for v in range(4)}
+    for circuit in both_ways(qc):
+        assert distribution(circuit) == pytest.approx(expected, abs=1e-12)
+
+
 @pytest.mark.parametrize(
     "body, message",
     [
         ("float[64] x = 3.0;\nif (x / 2.0 > 1.4) { x q; }", None),  # 1.5 > 1.4: runs
         ("float[64] x = 3.0;\nif (x / 2.0 > 1.6) { x q; }", None),  # 1.5 < 1.6: does not
-        ("int[8] k = 3;\nif (k / 2 > 1) { x q; }", "an integer division"),
+        ("int[8] k = 7;\nif (k / 2 > 2) { x q; }", None),  # 7 / 2 is 3: runs
+        ("int[8] k = 7;\nif (k / 2 > 3) { x q; }", None),  # does not
+        ("int[8] k = -7;\nif (k / 2 > -4) { x q; }", "an integer division of a negative"),
+        ("int[8] k = 7;\nif (k / 0 > 1) { x q; }", "a classical division by zero"),
         ("float[64] x = 1.0;\nc[0] = x;", "a float \\(1.0\\) is stored into classical bits"),
         ("float[64] x = 1.0;\nif ((x & 1) == 1) { x q; }", "'&' does not apply to 1.0"),
     ],
@@ -903,7 +1019,7 @@ def test_float_arithmetic_in_openqasm3(body, message):
         with pytest.raises(QasmError, match=message):
             gq.qasm.loads3(source)
         return
-    expected = {"1": 1.0} if "1.4" in body else {"0": 1.0}
+    expected = {"1": 1.0} if "1.4" in body or "> 2)" in body else {"0": 1.0}
     assert distribution(gq.qasm.loads3(source)) == expected
 
 

@@ -58,16 +58,21 @@ Width = int | str
 ``int[w]``, :data:`FLOAT` float."""
 
 
-def _divided(a: Any, b: Any) -> float:
-    """``a / b`` of floats; integer division is refused (its rounding differs between
-    languages)."""
-    if not (isinstance(a, float) or isinstance(b, float)):
-        raise ClassicalError(
-            f"an integer division ({a} / {b}) is outside what genqsim reads: divide floats"
-        )
+def _divided(a: Any, b: Any) -> float | int:
+    """``a / b``: of floats (either operand), a float; of non-negative integers (Qiskit's
+    ``expr.div`` on ``uint`` values), the integer quotient, on which every rounding agrees.
+    A negative integer operand is refused: languages round its quotient differently (toward
+    zero, or down)."""
     if b == 0:
         raise ClassicalError(f"a classical division by zero ({a} / {b})")
-    return a / b
+    if isinstance(a, float) or isinstance(b, float):
+        return a / b
+    if a < 0 or b < 0:
+        raise ClassicalError(
+            f"an integer division of a negative value ({a} / {b}) is outside what genqsim "
+            "reads (languages round it differently): divide floats, or unsigned values"
+        )
+    return int(a) // int(b)
 
 
 class ClassicalError(ArgumentValueError):
@@ -196,8 +201,8 @@ values that reaches 8, a shift that moves bits past the top)."""
 def integer_width(node: Expression) -> int | None:
     """The integer type of ``node``'s value where the expression fixes one, as :func:`cast`
     takes widths (``w`` for ``uint[w]`` and ``w`` bits, ``-w`` for ``int[w]``): bits, casts,
-    ``~``, shifts (their left operand's), and the arithmetic and bitwise operators of
-    integers (the widest operand's, a constant counting as the bits it needs, signed if
+    ``~``, shifts (their left operand's), and the arithmetic (division too) and bitwise
+    operators of integers (the widest operand's, a constant counting as the bits it needs, signed if
     either is). ``None`` for constants alone, bools, floats and comparisons."""
     kind = node[0]
     if kind == "bits":
@@ -211,7 +216,7 @@ def integer_width(node: Expression) -> int | None:
         return integer_width(node[1])
     if kind == "select":
         return _joined_width(node[2], node[3])
-    if kind in WRAPPING:
+    if kind in WRAPPING or kind == "/":  # a quotient of integers keeps their type
         return _joined_width(node[1], node[2])
     return None
 
@@ -229,16 +234,14 @@ def _joined_width(a: Expression, b: Expression) -> int | None:
 
 
 def _is_float(node: Expression) -> bool:
-    """Whether ``node``'s value is a float: a float constant, a cast to float, a division,
-    or arithmetic with a float operand."""
+    """Whether ``node``'s value is a float: a float constant, a cast to float, or
+    arithmetic (a division too) with a float operand."""
     kind = node[0]
     if kind == "const":
         return isinstance(node[1], float)
     if kind in ("cast", "unknown"):
         return (node[1] if kind == "cast" else node[2]) == FLOAT
-    if kind == "/":
-        return True
-    if kind in ("+", "-", "*", "neg", "select"):
+    if kind in ("+", "-", "*", "/", "neg", "select"):
         return any(isinstance(child, tuple) and _is_float(child) for child in node[1:])
     return False
 
@@ -413,6 +416,7 @@ class ClassicalScope:
         self.loop_assigned: list[set[str]] = []  # the variables each of them assigns
         self.blocks: list[set[str]] = []  # the names declared in each block being read
         self.on_block_end: list[Callable[[set[str]], None]] = []  # readers' own names
+        self.break_flags = 0  # the while loops given a flag for their break so far
 
     def stamps(self, node: Expression) -> dict[int, int]:
         return {b: self.writes.get(b, 0) for b in bits_read(node)}
@@ -591,12 +595,19 @@ class JumpReader(Protocol):
         ``out``."""
 
 
-def read_entries(reader: JumpReader, entries: Sequence[Any], out: Any) -> None:
+def read_entries(
+    reader: JumpReader,
+    entries: Sequence[Any],
+    out: Any,
+    on_break: Callable[[], None] | None = None,
+) -> None:
     """Read ``entries`` (an unrolled loop's, with :data:`NEXT_ITERATION` between its
     iterations) into ``out``. ``break`` drops the entries after it, ``continue`` those up to
     the next iteration. A branch that holds a ``break`` takes every entry after it into each
     of its bodies, so that they run only where it was not taken; one that holds only
-    ``continue`` takes the rest of its iteration, and the iterations after it follow."""
+    ``continue`` takes the rest of its iteration, and the iterations after it follow.
+    ``on_break()`` is called where a ``break`` of these entries' loop is taken (a while
+    loop's body notes it: :func:`read_while_loop`)."""
     i = 0
     while i < len(entries):
         entry = entries[i]
@@ -605,17 +616,19 @@ def read_entries(reader: JumpReader, entries: Sequence[Any], out: Any) -> None:
             continue
         jump = reader.jump(entry)
         if jump == "break":
+            if on_break is not None:
+                on_break()
             return
         if jump == "continue":
             i = _next_iteration(entries, i)
             continue
         jumps = reader.jumps(entry)
         if "break" in jumps:
-            read_branches(reader, entry, entries[i + 1 :], out)
+            read_branches(reader, entry, entries[i + 1 :], out, on_break)
             return
         if jumps:
             end = _next_iteration(entries, i) - 1
-            read_branches(reader, entry, entries[i + 1 : end], out)
+            read_branches(reader, entry, entries[i + 1 : end], out, on_break)
             i = end
             continue
         reader.plain(entry, out)
@@ -628,16 +641,23 @@ def _next_iteration(entries: Sequence[Any], i: int) -> int:
     return following[0] + 1 if following else len(entries)
 
 
-def read_branches(reader: JumpReader, entry: Any, rest: Sequence[Any], out: Any) -> None:
+def read_branches(
+    reader: JumpReader,
+    entry: Any,
+    rest: Sequence[Any],
+    out: Any,
+    on_break: Callable[[], None] | None = None,
+) -> None:
     """A branch or block ``entry``, each of its bodies read with the entries ``rest`` after
-    it (none outside a loop's jumps), under its guard for the variables it assigns."""
+    it (none outside a loop's jumps), under its guard for the variables it assigns
+    (``on_break``: see :func:`read_entries`)."""
     bits, parts = reader.split(entry)
     before = [reader.scope.stamps(guard) for _, _, guard in parts]  # before any branch ran
     bodies = []
     for (block, values, guard), stamps in zip(parts, before):
         body = reader.new_body()
         with reader.scope.block(), reader.scope.guarded(guard, stamps):
-            read_entries(reader, [*block, *rest], body)
+            read_entries(reader, [*block, *rest], body, on_break)
         bodies.append((body, values))
     reader.branch_out(bits, bodies, entry, out)
 
@@ -675,31 +695,107 @@ def read_while(
 def read_while_loop(
     reader: JumpReader,
     condition: Callable[[], Expression],
-    read_body: Callable[[Any], None],
-    loop_out: Callable[[tuple[int, ...], list[int], Any], None],
+    entries: Sequence[Any],
+    loop_out: Callable[[tuple[int, ...], list[int], Any, Any], None],
     out: Any,
 ) -> None:
-    """A while loop read into ``out``: one loop (``loop_out(bits, values, body)``) run shot
-    by shot, or, where its condition or body reads a variable the body assigns (a counter,
-    ``while (c && n < 3) { n += 1; ... }``), unrolled into nested conditionals, each
-    iteration's body and the iterations after it inside the branch where the condition
-    held then, until the condition reads false (refused past :data:`MAX_UNROLLED_WHILE`
-    iterations). ``read_body(body)`` reads one iteration into ``body``."""
+    """A while loop whose body is ``entries`` read into ``out``: one loop
+    (``loop_out(bits, values, body, out)``) run shot by shot, or, where its condition or body
+    reads a variable the body assigns (a counter, ``while (c && n < 3) { n += 1; ... }``),
+    unrolled into nested conditionals, each iteration's body and the iterations after it
+    inside the branch where the condition held then, until the condition reads false
+    (refused past :data:`MAX_UNROLLED_WHILE` iterations). The reader counts the body as one
+    loop of its own (its ``jump`` gives its ``break`` and ``continue``).
+
+    ``continue`` leaves the rest of the body to the branches where it is not taken. A body
+    that can ``break`` is read with a flag: a variable set to 0 as each iteration starts and
+    to 1 where a ``break`` is taken, so after the body it is a function of the bits the
+    break's conditions read. The loop then runs its first iteration where the condition
+    holds, and again while the condition holds and the flag does not (read where those bits
+    are unchanged since the break: a body that measures into them after the break is
+    refused). Nothing is kept but the measured bits."""
     scope = reader.scope
+    flag = _break_flag(reader, entries)
     before = scope.snapshot()
+    on_break = None if flag is None else lambda: scope.assign(flag, const(1))
+
+    def read_body(body: Any) -> None:
+        if flag is not None:
+            scope.assign(flag, const(0))
+        with scope.block():
+            read_entries(reader, [*entries, NEXT_ITERATION], body, on_break)
+        for assigned in scope.loop_assigned:
+            assigned.discard(flag)  # set afresh by each iteration: not carried over
 
     def body_read() -> Any:
         body = reader.new_body()
         read_body(body)
         return body
 
+    def goes_on() -> Expression:
+        """The condition after an iteration: it holds, and the iteration took no break."""
+        holds = condition()
+        if flag is None:
+            return holds
+        try:
+            broken = scope.read(flag)
+        except ClassicalError:
+            raise ClassicalError(
+                "a break inside a while loop is read where the bits its condition reads are "
+                "not measured again before the body ends (genqsim keeps no classical memory "
+                "but the measured bits): measure into other bits after the break"
+            ) from None
+        return ("&&", holds, ("!", broken))
+
     try:
-        bits, values, body = read_while(scope, condition, body_read)
+        if flag is None:
+            loop_out(*read_while(scope, goes_on, body_read), out)
+        else:
+            _first_iteration_then_loop(reader, condition, goes_on, read_body, body_read,
+                                       loop_out, out)  # fmt: skip
     except LoopVariableError:
         scope.restore(before)
-        _unrolled(reader, condition, read_body, out, 0)
+        if flag is not None:
+            scope.assign(flag, const(0))
+        _unrolled(reader, goes_on, read_body, out, 0)
+    if flag is not None:
+        scope.variables.pop(flag, None)
+
+
+def _break_flag(reader: JumpReader, entries: Sequence[Any]) -> str | None:
+    """A new variable for a while loop's ``break`` (see :func:`read_while_loop`), declared
+    0 where the loop stands; ``None`` for a body that holds no ``break`` of its own."""
+    if not any(reader.jump(e) == "break" or "break" in reader.jumps(e) for e in entries):
+        return None
+    scope = reader.scope
+    scope.break_flags += 1
+    flag = f"$break{scope.break_flags}"  # no name a program can give
+    scope.declare(flag, 0, const(0))
+    return flag
+
+
+def _first_iteration_then_loop(
+    reader: JumpReader,
+    condition: Callable[[], Expression],
+    goes_on: Callable[[], Expression],
+    read_body: Callable[[Any], None],
+    body_read: Callable[[], Any],
+    loop_out: Callable[[tuple[int, ...], list[int], Any, Any], None],
+    out: Any,
+) -> None:
+    """A while loop that can ``break``, as its first iteration, where ``condition`` holds,
+    followed there by a loop on ``goes_on`` (the condition and no break taken): the flag a
+    break sets is a function of bits only once an iteration has run."""
+    holds = condition()
+    tested, values = values_where(holds)
+    if not values:  # false wherever the loop gets here: it never runs
         return
-    loop_out(bits, values, body)
+    first = reader.new_body()
+    with reader.scope.guarded(holds):
+        read_body(first)
+        if values_where(goes_on())[1]:  # else no iteration goes on past the first
+            loop_out(*read_while(reader.scope, goes_on, body_read), first)
+    reader.branch_out(tested, [(first, values)], None, out)
 
 
 def _unrolled(

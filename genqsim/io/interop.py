@@ -213,11 +213,6 @@ class _QiskitReader:
         name = entry[0].operation.name
         if name not in ("break_loop", "continue_loop"):
             return None
-        if self.scope.while_bodies and not self.loops:
-            raise ArgumentValueError(
-                f"Qiskit {name!r} inside a while_loop is not read (genqsim runs the body of a "
-                "while loop whole, each time)"
-            )
         if not self.loops:
             return None  # outside a loop: refused by plain()
         return "break" if name == "break_loop" else "continue"
@@ -277,20 +272,24 @@ class _QiskitReader:
         clbits: list[int],
     ) -> None:  # fmt: skip
         """A ``while_loop``: one while loop on the bits its condition reads (its body runs
-        shot by shot; see :class:`~genqsim.circuit.conditional.WhileLoop`)."""
-        loops, self.loops = self.loops, 0  # a break in its body is not an outer for_loop's
+        shot by shot; see :class:`~genqsim.circuit.conditional.WhileLoop`); ``break_loop``
+        and ``continue_loop`` in its body are its own (see
+        :func:`~genqsim.io.classical.read_while_loop`)."""
+        loops, self.loops = self.loops, 1  # its body: one loop's, not an outer for_loop's
 
-        def loop_out(bits: tuple[int, ...], values: list[int], block: Circuit) -> None:
+        def loop_out(
+            bits: tuple[int, ...], values: list[int], block: Circuit, target: Circuit
+        ) -> None:
             if any(inner.qubits or inner.gate.bits_written for inner in block.operations
                    if inner.gate.name != "barrier"):  # fmt: skip
-                c.while_(bits, values, block)
+                target.while_(bits, values, block)
 
         try:
             with self.at("while_loop"):
                 classical.read_while_loop(
                     self,
                     lambda: self.expression(qc, op.condition, clbit_map),
-                    lambda body: self.block(op.blocks[0], body, qubits, clbits),
+                    _entries(op.blocks[0], qubits, clbits),
                     loop_out,
                     c,
                 )
@@ -319,11 +318,6 @@ class _QiskitReader:
                 classical.read_entries(self, entries, c)
         finally:
             self.loops -= 1
-
-    def block(self, qc: Any, c: Circuit, qubit_map: list[int], clbit_map: list[int]) -> None:
-        """:meth:`read` of a block whose variables are local to it."""
-        with self.scope.block():
-            self.read(qc, c, qubit_map, clbit_map)
 
     def gate(self, c: Circuit, op: Any, qubits: list[int], clbits: list[int]) -> None:
         """A gate or an instruction with a definition."""

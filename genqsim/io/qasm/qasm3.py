@@ -251,11 +251,6 @@ class _Reader:
             self.qregs.pop(name, None)
             self.declarers.pop(name, None)
 
-    def block_statements(self, nodes: Iterable[Any], env: dict[str, Any], out: list[Any]) -> None:
-        """The statements of a block, its declarations local to it."""
-        with self.scope.block():
-            self.statements(nodes, env, out)
-
     def size(self, node: Any, env: dict[str, Any]) -> int | None:
         if node is None:
             return None
@@ -957,11 +952,7 @@ class _Reader:
         if kind not in ("BreakStatement", "ContinueStatement"):
             return None
         if not self.loops:
-            raise self.fail(
-                f"{kind[:-9].lower()} inside a while loop is not read (genqsim runs the body "
-                "of a while loop whole, each time)" if self.scope.while_bodies
-                else f"{kind[:-9].lower()} outside a loop", entry[0],
-            )  # fmt: skip
+            raise self.fail(f"{kind[:-9].lower()} outside a loop", entry[0])
         return "break" if kind == "BreakStatement" else "continue"
 
     def jumps(self, entry: tuple[Any, dict[str, Any]]) -> frozenset[str]:
@@ -981,18 +972,22 @@ class _Reader:
 
     def while_loop(self, node: Any, env: dict[str, Any], out: list[Any]) -> None:
         """``while (condition) { ... }`` as one while loop on the bits the condition reads
-        (the body runs shot by shot; see :class:`~genqsim.circuit.conditional.WhileLoop`)."""
-        loops, self.loops = self.loops, 0  # a break in its body is not an outer for's
+        (the body runs shot by shot; see :class:`~genqsim.circuit.conditional.WhileLoop`);
+        ``break`` and ``continue`` in its body are its own (see
+        :func:`~genqsim.io.classical.read_while_loop`)."""
+        loops, self.loops = self.loops, 1  # its body: one loop's, not an outer for's
 
-        def loop_out(bits: tuple[int, ...], values: list[int], block: list[Any]) -> None:
-            out.append(_Branch(bits, [(values, block)], loop=True))
+        def loop_out(
+            bits: tuple[int, ...], values: list[int], block: list[Any], target: list[Any]
+        ) -> None:
+            target.append(_Branch(bits, [(values, block)], loop=True))
 
         try:
             with self.classical_at(node):
                 classical.read_while_loop(
                     self,
                     lambda: self.expression(node.while_condition, env),
-                    lambda body: self.block_statements(node.block, env, body),
+                    [(statement, env) for statement in node.block],
                     loop_out,
                     out,
                 )
