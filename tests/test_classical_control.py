@@ -494,6 +494,44 @@ def test_a_while_loop_inside_a_for_loop_keeps_its_own_break():
     assert gq.counts(gq.qasm.loads3(text), 500, seed=3) == {"01": 500}
 
 
+def test_a_counted_while_loop_with_a_break_unrolls_to_the_exact_law():
+    """``while (n < 5) { n += 1; toss; if (c) { break; } x r; }``: the counter unrolls the
+    loop (no while loop is left, so a density matrix gives the exact law): k zeros before
+    the first 1 (probability ``2^-(k+1)``, k < 5) leave ``r`` flipped k times; five zeros
+    (1/32) leave the coin 0 and ``r`` flipped five times."""
+    text = (
+        'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nqubit r;\nbit c;\nbit d;\n'
+        "uint[8] n = 0;\nwhile (n < 5) {\n  n += 1;\n  reset q;\n  h q;\n"
+        "  c = measure q;\n  if (c) { break; }\n  x r;\n}\nd = measure r;\n"
+    )
+    circuit = gq.qasm.loads3(text)
+    assert not circuit.has_loops
+    expected = {"10": 1 / 32}
+    for k in range(5):
+        expected[f"{k % 2}1"] = expected.get(f"{k % 2}1", 0) + 2.0 ** -(k + 1)
+    assert distribution(circuit) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_break_in_a_switch_default_ends_only_its_while_loop():
+    """Each round tosses ``c[1]``: 0 takes the switch's default, a ``break``; 1 flips ``r``
+    and tosses ``c[0]``, whose 1 ends the loop. After m rounds that went on (probability
+    ``4^-m``) a break leaves ``c = 00`` and ``r`` flipped m times, an exit ``c = 11`` and
+    m + 1 flips: 8/15, 2/15, 4/15 and 1/15 for 000, 100, 111 and 011 (d c[1] c[0])."""
+    text = (
+        'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit q;\nqubit r;\nbit[2] c;\nbit d;\n'
+        "while (!c[0]) {\n  reset q;\n  h q;\n  c[1] = measure q;\n  switch (c[1]) {\n"
+        "    case 1 { x r; }\n    default { break; }\n  }\n  reset q;\n  h q;\n"
+        "  c[0] = measure q;\n}\nd = measure r;\n"
+    )
+    shots = 20_000
+    counts = gq.counts(gq.qasm.loads3(text), shots, seed=3)
+    expected = {"000": 8 / 15, "100": 2 / 15, "111": 4 / 15, "011": 1 / 15}
+    assert set(counts) == set(expected)
+    for key, p in expected.items():
+        got = counts[key] / shots
+        assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / shots), (key, got, p)
+
+
 def test_a_loop_that_never_ends_is_stopped_with_a_typed_error(monkeypatch):
     import genqsim.plan.calls as calls
 
