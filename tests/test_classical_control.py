@@ -494,6 +494,29 @@ def test_a_while_loop_inside_a_for_loop_keeps_its_own_break():
     assert gq.counts(gq.qasm.loads3(text), 500, seed=3) == {"01": 500}
 
 
+def test_a_while_loop_on_a_variable_each_iteration_stores_from_its_own_toss():
+    """``while (!done) { toss; done = c[0]; x q1; }`` (Qiskit's ``add_var`` and ``store``;
+    Aer refuses the bool variable): ``done`` is false as the loop is reached and, after each
+    iteration, the bit that iteration measured, so the loop runs k >= 1 times with
+    probability ``2^-k`` and ``q1`` ends 1 with probability 1/2 + 1/8 + ... = 2/3. Read
+    as a first iteration and then a loop on ``c[0]``, not unrolled."""
+    qc = QuantumCircuit(2, 2)
+    done = qc.add_var("done", expr.lift(False))
+    with qc.while_loop(expr.logic_not(done)):
+        qc.reset(0)
+        qc.h(0)
+        qc.measure(0, 0)
+        qc.store(done, qc.clbits[0])
+        qc.x(1)
+    qc.measure(1, 1)
+    shots = 20_000
+    for c in both_ways(qc):
+        assert c.has_loops
+        counts = gq.counts(c, shots, seed=9)
+        assert all(k[-1] == "1" for k in counts)
+        _close(counts, 1, 2 / 3, shots)
+
+
 def test_a_counted_while_loop_with_a_break_unrolls_to_the_exact_law():
     """``while (n < 5) { n += 1; toss; if (c) { break; } x r; }``: the counter unrolls the
     loop (no while loop is left, so a density matrix gives the exact law): k zeros before

@@ -487,7 +487,11 @@ class ClassicalScope:
         )
 
     def restore(self, snapshot: Any) -> None:
-        self.variables, self.writes = snapshot[0], dict(snapshot[1])
+        """The variables and write counts of ``snapshot``, copied: it may be restored
+        again."""
+        variables, writes = snapshot
+        self.variables = {name: dataclasses.replace(v) for name, v in variables.items()}
+        self.writes = dict(writes)
 
     def measured(self, clbits: Sequence[int]) -> None:
         """Bits a measurement writes: values read from them before are old from now on."""
@@ -666,16 +670,21 @@ def read_while(
     scope: ClassicalScope,
     condition: Callable[[], Expression],
     body: Callable[[], Any],
+    after_body: bool = False,
 ) -> tuple[tuple[int, ...], list[int], Any]:
     """``(bits, values, body)`` of a while loop: its body runs while ``bits`` hold one of
     ``values``. The body is read twice (``body()`` reads it): the first time marks the bits
     it measures as written and the variables it assigns as unknown, so that the condition
     (``condition()`` builds it) and the second reading refuse values a later iteration
-    would have changed (:class:`LoopVariableError` where a variable is read)."""
+    would have changed (:class:`LoopVariableError` where a variable is read). With
+    ``after_body`` the condition is built after the second reading, as an iteration leaves
+    it: it may read variables every iteration assigns afresh from its own bits (a loop
+    entered after a first iteration of its own: :func:`read_while_loop`)."""
     with scope.while_body() as assigned:
         before = dict(scope.writes)
         body()
         scope.unknown(assigned)  # as an earlier iteration left them
+        again = body() if after_body else None
         tested, values = values_where(condition())
         if not tested:
             raise ClassicalError(
@@ -687,7 +696,8 @@ def read_while(
                 f"a while loop whose body measures nothing into the bits its condition reads "
                 f"({list(tested)}) would never end once entered"
             )
-        again = body()
+        if not after_body:
+            again = body()
         scope.unknown(assigned)  # after the loop: as its last iteration, or none, left them
         return tested, values, again
 
@@ -699,21 +709,27 @@ def read_while_loop(
     loop_out: Callable[[tuple[int, ...], list[int], Any, Any], None],
     out: Any,
 ) -> None:
-    """A while loop whose body is ``entries`` read into ``out``: one loop
-    (``loop_out(bits, values, body, out)``) run shot by shot, or, where its condition or body
-    reads a variable the body assigns (a counter, ``while (c && n < 3) { n += 1; ... }``),
-    unrolled into nested conditionals, each iteration's body and the iterations after it
-    inside the branch where the condition held then, until the condition reads false
-    (refused past :data:`MAX_UNROLLED_WHILE` iterations). The reader counts the body as one
-    loop of its own (its ``jump`` gives its ``break`` and ``continue``).
+    """A while loop whose body is ``entries`` read into ``out``, one loop
+    (``loop_out(bits, values, body, out)``) run shot by shot, in the first of these forms
+    that reads it:
 
-    ``continue`` leaves the rest of the body to the branches where it is not taken. A body
-    that can ``break`` is read with a flag: a variable set to 0 as each iteration starts and
-    to 1 where a ``break`` is taken, so after the body it is a function of the bits the
-    break's conditions read. The loop then runs its first iteration where the condition
-    holds, and again while the condition holds and the flag does not (read where those bits
-    are unchanged since the break: a body that measures into them after the break is
-    refused). Nothing is kept but the measured bits."""
+    * the loop on the bits its condition reads;
+    * its first iteration where the condition holds, then the loop on the condition as an
+      iteration leaves it, where that reads variables each iteration assigns afresh from
+      its own bits (``while (!done) { ...; done = c[0]; }``);
+    * unrolled into nested conditionals, each iteration's body and the iterations after it
+      inside the branch where the condition held then, until the condition reads false
+      (refused past :data:`MAX_UNROLLED_WHILE` iterations), where the condition reads a
+      variable carried from one iteration to the next (a counter,
+      ``while (c && n < 3) { n += 1; ... }``).
+
+    The reader counts the body as one loop of its own (its ``jump`` gives its ``break`` and
+    ``continue``). ``continue`` leaves the rest of the body to the branches where it is not
+    taken. A body that can ``break`` gets a flag, a variable set to 0 as each iteration
+    starts and to 1 where a ``break`` is taken, and the loop goes on only while the
+    condition holds and the flag does not (a test on the bits the breaks' conditions read,
+    refused where the body measures into them again after the break). Nothing is kept but
+    the measured bits."""
     scope = reader.scope
     flag = _break_flag(reader, entries)
     before = scope.snapshot()
@@ -724,8 +740,6 @@ def read_while_loop(
             scope.assign(flag, const(0))
         with scope.block():
             read_entries(reader, [*entries, NEXT_ITERATION], body, on_break)
-        for assigned in scope.loop_assigned:
-            assigned.discard(flag)  # set afresh by each iteration: not carried over
 
     def body_read() -> Any:
         body = reader.new_body()
@@ -749,17 +763,19 @@ def read_while_loop(
 
     try:
         if flag is None:
-            loop_out(*read_while(scope, goes_on, body_read), out)
-        else:
-            _first_iteration_then_loop(reader, condition, goes_on, read_body, body_read,
-                                       loop_out, out)  # fmt: skip
+            try:
+                loop_out(*read_while(scope, condition, body_read), out)
+                return
+            except LoopVariableError:
+                scope.restore(before)
+        _first_iteration_then_loop(reader, condition, goes_on, read_body, body_read,
+                                   loop_out, out)  # fmt: skip
     except LoopVariableError:
         scope.restore(before)
-        if flag is not None:
-            scope.assign(flag, const(0))
         _unrolled(reader, goes_on, read_body, out, 0)
-    if flag is not None:
-        scope.variables.pop(flag, None)
+    finally:
+        if flag is not None:
+            scope.variables.pop(flag, None)
 
 
 def _break_flag(reader: JumpReader, entries: Sequence[Any]) -> str | None:
@@ -783,9 +799,10 @@ def _first_iteration_then_loop(
     loop_out: Callable[[tuple[int, ...], list[int], Any, Any], None],
     out: Any,
 ) -> None:
-    """A while loop that can ``break``, as its first iteration, where ``condition`` holds,
-    followed there by a loop on ``goes_on`` (the condition and no break taken): the flag a
-    break sets is a function of bits only once an iteration has run."""
+    """A while loop as its first iteration, where ``condition`` holds as the loop is
+    reached, followed there by a loop on ``goes_on`` as each iteration leaves it (read after
+    the body: see :func:`read_while`), for a condition that reads what an iteration sets (a
+    break's flag, a variable assigned from the bits it measured)."""
     holds = condition()
     tested, values = values_where(holds)
     if not values:  # false wherever the loop gets here: it never runs
@@ -794,7 +811,7 @@ def _first_iteration_then_loop(
     with reader.scope.guarded(holds):
         read_body(first)
         if values_where(goes_on())[1]:  # else no iteration goes on past the first
-            loop_out(*read_while(reader.scope, goes_on, body_read), first)
+            loop_out(*read_while(reader.scope, goes_on, body_read, after_body=True), first)
     reader.branch_out(tested, [(first, values)], None, out)
 
 
