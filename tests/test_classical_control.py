@@ -270,17 +270,22 @@ def test_conditions_without_bits_are_decided_when_read():
         assert distribution(c) == pytest.approx({"01": 1.0}, abs=1e-12)
 
 
+def _toss_then_break_on_one(qc: QuantumCircuit) -> None:
+    """A loop body: toss ``q0`` into ``c0``, ``break`` on 1, else flip ``q1``."""
+    qc.h(0)
+    qc.measure(0, 0)
+    with qc.if_test((qc.clbits[0], 1)):
+        qc.break_loop()
+    qc.x(1)
+
+
 def test_break_out_of_a_for_loop_on_a_measured_bit():
     """Three rounds of a fresh coin: a 1 ends the loop, a 0 flips ``q1``. Worked out by
     hand: the first coin 1 (1/2) leaves ``q1`` 0; 0 then 1 (1/4) leaves it 1; 0, 0, 1 (1/8)
     leaves it 0 again; three 0s (1/8) leave it 1 with the coin bit 0."""
     qc = QuantumCircuit(2, 2)
     with qc.for_loop(range(3)):
-        qc.h(0)
-        qc.measure(0, 0)
-        with qc.if_test((qc.clbits[0], 1)):
-            qc.break_loop()
-        qc.x(1)
+        _toss_then_break_on_one(qc)
     qc.measure(1, 1)
     expected = {"01": 5 / 8, "11": 1 / 4, "10": 1 / 8}
     for c in both_ways(qc):
@@ -420,11 +425,7 @@ def test_break_out_of_a_while_loop_against_the_series_and_aer():
     qc.h(0)
     qc.measure(0, 0)
     with qc.while_loop((qc.clbits[0], 0)):
-        qc.h(0)
-        qc.measure(0, 0)
-        with qc.if_test((qc.clbits[0], 1)):
-            qc.break_loop()
-        qc.x(1)
+        _toss_then_break_on_one(qc)
     qc.measure(1, 1)
     assert "break;" in qasm3.dumps(qc)
     shots = 20_000
