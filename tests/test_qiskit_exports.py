@@ -302,16 +302,40 @@ def test_aliases_of_ranges_and_concatenations_and_their_refusals():
             gq.qasm.loads3(head + f"let a = {value};\n")
 
 
-def test_basis_gates_qiskit_writes_without_definitions_are_refused_with_the_reason():
-    """``qasm3.dumps(qc, basis_gates=[..., "ecr"])`` writes ``ecr`` calls with no definition,
-    for a consumer that knows the gate: refused, saying how Qiskit came to write it; with
-    the default basis, Qiskit defines it and the file runs as Qiskit runs the circuit."""
+def test_basis_gates_qiskit_writes_without_definitions_read_as_qiskits_gates():
+    """``qasm3.dumps(qc, basis_gates=[..., "ecr"])`` writes calls of Qiskit's standard gates
+    that no include declares with no definition: each reads as Qiskit's gate, its matrix
+    equal to Qiskit's ``Operator`` (global phase included), as a call in the program and
+    inside a gate the file defines; a file's own definition of the name comes first."""
     from qiskit import QuantumCircuit, qasm3
-    from qiskit.circuit.library import ECRGate
+    from qiskit.circuit import library as lib
+    from qiskit.quantum_info import Operator
 
+    gates = {
+        "ecr": lib.ECRGate(), "rzx": lib.RZXGate(0.7), "cs": lib.CSGate(),
+        "csdg": lib.CSdgGate(), "ccz": lib.CCZGate(), "c3sx": lib.C3SXGate(),
+        "r": lib.RGate(0.7, -0.4), "xx_plus_yy": lib.XXPlusYYGate(0.7, 0.3),
+        "xx_minus_yy": lib.XXMinusYYGate(-0.9, 1.2), "rccx": lib.RCCXGate(),
+        "rcccx": lib.RC3XGate(),
+    }  # fmt: skip
+    assert set(gates) == gq.qasm.qasm3.QISKIT_UNDEFINED_STANDARD_GATES
+    for name, gate in gates.items():
+        n = gate.num_qubits
+        qc = QuantumCircuit(n)
+        qc.h(0)
+        qc.append(gate, list(range(n))[::-1])
+        text = qasm3.dumps(qc, basis_gates=("U", name))
+        assert f"gate {name}" not in text and f"{name}" in text
+        want = Operator(qc).data
+        np.testing.assert_allclose(gq.unitary(gq.qasm.loads3(text)), want, atol=1e-12)
+    body = 'OPENQASM 3.0;\ninclude "stdgates.inc";\n'
+    inside = body + "gate pair a, b { ecr a, b; cs b, a; }\nqubit[2] q;\npair q[0], q[1];\n"
     qc = QuantumCircuit(2)
-    qc.h(0)
-    qc.append(ECRGate(), [0, 1])
-    with pytest.raises(gq.qasm.QasmError, match=r"unknown gate 'ecr' .*basis_gates"):
-        gq.qasm.loads3(qasm3.dumps(qc, basis_gates=("U", "ecr")))
-    assert check("ecr", qc, "qasm3", qasm3.dumps(qc)) is None
+    qc.append(lib.ECRGate(), [0, 1])
+    qc.append(lib.CSGate(), [1, 0])
+    np.testing.assert_allclose(gq.unitary(gq.qasm.loads3(inside)), Operator(qc).data,
+                               atol=1e-12)  # fmt: skip
+    own = body + "gate ecr a, b { cx a, b; }\nqubit[2] q;\necr q[0], q[1];\n"
+    qc = QuantumCircuit(2)
+    qc.cx(0, 1)
+    np.testing.assert_allclose(gq.unitary(gq.qasm.loads3(own)), Operator(qc).data, atol=1e-12)

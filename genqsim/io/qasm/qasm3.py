@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 import re
 import warnings
@@ -57,11 +58,35 @@ STDGATES = frozenset(
 )
 """The gates ``stdgates.inc`` declares: a file that includes it may not define them."""
 
+QISKIT_STANDARD_DEFINITIONS = """
+gate rzx(theta) a, b { h b; cx a, b; rz(theta) b; cx a, b; h b; }
+gate ecr a, b { rzx(pi/4) a, b; x a; rzx(-pi/4) a, b; }
+gate cs a, b { ctrl @ s a, b; }
+gate csdg a, b { ctrl @ sdg a, b; }
+gate ccz a, b, c { ctrl(2) @ z a, b, c; }
+gate c3sx a, b, c, d { ctrl(3) @ sx a, b, c, d; }
+gate r(theta, phi) a { U(theta, phi - pi/2, -phi + pi/2) a; }
+gate xx_plus_yy(theta, beta) a, b { rz(beta) a; rxx(theta/2) a, b; ryy(theta/2) a, b;
+  rz(-beta) a; }
+gate xx_minus_yy(theta, beta) a, b { rz(-beta) b; rxx(theta/2) a, b; ryy(-theta/2) a, b;
+  rz(beta) b; }
+gate rccx a, b, c { u2(0, pi) c; u1(pi/4) c; cx b, c; u1(-pi/4) c; cx a, c; u1(pi/4) c;
+  cx b, c; u1(-pi/4) c; u2(0, pi) c; }
+gate rcccx a, b, c, d { u2(0, pi) d; u1(pi/4) d; cx c, d; u1(-pi/4) d; u2(0, pi) d; cx a, d;
+  u1(pi/4) d; cx b, d; u1(-pi/4) d; cx a, d; u1(pi/4) d; cx b, d; u1(-pi/4) d; u2(0, pi) d;
+  u1(pi/4) d; cx c, d; u1(-pi/4) d; u2(0, pi) d; }
+"""
+"""Qiskit's standard gates that neither ``stdgates.inc`` nor ``qelib1.inc`` holds, as
+Qiskit's standard library defines them (``RZXGate``, ``ECRGate``, ``CSGate``, ``CSdgGate``,
+``CCZGate``, ``C3SXGate``, ``RGate``, ``XXPlusYYGate``, ``XXMinusYYGate``, ``RCCXGate``,
+``RC3XGate``): a file calls one without a definition where Qiskit's exporter was told it is a
+basis gate (``qasm3.dumps(qc, basis_gates=[..., "ecr"])``), and such a call reads as Qiskit's
+gate. A file's own definition of the name comes first."""
+
 QISKIT_UNDEFINED_STANDARD_GATES = frozenset(
-    "c3sx ccz cs csdg ecr r rcccx rccx rzx xx_minus_yy xx_plus_yy".split()
+    re.findall(r"^gate (\w+)", QISKIT_STANDARD_DEFINITIONS, flags=re.MULTILINE)
 )
-"""Qiskit's standard gates that neither ``stdgates.inc`` nor ``qelib1.inc`` holds: a file
-calls one without a definition only where Qiskit's exporter was told it is a basis gate."""
+"""The names :data:`QISKIT_STANDARD_DEFINITIONS` defines."""
 
 LANGUAGE_GATES = frozenset({"U", "gphase"})
 """The gates OpenQASM 3 itself defines."""
@@ -646,14 +671,10 @@ class _Reader:
                     for op in done]  # fmt: skip
         table = BUILTIN.get(_RENAMED.get(name, name))
         if table is None:
-            hint = (
-                " (the file neither defines it nor includes a library that declares it; "
-                "Qiskit's exporter writes the gates of its basis_gates option as calls with no "
-                "definition: export with the default basis_gates, which defines the rest)"
-                if name in QISKIT_UNDEFINED_STANDARD_GATES
-                else ""
-            )
-            raise self.fail(f"unknown gate {name!r}{hint}", node)
+            if name in QISKIT_UNDEFINED_STANDARD_GATES:  # Qiskit's, left undefined
+                self.define(_qiskit_standard_definitions()[name])
+                return self.gate(name, values, qubits, node)
+            raise self.fail(f"unknown gate {name!r}", node)
         n_params, n_qubits, apply = table
         if len(values) != n_params:
             raise self.fail(f"gate {name!r} takes {n_params} parameter(s), got {len(values)}", node)
@@ -1179,6 +1200,16 @@ def _text(node: Any) -> str:
         return openqasm3.dumps(node)
     except Exception:  # the printer does not print every node alone
         return type(node).__name__
+
+
+@functools.cache
+def _qiskit_standard_definitions() -> dict[str, Any]:
+    """The gate definitions of :data:`QISKIT_STANDARD_DEFINITIONS`, parsed once, by name."""
+    import openqasm3
+
+    program = _parsed(openqasm3, f'OPENQASM 3.0;\ninclude "stdgates.inc";\n'
+                                 f"{QISKIT_STANDARD_DEFINITIONS}")  # fmt: skip
+    return {node.name.name: node for node in program.statements[1:]}
 
 
 def _parsed(openqasm3: Any, text: str) -> Any:
