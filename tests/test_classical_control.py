@@ -292,6 +292,36 @@ def test_break_out_of_a_for_loop_on_a_measured_bit():
         assert distribution(c) == pytest.approx(expected, abs=1e-12)
 
 
+def test_a_break_after_a_continue_branch_also_skips_the_later_iterations():
+    """Two rounds of ``if (c1) continue; h q1; cx q1, q2; if (!c0) break;`` after coins in
+    c0 and c1 (q2 in |1>), inside ``if (!c1)``: with c0 = 0 the first round breaks, so the
+    second round must not run (it did: the rounds after a branch that held only
+    ``continue`` were read outside it, out of the break's reach). Worked out by hand:
+    c1 = 1 (1/2) skips it all; c1 = 0, c0 = 0 (1/4) leaves (q1, q2) in (|11> - |00>)/sqrt 2
+    after the final flips; c1 = 0, c0 = 1 (1/4) runs both rounds to a uniform (q1, q2)."""
+    qc = QuantumCircuit(3, 3)
+    qc.h(0)
+    qc.h(1)
+    qc.x(2)
+    qc.measure([0, 1, 2], [0, 1, 2])
+    with qc.if_test((qc.clbits[1], 0)):
+        qc.x(1)
+        with qc.for_loop(range(2)):
+            with qc.if_test((qc.clbits[1], 1)):
+                qc.continue_loop()
+            qc.h(1)
+            qc.cx(1, 2)
+            with qc.if_test((qc.clbits[0], 0)):
+                qc.break_loop()
+        qc.x(1)
+        qc.x(0)
+    qc.measure([0, 1, 2], [0, 1, 2])
+    expected = {"110": 1 / 4 + 1 / 16, "111": 1 / 4 + 1 / 8, "001": 1 / 8,
+                "000": 1 / 16, "010": 1 / 16, "100": 1 / 16}  # fmt: skip
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
 def test_continue_in_an_else_branch_against_an_enumeration():
     """Each round: a fresh coin; on 0 rotate ``q1`` by ``ry(0.5)``, on 1 ``continue`` (in
     the else branch) past the rest of the round. The distribution is enumerated over the coin

@@ -609,7 +609,8 @@ def read_entries(
     iterations) into ``out``. ``break`` drops the entries after it, ``continue`` those up to
     the next iteration. A branch that holds a ``break`` takes every entry after it into each
     of its bodies, so that they run only where it was not taken; one that holds only
-    ``continue`` takes the rest of its iteration, and the iterations after it follow.
+    ``continue`` takes the rest of its iteration, and the iterations after it follow (or
+    those too, where the rest of its iteration can still ``break``).
     ``on_break()`` is called where a ``break`` of these entries' loop is taken (a while
     loop's body notes it: :func:`read_while_loop`)."""
     i = 0
@@ -627,16 +628,23 @@ def read_entries(
             i = _next_iteration(entries, i)
             continue
         jumps = reader.jumps(entry)
-        if "break" in jumps:
-            read_branches(reader, entry, entries[i + 1 :], out, on_break)
-            return
         if jumps:
             end = _next_iteration(entries, i) - 1
+            if "break" in jumps or _can_break(reader, entries[i + 1 : end]):
+                read_branches(reader, entry, entries[i + 1 :], out, on_break)
+                return
             read_branches(reader, entry, entries[i + 1 : end], out, on_break)
             i = end
             continue
         reader.plain(entry, out)
         i += 1
+
+
+def _can_break(reader: JumpReader, entries: Sequence[Any]) -> bool:
+    """Whether ``entries`` (the rest of one iteration) hold a ``break`` of their loop: then
+    a branch before them that holds only ``continue`` takes the iterations after too, since
+    they run only where no ``break`` was taken."""
+    return any(reader.jump(e) == "break" or "break" in reader.jumps(e) for e in entries)
 
 
 def _next_iteration(entries: Sequence[Any], i: int) -> int:
@@ -781,7 +789,7 @@ def read_while_loop(
 def _break_flag(reader: JumpReader, entries: Sequence[Any]) -> str | None:
     """A new variable for a while loop's ``break`` (see :func:`read_while_loop`), declared
     0 where the loop stands; ``None`` for a body that holds no ``break`` of its own."""
-    if not any(reader.jump(e) == "break" or "break" in reader.jumps(e) for e in entries):
+    if not _can_break(reader, entries):
         return None
     scope = reader.scope
     scope.break_flags += 1
