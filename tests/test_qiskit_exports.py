@@ -112,6 +112,32 @@ def test_switch_blocks_in_qiskits_draft_syntax_read_as_the_final_ones():
         gq.qasm.loads3(broken)
 
 
+def test_a_switch_inside_a_case_in_qiskits_draft_syntax_reads_too():
+    """A ``switch`` in a case of another, both in the draft syntax: the inner one is
+    rewritten too (it was left as written, which the reference parser refused at its
+    ``case 1: {``). Two coins; where they read 2, the inner switch on them flips q2; the
+    records match Aer's."""
+    from qiskit import QuantumCircuit, qasm3
+    from qiskit.qasm3 import ExperimentalFeatures
+
+    qc = QuantumCircuit(3, 3)
+    qc.h([0, 1])
+    qc.measure([0, 1], [0, 1])
+    with qc.switch(qc.cregs[0]) as outer:
+        with outer(0):
+            qc.x(2)
+        with outer(outer.DEFAULT):
+            with qc.switch(qc.cregs[0]) as inner:
+                with inner(2):
+                    qc.x(2)
+                with inner(inner.DEFAULT):
+                    qc.h(2)
+    qc.measure(2, 2)
+    text = qasm3.dumps(qc, experimental=ExperimentalFeatures.SWITCH_CASE_V1)
+    assert text.count("default: {") == 2
+    assert check("nested_switch_v1", qc, "qasm3", text) is None
+
+
 def test_unread_arguments_on_the_reference_parsers_path_leave_definitions_alone():
     """A file the plain reader does not take (an ``if``): arguments are mended for the
     reference parser in calls only, never in a definition's header (however it is spaced),

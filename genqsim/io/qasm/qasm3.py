@@ -1229,7 +1229,7 @@ def _final_switch_syntax(text: str) -> str:
     """``text`` with ``switch`` blocks in the draft syntax Qiskit writes with
     ``ExperimentalFeatures.SWITCH_CASE_V1`` (``case 0: { ... } break;``, several values as
     ``case 1: case 2: {``, ``default: {``) rewritten as the language has them (``case 0 {
-    ... }``, ``case 1, 2 {``); lines keep their places."""
+    ... }``, ``case 1, 2 {``), switches inside cases too; lines keep their places."""
     out, at = [], 0
     for match in _DRAFT_CASE.finditer(text):
         if match.start() < at:
@@ -1239,7 +1239,7 @@ def _final_switch_syntax(text: str) -> str:
             return text  # unbalanced: left for the reference parser to report
         after = re.match(r"\s*break\s*;", text[close + 1 :])
         end = close + 1 + (after.end() if after else 0)
-        body = text[match.end() : close + 1]
+        body = _final_switch_syntax(text[match.end() : close + 1])  # switches inside it
         tail = after.group().replace("break", "     ").replace(";", " ") if after else ""
         values = re.findall(r"\bcase\b([^:{};]*):", match[1])
         label = "case " + ", ".join(v.strip() for v in values) if values else "default"
