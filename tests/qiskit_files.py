@@ -148,3 +148,80 @@ def repeat_until_zero(angle: float) -> Any:
         qc.ry(angle, 1)
     qc.measure(1, 1)
     return qc
+
+
+def random_dynamic_circuit(seed: int, while_loops: bool, for_jumps: bool = True) -> Any:
+    """A random dynamic circuit on 3 qubits and 3 classical bits, as a Qiskit user builds one:
+    gates, mid-circuit measurements, nested ``if_test``/``else`` and ``switch`` (a case and a
+    default) on what was measured, ``for_loop`` (with ``break_loop`` and ``continue_loop``
+    under conditions where ``for_jumps``), and with ``while_loops`` loops on a measured bit
+    (``break_loop``, ``continue_loop`` too) whose body starts by tossing that bit afresh
+    and writes it nowhere else, so every loop ends; no ``for_loop`` inside a
+    ``while_loop``. Aer 0.18.2 gives wrong
+    counts for some jumps in a ``for_loop`` (docs/qiskit.md): compare with Aer only
+    circuits made without them."""
+    import random
+
+    from qiskit import QuantumCircuit
+
+    rng = random.Random(seed)
+    n = 3
+    qc = QuantumCircuit(n, n)
+
+    def gates(k: int = 2) -> None:
+        for _ in range(k):
+            kind, q = rng.choice(["h", "x", "ry", "cx", "t"]), rng.randrange(n)
+            if kind == "ry":
+                qc.ry(rng.uniform(0.2, 2.8), q)
+            elif kind == "cx":
+                qc.cx(*rng.sample(range(n), 2))
+            else:
+                getattr(qc, kind)(q)
+
+    def block(depth: int, loop: str | None, kept: int | None = None) -> None:
+        kinds = ["gates", "measure", "jump"]
+        if depth < 2:
+            kinds += ["if", "switch", "for"] if loop != "while" else ["if", "switch"]
+            kinds += ["while"] if while_loops and loop is None else []
+        for _ in range(rng.randint(1, 3)):
+            kind = rng.choice(kinds)
+            if kind == "gates":
+                gates()
+            elif kind == "measure":  # never into ``kept``, the enclosing while's bit
+                qc.measure(rng.randrange(n), rng.choice([b for b in range(n) if b != kept]))
+            elif kind == "jump" and (loop == "while" or (loop == "for" and for_jumps)):
+                with qc.if_test((qc.clbits[rng.randrange(n)], rng.randrange(2))):
+                    qc.break_loop() if rng.random() < 0.5 else qc.continue_loop()
+            elif kind == "if":
+                with qc.if_test((qc.clbits[rng.randrange(n)], rng.randrange(2))) as other:
+                    block(depth + 1, loop, kept)
+                if rng.random() < 0.5:
+                    with other:
+                        block(depth + 1, loop, kept)
+            elif kind == "switch":
+                with qc.switch(qc.cregs[0]) as case:
+                    with case(rng.randrange(8)):
+                        block(depth + 1, loop, kept)
+                    with case(case.DEFAULT):
+                        block(depth + 1, loop, kept)
+            elif kind == "for":
+                with qc.for_loop(range(rng.randint(1, 3))):
+                    block(depth + 1, "for")
+            elif kind == "while":
+                while_loop(depth)
+
+    def while_loop(depth: int) -> None:
+        bit = rng.randrange(n)
+        with qc.while_loop((qc.clbits[bit], rng.randrange(2))):
+            qc.reset(bit)
+            qc.ry(rng.uniform(0.6, 2.4), bit)
+            qc.measure(bit, bit)
+            block(depth + 1, "while", bit)
+
+    gates(3)
+    qc.measure(range(n), range(n))
+    if while_loops:  # at least one, where it is reached
+        while_loop(0)
+    block(0, None)
+    qc.measure(range(n), range(n))
+    return qc

@@ -322,6 +322,38 @@ def test_a_break_after_a_continue_branch_also_skips_the_later_iterations():
         assert distribution(c) == pytest.approx(expected, abs=1e-12)
 
 
+def test_two_continues_in_a_branch_of_a_for_loop():
+    """Two rounds, inside ``if (c1)`` (always taken): toss ``c0`` (``ry(1.1)``); on 0
+    ``continue``; else flip ``q2``, then ``continue`` again, before a flip that never runs.
+    The rest of a branch's body after a nested ``continue`` used to be read with its last
+    statement left over, which the reader then took up again and again (a hang). ``q2``
+    ends flipped once per 1 tossed; the law is enumerated over the two tosses."""
+    qc = QuantumCircuit(3, 3)
+    qc.x(1)
+    qc.measure(1, 1)
+    with qc.for_loop(range(2)):
+        with qc.if_test((qc.clbits[1], 1)):
+            qc.reset(0)
+            qc.ry(1.1, 0)
+            qc.measure(0, 0)
+            with qc.if_test((qc.clbits[0], 0)):
+                qc.continue_loop()
+            qc.x(2)
+            with qc.if_test((qc.clbits[0], 1)):
+                qc.continue_loop()
+            qc.x(2)
+    qc.measure(2, 2)
+    p = math.sin(0.55) ** 2
+    expected: dict[str, float] = {}
+    for first in (0, 1):
+        for last in (0, 1):
+            key = f"{(first + last) % 2}1{last}"
+            weight = (p if first else 1 - p) * (p if last else 1 - p)
+            expected[key] = expected.get(key, 0) + weight
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx(expected, abs=1e-12)
+
+
 def test_continue_in_an_else_branch_against_an_enumeration():
     """Each round: a fresh coin; on 0 rotate ``q1`` by ``ry(0.5)``, on 1 ``continue`` (in
     the else branch) past the rest of the round. The distribution is enumerated over the coin

@@ -629,12 +629,13 @@ def read_entries(
             continue
         jumps = reader.jumps(entry)
         if jumps:
-            end = _next_iteration(entries, i) - 1
-            if "break" in jumps or _can_break(reader, entries[i + 1 : end]):
+            stop = _next_iteration(entries, i)  # its NEXT_ITERATION, where it has one, taken
+            rest = [e for e in entries[i + 1 : stop] if e is not NEXT_ITERATION]
+            if "break" in jumps or _can_break(reader, rest):
                 read_branches(reader, entry, entries[i + 1 :], out, on_break)
                 return
-            read_branches(reader, entry, entries[i + 1 : end], out, on_break)
-            i = end
+            read_branches(reader, entry, rest, out, on_break)
+            i = stop
             continue
         reader.plain(entry, out)
         i += 1
