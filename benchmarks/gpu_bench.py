@@ -277,7 +277,7 @@ def launch_breakdown(
     without waiting for the GPU; queued, the kernel as the backend compiles it, with 1 and 4
     series a thread (:func:`series_kernel`) and the kernel of every width (``apply_op``);
     cuStateVec alone and queued."""
-    from genqsim.backends.cupy_backend import MAX_BLOCKS, THREADS, _kernel, kept_launch
+    from genqsim.backends.cupy_backend import THREADS, _kernel, _launch_size, kept_launch
     from genqsim.numbers import get_number_system
     from genqsim.plan.build import plan_for_backend
 
@@ -292,8 +292,8 @@ def launch_breakdown(
     args = (state, *launch.arguments)
     work = int(launch.arguments[1]) * int(launch.arguments[3])  # iterations times batch
 
-    def grid(series: int) -> tuple[int]:
-        return (max(1, min(MAX_BLOCKS, -(-work // (THREADS * series)))),)
+    def grid(series: int) -> tuple[int, ...]:
+        return _launch_size(-(-work // series))[0]  # the backend's grid, series a thread
 
     def queued(job: Callable[[], object]) -> float:
         return gpu_time(lambda: [job() for _ in range(QUEUED)], repeat) / QUEUED
