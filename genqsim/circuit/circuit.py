@@ -114,6 +114,12 @@ class Circuit:
     n_qubits: int
     n_clbits: int
 
+    scratch_clbits: frozenset[int] = frozenset()
+    """Classical bits that hold a program's working memory (the classical variables of an
+    OpenQASM 3 file or a Qiskit circuit, kept where a later measurement would overwrite the
+    bits their values read), left out of counts and per-shot memory
+    (:meth:`mark_scratch`)."""
+
     _bound_from: tuple[Circuit, int]
     """Set on a circuit made by :meth:`bind`: the circuit it was bound from (the same
     operations at the same places) and its length then, whose light cones serve this one."""
@@ -738,7 +744,7 @@ class Circuit:
         kept, terminal = self.derived("terminal measurements", self._terminal_measurements)
         if not terminal and len(kept) == self._count():
             return self, []
-        rest = Circuit(self.n_qubits, n_clbits=self.n_clbits)
+        rest = self._empty_like()
         items = self.instructions
         for i in kept:  # instructions of this circuit: their qubits are checked already
             rest._push_checked(items[i])
@@ -864,7 +870,9 @@ class Circuit:
                     _floated(bound.gate), bound.targets, bound.controls, bound.control_values
                 )
             ops.append(bound)
-        out = Circuit(self.n_qubits, ops, n_clbits=self.n_clbits)
+        out = self._empty_like()
+        for op in ops:
+            out._append_op(op)
         out._bound_from = (self, len(self._ops))
         return out
 
@@ -889,7 +897,7 @@ class Circuit:
         parameter that is a symbol takes its value, an expression is evaluated by a compiled
         function (made once per expression); other gates go the general way. The qubits of
         every operation were checked when this circuit was built, so they are not again."""
-        out = Circuit(self.n_qubits, n_clbits=self.n_clbits)
+        out = self._empty_like()
         keys = set(numeric)
         general: dict[sympy.Symbol, Any] | None = None
         for op in self._ops:
@@ -933,11 +941,12 @@ class Circuit:
                 raise QubitCountMismatchError(
                     f"qubit map has {len(qubit_map)} entries for a {other.n_qubits}-qubit circuit"
                 )
-        return Circuit(
+        out = Circuit(
             self.n_qubits,
             [*self.instructions, *(op.remapped(qubit_map) for op in other.instructions)],
             n_clbits=max(self.n_clbits, other.n_clbits),
         )
+        return out.mark_scratch(self.scratch_clbits | other.scratch_clbits)
 
     def __add__(self, other: Circuit) -> Circuit:
         return self.compose(other)
@@ -996,7 +1005,34 @@ class Circuit:
 
     def copy(self) -> Circuit:
         """An independent copy (operations are immutable and shared)."""
-        return Circuit(self.n_qubits, self.instructions, n_clbits=self.n_clbits)
+        out = self._empty_like()
+        for op in self.instructions:
+            out._append_op(op)
+        return out
+
+    def _empty_like(self) -> Circuit:
+        """An empty circuit on the same qubits and classical bits (its scratch bits too)."""
+        return Circuit(self.n_qubits, n_clbits=self.n_clbits).mark_scratch(self.scratch_clbits)
+
+    @property
+    def result_clbits(self) -> tuple[int, ...]:
+        """The classical bits counts and per-shot memory report, in order: every bit but
+        the scratch bits (:meth:`mark_scratch`)."""
+        return tuple(b for b in range(self.n_clbits) if b not in self.scratch_clbits)
+
+    def mark_scratch(self, clbits: Iterable[int]) -> Circuit:
+        """Mark the classical bits ``clbits`` (added to those marked before) as working
+        memory: they run as any bit, but counts and per-shot memory leave them out (the
+        readers of OpenQASM 3 files and Qiskit circuits keep classical variables in such bits
+        where a later measurement would overwrite the bits their values read). Returns this
+        circuit."""
+        marked = frozenset(int(b) for b in clbits)
+        if any(b < 0 for b in marked):
+            raise ArgumentValueError(f"classical bits are non-negative, got {sorted(marked)}")
+        if marked:
+            self.scratch_clbits = self.scratch_clbits | marked
+            self.n_clbits = max(self.n_clbits, max(marked) + 1)
+        return self
 
     # -- inspection ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -1010,6 +1046,7 @@ class Circuit:
             isinstance(other, Circuit)
             and self.n_qubits == other.n_qubits
             and self.n_clbits == other.n_clbits
+            and self.scratch_clbits == other.scratch_clbits
             and self._ops == other._ops
         )
 

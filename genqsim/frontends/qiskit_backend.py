@@ -165,12 +165,12 @@ def _record_row(
 ) -> np.ndarray:
     """One shot's classical record as a row of bits, with the noise model's readout errors
     drawn on it as on the other shots'."""
-    width = circuit.n_clbits
-    key = "".join(str(record.get(c, 0)) for c in reversed(range(width)))
+    key = "".join(str(record.get(c, 0)) for c in reversed(range(circuit.n_clbits)))
     if settings.noise is not None and settings.noise.readout:
         errors = settings.noise.readout.clbit_errors(circuit)
         (key,) = settings.noise.readout.apply_to_counts({key: 1}, errors, generator)
-    return np.array([[int(ch) for ch in reversed(key)]], dtype=np.uint8).reshape(1, width)
+    row = [int(key[-1 - c]) for c in circuit.result_clbits]  # scratch bits left out
+    return np.array([row], dtype=np.uint8).reshape(1, len(row))
 
 
 SHOT_BY_SHOT = frozenset(

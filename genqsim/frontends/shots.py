@@ -21,7 +21,7 @@ def shot_bits(
     """The classical bits of every shot, shape ``(shots, n_clbits)`` (column ``j`` is bit
     ``j``); all zeros when the circuit writes no classical bit. ``tally``: the shots' counts
     if they are drawn already (from a sweep, :func:`~genqsim.states.counting.counts_at_points`)."""
-    width = circuit.n_clbits
+    width = len(circuit.result_clbits)  # the scratch bits of classical variables left out
     if width == 0 or shots == 0 or counted_register(circuit) != "classical bits":
         return np.zeros((shots, width), dtype=np.uint8)
     if tally is None:

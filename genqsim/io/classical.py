@@ -1,14 +1,19 @@
 """Classical values of dynamic circuits as functions of measured bits: what the conditions,
-``switch`` targets and classical variables (``bool``, ``int``, ``uint``) of OpenQASM 3 files
-and Qiskit circuits compute, read into genqsim's classically controlled operations.
+``switch`` targets and classical variables (``bool``, ``int``, ``uint``) of OpenQASM 3
+files and Qiskit circuits compute, read into genqsim's classically controlled operations.
 
-A genqsim circuit keeps no classical memory but its measured bits, and a conditional runs on
-the values of bits. So a classical variable is kept as the expression of bits it was last
-given (``a = !c[0]``, or under a branch ``a = c[0] ? true : a``), valid while none of those
-bits is measured again; a condition or ``switch`` target is evaluated on every value of the
-bits it reads (at most :data:`MAX_CONDITION_BITS` of them, unless it compares bits with one
-value). A value assigned to bits (``c = c ^ 5``) becomes a classical store, its table the
-expression's value on every value of the bits it reads (:func:`stored_table`). Both readers
+A conditional runs on the values of classical bits. So a classical variable is kept as the
+expression of bits it was last given (``a = !c[0]``, or under a branch ``a = c[0] ? true :
+a``), valid while none of those bits is written again; where a measurement or store is
+about to write them, the value is first stored into scratch bits of its own (classical bits
+the reader adds past the program's, left out of results: :meth:`ClassicalScope.keep`).
+Where a branch sets a variable from bits, the value is stored at the end of its body, and
+where a statement's branches leave a value that reads more bits than its type has, the
+value is stored after the statement (:meth:`ClassicalScope.settled`). A condition or
+``switch`` target is evaluated on every value of the bits it reads (at most
+:data:`MAX_CONDITION_BITS` of them, unless it compares bits with one value). A value
+assigned to bits (``c = c ^ 5``) becomes a classical store, its table the expression's
+value on every value of the bits it reads (:func:`stored_table`). Both readers
 (:mod:`genqsim.io.qasm.qasm3`, :mod:`genqsim.io.interop`) build the expressions below from
 their own syntax and share the rest; the writers share :func:`as_constant_stores`.
 
@@ -100,11 +105,16 @@ def has_unknown(node: Expression) -> bool:
     """Whether ``node`` reads a value only a while loop's count of iterations would tell
     (walked without recursion: an unrolled counter nests one level per iteration)."""
     stack = [node]
+    seen: set[int] = set()
     while stack:
         current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
         if current[0] == "unknown":
             return True
-        stack += [child for child in current[1:] if isinstance(child, tuple)]
+        if current[0] != "bits":  # whose child is a tuple of bit indices, maybe empty
+            stack += [child for child in current[1:] if isinstance(child, tuple)]
     return False
 
 
@@ -126,35 +136,52 @@ def cast(width: Width, value: Expression) -> Expression:
 
 def evaluate(node: Expression, values: Mapping[int, int]) -> Any:
     """The value of ``node`` where each classical bit ``b`` holds ``values[b]``: an integer,
-    or a float where it computes one."""
+    or a float where it computes one. A part the expression holds several times (a
+    variable's earlier value, under each branch of a loop's iterations) is evaluated once."""
+    return _evaluate(node, values, {})
+
+
+_MISSING = object()
+
+
+def _evaluate(node: Expression, values: Mapping[int, int], known: dict[int, Any]) -> Any:
+    """:func:`evaluate`, with the values of the parts met so far by their ``id`` (one frame
+    per level: unrolled loops nest deep)."""
+    found = known.get(id(node), _MISSING)
+    if found is not _MISSING:
+        return found
     kind = node[0]
     if kind == "bits":
-        return sum(values[b] << i for i, b in enumerate(node[1]))
-    if kind == "unknown":
+        found = sum(values[b] << i for i, b in enumerate(node[1]))
+    elif kind == "unknown":
         raise LoopVariableError(
             f"the classical variable {node[1]!r} is read after a while loop's body assigned "
-            "it: its value depends on how many times the loop ran, which genqsim, keeping "
-            "no classical memory but the measured bits, follows only where the loop's "
-            f"condition bounds it (unrolled up to {MAX_UNROLLED_WHILE} iterations)"
+            "it: its value depends on how many times the loop ran, which genqsim follows "
+            "only where the loop's condition bounds it (unrolled up to "
+            f"{MAX_UNROLLED_WHILE} iterations)"
         )
-    if kind == "const":
-        return node[1]
-    if kind == "select":
-        return evaluate(node[2] if evaluate(node[1], values) else node[3], values)
-    if kind == "cast":
-        return _cast(node[1], evaluate(node[2], values))
-    if kind == "!":
-        return int(not evaluate(node[1], values))
-    if kind == "~":
-        return ~evaluate(node[1], values) & ((1 << node[2]) - 1)
-    if kind == "neg":
-        return -evaluate(node[1], values)
-    left, right = evaluate(node[1], values), evaluate(node[2], values)
-    try:
-        found = BINARY[kind](left, right)
-    except TypeError:  # a bitwise operator on a float: no type system lets it through
-        raise ClassicalError(f"{kind!r} does not apply to {left!r} and {right!r}") from None
-    return found if isinstance(found, float) else int(found)
+    elif kind == "const":
+        found = node[1]
+    elif kind == "select":
+        chosen = node[2] if _evaluate(node[1], values, known) else node[3]
+        found = _evaluate(chosen, values, known)
+    elif kind == "cast":
+        found = _cast(node[1], _evaluate(node[2], values, known))
+    elif kind == "!":
+        found = int(not _evaluate(node[1], values, known))
+    elif kind == "~":
+        found = ~_evaluate(node[1], values, known) & ((1 << node[2]) - 1)
+    elif kind == "neg":
+        found = -_evaluate(node[1], values, known)
+    else:
+        left, right = _evaluate(node[1], values, known), _evaluate(node[2], values, known)
+        try:
+            found = BINARY[kind](left, right)
+        except TypeError:  # a bitwise operator on a float: no type system lets it through
+            raise ClassicalError(f"{kind!r} does not apply to {left!r} and {right!r}") from None
+        found = found if isinstance(found, float) else int(found)
+    known[id(node)] = found
+    return found
 
 
 def _cast(width: Width, value: Any) -> Any:
@@ -178,13 +205,19 @@ def bits_read(node: Expression) -> tuple[int, ...]:
     return tuple(found)
 
 
-def _collect(node: Expression, found: dict[int, None]) -> None:
+def _collect(node: Expression, found: dict[int, None], seen: set[int] | None = None) -> None:
+    """The bits ``node`` reads into ``found``; each part it holds several times (see
+    :func:`evaluate`) walked once."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return
+    seen.add(id(node))
     if node[0] == "bits":
         found.update(dict.fromkeys(node[1]))
     elif node[0] != "const":
         for child in node[1:]:
             if isinstance(child, tuple):
-                _collect(child, found)
+                _collect(child, found, seen)
 
 
 def width_of(node: Expression) -> int:
@@ -393,13 +426,54 @@ def switch_cases(
 @dataclass
 class Variable:
     """A classical variable: its type (``width`` as in :func:`cast`) and its value, an
-    expression of bits, with how many times each bit it reads had been written then."""
+    expression of bits, with how many times each bit it reads had been written then, and
+    the depth of the body it was last given a value in (see :meth:`ClassicalScope.keep`)."""
 
     name: str
     width: Width
     value: Expression
     stamps: dict[int, int]
     in_loop: bool = False  # assigned in a while loop's body: its value is unknown
+    depth: int = 0
+    start: Variable | None = None  # its value before a statement a branch of which set it
+
+
+class ScratchMemory(Protocol):
+    """What a reader gives :class:`ClassicalScope` to keep a variable's value in classical
+    bits of its own (scratch bits, left out of results: see
+    :meth:`~genqsim.circuit.circuit.Circuit.mark_scratch`)."""
+
+    def scratch(self, width: int) -> tuple[int, ...]:
+        """``width`` new scratch bits, which nothing has written or read yet."""
+
+    def store_out(self, out: Any, clbits: tuple[int, ...], sources: tuple[int, ...],
+                  table: list[int]) -> None:  # fmt: skip
+        """A classical store of ``table`` (one value per value of ``sources``) into
+        ``clbits``, appended to ``out``."""
+
+
+PLACED_LATER = 1 << 30
+"""Added to a depth: the variable was given its value by the branches of a statement not
+yet placed in the body at that depth (see :meth:`ClassicalScope.settled`)."""
+
+MAX_SCRATCH_BITS = 4096
+"""The most scratch bits one program's variables may take (each value kept takes its
+variable's width anew): past them a variable is left to be refused where it is read."""
+
+
+@dataclass
+class Guard:
+    """A branch being read: its condition with the write counts of the bits it reads (as
+    they were before the first branch of its statement), the variables it assigned with
+    their values where it started, the depth of the body around it, and the variables
+    branches of its statement read before it set, as those left them (inside, such a
+    variable holds its value from before the statement)."""
+
+    condition: Expression
+    stamps: dict[int, int]
+    saved: dict[str, Variable]
+    depth: int
+    earlier: dict[str, Variable] = dataclasses.field(default_factory=dict)
 
 
 class ClassicalScope:
@@ -409,14 +483,16 @@ class ClassicalScope:
     def __init__(self) -> None:
         self.variables: dict[str, Variable] = {}
         self.writes: dict[int, int] = {}
-        # each branch being read: its condition, the write counts of the bits it reads, and
-        # the variables it assigned, with their values (and stamps) at its start
-        self.guards: list[tuple[Expression, dict[int, int], dict[str, Variable]]] = []
+        self.guards: list[Guard] = []  # the branches being read, outermost first
         self.while_bodies = 0  # while loops being read, one inside another
         self.loop_assigned: list[set[str]] = []  # the variables each of them assigns
         self.blocks: list[set[str]] = []  # the names declared in each block being read
         self.on_block_end: list[Callable[[set[str]], None]] = []  # readers' own names
         self.break_flags = 0  # the while loops given a flag for their break so far
+        self.memory: ScratchMemory | None = None  # where values are kept (see keep)
+        self.outs: list[Any] = []  # the bodies being read into, outermost first
+        self.scratch_used = 0
+        self.kept_bits: set[int] = set()  # the scratch bits values were kept in
 
     def stamps(self, node: Expression) -> dict[int, int]:
         return {b: self.writes.get(b, 0) for b in bits_read(node)}
@@ -461,11 +537,12 @@ class ClassicalScope:
         variable = self.variables.get(name)
         if variable is None:
             raise ClassicalError(f"assignment to {name!r}, which is no classical variable")
-        for _, _, saved in self.guards:  # its value where each branch started, kept once
-            saved.setdefault(name, dataclasses.replace(variable))
+        for guard in self.guards:  # its value where each branch started, kept once
+            guard.saved.setdefault(name, dataclasses.replace(variable))
         variable.value = cast(variable.width, value)
         variable.stamps = self.stamps(variable.value)
         variable.in_loop = has_unknown(variable.value)
+        variable.depth = self.depth
         for assigned in self.loop_assigned:
             assigned.add(name)
 
@@ -493,10 +570,157 @@ class ClassicalScope:
         self.variables = {name: dataclasses.replace(v) for name, v in variables.items()}
         self.writes = dict(writes)
 
+    @property
+    def depth(self) -> int:
+        """How deep the body being read is (0: the program's own)."""
+        return max(0, len(self.outs) - 1)
+
+    @contextmanager
+    def reading_into(self, out: Any) -> Iterator[None]:
+        """Within the reading of entries into ``out``: a body of its own where ``out`` is
+        not the body being read already (a for loop's iterations read into their
+        surroundings')."""
+        if self.outs and self.outs[-1] is out:
+            yield
+            return
+        self.outs.append(out)
+        try:
+            yield
+        finally:
+            self.outs.pop()
+
     def measured(self, clbits: Sequence[int]) -> None:
-        """Bits a measurement writes: values read from them before are old from now on."""
+        """Bits a measurement (or a store) is about to write: the values of variables that
+        read them are kept first (:meth:`keep`); values read from them before are old from
+        now on."""
+        written = set(clbits)
+        for variable in list(self.variables.values()):
+            if written.intersection(bits_read(variable.value)):
+                self.keep(variable)
+        for guard in self.guards:  # values each branch being read needs where it ends
+            for before in guard.saved.values():
+                if written.intersection(bits_read(before.value)):
+                    self.keep(before)
         for b in clbits:
             self.writes[b] = self.writes.get(b, 0) + 1
+
+    def keep(self, variable: Variable) -> None:
+        """Keep ``variable``'s value in scratch bits of its own, before a write changes the
+        bits it reads: a store of the value, appended to the body the variable was last
+        given a value in (where it holds that value, and every later path passes), and from
+        then on the variable reads those bits. Left as it is (to be refused where read once
+        stale) where the reader keeps no memory, the value is already stale, unknown or a
+        float, reads more bits than a store may, or the scratch bits run out."""
+        if variable.in_loop or variable.width == FLOAT:
+            return
+        kept = self._kept(variable.value, variable.stamps, variable.depth,
+                          max(1, abs(int(variable.width))))  # fmt: skip
+        if kept is not None:
+            variable.value = cast(variable.width, kept)
+            variable.stamps = self.stamps(kept)
+
+    def _keep_at_end(self, variable: Variable, body: Any) -> None:
+        """Where a branch that set ``variable`` from bits ends, its value stored in scratch
+        bits at the end of the branch's ``body``: after the statement it reads those, which
+        nothing writes again, and not the bits, which a later branch of the statement (or
+        anything after it) may write."""
+        if (
+            variable.in_loop
+            or variable.width == FLOAT
+            or not bits_read(variable.value)
+            or any(self.writes.get(b, 0) != k for b, k in variable.stamps.items())
+        ):
+            return
+        kept = self._stored(variable.value, max(1, abs(int(variable.width))), body, True)
+        if kept is not None:
+            variable.value = cast(variable.width, kept)
+            variable.stamps = self.stamps(kept)
+
+    def _keep_condition(self, guard: Guard) -> None:
+        """Keep a branch's condition in a scratch bit, placed before its statement, where a
+        write in the branch (or in one read before it) changed the bits it reads: where the
+        branch ends, the variables it assigned take their new values where the kept bit
+        holds."""
+        # its bits as they were before its statement: so they hold at the end of the body
+        # around it, where the statement is placed once its branches are read
+        kept = self._kept(guard.condition, None, guard.depth, 1)
+        if kept is not None:
+            guard.condition = kept
+            guard.stamps = self.stamps(kept)
+
+    def _kept(
+        self, value: Expression, stamps: Mapping[int, int] | None, depth: int, width: int
+    ) -> Expression | None:
+        """``value`` (valid at the end of the body at ``depth`` while its bits are written
+        as many times as ``stamps`` says; ``None``: known to be valid there) stored into
+        ``width`` new scratch bits there; those bits, or ``None`` where it cannot be kept
+        (see :meth:`keep`)."""
+        if depth >= len(self.outs):  # a body since ended, its statement not yet placed
+            return None
+        if any(self.writes.get(b, 0) != k for b, k in (stamps or {}).items()):
+            return None
+        # written once; outside the body being read counted as never written, so that a
+        # while loop's body is not taken to write its condition's bits by keeping them
+        return self._stored(value, width, self.outs[depth], written=depth == self.depth)
+
+    def _stored(self, value: Expression, width: int, out: Any, written: bool) -> Expression | None:
+        """``value`` stored into ``width`` new scratch bits at the end of ``out`` (counted
+        as a write where ``written``); those bits, or ``None`` where it cannot be: no
+        memory, an unknown or float value, more bits read than a store may, or the scratch
+        bits spent."""
+        memory = self.memory
+        if memory is None or has_unknown(value) or self.scratch_used + width > MAX_SCRATCH_BITS:
+            return None
+        try:
+            sources, table = stored_table(value, width)
+        except ClassicalError:  # too many bits, or a float
+            return None
+        clbits = memory.scratch(width)
+        self.scratch_used += width
+        self.kept_bits.update(clbits)
+        memory.store_out(out, clbits, sources, table)
+        if written:
+            self.writes.update(dict.fromkeys(clbits, 1))
+        return bits(clbits)
+
+    def scratch_bit(self, value: Expression, out: Any, bit: int | None = None) -> int | None:
+        """Store ``value`` (as a bool, valid where ``out`` ends) into the scratch bit ``bit``
+        (a new one if ``None``) at the end of ``out``, the body being read; the bit, or
+        ``None`` where it cannot be stored."""
+        memory = self.memory
+        if memory is None:
+            return None
+        try:
+            sources, table = stored_table(cast(0, value), 1)
+        except LoopVariableError:
+            raise
+        except ClassicalError:  # too many bits
+            return None
+        if bit is None:
+            (bit,) = memory.scratch(1)
+            self.scratch_used += 1
+            self.kept_bits.add(bit)
+        memory.store_out(out, (bit,), sources, table)
+        self.writes[bit] = self.writes.get(bit, 0) + 1
+        return bit
+
+    def settled(self) -> None:
+        """A statement whose branches were read is placed in the body being read: the values
+        its branches gave hold at that body's end from here on (see :meth:`guarded`)."""
+        pending = PLACED_LATER + self.depth
+        for variable in self.variables.values():
+            if variable.depth != pending:
+                continue
+            variable.depth = self.depth
+            variable.start = None
+            width = 0 if variable.width == FLOAT else max(1, abs(int(variable.width)))
+            if width and not variable.in_loop and len(bits_read(variable.value)) > width:
+                # the branches' values and conditions, kept as the value they give: later
+                # conditions on it read its own bits, not theirs
+                kept = self._kept(variable.value, variable.stamps, self.depth, width)
+                if kept is not None:
+                    variable.value = cast(variable.width, kept)
+                    variable.stamps = self.stamps(kept)
 
     @contextmanager
     def while_body(self) -> Iterator[set[str]]:
@@ -519,7 +743,7 @@ class ClassicalScope:
 
     @contextmanager
     def guarded(
-        self, condition: Expression, stamps: dict[int, int] | None = None
+        self, condition: Expression, stamps: dict[int, int] | None = None, body: Any = None
     ) -> Iterator[None]:
         """Within a branch taken where ``condition`` holds, its bits as they were written
         ``stamps`` times (default: as now; the branches of one statement all read the bits
@@ -527,30 +751,55 @@ class ClassicalScope:
         as assigned; after it, as the assigned value where ``condition`` held and the value
         before elsewhere (read only while the bits of both, and the condition's bits as they
         were, are unchanged)."""
-        guard_stamps = self.stamps(condition) if stamps is None else stamps
-        saved: dict[str, Variable] = {}
-        self.guards.append((condition, guard_stamps, saved))
+        guard = Guard(condition, self.stamps(condition) if stamps is None else dict(stamps),
+                      {}, self.depth)  # fmt: skip
+        pending = PLACED_LATER + self.depth
+        for name, variable in self.variables.items():
+            if variable.depth == pending and variable.start is not None:
+                # set by a branch read before: here, where that branch did not run, it
+                # holds its value from before the statement (which may be kept, as such)
+                guard.earlier[name] = dataclasses.replace(variable)
+                _take_value(variable, variable.start)
+        self.guards.append(guard)
         try:
             yield
         finally:
             self.guards.pop()
-            for name, before in saved.items():
+            changed = {**guard.earlier, **guard.saved}
+            if changed and any(self.writes.get(b, 0) != k for b, k in guard.stamps.items()):
+                self._keep_condition(guard)  # this branch, or one read before, wrote its bits
+            for name in changed:
                 variable = self.variables.get(name)
                 if variable is None:  # local to a block inside the branch, which ended
                     continue
-                variable.value = ("select", condition, variable.value, before.value)
-                variable.stamps = _joined(variable.stamps, guard_stamps, before.stamps)
+                if name in guard.saved and body is not None:
+                    self._keep_at_end(variable, body)
+                start = dataclasses.replace(guard.saved.get(name, variable), start=None)
+                before = guard.earlier.get(name, start)  # where this branch did not run
+                variable.value = ("select", guard.condition, variable.value, before.value)
+                variable.stamps = _joined(variable.stamps, guard.stamps, before.stamps)
                 variable.in_loop = variable.in_loop or before.in_loop
+                # not kept until the statement is placed (settled): the body around it ends
+                # before that statement, which its other branches are read into first
+                variable.depth = pending
+                variable.start = start
 
     def _check(self, node: Expression, stamps: Mapping[int, int], what: str) -> None:
         moved = sorted(b for b, k in stamps.items() if self.writes.get(b, 0) != k)
         if moved:
             raise ClassicalError(
                 f"{what} depends on classical bit(s) {moved} as they were before a later "
-                "measurement wrote them again; genqsim keeps no classical memory but the "
-                "measured bits, so it reads a variable only while the bits of its value are "
-                "unchanged (measure into other bits, or use the bits directly)"
+                "measurement wrote them again, and its value could not be kept in scratch "
+                "bits before that (a value one branch of a statement gave, needed after a "
+                "later branch of it wrote those bits; a float; a value of more than "
+                f"{MAX_STORE_SOURCES} bits): measure into other bits, or use the bits directly"
             )
+
+
+def _take_value(variable: Variable, source: Variable) -> None:
+    """``variable`` holds ``source``'s value (as read, kept and placed)."""
+    variable.value, variable.stamps = source.value, dict(source.stamps)
+    variable.in_loop, variable.depth = source.in_loop, source.depth
 
 
 def _joined(*stamps: Mapping[int, int]) -> dict[int, int]:
@@ -613,6 +862,16 @@ def read_entries(
     those too, where the rest of its iteration can still ``break``).
     ``on_break()`` is called where a ``break`` of these entries' loop is taken (a while
     loop's body notes it: :func:`read_while_loop`)."""
+    with reader.scope.reading_into(out):
+        _read_entries(reader, entries, out, on_break)
+
+
+def _read_entries(
+    reader: JumpReader,
+    entries: Sequence[Any],
+    out: Any,
+    on_break: Callable[[], None] | None,
+) -> None:
     i = 0
     while i < len(entries):
         entry = entries[i]
@@ -669,10 +928,11 @@ def read_branches(
     bodies = []
     for (block, values, guard), stamps in zip(parts, before):
         body = reader.new_body()
-        with reader.scope.block(), reader.scope.guarded(guard, stamps):
+        with reader.scope.block(), reader.scope.guarded(guard, stamps, body):
             read_entries(reader, [*block, *rest], body, on_break)
         bodies.append((body, values))
     reader.branch_out(bits, bodies, entry, out)
+    reader.scope.settled()
 
 
 def read_while(
@@ -701,10 +961,13 @@ def read_while(
                 + ("never end" if values else "never run: drop it")
             )
         if all(scope.writes.get(b, 0) == before.get(b, 0) for b in tested):
+            measured = [b for b in tested if b not in scope.kept_bits]
             raise ClassicalError(
-                f"a while loop whose body measures nothing into the bits its condition reads "
-                f"({list(tested)}) would never end once entered"
-            )
+                "a while loop whose body changes nothing its condition reads ("
+                + ", ".join([f"bits {measured}"] * bool(measured)
+                            + ["variables it does not assign"] * (len(measured) < len(tested)))
+                + ") would never end once entered"
+            )  # fmt: skip
         if not after_body:
             again = body()
         scope.unknown(assigned)  # after the loop: as its last iteration, or none, left them
@@ -737,8 +1000,8 @@ def read_while_loop(
     taken. A body that can ``break`` gets a flag, a variable set to 0 as each iteration
     starts and to 1 where a ``break`` is taken, and the loop goes on only while the
     condition holds and the flag does not (a test on the bits the breaks' conditions read,
-    refused where the body measures into them again after the break). Nothing is kept but
-    the measured bits."""
+    refused where the body measures into them again after the break and the flag could not
+    be kept in a scratch bit)."""
     scope = reader.scope
     flag = _break_flag(reader, entries)
     before = scope.snapshot()
@@ -765,8 +1028,8 @@ def read_while_loop(
         except ClassicalError:
             raise ClassicalError(
                 "a break inside a while loop is read where the bits its condition reads are "
-                "not measured again before the body ends (genqsim keeps no classical memory "
-                "but the measured bits): measure into other bits after the break"
+                "measured again before the body ends, and whether it was taken could not be "
+                "kept in a scratch bit: measure into other bits after the break"
             ) from None
         return ("&&", holds, ("!", broken))
 
@@ -816,12 +1079,30 @@ def _first_iteration_then_loop(
     tested, values = values_where(holds)
     if not values:  # false wherever the loop gets here: it never runs
         return
+    scope = reader.scope
     first = reader.new_body()
-    with reader.scope.guarded(holds):
+    with scope.guarded(holds, body=first), scope.reading_into(first):
         read_body(first)
-        if values_where(goes_on())[1]:  # else no iteration goes on past the first
-            loop_out(*read_while(reader.scope, goes_on, body_read, after_body=True), first)
+        going_on = goes_on()
+        if values_where(going_on)[1]:  # else no iteration goes on past the first
+            # each iteration's end stores whether the loop goes on into one scratch bit the
+            # loop tests: the first iteration and the loop's body are read apart, and a
+            # value either keeps in scratch bits is kept in bits of its own reading
+            bit = scope.scratch_bit(going_on, first)
+            if bit is None:
+                loop_out(*read_while(scope, goes_on, body_read, after_body=True), first)
+            else:
+
+                def flagged_body() -> Any:
+                    body = body_read()
+                    with scope.reading_into(body):
+                        if scope.scratch_bit(goes_on(), body, bit) is None:  # unrolled then
+                            raise LoopVariableError("a while loop's condition was not kept")
+                    return body
+
+                loop_out(*read_while(scope, lambda: bits((bit,)), flagged_body, True), first)
     reader.branch_out(tested, [(first, values)], None, out)
+    scope.settled()
 
 
 def _unrolled(
@@ -848,7 +1129,8 @@ def _unrolled(
         _unrolled(reader, condition, read_body, out, done + 1)
         return
     body = reader.new_body()
-    with reader.scope.guarded(holds):
+    with reader.scope.guarded(holds, body=body), reader.scope.reading_into(body):
         read_body(body)
         _unrolled(reader, condition, read_body, body, done + 1)
     reader.branch_out(tested, [(body, values)], None, out)
+    reader.scope.settled()

@@ -54,8 +54,10 @@ def from_qiskit(qc: Any) -> Circuit:
     ``Kraus``), measurements, resets, barriers and delays, ``box`` blocks,
     ``for_loop`` blocks (unrolled), ``if_test`` blocks with ``else`` branches and ``switch``
     blocks (conditioned on a classical bit, a register, or an expression of them), and
-    classical variables (``add_var``, ``store``) kept as expressions of the measured bits
-    (:mod:`genqsim.io.classical`), and stores into bits and registers (classical stores,
+    classical variables (``add_var``, ``store``) kept as expressions of the measured bits,
+    or in scratch bits of their own where a measurement would overwrite those
+    (:mod:`genqsim.io.classical`; counts leave scratch bits out), and stores into bits and
+    registers (classical stores,
     :meth:`~genqsim.Circuit.store`). Any other gate with a definition (a circuit made a gate, a
     library gate genqsim's table lacks) is one :class:`~genqsim.Composite` by its name,
     running as that definition."""
@@ -66,12 +68,13 @@ def from_qiskit(qc: Any) -> Circuit:
     inputs = [var.name for var in qc.iter_input_vars()]
     if inputs:
         raise ArgumentValueError(
-            f"classical input variables ({', '.join(inputs)}) have no genqsim form: genqsim "
-            "keeps no classical memory but measured bits"
+            f"classical input variables ({', '.join(inputs)}) have no genqsim form: a run "
+            "takes no classical inputs (give them values with store() at the start instead)"
         )
     c = Circuit(qc.num_qubits, n_clbits=qc.num_clbits)
     reader = _QiskitReader(qc.num_qubits, qc.num_clbits)
     reader.read(qc, c, list(range(qc.num_qubits)), list(range(qc.num_clbits)))
+    c.mark_scratch(reader.scratch_bits)
     phase = _from_qiskit_param(qc.global_phase)
     if phase != 0:
         _global_phase(c, phase)
@@ -139,6 +142,21 @@ class _QiskitReader:
         self.loops = 0  # for_loop blocks being read, one inside another
         self.declarers: dict[str, Any] = {}  # a variable's name -> its Qiskit Var
         self.scope.on_block_end.append(self.forget)
+        self.scope.memory = self
+        self.scratch_bits: list[int] = []  # bits the scope keeps variables' values in
+
+    def scratch(self, width: int) -> tuple[int, ...]:
+        """``width`` new classical bits past the circuit's (see
+        :class:`~genqsim.io.classical.ScratchMemory`)."""
+        found = tuple(range(self.n_clbits, self.n_clbits + width))
+        self.n_clbits += width
+        self.scratch_bits += found
+        return found
+
+    def store_out(
+        self, out: Circuit, clbits: tuple[int, ...], sources: tuple[int, ...], table: list[int]
+    ) -> None:
+        out.store(clbits, table, sources)
 
     @contextmanager
     def at(self, name: str) -> Iterator[None]:
@@ -202,8 +220,8 @@ class _QiskitReader:
         elif name in ("barrier", "delay"):  # a delay is an identity on an ideal machine
             c.barrier(qubits)
         elif name == "measure":
+            self.scope.measured(clbits)  # variables that read the bit kept first
             c.measure(qubits[0], clbits[0])
-            self.scope.measured(clbits)
         elif name == "reset":
             c.reset(qubits[0])
         else:
@@ -261,6 +279,7 @@ class _QiskitReader:
         """The bodies read, as the cases of a switch on ``bits`` (:meth:`Circuit.switch_`;
         without bits: in place)."""
         if bits:
+            c.n_clbits = max(c.n_clbits, self.n_clbits)  # scratch bits an outer body wrote
             c.switch_(bits, [(values, body) for body, values in bodies])
             return
         for body, values in bodies:  # a box, or a condition without bits: decided now
@@ -282,6 +301,7 @@ class _QiskitReader:
         ) -> None:
             if any(inner.qubits or inner.gate.bits_written for inner in block.operations
                    if inner.gate.name != "barrier"):  # fmt: skip
+                target.n_clbits = max(target.n_clbits, self.n_clbits)  # scratch bits too
                 target.while_(bits, values, block)
 
         try:
@@ -369,8 +389,8 @@ class _QiskitReader:
             return
         targets = self.written_bits(qc, op.lvalue, clbit_map)
         sources, table = classical.stored_table(value, len(targets))
+        self.scope.measured(targets)  # variables that read the bits kept first
         c.store(targets, table, sources)
-        self.scope.measured(targets)
 
     def written_bits(self, qc: Any, lvalue: Any, clbit_map: list[int]) -> list[int]:
         """The bits of the outer circuit a store into ``lvalue`` writes: a bit, a register,
@@ -617,12 +637,33 @@ def _to_qiskit_param(value: Any, table: dict) -> Any:
     return build(value)
 
 
+def _qiskit_circuit(circuit: Circuit) -> tuple[Any, list[Any]]:
+    """An empty ``QuantumCircuit`` with ``circuit``'s qubits and classical bits, and the
+    Qiskit bit of each of ``circuit``'s: all in register ``c``, or where ``circuit`` has
+    scratch bits, its result bits in ``c`` and the scratch bits in a register ``scratch``
+    after it (Aer reads registers as runs of the circuit's bits)."""
+    from qiskit import ClassicalRegister, QuantumCircuit
+
+    if not circuit.scratch_clbits:
+        qc = QuantumCircuit(circuit.n_qubits, circuit.n_clbits)
+        return qc, list(qc.clbits)
+    results = ClassicalRegister(len(circuit.result_clbits), "c")
+    scratch = ClassicalRegister(len(circuit.scratch_clbits), "scratch")
+    place = {b: results[j] for j, b in enumerate(circuit.result_clbits)}
+    place.update({b: scratch[k] for k, b in enumerate(sorted(circuit.scratch_clbits))})
+    qc = QuantumCircuit(circuit.n_qubits)
+    qc.add_register(results)
+    qc.add_register(scratch)
+    return qc, [place[b] for b in range(circuit.n_clbits)]
+
+
 def to_qiskit(circuit: Circuit) -> Any:
-    """A Qiskit ``QuantumCircuit`` equal to ``circuit`` (symbols become ``Parameter`` s)."""
-    from qiskit import QuantumCircuit
+    """A Qiskit ``QuantumCircuit`` equal to ``circuit`` (symbols become ``Parameter`` s). A
+    circuit's scratch bits (``Circuit.scratch_clbits``) go to a register ``scratch`` of
+    their own beside ``c``: Qiskit reports every register, so its counts show them apart."""
     from qiskit.circuit import library as qlib
 
-    qc = QuantumCircuit(circuit.n_qubits, circuit.n_clbits)
+    qc, clbits = _qiskit_circuit(circuit)
     table: dict = {}
     for op in _with_constant_stores(circuit):
         gate = op.gate
@@ -630,13 +671,13 @@ def to_qiskit(circuit: Circuit) -> Any:
             qc.barrier(list(op.targets))
             continue
         if isinstance(gate, Measure):
-            qc.measure(op.targets[0], gate.clbit)
+            qc.measure(op.targets[0], clbits[gate.clbit])
             continue
         if isinstance(gate, Store):  # a constant (others became conditionals of constants)
             from qiskit.circuit.classical import expr
 
             for i, clbit in enumerate(gate.clbits):
-                qc.store(qc.clbits[clbit], expr.lift(bool((gate.table[0] >> i) & 1)))
+                qc.store(clbits[clbit], expr.lift(bool((gate.table[0] >> i) & 1)))
             continue
         if gate.kind is GateKind.RESET:
             qc.reset(op.targets[0])
@@ -644,10 +685,10 @@ def to_qiskit(circuit: Circuit) -> Any:
         if isinstance(gate, Conditional):
             body, orelse = (
                 to_qiskit(Circuit(circuit.n_qubits, gate.operations_on(op.targets, branch),
-                                  n_clbits=circuit.n_clbits))
+                                  n_clbits=circuit.n_clbits).mark_scratch(circuit.scratch_clbits))
                 for branch in (0, 1)
             )  # fmt: skip
-            target = _qiskit_condition(qc, gate.clbits)
+            target = _qiskit_condition(qc, [clbits[b] for b in gate.clbits])
             if len(gate.values) == 1:
                 condition: Any = (target, gate.values[0])
             else:  # several values: target == v1 || target == v2 ...
@@ -747,13 +788,12 @@ def _controlled_matrix(matrix: np.ndarray, control_values: Sequence[int]) -> np.
     return whole
 
 
-def _qiskit_condition(qc: Any, clbits: tuple[int, ...]) -> Any:
+def _qiskit_condition(qc: Any, bits: list[Any]) -> Any:
     """The Qiskit bit, or a register over the bits (added once), a condition tests."""
     from qiskit.circuit import ClassicalRegister
 
-    if len(clbits) == 1:
-        return qc.clbits[clbits[0]]
-    bits = [qc.clbits[b] for b in clbits]
+    if len(bits) == 1:
+        return bits[0]
     for reg in qc.cregs:
         if list(reg) == bits:
             return reg

@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from .counting import counted_register, counts, memory
+from .counting import counted_register, counts, memory, record_distribution
 from .density import DensityMatrix, DensityOptions
 from .distributions import probabilities
 from .expectations import expectation
@@ -85,6 +85,7 @@ __all__ = [
     "memory",
     "method_spec",
     "probabilities",
+    "record_distribution",
     "register_method",
     "save_state",
     "simulate",

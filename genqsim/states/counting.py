@@ -74,7 +74,51 @@ def counts(
         return _swept_counts(
             circuit, shots, seed, readout, values or {}, executor, chunk_size, simulate_options
         )
+    tally = _counts_on_every_bit(circuit, shots, seed, readout, simulate_options)
+    return _without_scratch(tally, circuit)
 
+
+def record_distribution(circuit: Circuit, **simulate_options: Any) -> dict[str, float]:
+    """The exact distribution of ``circuit``'s classical record (its bits as :func:`counts`
+    reports them: bit ``n_clbits-1`` leftmost, scratch bits left out), every measurement
+    branch kept by a method whose state keeps them all (``method="density_matrix"``, the
+    default). Probabilities as floats; outcomes of probability zero left out."""
+    method = simulate_options.setdefault("method", "density_matrix")
+    if not method_spec(method).ensemble:
+        raise ArgumentValueError(
+            f"an exact record distribution needs a method that keeps every measurement "
+            f"branch (method='density_matrix'), got method={method!r}: draw counts instead"
+        )
+    rest, terminal = circuit.split_terminal_measurements()
+    mixed = simulate(rest, **simulate_options)
+    found = mixed.record_distribution(terminal, circuit.n_clbits)
+    return _without_scratch({k: float(v) for k, v in found.items() if v > 0}, circuit)
+
+
+def _without_scratch(tally: dict[str, Any], circuit: Circuit) -> dict[str, Any]:
+    """``tally`` (counts or probabilities, keys over every classical bit, bit
+    ``n_clbits-1`` leftmost) with the circuit's scratch bits
+    (:attr:`~genqsim.circuit.circuit.Circuit.scratch_clbits`, a program's working memory)
+    left out."""
+    if not circuit.scratch_clbits or counted_register(circuit) != "classical bits":
+        return tally
+    n = circuit.n_clbits
+    kept = [n - 1 - c for c in reversed(circuit.result_clbits)]
+    out: dict[str, Any] = {}
+    for key, k in tally.items():
+        shown = "".join(key[i] for i in kept)
+        out[shown] = out.get(shown, 0) + k
+    return dict(sorted(out.items()))
+
+
+def _counts_on_every_bit(
+    circuit: Circuit,
+    shots: int,
+    seed: Seed,
+    readout: Any,
+    simulate_options: dict[str, Any],
+) -> dict[str, int]:
+    """:func:`counts` of one point, over every classical bit (scratch bits too)."""
     shots = check_shots(shots)
     readout, errors = _readout_errors(readout, circuit)
     rest, terminal = circuit.split_terminal_measurements()

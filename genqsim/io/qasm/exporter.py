@@ -432,22 +432,40 @@ def _modifiers(values: tuple[int, ...]) -> str:
 
 
 class _Writer3:
-    """The OpenQASM 3 lines of a circuit: definitions it needs, then its operations."""
+    """The OpenQASM 3 lines of a circuit: definitions it needs, then its operations. The
+    classical bits are ``c``; a circuit with scratch bits (``Circuit.scratch_clbits``) has
+    its result bits in ``output bit[m] c`` and the scratch bits in ``bit[k] scratch``, so
+    that a reader reports only ``c`` (OpenQASM 3 reports only outputs where a program
+    declares some)."""
 
-    def __init__(self) -> None:
+    def __init__(self, circuit: Circuit) -> None:
         self.definitions: dict[str, str] = {}
         taken = STDGATES | LANGUAGE_GATES3 | frozenset(DEFINITIONS3) | KEYWORDS3
-        self.composites = _Composites(self.definitions, taken, 3)
+        self.composites = _Composites(self.definitions, taken | {"scratch"}, 3)
+        self.results = circuit.result_clbits
+        scratch = sorted(circuit.scratch_clbits)
+        self.names = {b: f"c[{j}]" for j, b in enumerate(self.results)}
+        self.names.update({b: f"scratch[{k}]" for k, b in enumerate(scratch)})
+
+    def declarations(self) -> list[str]:
+        """The classical bits' declarations."""
+        if len(self.names) == len(self.results):
+            return [f"bit[{len(self.results)}] c;"] if self.results else []
+        return [f"output bit[{len(self.results)}] c;",
+                f"bit[{len(self.names) - len(self.results)}] scratch;"]  # fmt: skip
+
+    def bit(self, clbit: int) -> str:
+        return self.names.get(clbit, f"c[{clbit}]")
 
     def condition(self, gate: Conditional, n_clbits: int) -> str:
         """``c == 3``, ``c[0] == 1 && c[2] == 0``, or (a while loop on several values) those
         joined by ``||``."""
         tests = []
         for value in gate.values:
-            if gate.clbits == tuple(range(n_clbits)) and n_clbits > 1:
+            if gate.clbits == self.results and len(self.results) > 1:
                 tests.append(f"c == {value}")
             else:
-                tests.append(" && ".join(f"c[{b}] == {(value >> i) & 1}"
+                tests.append(" && ".join(f"{self.bit(b)} == {(value >> i) & 1}"
                                          for i, b in enumerate(gate.clbits)))  # fmt: skip
         if len(tests) == 1:
             return tests[0]
@@ -458,7 +476,7 @@ class _Writer3:
         if gate.kind is GateKind.BARRIER:
             return [indent + "barrier " + ", ".join(f"q[{q}]" for q in op.targets) + ";"]
         if isinstance(gate, Measure):
-            return [f"{indent}c[{gate.clbit}] = measure q[{op.targets[0]}];"]
+            return [f"{indent}{self.bit(gate.clbit)} = measure q[{op.targets[0]}];"]
         if gate.kind is GateKind.RESET:
             return [f"{indent}reset q[{op.targets[0]}];"]
         if isinstance(gate, Store):
@@ -499,7 +517,7 @@ class _Writer3:
         """``c[1] = true;`` for each bit of a constant; a function of bits as an if / else
         chain on its sources, each branch storing a constant."""
         if len(set(gate.table)) == 1:
-            return [f"{indent}c[{b}] = {'true' if (gate.table[0] >> i) & 1 else 'false'};"
+            return [f"{indent}{self.bit(b)} = {'true' if (gate.table[0] >> i) & 1 else 'false'};"
                     for i, b in enumerate(gate.clbits)]  # fmt: skip
         chain = classical.as_constant_stores(gate, 0, n_clbits)
         return [line for inner in chain.operations
@@ -566,8 +584,9 @@ def dumps3(circuit: Circuit) -> str:
     renamed = {s: sympy.Symbol(name, real=True) for s, name in names.items() if str(s) != name}
     if renamed:  # operation by operation: a composite stays one definition
         ops = [op.bind(renamed) for op in circuit.instructions]
-        circuit = Circuit(circuit.n_qubits, ops, n_clbits=circuit.n_clbits)
-    writer = _Writer3()
+        scratch = circuit.scratch_clbits
+        circuit = Circuit(circuit.n_qubits, ops, n_clbits=circuit.n_clbits).mark_scratch(scratch)
+    writer = _Writer3(circuit)
     body: list[str] = []
     for op in circuit.instructions:
         body.extend(writer.operation(op, circuit.n_clbits))
@@ -575,6 +594,5 @@ def dumps3(circuit: Circuit) -> str:
     lines += [f"input float[64] {name};" for name in sorted(names.values())]
     lines += list(writer.definitions.values())
     lines.append(f"qubit[{max(circuit.n_qubits, 1)}] q;")
-    if circuit.n_clbits:
-        lines.append(f"bit[{circuit.n_clbits}] c;")
+    lines += writer.declarations()
     return "\n".join(lines + body) + "\n"

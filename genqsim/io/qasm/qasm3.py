@@ -169,9 +169,25 @@ class _Reader:
         self.statement: Any = None  # the statement being read, for errors
         self.scope = ClassicalScope()  # classical variables, and the bits written so far
         self.scope.on_block_end.append(self.forget)
+        self.scope.memory = self
+        self.scratch_bits: list[int] = []  # bits the scope keeps variables' values in
+        self.outputs: list[int] = []  # the bits of ``output`` declarations
         self.declarers: dict[str, Any] = {}  # name -> the declaration that made it
         self.bit_slots: dict[int, tuple[Any, tuple[int, int | None]]] = {}  # per declaration
         self.loops = 0  # for loops being read, one inside another
+
+    # -- scratch memory (see genqsim.io.classical.ScratchMemory) ---------------------------------
+    def scratch(self, width: int) -> tuple[int, ...]:
+        """``width`` new classical bits, left out of results."""
+        found = tuple(range(self.n_clbits, self.n_clbits + width))
+        self.n_clbits += width
+        self.scratch_bits += found
+        return found
+
+    def store_out(
+        self, out: list[Any], clbits: tuple[int, ...], sources: tuple[int, ...], table: list[int]
+    ) -> None:
+        out.append(new_operation(Store(clbits, table, sources), ()))
 
     # -- errors ------------------------------------------------------------------------------
     def fail(self, message: str, node: Any = None) -> QasmError:
@@ -379,6 +395,7 @@ class _Reader:
                 self.new_name(name, node)
                 width = 1 if size is None else size
                 self.bits[name] = list(range(self.n_clbits, self.n_clbits + width))
+                self.outputs += self.bits[name]
                 self.n_clbits += width
                 return
             raise self.fail("only bit outputs are read", node)
@@ -1049,7 +1066,9 @@ class _Reader:
         n_qubits = self.n_declared_qubits + self.physical + 1
         c = Circuit(n_qubits, n_clbits=self.n_clbits)
         _emit(c, items, self)
-        return c
+        if self.outputs:  # a program that declares outputs reports only those
+            c.mark_scratch(b for b in range(c.n_clbits) if b not in set(self.outputs))
+        return c.mark_scratch(self.scratch_bits)
 
 
 def _emit(c: Circuit, items: list[Any], reader: _Reader) -> None:
@@ -1511,7 +1530,8 @@ def _read(text: str, source: str | None) -> Circuit:
             warn_passed_over(source, line, column, argument, gate)
     reader = _Reader(source)
     items: list[Any] = []
-    reader.statements(program.statements, {}, items)
+    with reader.scope.reading_into(items):
+        reader.statements(program.statements, {}, items)
     return reader.circuit(items)
 
 
