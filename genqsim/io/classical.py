@@ -754,12 +754,12 @@ class ClassicalScope:
         guard = Guard(condition, self.stamps(condition) if stamps is None else dict(stamps),
                       {}, self.depth)  # fmt: skip
         pending = PLACED_LATER + self.depth
-        for name, variable in self.variables.items():
-            if variable.depth == pending and variable.start is not None:
+        for name, held in self.variables.items():
+            if held.depth == pending and held.start is not None:
                 # set by a branch read before: here, where that branch did not run, it
                 # holds its value from before the statement (which may be kept, as such)
-                guard.earlier[name] = dataclasses.replace(variable)
-                _take_value(variable, variable.start)
+                guard.earlier[name] = dataclasses.replace(held)
+                _take_value(held, held.start)
         self.guards.append(guard)
         try:
             yield
