@@ -398,8 +398,8 @@ def test_random_dynamic_circuits_with_while_loops_match_aers_counts(seed):
     """Random dynamic circuits with while loops (run shot by shot): genqsim's counts for the
     Qiskit object and for its OpenQASM 3 against Aer's, each record within five standard
     errors of the two-sample difference. A ``break`` whose tested bits the body measures
-    again before it ends is refused with that reason (no classical memory beyond the bits);
-    such a seed checks the refusal instead."""
+    again before it ends, where its flag cannot be kept in a scratch bit, is refused with
+    that reason; such a seed checks the refusal instead."""
     from qiskit import qasm3
     from qiskit.qasm3 import ExperimentalFeatures
 
