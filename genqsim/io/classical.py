@@ -637,10 +637,10 @@ class ClassicalScope:
             variable.stamps = self.stamps(kept)
 
     def _keep_condition(self, guard: Guard) -> None:
-        """Keep a branch's condition in a scratch bit, placed before its statement, where a
-        write in the branch (or in one read before it) changed the bits it reads: where the
-        branch ends, the variables it assigned take their new values where the kept bit
-        holds."""
+        """Keep the condition of a branch that set variables in a scratch bit, placed before
+        its statement (the bits it reads may be written in the branch, in a later branch of
+        the statement, or after it): where the branch ends, the variables it set take their
+        new values where the kept bit holds."""
         # its bits as they were before its statement: so they hold at the end of the body
         # around it, where the statement is placed once its branches are read
         kept = self._kept(guard.condition, None, guard.depth, 1)
@@ -766,8 +766,10 @@ class ClassicalScope:
         finally:
             self.guards.pop()
             changed = {**guard.earlier, **guard.saved}
-            if changed and any(self.writes.get(b, 0) != k for b, k in guard.stamps.items()):
-                self._keep_condition(guard)  # this branch, or one read before, wrote its bits
+            if changed and not set(guard.stamps) <= self.kept_bits:
+                # kept before the statement: what this branch set is then told apart by a bit
+                # no later branch, and nothing after the statement, writes again
+                self._keep_condition(guard)
             for name in changed:
                 variable = self.variables.get(name)
                 if variable is None:  # local to a block inside the branch, which ended
