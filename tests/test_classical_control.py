@@ -1297,6 +1297,8 @@ def test_scratch_bits_are_left_out_of_every_result():
     assert set(aer) == {"0 10", "1 11"}  # scratch, then c: the scratch bit copies the coin
     with pytest.raises(gq.ArgumentValueError, match="classical bits are non-negative"):
         gq.Circuit(1).mark_scratch([-1])
+    with pytest.raises(gq.ArgumentTypeError, match="classical bits are integers"):
+        gq.Circuit(1).mark_scratch([1.5])
     with pytest.raises(gq.ArgumentValueError, match="keeps every measurement branch"):
         gq.record_distribution(c, method="statevector")
 

@@ -1026,7 +1026,11 @@ class Circuit:
         readers of OpenQASM 3 files and Qiskit circuits keep classical variables in such bits
         where a later measurement would overwrite the bits their values read). Returns this
         circuit."""
-        marked = frozenset(int(b) for b in clbits)
+        given = list(clbits)
+        wrong = [b for b in given if isinstance(b, bool) or not isinstance(b, _abc.Integral)]
+        if wrong:
+            raise ArgumentTypeError(f"classical bits are integers, got {wrong!r}")
+        marked = frozenset(int(b) for b in given)
         if any(b < 0 for b in marked):
             raise ArgumentValueError(f"classical bits are non-negative, got {sorted(marked)}")
         if marked:
