@@ -1394,3 +1394,20 @@ r = measure q[1];
     assert set(counts) == {"00", "11"}
     p = 1 / 3
     assert abs(counts["11"] / shots - p) < 5 * (p * (1 - p) / shots) ** 0.5
+
+
+def test_a_switch_without_default_holding_a_jump_leaves_the_rest_where_no_case_matches():
+    """A ``switch`` whose only case holds a ``continue``, in a ``for_loop``: where no case
+    matches (c reads 1), the rest of the iteration runs, flipping q1 (it was dropped there:
+    the rest went only into the cases' bodies). By hand: "11" in every shot."""
+    qc = QuantumCircuit(2, 2)
+    qc.x(0)
+    qc.measure(0, 0)
+    with qc.for_loop(range(1)):
+        with qc.switch(qc.cregs[0]) as case:
+            with case(2):
+                qc.continue_loop()
+        qc.x(1)
+    qc.measure(1, 1)
+    for c in both_ways(qc):
+        assert distribution(c) == pytest.approx({"11": 1.0}, abs=1e-12)

@@ -423,6 +423,13 @@ def switch_cases(
     return tested, [(block, chosen[id(block)]) for _, block in cases]
 
 
+def unmatched(bits: tuple[int, ...], chosen: Sequence[tuple[Any, list[int]]]) -> list[int]:
+    """The values of ``bits`` no case of a ``switch`` (:func:`switch_cases`' ``chosen``)
+    takes: where the statements after a switch that holds a jump run, and none of its
+    blocks."""
+    return complement(bits, [v for _, values in chosen for v in values])
+
+
 @dataclass
 class Variable:
     """A classical variable: its type (``width`` as in :func:`cast`) and its value, an
@@ -778,6 +785,8 @@ class ClassicalScope:
                     self._keep_at_end(variable, body)
                 start = dataclasses.replace(guard.saved.get(name, variable), start=None)
                 before = guard.earlier.get(name, start)  # where this branch did not run
+                if name in guard.earlier:  # with the start's value as kept since, if it was
+                    before = _with_start(before, start)
                 variable.value = ("select", guard.condition, variable.value, before.value)
                 variable.stamps = _joined(variable.stamps, guard.stamps, before.stamps)
                 variable.in_loop = variable.in_loop or before.in_loop
@@ -796,6 +805,40 @@ class ClassicalScope:
                 "later branch of it wrote those bits; a float; a value of more than "
                 f"{MAX_STORE_SOURCES} bits): measure into other bits, or use the bits directly"
             )
+
+
+def _with_start(earlier: Variable, start: Variable) -> Variable:
+    """``earlier`` (a variable as earlier branches of a statement left it, their values
+    where they ran and its value from before the statement elsewhere) with that value from
+    before the statement as ``start`` holds it now: kept in scratch bits since, which hold
+    the same value on every path, while the bits it read were written."""
+    old = earlier.start
+    if old is None or old.value is start.value:
+        return earlier
+    value = _substituted(earlier.value, old.value, start.value, {})
+    if value is earlier.value:
+        return earlier
+    rest = bits_read(_substituted(earlier.value, old.value, const(0), {}))
+    stamps = _joined({b: earlier.stamps.get(b, -1) for b in rest}, start.stamps)
+    return dataclasses.replace(earlier, value=value, stamps=stamps)
+
+
+def _substituted(
+    node: Expression, old: Expression, new: Expression, done: dict[int, Expression]
+) -> Expression:
+    """``node`` with ``new`` wherever it holds the part ``old`` (the same object), each
+    shared part rebuilt once (see :func:`evaluate`)."""
+    if node is old:
+        return new
+    if node[0] in ("bits", "const", "unknown"):
+        return node
+    found = done.get(id(node))
+    if found is None:
+        parts = [_substituted(p, old, new, done) if isinstance(p, tuple) else p for p in node[1:]]
+        changed = any(a is not b for a, b in zip(parts, node[1:]))
+        found = (node[0], *parts) if changed else node
+        done[id(node)] = found
+    return found
 
 
 def _take_value(variable: Variable, source: Variable) -> None:

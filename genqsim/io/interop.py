@@ -269,6 +269,10 @@ class _QiskitReader:
                 bits, chosen = classical.switch_cases(target, cases)
                 parts = [(block, values, classical.one_of(bits, values))
                          for block, values in chosen]  # fmt: skip
+                if self.jumps(entry):  # what follows a jump runs where no case matched too
+                    others = classical.unmatched(bits, chosen)
+                    if others:
+                        parts.append((None, others, classical.one_of(bits, others)))
         return bits, [([] if block is None else _entries(block, qubits, clbits), values, guard)
                       for block, values, guard in parts]  # fmt: skip
 

@@ -968,7 +968,11 @@ class _Reader:
                 cases.append(([classical.DEFAULT], node.default.statements))
             with self.classical_at(node):
                 bits, chosen = classical.switch_cases(target, cases)
+                # what follows a jump runs where no case matched too
+                others = classical.unmatched(bits, chosen) if self.jumps(entry) else []
             blocks = [(block, values, classical.one_of(bits, values)) for block, values in chosen]
+            if others:
+                blocks.append(([], others, classical.one_of(bits, others)))
         return bits, [([(s, env) for s in block], values, guard) for block, values, guard in blocks]
 
     def branch_out(
