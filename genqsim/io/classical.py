@@ -463,6 +463,23 @@ PLACED_LATER = 1 << 30
 """Added to a depth: the variable was given its value by the branches of a statement not
 yet placed in the body at that depth (see :meth:`ClassicalScope.settled`)."""
 
+
+class ScratchBits:
+    """:meth:`ScratchMemory.scratch` for a reader that counts its classical bits in
+    ``n_clbits``: new bits past them, gathered in ``scratch_bits`` (marked as scratch on the
+    circuit read)."""
+
+    n_clbits: int
+    scratch_bits: list[int]
+
+    def scratch(self, width: int) -> tuple[int, ...]:
+        """``width`` new classical bits past the reader's, left out of results."""
+        found = tuple(range(self.n_clbits, self.n_clbits + width))
+        self.n_clbits += width
+        self.scratch_bits += found
+        return found
+
+
 MAX_SCRATCH_BITS = 4096
 """The most scratch bits one program's variables may take (each value kept takes its
 variable's width anew): past them a variable is left to be refused where it is read."""
@@ -618,30 +635,28 @@ class ClassicalScope:
         then on the variable reads those bits. Left as it is (to be refused where read once
         stale) where the reader keeps no memory, the value is already stale, unknown or a
         float, reads more bits than a store may, or the scratch bits run out."""
-        if variable.in_loop or variable.width == FLOAT:
-            return
-        kept = self._kept(variable.value, variable.stamps, variable.depth,
-                          max(1, abs(int(variable.width))))  # fmt: skip
-        if kept is not None:
-            variable.value = cast(variable.width, kept)
-            variable.stamps = self.stamps(kept)
+        width = _kept_width(variable)
+        if width:
+            self._hold(variable, self._kept(variable.value, variable.stamps, variable.depth, width))
 
     def _keep_at_end(self, variable: Variable, body: Any) -> None:
         """Where a branch that set ``variable`` from bits ends, its value stored in scratch
         bits at the end of the branch's ``body``: after the statement it reads those, which
         nothing writes again, and not the bits, which a later branch of the statement (or
         anything after it) may write."""
-        if (
-            variable.in_loop
-            or variable.width == FLOAT
-            or not bits_read(variable.value)
-            or any(self.writes.get(b, 0) != k for b, k in variable.stamps.items())
-        ):
-            return
-        kept = self._stored(variable.value, max(1, abs(int(variable.width))), body, True)
+        width = _kept_width(variable)
+        if width and bits_read(variable.value) and not self._stale(variable.stamps):
+            self._hold(variable, self._stored(variable.value, width, body, True))
+
+    def _hold(self, variable: Variable, kept: Expression | None) -> None:
+        """``variable`` reads the scratch bits ``kept`` its value was stored in (if it was)."""
         if kept is not None:
             variable.value = cast(variable.width, kept)
             variable.stamps = self.stamps(kept)
+
+    def _stale(self, stamps: Mapping[int, int]) -> bool:
+        """Whether a bit read at ``stamps`` was written since."""
+        return any(self.writes.get(b, 0) != k for b, k in stamps.items())
 
     def _keep_condition(self, guard: Guard) -> None:
         """Keep the condition of a branch that set variables in a scratch bit, placed before
@@ -664,52 +679,52 @@ class ClassicalScope:
         (see :meth:`keep`)."""
         if depth >= len(self.outs):  # a body since ended, its statement not yet placed
             return None
-        if any(self.writes.get(b, 0) != k for b, k in (stamps or {}).items()):
+        if stamps is not None and self._stale(stamps):
             return None
         # written once; outside the body being read counted as never written, so that a
         # while loop's body is not taken to write its condition's bits by keeping them
         return self._stored(value, width, self.outs[depth], written=depth == self.depth)
 
-    def _stored(self, value: Expression, width: int, out: Any, written: bool) -> Expression | None:
-        """``value`` stored into ``width`` new scratch bits at the end of ``out`` (counted
-        as a write where ``written``); those bits, or ``None`` where it cannot be: no
-        memory, an unknown or float value, more bits read than a store may, or the scratch
-        bits spent."""
+    def _stored(
+        self,
+        value: Expression,
+        width: int,
+        out: Any,
+        written: bool,
+        clbits: tuple[int, ...] | None = None,
+    ) -> Expression | None:
+        """``value`` stored into the scratch bits ``clbits`` (``width`` new ones if
+        ``None``) at the end of ``out`` (counted as a write where ``written``); those bits, or
+        ``None`` where it cannot be: no memory, an unknown or float value, more bits read
+        than a store may, or the scratch bits spent."""
         memory = self.memory
-        if memory is None or has_unknown(value) or self.scratch_used + width > MAX_SCRATCH_BITS:
+        fresh = clbits is None
+        if (
+            memory is None
+            or has_unknown(value)
+            or (fresh and self.scratch_used + width > MAX_SCRATCH_BITS)
+        ):
             return None
         try:
             sources, table = stored_table(value, width)
         except ClassicalError:  # too many bits, or a float
             return None
-        clbits = memory.scratch(width)
-        self.scratch_used += width
-        self.kept_bits.update(clbits)
+        if clbits is None:
+            clbits = memory.scratch(width)
+            self.scratch_used += width
+            self.kept_bits.update(clbits)
         memory.store_out(out, clbits, sources, table)
         if written:
-            self.writes.update(dict.fromkeys(clbits, 1))
+            for b in clbits:
+                self.writes[b] = self.writes.get(b, 0) + 1
         return bits(clbits)
 
     def scratch_bit(self, value: Expression, out: Any, bit: int | None = None) -> int | None:
         """Store ``value`` (as a bool, valid where ``out`` ends) into the scratch bit ``bit``
         (a new one if ``None``) at the end of ``out``, the body being read; the bit, or
         ``None`` where it cannot be stored."""
-        memory = self.memory
-        if memory is None:
-            return None
-        try:
-            sources, table = stored_table(cast(0, value), 1)
-        except LoopVariableError:
-            raise
-        except ClassicalError:  # too many bits
-            return None
-        if bit is None:
-            (bit,) = memory.scratch(1)
-            self.scratch_used += 1
-            self.kept_bits.add(bit)
-        memory.store_out(out, (bit,), sources, table)
-        self.writes[bit] = self.writes.get(bit, 0) + 1
-        return bit
+        kept = self._stored(cast(0, value), 1, out, True, None if bit is None else (bit,))
+        return None if kept is None else int(kept[1][0])
 
     def settled(self) -> None:
         """A statement whose branches were read is placed in the body being read: the values
@@ -720,14 +735,11 @@ class ClassicalScope:
                 continue
             variable.depth = self.depth
             variable.start = None
-            width = 0 if variable.width == FLOAT else max(1, abs(int(variable.width)))
-            if width and not variable.in_loop and len(bits_read(variable.value)) > width:
+            width = _kept_width(variable)
+            if width and len(bits_read(variable.value)) > width:
                 # the branches' values and conditions, kept as the value they give: later
                 # conditions on it read its own bits, not theirs
-                kept = self._kept(variable.value, variable.stamps, self.depth, width)
-                if kept is not None:
-                    variable.value = cast(variable.width, kept)
-                    variable.stamps = self.stamps(kept)
+                self._hold(variable, self._kept(variable.value, variable.stamps, self.depth, width))
 
     @contextmanager
     def while_body(self) -> Iterator[set[str]]:
@@ -805,6 +817,14 @@ class ClassicalScope:
                 "later branch of it wrote those bits; a float; a value of more than "
                 f"{MAX_STORE_SOURCES} bits): measure into other bits, or use the bits directly"
             )
+
+
+def _kept_width(variable: Variable) -> int:
+    """The scratch bits ``variable``'s value takes where kept (its type's bits, one for a
+    bool); 0 for a value that is not kept: a float, or one a while loop left unknown."""
+    if variable.in_loop or variable.width == FLOAT:
+        return 0
+    return max(1, abs(int(variable.width)))
 
 
 def _with_start(earlier: Variable, start: Variable) -> Variable:

@@ -128,7 +128,7 @@ def _matrix_of(op: Any) -> np.ndarray | None:
         return None
 
 
-class _QiskitReader:
+class _QiskitReader(classical.ScratchBits):
     """One Qiskit circuit read into genqsim operations, blocks inside it included: each
     block's qubits and classical bits placed on the outer circuit's through maps, classical
     variables kept in one :class:`~genqsim.io.classical.ClassicalScope`. Its entries (see
@@ -144,14 +144,6 @@ class _QiskitReader:
         self.scope.on_block_end.append(self.forget)
         self.scope.memory = self
         self.scratch_bits: list[int] = []  # bits the scope keeps variables' values in
-
-    def scratch(self, width: int) -> tuple[int, ...]:
-        """``width`` new classical bits past the circuit's (see
-        :class:`~genqsim.io.classical.ScratchMemory`)."""
-        found = tuple(range(self.n_clbits, self.n_clbits + width))
-        self.n_clbits += width
-        self.scratch_bits += found
-        return found
 
     def store_out(
         self, out: Circuit, clbits: tuple[int, ...], sources: tuple[int, ...], table: list[int]

@@ -147,7 +147,7 @@ class _Branch:
     loop: bool = False
 
 
-class _Reader:
+class _Reader(classical.ScratchBits):
     """One OpenQASM 3 program read statement by statement into operations and branches."""
 
     def __init__(self, source: str | None) -> None:
@@ -177,13 +177,6 @@ class _Reader:
         self.loops = 0  # for loops being read, one inside another
 
     # -- scratch memory (see genqsim.io.classical.ScratchMemory) ---------------------------------
-    def scratch(self, width: int) -> tuple[int, ...]:
-        """``width`` new classical bits, left out of results."""
-        found = tuple(range(self.n_clbits, self.n_clbits + width))
-        self.n_clbits += width
-        self.scratch_bits += found
-        return found
-
     def store_out(
         self, out: list[Any], clbits: tuple[int, ...], sources: tuple[int, ...], table: list[int]
     ) -> None:
