@@ -68,6 +68,15 @@ class _Jump(Exception):
         self.kind = kind
 
 
+MAX_ROUNDS = 40
+"""The most iterations :func:`run_classically` runs one while loop for: past them the
+program is taken as one that never ends (:class:`NeverEnds`)."""
+
+
+class NeverEnds(Exception):
+    """A while loop of the program ran past :data:`MAX_ROUNDS` iterations."""
+
+
 def run_classically(qc: QuantumCircuit) -> str:
     """The record every shot of ``qc`` gives (bit 0 rightmost), followed instruction by
     instruction; ``qc``'s gates only permute basis states."""
@@ -131,6 +140,8 @@ def run_classically(qc: QuantumCircuit) -> str:
                 done = 0
                 while (done < rounds) if rounds is not None else holds(op.condition):
                     done += 1
+                    if done > MAX_ROUNDS:
+                        raise NeverEnds(f"a while loop ran past {MAX_ROUNDS} iterations")
                     try:
                         inner(op.blocks[0])
                     except _Jump as jump:
@@ -148,9 +159,22 @@ def run_classically(qc: QuantumCircuit) -> str:
 def classical_program(seed: int, n: int = 4) -> QuantumCircuit:
     """A random program on ``n`` qubits and bits: the qubits start in a random basis state
     and are measured, then blocks of gates, measurements (into their own bits or others),
-    stores into two ``uint[3]`` variables and a ``bool``, and nested control flow; while
-    loops count their rounds in a ``uint[4]`` per depth, so each ends."""
+    stores into two ``uint[3]`` variables and a ``bool``, and nested control flow. Most
+    while loops count their rounds in a ``uint[4]`` per depth, so each ends; some run until
+    a measurement at the end of their body reads 0, with no bound (the program is drawn
+    again from the same stream until every such loop ends within :data:`MAX_ROUNDS`)."""
     rng = random.Random(seed)
+    while True:
+        qc = _drawn_program(rng, n)
+        try:
+            run_classically(qc)
+        except NeverEnds:
+            continue
+        return qc
+
+
+def _drawn_program(rng: random.Random, n: int) -> QuantumCircuit:
+    """One program of :func:`classical_program`, drawn from ``rng``."""
     qc = QuantumCircuit(QuantumRegister(n, "q"), ClassicalRegister(n, "c"))
     numbers = [qc.add_var(f"v{k}", expr.lift(rng.randrange(4), types.Uint(3))) for k in range(2)]
     rounds = [qc.add_var(f"k{d}", expr.lift(0, types.Uint(4))) for d in range(3)]
@@ -183,6 +207,7 @@ def classical_program(seed: int, n: int = 4) -> QuantumCircuit:
         for _ in range(rng.randint(1, 3)):
             kinds = ["gate", "gate", "measure", "store", "store flag"]
             kinds += ["if", "while", "for", "switch"] if depth < 3 else []
+            kinds += ["until"] if depth < 2 and rng.random() < 0.3 else []
             kinds += ["jump"] if in_loop else []
             kind = rng.choice(kinds)
             if kind == "gate":
@@ -213,6 +238,12 @@ def classical_program(seed: int, n: int = 4) -> QuantumCircuit:
                 with qc.while_loop(expr.logic_and(bound, test()) if rng.random() < 0.7 else bound):
                     qc.store(counter, expr.add(counter, 1))
                     block(depth + 1, True)
+            elif kind == "until":  # no bound: it ends where its last measurement reads 0
+                q = rng.randrange(n)
+                with qc.while_loop((qc.clbits[q], 1)):
+                    block(depth + 1, True)
+                    qc.x(q)
+                    qc.measure(q, q)
             elif kind == "for":
                 with qc.for_loop(range(rng.randint(1, 3))):
                     block(depth + 1, True)

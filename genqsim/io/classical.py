@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from ..circuit.circuit import Circuit
 from ..circuit.store import MAX_STORE_SOURCES, Store
-from ..errors import ArgumentValueError
+from ..errors import ArgumentValueError, GenqsimError
 
 Expression = tuple
 """A classical expression (see the module's text)."""
@@ -102,8 +102,14 @@ def unknown(name: str, width: Width) -> Expression:
 
 
 def has_unknown(node: Expression) -> bool:
-    """Whether ``node`` reads a value only a while loop's count of iterations would tell
-    (walked without recursion: an unrolled counter nests one level per iteration)."""
+    """Whether ``node`` reads a value only a while loop's count of iterations would tell."""
+    return any(part[0] == "unknown" for part in _parts(node))
+
+
+def _parts(node: Expression) -> Iterator[Expression]:
+    """``node`` and every part of it, in the order met (depth first, left to right), each
+    part it holds several times (see :func:`evaluate`) once, walked without recursion (an
+    unrolled loop nests one level per iteration)."""
     stack = [node]
     seen: set[int] = set()
     while stack:
@@ -111,11 +117,9 @@ def has_unknown(node: Expression) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if current[0] == "unknown":
-            return True
-        if current[0] != "bits":  # whose child is a tuple of bit indices, maybe empty
-            stack += [child for child in current[1:] if isinstance(child, tuple)]
-    return False
+        yield current
+        if current[0] not in ("bits", "const"):  # a bits' child is a tuple of indices
+            stack += [child for child in reversed(current[1:]) if isinstance(child, tuple)]
 
 
 def bits(indices: Sequence[int]) -> Expression:
@@ -157,8 +161,10 @@ def _evaluate(node: Expression, values: Mapping[int, int], known: dict[int, Any]
         raise LoopVariableError(
             f"the classical variable {node[1]!r} is read after a while loop's body assigned "
             "it: its value depends on how many times the loop ran, which genqsim follows "
-            "only where the loop's condition bounds it (unrolled up to "
-            f"{MAX_UNROLLED_WHILE} iterations)"
+            "where the loop's condition bounds it (unrolled up to "
+            f"{MAX_UNROLLED_WHILE} iterations), or where the value can be carried from one "
+            "iteration to the next in classical bits (a bool or an integer, not a float, "
+            f"whose value reads at most {MAX_STORE_SOURCES} bits)"
         )
     elif kind == "const":
         found = node[1]
@@ -201,23 +207,10 @@ def _cast(width: Width, value: Any) -> Any:
 def bits_read(node: Expression) -> tuple[int, ...]:
     """The classical bits ``node`` reads, in the order met."""
     found: dict[int, None] = {}
-    _collect(node, found)
+    for part in _parts(node):
+        if part[0] == "bits":
+            found.update(dict.fromkeys(part[1]))
     return tuple(found)
-
-
-def _collect(node: Expression, found: dict[int, None], seen: set[int] | None = None) -> None:
-    """The bits ``node`` reads into ``found``; each part it holds several times (see
-    :func:`evaluate`) walked once."""
-    seen = set() if seen is None else seen
-    if id(node) in seen:
-        return
-    seen.add(id(node))
-    if node[0] == "bits":
-        found.update(dict.fromkeys(node[1]))
-    elif node[0] != "const":
-        for child in node[1:]:
-            if isinstance(child, tuple):
-                _collect(child, found, seen)
 
 
 def width_of(node: Expression) -> int:
@@ -799,9 +792,13 @@ class ClassicalScope:
                 before = guard.earlier.get(name, start)  # where this branch did not run
                 if name in guard.earlier:  # with the start's value as kept since, if it was
                     before = _with_start(before, start)
-                variable.value = ("select", guard.condition, variable.value, before.value)
-                variable.stamps = _joined(variable.stamps, guard.stamps, before.stamps)
-                variable.in_loop = variable.in_loop or before.in_loop
+                if bits_read(guard.condition) or has_unknown(guard.condition):
+                    variable.value = ("select", guard.condition, variable.value, before.value)
+                    variable.stamps = _joined(variable.stamps, guard.stamps, before.stamps)
+                    variable.in_loop = variable.in_loop or before.in_loop
+                elif not evaluate(guard.condition, {}):  # a branch that never runs
+                    variable.value, variable.stamps = before.value, dict(before.stamps)
+                    variable.in_loop = before.in_loop
                 # not kept until the statement is placed (settled): the body around it ends
                 # before that statement, which its other branches are read into first
                 variable.depth = pending
@@ -987,14 +984,17 @@ def read_branches(
 ) -> None:
     """A branch or block ``entry``, each of its bodies read with the entries ``rest`` after
     it (none outside a loop's jumps), under its guard for the variables it assigns
-    (``on_break``: see :func:`read_entries`)."""
+    (``on_break``: see :func:`read_entries`). A body no value of the bits takes never runs:
+    it is read on its own, so that what it holds is still checked, without ``rest``, which
+    the bodies that run read (each statement that jumps would otherwise read the rest once
+    more for each of its bodies, dead ones too)."""
     bits, parts = reader.split(entry)
     before = [reader.scope.stamps(guard) for _, _, guard in parts]  # before any branch ran
     bodies = []
     for (block, values, guard), stamps in zip(parts, before):
         body = reader.new_body()
         with reader.scope.block(), reader.scope.guarded(guard, stamps, body):
-            read_entries(reader, [*block, *rest], body, on_break)
+            read_entries(reader, [*block, *rest] if values else block, body, on_break)
         bodies.append((body, values))
     reader.branch_out(bits, bodies, entry, out)
     reader.scope.settled()
@@ -1019,24 +1019,34 @@ def read_while(
         body()
         scope.unknown(assigned)  # as an earlier iteration left them
         again = body() if after_body else None
-        tested, values = values_where(condition())
-        if not tested:
-            raise ClassicalError(
-                "a while loop whose condition reads no measured bit would "
-                + ("never end" if values else "never run: drop it")
-            )
-        if all(scope.writes.get(b, 0) == before.get(b, 0) for b in tested):
-            measured = [b for b in tested if b not in scope.kept_bits]
-            raise ClassicalError(
-                "a while loop whose body changes nothing its condition reads ("
-                + ", ".join([f"bits {measured}"] * bool(measured)
-                            + ["variables it does not assign"] * (len(measured) < len(tested)))
-                + ") would never end once entered"
-            )  # fmt: skip
+        tested, values = _loop_condition(scope, condition(), before)
         if not after_body:
             again = body()
         scope.unknown(assigned)  # after the loop: as its last iteration, or none, left them
         return tested, values, again
+
+
+def _loop_condition(
+    scope: ClassicalScope, condition: Expression, before: Mapping[int, int]
+) -> tuple[tuple[int, ...], list[int]]:
+    """``(bits, values)`` of a while loop's ``condition`` (see :func:`values_where`),
+    refused where the loop would never end or never run: a condition on no bit, or on bits
+    its body (read since the write counts ``before``) does not write."""
+    tested, values = values_where(condition)
+    if not tested:
+        raise ClassicalError(
+            "a while loop whose condition reads no measured bit would "
+            + ("never end" if values else "never run: drop it")
+        )
+    if all(scope.writes.get(b, 0) == before.get(b, 0) for b in tested):
+        measured = [b for b in tested if b not in scope.kept_bits]
+        raise ClassicalError(
+            "a while loop whose body changes nothing its condition reads ("
+            + ", ".join([f"bits {measured}"] * bool(measured)
+                        + ["variables it does not assign"] * (len(measured) < len(tested)))
+            + ") would never end once entered"
+        )  # fmt: skip
+    return tested, values
 
 
 def read_while_loop(
@@ -1058,7 +1068,11 @@ def read_while_loop(
       inside the branch where the condition held then, until the condition reads false
       (refused past :data:`MAX_UNROLLED_WHILE` iterations), where the condition reads a
       variable carried from one iteration to the next (a counter,
-      ``while (c && n < 3) { n += 1; ... }``).
+      ``while (c && n < 3) { n += 1; ... }``);
+    * the loop on its condition's bits, each variable the body assigns carried from one
+      iteration to the next in scratch bits of its own (:func:`_carried_loop`), where the
+      iterations are not bounded (a count of attempts of a repeat-until-success loop,
+      ``while (c) { n += 1; ...; c = measure q; }``).
 
     The reader counts the body as one loop of its own (its ``jump`` gives its ``break`` and
     ``continue``). ``continue`` leaves the rest of the body to the branches where it is not
@@ -1098,18 +1112,44 @@ def read_while_loop(
             ) from None
         return ("&&", holds, ("!", broken))
 
-    try:
+    def looped(target: Any) -> None:
+        """The first two forms, read into ``target`` (:class:`LoopVariableError` where
+        neither reads the loop)."""
         if flag is None:
             try:
-                loop_out(*read_while(scope, condition, body_read), out)
+                loop_out(*read_while(scope, condition, body_read), target)
                 return
             except LoopVariableError:
                 scope.restore(before)
         _first_iteration_then_loop(reader, condition, goes_on, read_body, body_read,
-                                   loop_out, out)  # fmt: skip
-    except LoopVariableError:
-        scope.restore(before)
-        _unrolled(reader, goes_on, read_body, out, 0)
+                                   loop_out, target)  # fmt: skip
+
+    def unrolled(target: Any) -> None:
+        _unrolled(reader, goes_on, read_body, target, 0)
+
+    def carried(target: Any) -> None:
+        _carried_loop(reader, goes_on, read_body, loop_out, target)
+
+    def bounded() -> bool:
+        """Whether the condition reads a variable the body assigns (a counter): else no
+        unrolling ends, whatever the iterations measure."""
+        snapshot = scope.snapshot()
+        try:
+            with scope.while_body() as assigned:
+                read_body(reader.new_body())
+            scope.unknown(assigned)
+            return has_unknown(condition())
+        except GenqsimError:
+            return True
+        finally:
+            scope.restore(snapshot)
+
+    def forms() -> Iterator[Callable[[Any], None]]:
+        yield looped
+        yield from (unrolled, carried) if bounded() else (carried, unrolled)
+
+    try:
+        _first_reading(reader, forms(), unrolled, out, before)
     finally:
         if flag is not None:
             scope.variables.pop(flag, None)
@@ -1168,6 +1208,125 @@ def _first_iteration_then_loop(
                 loop_out(*read_while(scope, lambda: bits((bit,)), flagged_body, True), first)
     reader.branch_out(tested, [(first, values)], None, out)
     scope.settled()
+
+
+def _first_reading(
+    reader: JumpReader,
+    forms: Iterator[Callable[[Any], None]],
+    unrolled: Callable[[Any], None],
+    out: Any,
+    before: Any,
+) -> None:
+    """A while loop read by the first of ``forms`` that reads it and leaves no variable
+    unknown, each into a body of its own placed in ``out`` once chosen; between tries the
+    scope goes back to ``before`` (:meth:`ClassicalScope.snapshot`). Where every form reads
+    it leaving a variable unknown, the first such reading stands; where none reads it, the
+    refusal of ``unrolled`` (which names the bound the loop lacks) is raised, or else the
+    first. A refusal of the first form other than :class:`LoopVariableError` (a loop that
+    would never end) is raised at once."""
+    scope = reader.scope
+    depth = scope.depth
+    standing: tuple[Any, Any] | None = None
+    refusals: dict[Any, BaseException] = {}
+    for tried, form in enumerate(forms):
+        budget = scope.scratch_used
+        attempt = reader.new_body()
+        try:
+            with scope.reading_into(attempt):
+                form(attempt)
+        except (GenqsimError, RecursionError) as exc:  # an unrolling nests deep
+            if not tried and not isinstance(exc, LoopVariableError):
+                raise  # the loop as it stands is refused (it would never end)
+            refusals[form] = exc
+            scope.restore(before)
+            scope.scratch_used = budget  # the attempt's scratch bits, never stored into now
+            continue
+        known = [name for name, v in before[0].items() if not v.in_loop]
+        if not any(scope.variables[name].in_loop for name in known if name in scope.variables):
+            _placed(scope, reader, attempt, out, depth)
+            return
+        if standing is None:
+            standing = (scope.snapshot(), attempt)
+        scope.restore(before)
+    if standing is not None:
+        scope.restore(standing[0])
+        _placed(scope, reader, standing[1], out, depth)
+        return
+    raise refusals.get(unrolled, next(iter(refusals.values())))
+
+
+def _placed(scope: ClassicalScope, reader: JumpReader, body: Any, out: Any, depth: int) -> None:
+    """``body``, read one level deeper than ``out`` (at ``depth``), placed at the end of
+    ``out``: the values given in it hold at the end of ``out`` from here on."""
+    for variable in scope.variables.values():
+        if variable.depth == depth + 1:
+            variable.depth = depth
+    reader.branch_out((), [(body, [0])], None, out)
+
+
+def _carried_loop(
+    reader: JumpReader,
+    goes_on: Callable[[], Expression],
+    read_body: Callable[[Any], None],
+    loop_out: Callable[[tuple[int, ...], list[int], Any, Any], None],
+    out: Any,
+) -> None:
+    """A while loop whose iterations carry variables from one to the next, read as one loop
+    on the bits its condition reads: each variable the body assigns is kept in scratch bits
+    of its own, stored where the loop stands and again where each iteration ends, so that the
+    body, the condition and everything after the loop read it from those bits. A variable
+    whose value cannot be stored there (a float, a value that reads more bits than a store
+    may, one whose bits were written again since) is left unknown instead, from the start of
+    each iteration on: right for one each iteration sets before reading it and nothing reads
+    after the loop (OpenQASM 3's ``switch_dummy``); where something does read it, the reading
+    is refused (:class:`LoopVariableError`)."""
+    scope = reader.scope
+    snapshot = scope.snapshot()
+    with scope.while_body() as assigned:  # a first reading finds what the body assigns
+        read_body(reader.new_body())
+    scope.restore(snapshot)
+    names = [name for name in sorted(assigned) if name in scope.variables]  # not local ones
+    candidates = list(names)
+    while True:
+        carried = {}
+        for name in candidates:
+            clbits = _carried(scope, scope.variables[name], out)
+            if clbits is not None:
+                carried[name] = clbits
+        uncarried = set(names) - set(carried)
+        scope.unknown(uncarried)
+        before = dict(scope.writes)
+        body = reader.new_body()
+        with scope.while_body(), scope.reading_into(body):
+            read_body(body)
+            lost = [name for name, clbits in carried.items()  # where each iteration ends
+                    if _carried(scope, scope.variables[name], body, clbits) is None]  # fmt: skip
+        if not lost:
+            break
+        scope.restore(snapshot)
+        candidates = [name for name in carried if name not in lost]
+    tested, values = _loop_condition(scope, goes_on(), before)
+    loop_out(tested, values, body, out)
+    scope.unknown(uncarried)  # after the loop: as an unknown iteration left them
+    for name in carried:  # its bits hold its value after the loop's last iteration
+        scope.variables[name].depth = scope.depth
+
+
+def _carried(
+    scope: ClassicalScope, variable: Variable, out: Any, clbits: tuple[int, ...] | None = None
+) -> tuple[int, ...] | None:
+    """``variable``'s value stored at the end of ``out`` into ``clbits`` (new scratch bits if
+    ``None``), from which it reads from then on; those bits, or ``None`` where its value
+    cannot be stored (see :func:`_carried_loop`)."""
+    width = _kept_width(variable)
+    if not width or scope._stale(variable.stamps):
+        return None
+    kept = scope._stored(variable.value, width, out, True, clbits)
+    if kept is None:
+        return None
+    scope._hold(variable, kept)
+    variable.depth = scope.depth
+    return tuple(kept[1])
 
 
 def _unrolled(
