@@ -647,14 +647,32 @@ def test_repeat_until_success_counts_its_attempts_in_a_carried_variable():
         qc.measure(0, 0)
     qc.store(qc.cregs[1], n)
     shots = 8000
-    for c in both_ways(qc):
-        assert c.has_loops
-        counts = gq.counts(c, shots, seed=9)
+
+    def check(counts: dict[str, int]) -> None:
         assert all(key[-1] == "0" for key in counts)  # the loop ends on c = 0
         for k in range(8):
             p = 2.0 ** -(k + 1) / (1 - 2.0**-8)
             seen = sum(v for key, v in counts.items() if int(key[:3], 2) == k)
             assert abs(seen - shots * p) <= 5 * math.sqrt(shots * p * (1 - p)) + 1, (k, counts)
+
+    readings = both_ways(qc)
+    for c in readings:
+        assert c.has_loops
+        check(gq.counts(c, shots, seed=9))
+    # Aer runs genqsim's reading exported back to Qiskit: its scratch bits in a register
+    # of their own, the loop's stores as conditional stores of constants
+    from qiskit import transpile
+    from qiskit_aer import AerSimulator
+
+    exported = gq.to_qiskit(readings[0])
+    assert [r.name for r in exported.cregs][-1] == "scratch"
+    aer = AerSimulator(method="statevector", seed_simulator=9)
+    raw = aer.run(transpile(exported, aer, optimization_level=0), shots=shots).result()
+    counts: dict[str, int] = {}
+    for key, v in raw.get_counts().items():
+        program = "".join(key.split()[1:])  # the scratch register is printed first
+        counts[program] = counts.get(program, 0) + v
+    check(counts)
 
 
 def test_a_counter_bound_past_the_unrolling_limit_is_carried():
