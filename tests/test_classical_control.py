@@ -245,7 +245,7 @@ def test_a_counter_in_a_gate_angle_unrolls_its_while_loop():
         ("h q;\nc = measure q;\nif (c) { int k = 2; }\nrx(k) q;", "unknown identifier 'k'"),
         ("c = measure q;\nint n = c;\nrx(n * 0.5) q;", "holds a value of measured bits"),
         ("h q;\nc = measure q;\nint n = 0;\nwhile (c) { n += 1; rx(n) q; c = measure q; }",
-         "or a gate angle in its body"),
+         "'n' holds a value of measured bits, and a gate parameter is a number fixed"),
     ],
 )  # fmt: skip
 def test_block_scope_and_variable_angle_refusals(body, message):

@@ -1072,7 +1072,9 @@ def read_while_loop(
     * the loop on its condition's bits, each variable the body assigns carried from one
       iteration to the next in scratch bits of its own (:func:`_carried_loop`), where the
       iterations are not bounded (a count of attempts of a repeat-until-success loop,
-      ``while (c) { n += 1; ...; c = measure q; }``).
+      ``while (c) { n += 1; ...; c = measure q; }``), or an unrolling found no bound. A
+      condition that reads no variable the body assigns is never unrolled: no unrolling
+      of it ends.
 
     The reader counts the body as one loop of its own (its ``jump`` gives its ``break`` and
     ``continue``). ``continue`` leaves the rest of the body to the branches where it is not
@@ -1135,9 +1137,7 @@ def read_while_loop(
         unrolling ends, whatever the iterations measure."""
         snapshot = scope.snapshot()
         try:
-            with scope.while_body() as assigned:
-                read_body(reader.new_body())
-            scope.unknown(assigned)
+            scope.unknown(_assigned(reader, read_body))
             return has_unknown(condition())
         except GenqsimError:
             return True
@@ -1146,10 +1146,10 @@ def read_while_loop(
 
     def forms() -> Iterator[Callable[[Any], None]]:
         yield looped
-        yield from (unrolled, carried) if bounded() else (carried, unrolled)
+        yield from (unrolled, carried) if bounded() else (carried,)
 
     try:
-        _first_reading(reader, forms(), unrolled, out, before)
+        _first_reading(reader, forms(), unrolled, out, before, flag)
     finally:
         if flag is not None:
             scope.variables.pop(flag, None)
@@ -1216,13 +1216,15 @@ def _first_reading(
     unrolled: Callable[[Any], None],
     out: Any,
     before: Any,
+    flag: str | None,
 ) -> None:
     """A while loop read by the first of ``forms`` that reads it and leaves no variable
-    unknown, each into a body of its own placed in ``out`` once chosen; between tries the
+    unknown (its break's ``flag``, dropped after it, aside), each into a body of its own
+    placed in ``out`` once chosen; between tries the
     scope goes back to ``before`` (:meth:`ClassicalScope.snapshot`). Where every form reads
     it leaving a variable unknown, the first such reading stands; where none reads it, the
     refusal of ``unrolled`` (which names the bound the loop lacks) is raised, or else the
-    first. A refusal of the first form other than :class:`LoopVariableError` (a loop that
+    last. A refusal of the first form other than :class:`LoopVariableError` (a loop that
     would never end) is raised at once."""
     scope = reader.scope
     depth = scope.depth
@@ -1241,7 +1243,7 @@ def _first_reading(
             scope.restore(before)
             scope.scratch_used = budget  # the attempt's scratch bits, never stored into now
             continue
-        known = [name for name, v in before[0].items() if not v.in_loop]
+        known = [name for name, v in before[0].items() if not v.in_loop and name != flag]
         if not any(scope.variables[name].in_loop for name in known if name in scope.variables):
             _placed(scope, reader, attempt, out, depth)
             return
@@ -1252,7 +1254,7 @@ def _first_reading(
         scope.restore(standing[0])
         _placed(scope, reader, standing[1], out, depth)
         return
-    raise refusals.get(unrolled, next(iter(refusals.values())))
+    raise refusals.get(unrolled, list(refusals.values())[-1])
 
 
 def _placed(scope: ClassicalScope, reader: JumpReader, body: Any, out: Any, depth: int) -> None:
@@ -1282,10 +1284,7 @@ def _carried_loop(
     is refused (:class:`LoopVariableError`)."""
     scope = reader.scope
     snapshot = scope.snapshot()
-    with scope.while_body() as assigned:  # a first reading finds what the body assigns
-        read_body(reader.new_body())
-    scope.restore(snapshot)
-    names = [name for name in sorted(assigned) if name in scope.variables]  # not local ones
+    names = [n for n in sorted(_assigned(reader, read_body)) if n in scope.variables]
     candidates = list(names)
     while True:
         carried = {}
@@ -1310,6 +1309,19 @@ def _carried_loop(
     scope.unknown(uncarried)  # after the loop: as an unknown iteration left them
     for name in carried:  # its bits hold its value after the loop's last iteration
         scope.variables[name].depth = scope.depth
+
+
+def _assigned(reader: JumpReader, read_body: Callable[[Any], None]) -> set[str]:
+    """The names a while loop's body assigns (local ones too), from a reading of it thrown
+    away: the scope is left as it was."""
+    scope = reader.scope
+    snapshot = scope.snapshot()
+    try:
+        with scope.while_body() as assigned:
+            read_body(reader.new_body())
+        return assigned
+    finally:
+        scope.restore(snapshot)
 
 
 def _carried(
