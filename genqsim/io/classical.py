@@ -719,6 +719,24 @@ class ClassicalScope:
         kept = self._stored(cast(0, value), 1, out, True, None if bit is None else (bit,))
         return None if kept is None else int(kept[1][0])
 
+    def carry(
+        self, variable: Variable, out: Any, clbits: tuple[int, ...] | None = None
+    ) -> tuple[int, ...] | None:
+        """``variable``'s value stored at the end of ``out`` into ``clbits`` (new scratch
+        bits if ``None``), from which it reads from then on (a while loop carries it: see
+        :func:`_carried_loop`); those bits, or ``None`` where the value cannot be stored (a
+        float, one a while loop left unknown, a stale one, more bits read than a store
+        may)."""
+        width = _kept_width(variable)
+        if not width or self._stale(variable.stamps):
+            return None
+        kept = self._stored(variable.value, width, out, True, clbits)
+        if kept is None:
+            return None
+        self._hold(variable, kept)
+        variable.depth = self.depth
+        return tuple(kept[1])
+
     def settled(self) -> None:
         """A statement whose branches were read is placed in the body being read: the values
         its branches gave hold at that body's end from here on (see :meth:`guarded`)."""
@@ -1241,7 +1259,9 @@ def _first_reading(
                 raise  # the loop as it stands is refused (it would never end)
             refusals[form] = exc
             scope.restore(before)
-            scope.scratch_used = budget  # the attempt's scratch bits, never stored into now
+            # the attempt's scratch bits are not handed out again (stores into them may
+            # sit in outer bodies), but no longer count against the budget
+            scope.scratch_used = budget
             continue
         known = [name for name, v in before[0].items() if not v.in_loop and name != flag]
         if not any(scope.variables[name].in_loop for name in known if name in scope.variables):
@@ -1289,7 +1309,7 @@ def _carried_loop(
     while True:
         carried = {}
         for name in candidates:
-            clbits = _carried(scope, scope.variables[name], out)
+            clbits = scope.carry(scope.variables[name], out)
             if clbits is not None:
                 carried[name] = clbits
         uncarried = set(names) - set(carried)
@@ -1299,7 +1319,7 @@ def _carried_loop(
         with scope.while_body(), scope.reading_into(body):
             read_body(body)
             lost = [name for name, clbits in carried.items()  # where each iteration ends
-                    if _carried(scope, scope.variables[name], body, clbits) is None]  # fmt: skip
+                    if scope.carry(scope.variables[name], body, clbits) is None]  # fmt: skip
         if not lost:
             break
         scope.restore(snapshot)
@@ -1322,23 +1342,6 @@ def _assigned(reader: JumpReader, read_body: Callable[[Any], None]) -> set[str]:
         return assigned
     finally:
         scope.restore(snapshot)
-
-
-def _carried(
-    scope: ClassicalScope, variable: Variable, out: Any, clbits: tuple[int, ...] | None = None
-) -> tuple[int, ...] | None:
-    """``variable``'s value stored at the end of ``out`` into ``clbits`` (new scratch bits if
-    ``None``), from which it reads from then on; those bits, or ``None`` where its value
-    cannot be stored (see :func:`_carried_loop`)."""
-    width = _kept_width(variable)
-    if not width or scope._stale(variable.stamps):
-        return None
-    kept = scope._stored(variable.value, width, out, True, clbits)
-    if kept is None:
-        return None
-    scope._hold(variable, kept)
-    variable.depth = scope.depth
-    return tuple(kept[1])
 
 
 def _unrolled(
