@@ -15,6 +15,7 @@ rest, so both ways run on every machine without the measurement
 
 import os
 
+import pytest
 from hypothesis import settings
 
 os.environ.setdefault("GENQSIM_PARALLEL_MIN_QUBITS", "14")
@@ -22,3 +23,14 @@ os.environ.setdefault("GENQSIM_PHASE_REWRITE", "256")
 
 settings.register_profile("genqsim", deadline=None)
 settings.load_profile("genqsim")
+
+
+@pytest.fixture(scope="module")
+def emulated_gpu():
+    """The CPU emulation of the CUDA kernels installed as ``cupy`` for a module's tests
+    (``gpu_marks.GPU_MARKS`` asks for it where no GPU is visible)."""
+    import emulated_cupy
+    import gpu_marks
+
+    with emulated_cupy.installed(gpu_marks.cupy) as cupy:
+        yield cupy

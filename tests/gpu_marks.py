@@ -1,16 +1,36 @@
-"""What the GPU test modules share: CuPy (the module skips where it is missing), how many
-CUDA devices are visible, and the marks that select and skip them (``pytest -m gpu``)."""
+"""Where the GPU tests run: on a real GPU where CuPy sees one (``pytest -m gpu`` selects them
+there), and elsewhere on the CPU emulation of the CUDA kernels (``emulated_cupy``: the same
+sources built with g++) in the default run, so the CuPy backend's kernels and launches are
+checked against the generic routine on every machine. ``DEVICE_MARKS`` are for tests that
+need a real device (CuPy's own compiler cache, the MPS blocks on CuPy's linear algebra): they
+skip without one."""
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import pytest
 
-cupy = pytest.importorskip("cupy")
 try:
-    N_GPUS = cupy.cuda.runtime.getDeviceCount()
-except Exception:  # no driver, no device
+    import cupy as _cupy
+
+    N_GPUS = _cupy.cuda.runtime.getDeviceCount()
+except Exception:  # no CuPy, no driver, no device
     N_GPUS = 0
-GPU_MARKS = [
+
+ON_DEVICE = N_GPUS > 0
+DEVICE_MARKS = [
     pytest.mark.gpu,
-    pytest.mark.skipif(N_GPUS == 0, reason="no CUDA device visible"),
+    pytest.mark.skipif(not ON_DEVICE, reason="no CUDA device visible"),
 ]
+cupy: ModuleType
+if ON_DEVICE:
+    cupy = _cupy
+    GPU_MARKS = [pytest.mark.gpu]
+else:
+    import emulated_cupy
+
+    if emulated_cupy.GXX is None:
+        pytest.skip("no CUDA device and no g++ for the emulator", allow_module_level=True)
+    cupy = emulated_cupy.module()
+    GPU_MARKS = [pytest.mark.usefixtures("emulated_gpu")]

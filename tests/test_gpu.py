@@ -2,8 +2,10 @@
 routine (hypothesis random circuits with controlled, multi-target, diagonal and permutation
 gates), shared-memory block runs, batches, IQP encoding, reductions and sampling.
 
-Run with ``pytest -m gpu`` on a machine with an NVIDIA GPU and CuPy; elsewhere every test
-skips with the reason."""
+On a machine with an NVIDIA GPU and CuPy, ``pytest -m gpu`` runs them on the device;
+elsewhere they run in the default test run on the CPU emulation of the same CUDA sources
+(``gpu_marks``, ``emulated_cupy``), which checks the kernels' results and the launches, not
+their speed. The test of CuPy's compiler cache needs the device and skips without one."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import sys
 
 import numpy as np
 import pytest
-from gpu_marks import GPU_MARKS, cupy
+from gpu_marks import DEVICE_MARKS, GPU_MARKS, cupy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -117,6 +119,44 @@ def test_tile_runs_equal_the_generic_routine_on_random_circuits(circuit, dtype, 
     want = gq.StateVector(host.copy(), backend="numpy").apply(circuit, fuse=False).to_numpy()
     psi = _gpu_state(host, dtype).apply(circuit, fuse=True if fuse else None)
     np.testing.assert_allclose(psi.to_numpy(), want, atol=TOL[dtype] * 100)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_grid_stride_loops_cover_work_beyond_one_pass_of_the_grid(dtype, monkeypatch):
+    """With the grid capped at 3 blocks (and the tile kernel's at one block a
+    multiprocessor), every kernel loops over the rest of its work: gate calls of every
+    width (a batch of two states, and a dense call too wide to travel by value), tile runs
+    over groups of tiles, IQP encoding's phases, tiles and stages, probabilities and an
+    expectation's partial sums, against the generic routine. At the real cap (65 536
+    blocks) only states of 2**25 subspaces take a second pass."""
+    import weakref
+
+    from genqsim.backends import cupy_backend
+
+    monkeypatch.setattr(cupy_backend, "MAX_BLOCKS", 3)
+    monkeypatch.setattr(cupy_backend, "TILE_BLOCKS_PER_SM", 1)
+    monkeypatch.setattr(cupy_backend, "_kept_launches", weakref.WeakKeyDictionary())
+    rng = np.random.default_rng(17)
+    n = 14
+    circuit = gq.library.random_circuit(n, 5, seed=9).ccx(0, 7, 13).cswap(12, 1, 2)
+    u4 = np.linalg.qr(rng.normal(size=(16, 16)) + 1j * rng.normal(size=(16, 16)))[0]
+    circuit.unitary(u4, [0, 3, 9, 13])
+    hosts = np.stack([random_state(n, rng) for _ in range(2)]).astype(dtype)
+    for fuse in (False, None):
+        want = gq.apply_batch(circuit, hosts.copy(), fuse=False)
+        got = gq.apply_batch(circuit, cupy.asarray(hosts), fuse=fuse)
+        np.testing.assert_allclose(cupy.asnumpy(got), want, atol=TOL[dtype] * 100)
+    psi = _gpu_state(hosts[0], dtype).apply(circuit)
+    cpu = gq.StateVector(hosts[0].copy(), backend="numpy").apply(circuit, fuse=False)
+    np.testing.assert_allclose(psi.probabilities().get(), cpu.probabilities(), atol=TOL[dtype])
+    obs = "Z0 Z13 + 0.5*X2 Y9"
+    assert abs(psi.expectation(obs) - cpu.expectation(obs)) < 100 * TOL[dtype]
+    data = rng.uniform(-1, 1, size=(3, 12 + 66))
+    np.testing.assert_allclose(
+        cupy.asnumpy(gq.iqp_encode(data, numbers=dtype, device="gpu")),
+        gq.iqp_encode(data, numbers=dtype),
+        atol=TOL[dtype] * 200,
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -399,7 +439,8 @@ def _free_gib() -> float:
     return cupy.cuda.runtime.memGetInfo()[0] / 2**30
 
 
-def test_second_process_loads_kernels_from_the_disk_cache(tmp_path):
+@pytest.mark.parametrize("marks", [pytest.param(0, marks=DEVICE_MARKS)], ids=["device"])
+def test_second_process_loads_kernels_from_the_disk_cache(tmp_path, marks):
     """A second process compiles nothing: every kernel it needs is read back from the disk cache."""
     probe = (
         "import genqsim as gq;"

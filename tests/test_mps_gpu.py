@@ -1,8 +1,10 @@
 """Matrix-product states with their blocks on a GPU (CuPy): the same states, truncations and
 TEBD results as the host blocks, for both dtypes and with a conserved charge.
 
-Run with ``pytest -m gpu`` on a machine with an NVIDIA GPU and CuPy; elsewhere every test
-skips with the reason."""
+On a machine with an NVIDIA GPU and CuPy, ``pytest -m gpu`` runs them on the device;
+elsewhere on the CPU stand-in of CuPy (``gpu_marks``), where the blocks' linear algebra is
+NumPy's: that checks genqsim's side of the GPU route (placement, transfers, the namespace it
+calls), not CuPy's solvers."""
 
 from __future__ import annotations
 

@@ -1,0 +1,141 @@
+"""The CPU emulation of the CUDA kernels (``emulated_cupy``, ``cuda_on_cpu.h``) that the GPU
+tests run on where no GPU is lent: it keeps CUDA's meaning of blocks, threads, barriers and
+shared memory (checked on small kernels against NumPy), a race that no barrier orders shows as
+a result that changes with the threads' order, and genqsim's kernels give the same states with
+every block's threads reversed (no such race in them)."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import genqsim as gq
+
+from reference import random_state
+from strategies import random_circuit
+
+emulated_cupy = pytest.importorskip("emulated_cupy")
+pytestmark = pytest.mark.skipif(emulated_cupy.GXX is None, reason="the emulator needs g++")
+
+SOURCE = r"""
+typedef long long index_t;
+extern __shared__ __align__(16) unsigned char shared_bytes[];
+
+// Each block reverses its own row of n through shared memory (dynamic), grid-stride rows.
+extern "C" __global__ void reverse_rows(const int* in, int* out, int n, int rows) {
+    int* row = reinterpret_cast<int*>(shared_bytes);
+    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+        for (int i = threadIdx.x; i < n; i += blockDim.x) row[i] = in[r * n + i];
+        BARRIER;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) out[r * n + i] = row[n - 1 - i];
+        __syncthreads();
+    }
+}
+
+// Block sums in a static shared array (a tree reduction), then the block's thread count.
+extern "C" __global__ void block_sums(const double* in, double* sums, int* threads, index_t size) {
+    __shared__ double partial[256];
+    double acc = 0;
+    for (index_t j = blockIdx.x * (index_t)blockDim.x + threadIdx.x; j < size;
+         j += (index_t)blockDim.x * gridDim.x)
+        acc += in[j];
+    partial[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        sums[blockIdx.x] = partial[0];
+        threads[blockIdx.x] = blockDim.x;
+    }
+}
+"""
+
+
+def _module(barrier: bool) -> emulated_cupy.RawModule:
+    define = "#define BARRIER __syncthreads()\n" if barrier else "#define BARRIER\n"
+    return emulated_cupy.RawModule(define + SOURCE)
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in-order", "reversed"])
+def test_blocks_share_memory_across_a_barrier_in_either_order(reverse):
+    """Rows reversed through shared memory (3 blocks over 7 rows: the grid-stride loop)
+    and block sums through a static shared array, against NumPy, in both thread orders."""
+    cp = emulated_cupy
+    rng = np.random.default_rng(4)
+    rows, n = 7, 300  # more entries than threads: each thread moves two
+    data = rng.integers(0, 1000, size=(rows, n)).astype(np.int32)
+    out = cp.empty((rows, n), dtype=np.int32)
+    reverse_rows = _module(True).get_function("reverse_rows")
+    values = rng.normal(size=5000)
+    sums, threads = cp.empty(4, dtype=np.float64), cp.empty(4, dtype=np.int32)
+    block_sums = _module(True).get_function("block_sums")
+    context = cp.threads_reversed() if reverse else nullcontext()
+    with context:
+        reverse_rows((3,), (256,), (cp.asarray(data), out, np.int32(n), np.int32(rows)),
+                     shared_mem=4 * n)  # fmt: skip
+        block_sums((4,), (128,), (cp.asarray(values), sums, threads, np.int64(values.size)))
+    np.testing.assert_array_equal(cp.asnumpy(out), data[:, ::-1])
+    np.testing.assert_allclose(float(np.sum(cp.asnumpy(sums))), values.sum(), rtol=1e-12)
+    np.testing.assert_array_equal(cp.asnumpy(threads), [128] * 4)
+
+
+def test_a_race_no_barrier_orders_shows_as_another_result_in_the_other_order():
+    """Without the barrier between its writes and reads of shared memory, the kernel reads
+    entries other threads have not written yet in one order of its threads or the other."""
+    cp = emulated_cupy
+    data = np.arange(512, dtype=np.int32).reshape(1, 512)
+    kernel = _module(False).get_function("reverse_rows")
+    results = []
+    for context in (nullcontext(), cp.threads_reversed()):
+        out = cp.empty((1, 512), dtype=np.int32)
+        with context:
+            kernel((1,), (256,), (cp.asarray(data), out, np.int32(512), np.int32(1)),
+                   shared_mem=4 * 512)  # fmt: skip
+        results.append(cp.asnumpy(out))
+    assert any(not np.array_equal(r, data[:, ::-1]) for r in results)
+
+
+def test_a_launch_the_device_would_refuse_is_refused():
+    cp = emulated_cupy
+    kernel = _module(True).get_function("reverse_rows")
+    args = (cp.asarray(np.zeros((1, 4), np.int32)), cp.empty((1, 4), np.int32), np.int32(4),
+            np.int32(1))  # fmt: skip
+    with pytest.raises(cp.CUDADriverError, match="shared memory"):
+        kernel((1,), (32,), args, shared_mem=64 * 1024)
+    with pytest.raises(cp.CUDADriverError, match="2048 threads"):
+        kernel((1,), (2048,), args, shared_mem=16)
+    with pytest.raises(TypeError, match="host array"):
+        kernel((1,), (32,), (np.zeros((1, 4), np.int32), *args[1:]), shared_mem=16)
+
+
+@pytest.fixture(scope="module")
+def cupy():
+    with emulated_cupy.installed() as module:
+        yield module
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_circuit(n_min=13, n_max=14), st.integers(0, 2**31))
+def test_genqsim_kernels_give_the_same_state_with_every_blocks_threads_reversed(
+    cupy, circuit, seed
+):
+    """Tile runs (shared memory, a barrier after each operation), gate calls, the
+    expectation's reduction and IQP encoding, with each block's threads in reverse order,
+    against the generic routine: no result depends on an order no barrier fixes."""
+    host = random_state(circuit.n_qubits, np.random.default_rng(seed))
+    want = gq.StateVector(host.copy(), backend="numpy").apply(circuit, fuse=False)
+    with emulated_cupy.threads_reversed():
+        psi = gq.StateVector(cupy.asarray(host)).apply(circuit)
+        value = psi.expectation("Z0 Z12 + 0.5*X3")
+        iqp = gq.iqp_encode(np.linspace(-1, 1, 12 + 66), device="gpu").to_numpy()
+    np.testing.assert_allclose(psi.to_numpy(), want.to_numpy(), atol=1e-11)
+    assert value == pytest.approx(want.expectation("Z0 Z12 + 0.5*X3"), abs=1e-11)
+    np.testing.assert_allclose(
+        iqp, gq.iqp_encode(np.linspace(-1, 1, 12 + 66)).amplitudes, atol=1e-11
+    )
