@@ -23,14 +23,19 @@ DEVICE_MARKS = [
     pytest.mark.gpu,
     pytest.mark.skipif(not ON_DEVICE, reason="no CUDA device visible"),
 ]
-cupy: ModuleType
+EMULATED = False
+"""Whether the GPU tests run on the emulation (no device visible, g++ present)."""
+cupy: ModuleType | None
 if ON_DEVICE:
     cupy = _cupy
     GPU_MARKS = [pytest.mark.gpu]
 else:
     import emulated_cupy
 
-    if emulated_cupy.GXX is None:
-        pytest.skip("no CUDA device and no g++ for the emulator", allow_module_level=True)
-    cupy = emulated_cupy.module()
-    GPU_MARKS = [pytest.mark.usefixtures("emulated_gpu")]
+    EMULATED = emulated_cupy.GXX is not None
+    cupy = emulated_cupy.module() if EMULATED else None
+    GPU_MARKS = (
+        [pytest.mark.usefixtures("emulated_gpu")]
+        if EMULATED
+        else [pytest.mark.skip(reason="no CUDA device visible, and no g++ to emulate one")]
+    )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gpu_marks import EMULATED, ON_DEVICE
+from gpu_marks import cupy as gpu_marks_cupy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,23 +22,20 @@ from strategies import grouped_in_composites, random_circuit
 
 (THETA,) = gq.parameters("theta")
 VALUE = 0.7
-
-
-def _has_cupy() -> bool:
-    try:
-        import cupy
-
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:
-        return False
+GPU_KIND = "statevector-cupy"
+GPU_KIND_MARKS = (
+    [pytest.mark.gpu] if ON_DEVICE else [] if EMULATED else [pytest.mark.skip(reason="no GPU")]
+)
+"""On a device, ``-m gpu`` selects the GPU kind; elsewhere it runs on the CPU emulation of the
+CUDA kernels (``gpu_marks``), installed for its tests alone (:func:`_gpu_kind_emulated`)."""
 
 
 KINDS = {
     "statevector-numpy": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), backend="numpy", **kw),
     "statevector-numba": lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), backend="numba", **kw),
-    "statevector-cupy": pytest.param(
+    GPU_KIND: pytest.param(
         lambda c, **kw: gq.simulate(c.bind({THETA: VALUE}), device="gpu", **kw),
-        marks=[pytest.mark.gpu, pytest.mark.skipif(not _has_cupy(), reason="needs a GPU")],
+        marks=GPU_KIND_MARKS,
     ),
     "density_matrix": lambda c, **kw: gq.simulate(
         c.bind({THETA: VALUE}), method="density_matrix", **kw
@@ -129,6 +128,19 @@ def marginal(p: np.ndarray, n: int, qubits: list[int]) -> np.ndarray:
 
 
 circuits = random_circuit(n_min=3, n_max=5).map(with_theta)
+
+
+@pytest.fixture(autouse=True)
+def _gpu_kind_emulated(request):
+    """The GPU kind's tests with the emulated CuPy installed, where no GPU is visible."""
+    callspec = getattr(request.node, "callspec", None)
+    if not EMULATED or callspec is None or GPU_KIND not in callspec.id:
+        yield
+        return
+    import emulated_cupy
+
+    with emulated_cupy.installed(gpu_marks_cupy):
+        yield
 
 
 @kinds
