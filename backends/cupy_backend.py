@@ -79,6 +79,11 @@ loading all their amplitudes before it stores any. On an H200 (``gpu_bench.py --
 which also times 2 and 4) one was the fastest or within 2 % of it on H, U and CNOT at 24
 and 28 qubits in both precisions, and on T on qubit 2; two was 4-9 % faster on T on qubit
 n - 2."""
+PAIRED_ONE_TARGET = False
+"""Whether a one-target call that leaves qubit 0 free runs on ``apply_op_pairs`` (a thread
+takes two neighbouring subspaces and moves each row's two amplitudes in one access) instead of
+``apply_op_narrow``. A candidate, off until an H200 run of ``gpu_bench.py --launches`` (its
+"pairs" column) shows it faster; the tests run it either way."""
 MAX_BLOCKS = 65536
 """Grid cap: grid-stride loops cover the rest (the Apache Mahout QDP IQP-encoding kernel-fusion
 design)."""
@@ -333,7 +338,7 @@ def launch_of(call: GateCall, dtype: np.dtype, shape: tuple[int, ...]) -> GateLa
     batch = shape[0] if len(shape) == 2 else 1
     n_iter = size >> (len(call.targets) + len(call.controls))
     name = gate_kernel_name(call)
-    per_thread = NARROW_SERIES if name == "apply_op_narrow" else 1
+    per_thread = {"apply_op_narrow": NARROW_SERIES, "apply_op_pairs": 2}.get(name, 1)
     grid, _ = _launch_size(-(-n_iter * batch // per_thread))
     kernel = _kernel(dtype, name)
     return GateLaunch(kernel, grid, (record, np.int64(n_iter), np.int64(size), np.int64(batch)))
@@ -341,11 +346,15 @@ def launch_of(call: GateCall, dtype: np.dtype, shape: tuple[int, ...]) -> GateLa
 
 def gate_kernel_name(call: GateCall) -> str:
     """The kernel of a gate call that travels by value: ``apply_op_narrow`` for one target
-    (compiled without the wider cases, so more warps fit a multiprocessor),
+    (compiled without the wider cases, so more warps fit a multiprocessor; ``apply_op_pairs``
+    where :data:`PAIRED_ONE_TARGET` is set and qubit 0 is free),
     ``apply_op`` for up to 3, ``apply_op_rows16`` for the 16-row diagonals and
     permutations."""
     targets = len(call.targets)
-    return "apply_op_narrow" if targets <= 1 else "apply_op" if targets <= 3 else "apply_op_rows16"
+    if targets <= 1:
+        paired = PAIRED_ONE_TARGET and min((*call.targets, *call.controls)) > 0
+        return "apply_op_pairs" if paired else "apply_op_narrow"
+    return "apply_op" if targets <= 3 else "apply_op_rows16"
 
 
 _kept_launches: weakref.WeakKeyDictionary[GateCall, dict[tuple, GateLaunch | None]] = (

@@ -275,7 +275,8 @@ def launch_breakdown(
     time, the host's launches hidden behind the kernels), the kept launch packed for the
     driver and CuPy's own launch of the same kernel and arguments, the host's time per call
     without waiting for the GPU; queued, the kernel as the backend compiles it, with 1 and 4
-    series a thread (:func:`series_kernel`) and the kernel of every width (``apply_op``);
+    series a thread (:func:`series_kernel`), the candidate that moves neighbouring pairs
+    (``apply_op_pairs``, where qubit 0 is free) and the kernel of every width (``apply_op``);
     cuStateVec alone and queued."""
     from genqsim.backends.cupy_backend import THREADS, _kernel, _launch_size, kept_launch
     from genqsim.numbers import get_number_system
@@ -312,7 +313,7 @@ def launch_breakdown(
 
     apply = lambda: psi.apply(circuit, fuse=False)  # noqa: E731
     rows: dict[str, float | str] = {
-        "kernel": getattr(launch.kernel, "__name__", ""),
+        "kernel": launch.kernel.name,  # CuPy's RawKernel: its function's name
         "apply": gpu_time(apply, repeat),
         "apply queued": queued(apply),
         "apply host": host_us(apply),
@@ -327,6 +328,8 @@ def launch_breakdown(
         for series in (1, 4):
             rows[f"series {series} queued"] = queued(run_kernel(series_kernel(dtype, series),
                                                                 series))  # fmt: skip
+        if min(call.qubits) > 0:  # qubit 0 free: the candidate that moves neighbouring pairs
+            rows["pairs queued"] = queued(run_kernel(_kernel(np.dtype(dtype), "apply_op_pairs"), 2))
     many = gq.Circuit(n)
     for _ in range(QUEUED):
         GATES[gate](many, qubit)
@@ -341,7 +344,7 @@ def launch_table(sizes: Sequence[int], repeat: int) -> dict:
     """:func:`launch_breakdown` of H, T, CNOT and U on qubits 2 and n - 2, as a table
     (microseconds)."""
     keys = ("apply", "apply queued", "apply host", "packed launch", "packed host", "CuPy launch",
-            "CuPy host", "packed queued", "series 1 queued", "series 4 queued",
+            "CuPy host", "packed queued", "series 1 queued", "series 4 queued", "pairs queued",
             "apply_op queued", "cuStateVec", "cuStateVec queued")  # fmt: skip
     print(f"\none gate, microseconds (queued: {QUEUED} back to back, per launch; host: the "
           "host's time per call, not waiting for the GPU)")  # fmt: skip

@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -174,8 +175,9 @@ def _argument_bytes(argument: Any) -> np.ndarray:
 class RawKernel:
     """One kernel of a module: called as CuPy's ``RawKernel`` is."""
 
-    def __init__(self, function: _Function) -> None:
+    def __init__(self, function: _Function, name: str, code: str) -> None:
         self._function = function
+        self.name, self.code, self.options = name, code, ()
 
     @property
     def kernel(self) -> _Function:
@@ -195,11 +197,12 @@ class RawModule:
 
     def __init__(self, code: str, options: tuple = ()) -> None:
         self._library, self.kernel_names = _build(code)
+        self._code = code
 
     def get_function(self, name: str) -> RawKernel:
         if name not in self.kernel_names:
             raise AttributeError(f"no kernel {name!r} in the module")
-        return RawKernel(_module_function(self._library, name))
+        return RawKernel(_module_function(self._library, name), name, self._code)
 
 
 def _launch_kernel(function_ptr: int, gx: int, gy: int, gz: int, bx: int, by: int, bz: int,
@@ -291,9 +294,24 @@ def module() -> types.ModuleType:
         def synchronize(self) -> None:
             pass
 
+    class Event:
+        """A CUDA event: the host's clock when recorded (launches here run at once)."""
+
+        def record(self) -> None:
+            self.at = time.perf_counter()
+
+        def synchronize(self) -> None:
+            pass
+
+    def get_elapsed_time(start: Event, stop: Event) -> float:
+        return (stop.at - start.at) * 1e3  # milliseconds, as CUDA's
+
+    pool = types.SimpleNamespace(free_all_blocks=lambda: None, used_bytes=lambda: 0)
+    cupy.get_default_memory_pool = lambda: pool
     cupy.cuda = types.SimpleNamespace(
-        runtime=runtime, driver=driver, Device=Device, get_current_stream=lambda: stream
-    )
+        runtime=runtime, driver=driver, Device=Device, Event=Event,
+        get_elapsed_time=get_elapsed_time, get_current_stream=lambda: stream,
+    )  # fmt: skip
     return cupy
 
 

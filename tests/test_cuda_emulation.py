@@ -139,3 +139,28 @@ def test_genqsim_kernels_give_the_same_state_with_every_blocks_threads_reversed(
     np.testing.assert_allclose(
         iqp, gq.iqp_encode(np.linspace(-1, 1, 12 + 66)).amplitudes, atol=1e-11
     )
+
+
+@pytest.mark.parametrize(("gate", "qubit"), [("CNOT", 2), ("H", 8), ("T", 0)])
+def test_the_gpu_benchmarks_gate_rows_run_on_the_emulator(cupy, gate, qubit):
+    """``benchmarks/gpu_bench.py --launches`` (the rows a GPU session measures first, where
+    device minutes are few) runs end to end on 10 qubits: every kernel variant it times
+    (series, pairs where qubit 0 is free, the kernel of every width), its kept and CuPy
+    launches, with the peers reported as not installed. Times here mean nothing."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_bench.py"
+    spec = importlib.util.spec_from_file_location("gpu_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("gpu_bench", bench)
+    spec.loader.exec_module(bench)
+    for dtype in ("complex64", "complex128"):
+        rows = bench.launch_breakdown(10, dtype, gate, qubit, repeat=1)
+        assert rows["kernel"] == "apply_op_narrow"
+        timed = ["apply", "packed launch", "CuPy launch", "series 1 queued", "series 4 queued",
+                 "apply_op queued"] + (["pairs queued"] if qubit > 0 else [])  # fmt: skip
+        assert all(isinstance(rows[key], float) and rows[key] > 0 for key in timed), rows
+        assert ("pairs queued" in rows) == (qubit > 0)
+        assert rows["cuStateVec"] == "not installed" or isinstance(rows["cuStateVec"], float)

@@ -122,6 +122,56 @@ def test_tile_runs_equal_the_generic_routine_on_random_circuits(circuit, dtype, 
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_one_target_calls_on_neighbouring_pairs_equal_the_generic_routine(dtype, monkeypatch):
+    """The candidate kernel ``apply_op_pairs`` (``PAIRED_ONE_TARGET``): dense, diagonal and
+    permutation calls on one target above qubit 0 (a CNOT on qubits 2 and 3 among them),
+    with controls at 0 and at 1 and with phases, on one state and a batch of three, through
+    a plan kept on a circuit and call by call, against the generic routine; a call on qubit
+    0 keeps ``apply_op_narrow``. With the grid capped at 3 blocks, each thread loops."""
+    import weakref
+
+    from genqsim.backends import cupy_backend
+    from genqsim.plan.calls import DiagonalCall, MatrixCall, PermutationCall
+
+    monkeypatch.setattr(cupy_backend, "PAIRED_ONE_TARGET", True)
+    monkeypatch.setattr(cupy_backend, "_kept_launches", weakref.WeakKeyDictionary())
+    rng = np.random.default_rng(23)
+    u = np.linalg.qr(rng.normal(size=(2, 2)) + 1j * rng.normal(size=(2, 2)))[0]
+
+    def phases(k: int) -> np.ndarray:
+        return np.exp(1j * rng.uniform(0, 2 * np.pi, size=k))
+
+    paired = [
+        MatrixCall(u, (1,)),
+        MatrixCall(u, (7,), (2, 5), (0, 1)),
+        DiagonalCall(phases(2), (3,)),
+        DiagonalCall(phases(2), (1,), (4, 6), (1, 0)),
+        PermutationCall([1, 0], None, (2,), (3,), (1,)),
+        PermutationCall([1, 0], phases(2), (6,)),
+    ]
+    narrow = [MatrixCall(u, (0,)), MatrixCall(u, (4,), (0,), (1,)), DiagonalCall(phases(2), (0,))]
+    assert {cupy_backend.gate_kernel_name(c) for c in paired} == {"apply_op_pairs"}
+    assert {cupy_backend.gate_kernel_name(c) for c in narrow} == {"apply_op_narrow"}
+    n = 11  # 1024 pairs a state: past one pass of 3 blocks of 256 threads
+    hosts = np.stack([random_state(n, rng) for _ in range(3)]).astype(dtype)
+    ref, gpu = gq.get_backend("numpy"), gq.get_backend("cupy")
+    for cap in (cupy_backend.MAX_BLOCKS, 3):
+        monkeypatch.setattr(cupy_backend, "MAX_BLOCKS", cap)
+        for state in (hosts[0].copy(), hosts.copy()):
+            got = cupy.asarray(state)
+            for call in paired + narrow:
+                for row in state.reshape(-1, 1 << n):  # the generic routine, state by state
+                    call.run(ref, row)
+                call.run(gpu, got)
+                np.testing.assert_allclose(cupy.asnumpy(got), state, atol=TOL[dtype] * 10)
+    circuit = gq.Circuit(n).h(1).cx(3, 2).t(5).u(0.3, 0.2, 0.1, 7).cz(1, 6).h(0).x(4)
+    want = gq.StateVector(hosts[1].copy(), backend="numpy").apply(circuit, fuse=False)
+    psi = _gpu_state(hosts[1], dtype).apply(circuit, fuse=False).apply(circuit, fuse=False)
+    twice = want.apply(circuit, fuse=False).to_numpy()
+    np.testing.assert_allclose(psi.to_numpy(), twice, atol=TOL[dtype] * 10)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_grid_stride_loops_cover_work_beyond_one_pass_of_the_grid(dtype, monkeypatch):
     """With the grid capped at 3 blocks (and the tile kernel's at one block a
     multiprocessor), every kernel loops over the rest of its work: gate calls of every

@@ -48,6 +48,36 @@ __device__ __forceinline__ cplx c_mul(cplx a, cplx b) {
 __device__ __forceinline__ cplx c_conj(cplx a) { return c_make(a.re, -a.im); }
 #endif
 
+// Two neighbouring amplitudes (index bit 0 clear, then set) as one aligned value, so a thread
+// of apply_op_pairs moves both in one access (16 bytes in complex64); the arithmetic of
+// load_rows and store_rows on it is the one of each amplitude.
+struct __align__(2 * sizeof(cplx)) cplx_pair {
+    cplx lo, hi;
+};
+
+__device__ __forceinline__ cplx_pair c_add(cplx_pair a, cplx_pair b) {
+    return {c_add(a.lo, b.lo), c_add(a.hi, b.hi)};
+}
+__device__ __forceinline__ cplx_pair c_mul(cplx a, cplx_pair b) {
+    return {c_mul(a, b.lo), c_mul(a, b.hi)};
+}
+template <typename V>
+__device__ __forceinline__ V c_zero();
+template <>
+__device__ __forceinline__ cplx c_zero<cplx>() { return c_make(0, 0); }
+template <>
+__device__ __forceinline__ cplx_pair c_zero<cplx_pair>() { return {c_make(0, 0), c_make(0, 0)}; }
+
+// The amplitude (V = cplx) or neighbouring pair (V = cplx_pair, i even) at amp[i].
+template <typename V, typename Index>
+__device__ __forceinline__ V& amp_at(cplx* amp, Index i) {
+    return *reinterpret_cast<V*>(amp + i);
+}
+template <typename V, typename Index>
+__device__ __forceinline__ const V& amp_at(const cplx* amp, Index i) {
+    return *reinterpret_cast<const V*>(amp + i);
+}
+
 // Dynamic shared memory of every kernel that uses it (sized at launch).
 extern __shared__ __align__(16) unsigned char shared_bytes[];
 
@@ -119,30 +149,31 @@ __device__ __forceinline__ OpRows<D, Index> op_rows(const OpParams& op) {
 // ones), store_rows writes what the operation makes of them (a permutation moves row r to
 // to[r] times its phase; a diagonal's to[r] is at[r]). Split so a thread can load the rows
 // of several subspaces before it stores any (apply_op_series).
-template <int D, typename Index>
+// V is what a thread moves per row: one amplitude (cplx), or two neighbours (cplx_pair).
+template <int D, typename Index, typename V = cplx>
 __device__ __forceinline__ void load_rows(const cplx* amp, Index base, const OpRows<D, Index>& op,
-                                          cplx* a) {
+                                          V* a) {
 #pragma unroll
     for (int r = 0; r < D; ++r)
-        if (op.kind == OP_DENSE || (op.active >> r & 1)) a[r] = amp[base + op.at[r]];
+        if (op.kind == OP_DENSE || (op.active >> r & 1)) a[r] = amp_at<V>(amp, base + op.at[r]);
 }
 
-template <int D, typename Index, typename Entry>
+template <int D, typename Index, typename Entry, typename V = cplx>
 __device__ __forceinline__ void store_rows(cplx* amp, Index base, const OpRows<D, Index>& op,
-                                           const cplx* a, Entry entry) {
+                                           const V* a, Entry entry) {
     if (D <= MAX_DIM && op.kind == OP_DENSE) {  // never dense above MAX_DIM rows
 #pragma unroll
         for (int r = 0; r < D; ++r) {
-            cplx s = c_make(0, 0);
+            V s = c_zero<V>();
 #pragma unroll
             for (int c = 0; c < D; ++c) s = c_add(s, c_mul(entry(r * D + c), a[c]));
-            amp[base + op.at[r]] = s;
+            amp_at<V>(amp, base + op.at[r]) = s;
         }
         return;
     }
 #pragma unroll
     for (int r = 0; r < D; ++r)
-        if (op.active >> r & 1) amp[base + op.to[r]] = c_mul(entry(r), a[r]);
+        if (op.active >> r & 1) amp_at<V>(amp, base + op.to[r]) = c_mul(entry(r), a[r]);
 }
 
 // Apply an operation of D = 2**k rows (op.dim == D) to the amplitudes amp[base + at[r]] (amp
@@ -268,6 +299,37 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, sizeof(real_t) == 4 
         apply_op_series<1>(psi, op, n_iter, state_size, batch);
     else
         apply_op_series<2>(psi, op, n_iter, state_size, batch);
+}
+
+// An operation on one target whose subspaces pair up side by side: index bit 0 is neither a
+// target nor a control (op.fixed[0] > 0), so iterations 2u and 2u + 1 start at neighbouring
+// amplitudes, and a thread takes both, moving each row's two in one access (cplx_pair: 16
+// bytes in complex64, where apply_op_narrow moves 8 a load). A candidate to apply_op_narrow,
+// timed beside it by `benchmarks/gpu_bench.py --launches` ("pairs"); the backend does not
+// launch it unless PAIRED_ONE_TARGET is set (cupy_backend.py).
+template <int D>
+__device__ __forceinline__ void apply_op_pairs_grid(cplx* psi, const OpParams& op, index_t n_iter,
+                                                    index_t state_size, index_t batch) {
+    const index_t pairs = (n_iter * batch) >> 1;  // n_iter is even: bit 0 is free
+    const int iter_bits = __ffsll(n_iter) - 1;
+    const OpRows<D, index_t> rows = op_rows<D, index_t>(op);
+    const auto entry = [&](int k) { return op_entry(op, k); };
+    for (index_t u = blockIdx.x * (index_t)blockDim.x + threadIdx.x; u < pairs;
+         u += (index_t)blockDim.x * gridDim.x) {
+        const index_t base = subspace_base(u << 1, n_iter, iter_bits, state_size, op);
+        cplx_pair a[D];
+        load_rows<D>(psi, base, rows, a);
+        store_rows<D>(psi, base, rows, a, entry);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, sizeof(real_t) == 4 ? 8 : 6)
+    apply_op_pairs(cplx* psi, const OpParams op, index_t n_iter, index_t state_size,
+                   index_t batch) {
+    if (op.dim == 1)
+        apply_op_pairs_grid<1>(psi, op, n_iter, state_size, batch);
+    else
+        apply_op_pairs_grid<2>(psi, op, n_iter, state_size, batch);
 }
 
 // A diagonal or permutation of 16 rows.
