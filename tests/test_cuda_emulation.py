@@ -141,21 +141,29 @@ def test_genqsim_kernels_give_the_same_state_with_every_blocks_threads_reversed(
     )
 
 
+@pytest.fixture(scope="module")
+def gpu_bench():
+    """``benchmarks/gpu_bench.py`` as a module (the benchmarks' folder on the path, for the
+    modules it imports)."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    folder = str(Path(__file__).resolve().parent.parent / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        yield importlib.import_module("gpu_bench")
+    finally:
+        sys.path.remove(folder)
+
+
 @pytest.mark.parametrize(("gate", "qubit"), [("CNOT", 2), ("H", 8), ("T", 0)])
-def test_the_gpu_benchmarks_gate_rows_run_on_the_emulator(cupy, gate, qubit):
+def test_the_gpu_benchmarks_gate_rows_run_on_the_emulator(cupy, gpu_bench, gate, qubit):
     """``benchmarks/gpu_bench.py --launches`` (the rows a GPU session measures first, where
     device minutes are few) runs end to end on 10 qubits: every kernel variant it times
     (series, pairs where qubit 0 is free, the kernel of every width), its kept and CuPy
     launches, with the peers reported as not installed. Times here mean nothing."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_bench.py"
-    spec = importlib.util.spec_from_file_location("gpu_bench", path)
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("gpu_bench", bench)
-    spec.loader.exec_module(bench)
+    bench = gpu_bench
     for dtype in ("complex64", "complex128"):
         rows = bench.launch_breakdown(10, dtype, gate, qubit, repeat=1)
         assert rows["kernel"] == "apply_op_narrow"
@@ -164,3 +172,24 @@ def test_the_gpu_benchmarks_gate_rows_run_on_the_emulator(cupy, gate, qubit):
         assert all(isinstance(rows[key], float) and rows[key] > 0 for key in timed), rows
         assert ("pairs queued" in rows) == (qubit > 0)
         assert rows["cuStateVec"] == "not installed" or isinstance(rows["cuStateVec"], float)
+
+
+def test_the_gpu_benchmarks_circuit_rows_run_on_the_emulator(cupy, gpu_bench):
+    """The circuit rows of ``gpu_bench.py`` on small sizes: applied again, first apply, plans
+    built beforehand (tile runs, merged diagonals, one launch per gate), IQP, and a noisy
+    density matrix in both bases; each gives a positive time."""
+    bench = gpu_bench
+    circuit = gq.library.random_circuit(13, 4, seed=1)
+    times = [
+        bench.genqsim_case(circuit, "complex64", 1, None),
+        bench.genqsim_case(circuit, "complex128", 1, False),
+        bench.first_apply_case(circuit, "complex128", 1),
+        bench.plan_case(circuit, "complex64", 1, tiles=True),
+        bench.plan_case(circuit, "complex128", 1, tiles=True, merged=True),
+        bench.plan_case(circuit, "complex64", 1, tiles=False),
+        bench.gpu_time(lambda: gq.iqp_encode(np.linspace(0, 1, 10 + 45), device="gpu"), 1),
+        bench.density_case(4, 2, False, 1),
+        bench.density_case(4, 2, True, 1),
+    ]
+    assert all(isinstance(t, float) and t > 0 for t in times), times
+    assert bench.custatevec_case(circuit, "complex64", 1) == "not installed"
