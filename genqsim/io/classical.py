@@ -1048,13 +1048,14 @@ def _loop_condition(
     scope: ClassicalScope, condition: Expression, before: Mapping[int, int]
 ) -> tuple[tuple[int, ...], list[int]]:
     """``(bits, values)`` of a while loop's ``condition`` (see :func:`values_where`),
-    refused where the loop would never end or never run: a condition on no bit, or on bits
-    its body (read since the write counts ``before``) does not write."""
+    refused where the loop would never end: a condition true on no bit (after an iteration:
+    one false reads as nothing before, :func:`_never_runs`), or on bits its body (read since
+    the write counts ``before``) does not write."""
     tested, values = values_where(condition)
     if not tested:
         raise ClassicalError(
             "a while loop whose condition reads no measured bit would "
-            + ("never end" if values else "never run: drop it")
+            + ("never end" if values else "never run again after its first iteration")
         )
     if all(scope.writes.get(b, 0) == before.get(b, 0) for b in tested):
         measured = [b for b in tested if b not in scope.kept_bits]
@@ -1102,6 +1103,8 @@ def read_while_loop(
     refused where the body measures into them again after the break and the flag could not
     be kept in a scratch bit)."""
     scope = reader.scope
+    if _never_runs(condition):
+        return
     flag = _break_flag(reader, entries)
     before = scope.snapshot()
     on_break = None if flag is None else lambda: scope.assign(flag, const(1))
@@ -1173,6 +1176,16 @@ def read_while_loop(
             scope.variables.pop(flag, None)
 
 
+def _never_runs(condition: Callable[[], Expression]) -> bool:
+    """Whether a while loop's condition is false for every value of the bits it reads where
+    the loop stands (``while (f)`` with ``f`` false there): the loop never runs and reads
+    as nothing. A condition that cannot be built there is left to the loop's reading."""
+    try:
+        return not values_where(condition())[1]
+    except GenqsimError:
+        return False
+
+
 def _break_flag(reader: JumpReader, entries: Sequence[Any]) -> str | None:
     """A new variable for a while loop's ``break`` (see :func:`read_while_loop`), declared
     0 where the loop stands; ``None`` for a body that holds no ``break`` of its own."""
@@ -1240,13 +1253,14 @@ def _first_reading(
     unknown (its break's ``flag``, dropped after it, aside), each into a body of its own
     placed in ``out`` once chosen; between tries the
     scope goes back to ``before`` (:meth:`ClassicalScope.snapshot`). Where every form reads
-    it leaving a variable unknown, the first such reading stands; where none reads it, the
+    it leaving a variable unknown, the reading that leaves the fewest stands (the first of
+    those); where none reads it, the
     refusal of ``unrolled`` (which names the bound the loop lacks) is raised, or else the
     last. A refusal of the first form other than :class:`LoopVariableError` (a loop that
     would never end) is raised at once."""
     scope = reader.scope
     depth = scope.depth
-    standing: tuple[Any, Any] | None = None
+    standing: tuple[Any, Any, int] | None = None
     refusals: dict[Any, BaseException] = {}
     for tried, form in enumerate(forms):
         budget = scope.scratch_used
@@ -1264,11 +1278,12 @@ def _first_reading(
             scope.scratch_used = budget
             continue
         known = [name for name, v in before[0].items() if not v.in_loop and name != flag]
-        if not any(scope.variables[name].in_loop for name in known if name in scope.variables):
+        lost = sum(scope.variables[name].in_loop for name in known if name in scope.variables)
+        if not lost:
             _placed(scope, reader, attempt, out, depth)
             return
-        if standing is None:
-            standing = (scope.snapshot(), attempt)
+        if standing is None or lost < standing[2]:
+            standing = (scope.snapshot(), attempt, lost)
         scope.restore(before)
     if standing is not None:
         scope.restore(standing[0])
@@ -1318,8 +1333,7 @@ def _carried_loop(
         body = reader.new_body()
         with scope.while_body(), scope.reading_into(body):
             read_body(body)
-            lost = [name for name, clbits in carried.items()  # where each iteration ends
-                    if scope.carry(scope.variables[name], body, clbits) is None]  # fmt: skip
+            lost = _carried_again(scope, carried, body)  # where each iteration ends
         if not lost:
             break
         scope.restore(snapshot)
@@ -1329,6 +1343,38 @@ def _carried_loop(
     scope.unknown(uncarried)  # after the loop: as an unknown iteration left them
     for name in carried:  # its bits hold its value after the loop's last iteration
         scope.variables[name].depth = scope.depth
+
+
+def _carried_again(
+    scope: ClassicalScope, carried: dict[str, tuple[int, ...]], body: Any
+) -> list[str]:
+    """Each carried variable's value stored back into its bits where an iteration's ``body``
+    ends, as one simultaneous assignment: bits another value still to be stored reads are
+    written after it (``v1 = v0`` before ``v0`` changes), and where values read each other's
+    bits in a cycle (``v0, v1 = v1, v0``), those that read one's bits are first kept in bits
+    of their own. The names whose values could not be stored (see
+    :meth:`ClassicalScope.carry`)."""
+    pending = dict(carried)
+    lost = []
+    while pending:
+
+        def read_by_another(name: str) -> bool:
+            return any(
+                not set(pending[name]).isdisjoint(bits_read(scope.variables[other].value))
+                for other in pending
+                if other != name
+            )
+
+        name = next((n for n in pending if not read_by_another(n)), None)
+        if name is None:  # a cycle: the values that read the first one's bits move first
+            name = next(iter(pending))
+            for other in pending:
+                value = scope.variables[other].value
+                if other != name and not set(pending[name]).isdisjoint(bits_read(value)):
+                    scope.keep(scope.variables[other])
+        if scope.carry(scope.variables[name], body, pending.pop(name)) is None:
+            lost.append(name)
+    return lost
 
 
 def _assigned(reader: JumpReader, read_body: Callable[[Any], None]) -> set[str]:
