@@ -7,7 +7,9 @@ skip without one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -39,3 +41,10 @@ else:
         if EMULATED
         else [pytest.mark.skip(reason="no CUDA device visible, and no g++ to emulate one")]
     )
+
+
+def on_gpu(test: Callable[..., Any]) -> Callable[..., Any]:
+    """``test`` with :data:`GPU_MARKS` (for a GPU test in a module of CPU tests)."""
+    for mark in GPU_MARKS:
+        test = mark(test)
+    return test

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gpu_marks import on_gpu
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -254,20 +255,11 @@ def test_bad_input_is_refused_before_any_change():
     np.testing.assert_array_equal(state.to_numpy(), before)
 
 
-def _gpu_count() -> int:
-    try:
-        import cupy
-
-        return int(cupy.cuda.runtime.getDeviceCount())
-    except Exception:
-        return 0
-
-
-@pytest.mark.gpu
-@pytest.mark.skipif(_gpu_count() == 0, reason="needs a GPU")
+@on_gpu
 @pytest.mark.parametrize("numbers", ["complex128", "complex64"])
 def test_gpu_slices(numbers):
-    """Slices on GPUs (one per rank, staged through host buffers) give the CPU result."""
+    """Slices on GPUs (one per rank, staged through host buffers) give the CPU result (on
+    the CPU emulation of the kernels where no GPU is visible: see ``gpu_marks``)."""
     circuit = gq.library.random_circuit(9, depth=4, seed=2).h(8).cx(8, 0).swap(7, 1)
     tolerance = 1e-12 if numbers == "complex128" else 2e-5
     for remap in (True, False):
