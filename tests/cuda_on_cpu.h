@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <csetjmp>
+#include <csignal>
 #include <cstring>
 #include <ucontext.h>
 
@@ -63,6 +65,10 @@ struct Launch {
 
 static Launch launch;
 
+static sigjmp_buf fault;  // where a launch goes back to after an access outside memory
+
+static void on_fault(int) { siglongjmp(fault, 1); }
+
 static void run_thread() {
     launch.entry(launch.args);
     launch.done[launch.current] = true;
@@ -80,13 +86,32 @@ static void __syncthreads() {
 // bytes of dynamic shared memory, each block's threads in order between barriers, or in
 // reverse order where `reverse` is 1. Each block finds its shared memory filled with 0xFF
 // bytes (NaN), so a kernel that reads what it never wrote shows. Returns 0; 1 for a block
-// larger than the emulator holds or an empty grid, 2 for more shared memory than a block gets.
+// larger than the emulator holds or an empty grid, 2 for more shared memory than a block
+// gets, 3 for an access outside mapped memory (device arrays end at a page no access may
+// touch: CUDA's illegal address), after which the launch is abandoned.
+static int run_grid(emu::Entry entry, unsigned grid, unsigned block, void* const* args,
+                    std::size_t shared);
+
 extern "C" int emu_run(emu::Entry entry, unsigned grid, unsigned block, void* const* args,
                        std::size_t shared, int reverse) {
-    using emu::launch;
-    launch.reverse = reverse;
+    emu::launch.reverse = reverse;
     if (block == 0 || block > emu::kMaxThreads || grid == 0) return 1;
     if (shared > EMU_SHARED_BYTES) return 2;
+    struct sigaction handler, old_segv, old_bus;
+    std::memset(&handler, 0, sizeof handler);
+    handler.sa_handler = emu::on_fault;
+    sigemptyset(&handler.sa_mask);
+    sigaction(SIGSEGV, &handler, &old_segv);
+    sigaction(SIGBUS, &handler, &old_bus);
+    const int status = sigsetjmp(emu::fault, 1) ? 3 : run_grid(entry, grid, block, args, shared);
+    sigaction(SIGSEGV, &old_segv, nullptr);
+    sigaction(SIGBUS, &old_bus, nullptr);
+    return status;
+}
+
+static int run_grid(emu::Entry entry, unsigned grid, unsigned block, void* const* args,
+                    std::size_t shared) {
+    using emu::launch;
     if (launch.stacks == nullptr)
         launch.stacks = static_cast<unsigned char*>(std::malloc(emu::kStackBytes * emu::kMaxThreads));
     launch.entry = entry;

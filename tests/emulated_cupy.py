@@ -7,8 +7,10 @@ behind ``cuda_on_cpu.h``: each block's threads run as fibers that hand over at
 ``__syncthreads()``, blocks one after another. Device arrays are NumPy arrays of a subclass
 whose module is ``cupy`` (what the backend recognises as a GPU state); ``cupy.asarray`` of a
 host array copies it, ``cupy.empty`` fills with NaN so a kernel that reads what it never wrote
-shows. Both launch paths run: CuPy's ``RawKernel.__call__`` and the driver's ``launchKernel``
-with a table of argument addresses (:mod:`genqsim.backends.cupy_launch`).
+shows, and every device array ends where a page no access may touch begins, so a kernel that
+writes or reads past an array's end fails with CUDA's illegal address. Both launch paths run:
+CuPy's ``RawKernel.__call__`` and the driver's ``launchKernel`` with a table of argument
+addresses (:mod:`genqsim.backends.cupy_launch`).
 
 What it cannot show: speed, device limits (registers, the shared memory a block may take is
 checked against the 48 KiB a block gets without opting in) and races the barriers do not
@@ -21,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import importlib.machinery
+import mmap
 import os
 import re
 import shutil
@@ -29,6 +32,7 @@ import sys
 import tempfile
 import time
 import types
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -67,22 +71,64 @@ def _device(value: Any) -> Any:
     return value
 
 
+PROT_NONE = 0  # not in Python's mmap module
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_LIBC.mmap.restype = ctypes.c_void_p
+_LIBC.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_long]  # fmt: skip
+_LIBC.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+
+
+def _guarded(nbytes: int) -> Any:
+    """``nbytes`` of memory that end where a page no access may touch begins (16-byte
+    aligned, so up to 15 bytes of slack; a page no access may touch lies before the pages
+    that hold them too): a kernel's access past the end of a device array faults, and the
+    launch reports CUDA's illegal address instead of writing over other memory. Unmapped
+    once nothing holds it."""
+    page = mmap.PAGESIZE
+    pages = max(1, -(-nbytes // page))
+    total = (pages + 2) * page
+    base = _LIBC.mmap(None, total, mmap.PROT_READ | mmap.PROT_WRITE,
+                      mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)  # fmt: skip
+    if base in (None, ctypes.c_void_p(-1).value):
+        raise MemoryError(f"out of emulated device memory ({nbytes} bytes)")
+    _LIBC.mprotect(base, page, PROT_NONE)
+    _LIBC.mprotect(base + (pages + 1) * page, page, PROT_NONE)
+    start = base + (pages + 1) * page - (-(-nbytes // 16) * 16)  # 16-byte aligned
+    buffer = (ctypes.c_char * nbytes).from_address(start)
+    weakref.finalize(buffer, _LIBC.munmap, base, total)
+    return buffer
+
+
+def empty(shape: Any, dtype: Any = float) -> ndarray:
+    """Uninitialised device memory: NaN (all bits set), so unwritten reads show, and
+    guarded past its end (:func:`_guarded`)."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    out = np.frombuffer(_guarded(count * dtype.itemsize), dtype=dtype, count=count)
+    out.view(np.uint8)[...] = 0xFF
+    return out.reshape(shape).view(ndarray)
+
+
+def zeros(shape: Any, dtype: Any = float) -> ndarray:
+    out = empty(shape, dtype)
+    out[...] = 0
+    return out
+
+
 def asarray(value: Any, dtype: Any = None) -> ndarray:
     """A device copy of a host array, or the device array itself."""
     if isinstance(value, ndarray) and (dtype is None or np.dtype(dtype) == value.dtype):
         return value
-    return np.array(value, dtype=dtype, copy=True, order="C").view(ndarray)
+    host = np.asarray(value, dtype=dtype)
+    out = empty(host.shape, host.dtype)
+    out[...] = host
+    return out
 
 
 def asnumpy(value: Any) -> np.ndarray:
     return np.array(value, copy=True).view(np.ndarray)
-
-
-def empty(shape: Any, dtype: Any = float) -> ndarray:
-    """Uninitialised device memory: NaN (or all ones in bits), so unwritten reads show."""
-    out = np.empty(shape, dtype=dtype)
-    out.view(np.uint8)[...] = 0xFF
-    return out.view(ndarray)
 
 
 def _source_of_kernels(code: str) -> tuple[str, list[tuple[str, list[str]]]]:
@@ -152,6 +198,10 @@ def _run(function: _Function, grid: int, block: int, shared_mem: int, table: int
     """Launch ``function`` with the arguments at the addresses in the table at ``table``."""
     status = function.library.emu_run(function.ptr, grid, block, table, shared_mem,
                                       int(_reversed[0]))  # fmt: skip
+    if status == 3:
+        raise CUDADriverError(
+            "CUDA_ERROR_ILLEGAL_ADDRESS: the kernel accessed memory outside every device array"
+        )
     if status == 2:
         raise CUDADriverError(
             f"a launch asked for {shared_mem} bytes of shared memory; a block gets "
@@ -265,7 +315,8 @@ def module() -> types.ModuleType:
     cupy.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
     cupy.__version__ = "emulated on the CPU"
     cupy.__getattr__ = _numpy_attribute  # type: ignore[attr-defined]
-    cupy.ndarray, cupy.asarray, cupy.asnumpy, cupy.empty = ndarray, asarray, asnumpy, empty
+    cupy.ndarray, cupy.asarray, cupy.asnumpy = ndarray, asarray, asnumpy
+    cupy.empty, cupy.zeros = empty, zeros
     cupy.RawModule = RawModule
 
     class RandomState(np.random.RandomState):

@@ -36,6 +36,12 @@ extern "C" __global__ void reverse_rows(const int* in, int* out, int n, int rows
     }
 }
 
+// Writes i at out[i] for i = 0 .. n + past - 1: past the end of an array of n where past > 0.
+extern "C" __global__ void fill_past(int* out, int n, int past) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n + past; i += blockDim.x * gridDim.x)
+        out[i] = i;
+}
+
 // Block sums in a static shared array (a tree reduction), then the block's thread count.
 extern "C" __global__ void block_sums(const double* in, double* sums, int* threads, index_t size) {
     __shared__ double partial[256];
@@ -99,6 +105,19 @@ def test_a_race_no_barrier_orders_shows_as_another_result_in_the_other_order():
                    shared_mem=4 * 512)  # fmt: skip
         results.append(cp.asnumpy(out))
     assert any(not np.array_equal(r, data[:, ::-1]) for r in results)
+
+
+def test_an_access_past_the_end_of_a_device_array_is_an_illegal_address():
+    """A kernel that writes one element past an array of 4096 ints fails with CUDA's
+    illegal address (the array ends at a page no access may touch), and a launch after it
+    runs as usual; within the array it writes what NumPy says."""
+    cp = emulated_cupy
+    kernel = _module(True).get_function("fill_past")
+    out = cp.empty(4096, dtype=np.int32)
+    with pytest.raises(cp.CUDADriverError, match="ILLEGAL_ADDRESS"):
+        kernel((2,), (128,), (out, np.int32(4096), np.int32(1)))
+    kernel((2,), (128,), (out, np.int32(4096), np.int32(0)))
+    np.testing.assert_array_equal(cp.asnumpy(out), np.arange(4096))
 
 
 def test_a_launch_the_device_would_refuse_is_refused():
