@@ -352,7 +352,7 @@ def gate_kernel_name(call: GateCall) -> str:
     permutations."""
     targets = len(call.targets)
     if targets <= 1:
-        paired = PAIRED_ONE_TARGET and min((*call.targets, *call.controls)) > 0
+        paired = PAIRED_ONE_TARGET and min((*call.targets, *call.controls), default=0) > 0
         return "apply_op_pairs" if paired else "apply_op_narrow"
     return "apply_op" if targets <= 3 else "apply_op_rows16"
 

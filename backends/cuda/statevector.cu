@@ -288,18 +288,23 @@ __device__ __forceinline__ void apply_op_series(cplx* psi, const OpParams& op, i
     }
 }
 
-// An operation on one target (every one-qubit gate, with or without controls), in series
-// (apply_op_series). Compiled without the wider cases it needs few enough registers that 8
+// A kernel NAME for operations on at most one target (op.dim 2, or 1: a phase on controls) that
+// GRID<D> runs. Compiled without the wider cases it needs few enough registers that 8
 // blocks of BLOCK_THREADS fit an SM in single precision and 6 in double, not apply_op's 4:
 // those extra warps keep more bytes in flight too.
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, sizeof(real_t) == 4 ? 8 : 6)
-    apply_op_narrow(cplx* psi, const OpParams op, index_t n_iter, index_t state_size,
-                    index_t batch) {
-    if (op.dim == 1)
-        apply_op_series<1>(psi, op, n_iter, state_size, batch);
-    else
-        apply_op_series<2>(psi, op, n_iter, state_size, batch);
-}
+#define ONE_TARGET_KERNEL(NAME, GRID)                                                         \
+    extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, sizeof(real_t) == 4 ? 8 : 6) \
+        NAME(cplx* psi, const OpParams op, index_t n_iter, index_t state_size,              \
+             index_t batch) {                                                                \
+        if (op.dim == 1)                                                                     \
+            GRID<1>(psi, op, n_iter, state_size, batch);                                     \
+        else                                                                                 \
+            GRID<2>(psi, op, n_iter, state_size, batch);                                     \
+    }
+
+// An operation on one target (every one-qubit gate, with or without controls), in series
+// (apply_op_series).
+ONE_TARGET_KERNEL(apply_op_narrow, apply_op_series)
 
 // An operation on one target whose subspaces pair up side by side: index bit 0 is neither a
 // target nor a control (op.fixed[0] > 0), so iterations 2u and 2u + 1 start at neighbouring
@@ -323,14 +328,7 @@ __device__ __forceinline__ void apply_op_pairs_grid(cplx* psi, const OpParams& o
     }
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, sizeof(real_t) == 4 ? 8 : 6)
-    apply_op_pairs(cplx* psi, const OpParams op, index_t n_iter, index_t state_size,
-                   index_t batch) {
-    if (op.dim == 1)
-        apply_op_pairs_grid<1>(psi, op, n_iter, state_size, batch);
-    else
-        apply_op_pairs_grid<2>(psi, op, n_iter, state_size, batch);
-}
+ONE_TARGET_KERNEL(apply_op_pairs, apply_op_pairs_grid)
 
 // A diagonal or permutation of 16 rows.
 extern "C" __global__ void OCCUPANCY apply_op_rows16(cplx* psi, const OpParams op, index_t n_iter,
