@@ -2,8 +2,7 @@
 there), and elsewhere on the CPU emulation of the CUDA kernels (``emulated_cupy``: the same
 sources built with g++) in the default run, so the CuPy backend's kernels and launches are
 checked against the generic routine on every machine. ``DEVICE_MARKS`` are for tests that
-need a real device (CuPy's own compiler cache, the MPS blocks on CuPy's linear algebra): they
-skip without one."""
+need a real device (CuPy's own compiler cache): they skip without one."""
 
 from __future__ import annotations
 
@@ -44,7 +43,8 @@ else:
 
 
 def on_gpu(test: Callable[..., Any]) -> Callable[..., Any]:
-    """``test`` with :data:`GPU_MARKS` (for a GPU test in a module of CPU tests)."""
+    """``test`` with :data:`GPU_MARKS`, for a GPU test in a module of CPU tests: put it
+    last, since the emulation, once installed for it, stays for the rest of the module."""
     for mark in GPU_MARKS:
         test = mark(test)
     return test
