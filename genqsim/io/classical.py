@@ -1356,22 +1356,19 @@ def _carried_again(
     :meth:`ClassicalScope.carry`)."""
     pending = dict(carried)
     lost = []
+
+    def readers(name: str) -> list[str]:
+        """The other values still to be stored that read ``name``'s bits."""
+        written = set(pending[name])
+        return [other for other in pending if other != name
+                and not written.isdisjoint(bits_read(scope.variables[other].value))]  # fmt: skip
+
     while pending:
-
-        def read_by_another(name: str) -> bool:
-            return any(
-                not set(pending[name]).isdisjoint(bits_read(scope.variables[other].value))
-                for other in pending
-                if other != name
-            )
-
-        name = next((n for n in pending if not read_by_another(n)), None)
+        name = next((n for n in pending if not readers(n)), None)
         if name is None:  # a cycle: the values that read the first one's bits move first
             name = next(iter(pending))
-            for other in pending:
-                value = scope.variables[other].value
-                if other != name and not set(pending[name]).isdisjoint(bits_read(value)):
-                    scope.keep(scope.variables[other])
+            for other in readers(name):
+                scope.keep(scope.variables[other])
         if scope.carry(scope.variables[name], body, pending.pop(name)) is None:
             lost.append(name)
     return lost
