@@ -278,3 +278,46 @@ def _drawn_program(rng: random.Random, n: int) -> QuantumCircuit:
     block(0, False)
     qc.measure(range(n), range(n))
     return qc
+
+
+def tally(first: int, last: int, shots: int = 5) -> dict[str, list[tuple[int, str, str]]]:
+    """The programs of seeds ``first`` to ``last - 1``, each read from the Qiskit object and
+    from the OpenQASM 3 Qiskit writes of it, run for ``shots`` shots and compared with the
+    interpreter: the readings by outcome (``read``, ``wrong``, ``refused``, ``crashed``)."""
+    import warnings
+
+    from qiskit import qasm3
+
+    import genqsim as gq
+
+    found: dict[str, list[tuple[int, str, str]]] = {
+        "read": [], "wrong": [], "refused": [], "crashed": []
+    }  # fmt: skip
+    for seed in range(first, last):
+        qc = classical_program(seed)
+        want = run_classically(qc)
+        text = qasm3.dumps(qc, experimental=qasm3.ExperimentalFeatures.SWITCH_CASE_V1)
+        for name, read, source in (("object", gq.from_qiskit, qc),
+                                   ("qasm3", gq.qasm.loads3, text)):  # fmt: skip
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # the exporter's timing warnings
+                    got = gq.counts(read(source), shots, seed=seed)
+            except gq.GenqsimError as exc:
+                found["refused"].append((seed, name, str(exc)))
+            except Exception as exc:  # a crash is a finding, not the end of the tally
+                found["crashed"].append((seed, name, f"{type(exc).__name__}: {exc}"))
+            else:
+                outcome = "read" if got == {want: shots} else "wrong"
+                found[outcome].append((seed, name, f"{got} against {want}"))
+    return found
+
+
+if __name__ == "__main__":  # python tests/classical_programs.py FIRST LAST
+    import sys
+
+    result = tally(int(sys.argv[1]), int(sys.argv[2]))
+    print({outcome: len(readings) for outcome, readings in result.items()})
+    for outcome in ("wrong", "refused", "crashed"):
+        for seed, reading, detail in result[outcome]:
+            print(f"{outcome}: seed {seed} ({reading}): {detail[:200]}")
