@@ -212,14 +212,14 @@ def _run(function: _Function, grid: int, block: int, shared_mem: int, table: int
 
 
 def _argument_bytes(argument: Any) -> np.ndarray:
-    """What a kernel receives for ``argument``, as CuPy passes it."""
-    if isinstance(argument, ndarray):
-        return np.array([argument.ctypes.data], dtype=np.uint64)
-    if isinstance(argument, np.ndarray) and argument.size == 1:  # a struct by value
-        return np.ascontiguousarray(argument)
-    if isinstance(argument, np.generic):
-        return np.array(argument)
-    raise TypeError(f"a kernel argument of type {type(argument).__name__} (a host array?)")
+    """What a kernel receives for ``argument``, as CuPy passes it: the bytes the backend's
+    packed launch writes (:func:`genqsim.backends.cupy_launch._packed_value`)."""
+    from genqsim.backends.cupy_launch import _packed_value
+
+    packed = _packed_value(argument)
+    if packed is None:
+        raise TypeError(f"a kernel argument of type {type(argument).__name__} (a host array?)")
+    return packed
 
 
 class RawKernel:
