@@ -97,12 +97,22 @@ def known_choice() -> str:
     """One line for ``genqsim info``."""
     fixed = os.environ.get("GENQSIM_PHASE_REWRITE")
     if fixed:
-        return f"one-qubit phases rewrite every amplitude for runs of {fixed} bytes (set)"
+        runs = [] if fixed == "none" else sorted(int(b) for b in fixed.split(","))
+        return _choice_line(runs, "set")
     kept = _known[0] if _known else switch.kept_choice(KEY)
     if not isinstance(kept, (list, frozenset)):
         return "one-qubit phases: not measured yet (measured at the first on a large state)"
-    runs = ", ".join(str(b) for b in sorted(int(b) for b in kept)) or "none"
-    return f"one-qubit phases rewrite every amplitude for runs of {runs} bytes (measured here)"
+    return _choice_line(sorted(int(b) for b in kept), "measured here")
+
+
+def _choice_line(run_bytes: list[int], source: str) -> str:
+    """The line :func:`known_choice` gives for the run lengths ``run_bytes`` (none: every
+    phase stores only the runs it changes)."""
+    if not run_bytes:
+        kept = "one-qubit phases store only the amplitudes they change, at every run length"
+        return f"{kept} ({source})"
+    runs = ", ".join(str(b) for b in run_bytes)
+    return f"one-qubit phases rewrite every amplitude for runs of {runs} bytes ({source})"
 
 
 def _most_chosen(tries: list[list[int]]) -> list[int]:

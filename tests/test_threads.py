@@ -401,7 +401,12 @@ def test_the_phase_choice_is_measured_once_and_kept_per_machine(tmp_path, monkey
     assert kept == {switch._machine_key(): {phases.KEY: sorted(found)}}
     assert switch.known_switches() == {}  # the switch's readers skip the phase entry
     lines = get_backend("numba").kernel_choices()
-    assert lines[-1].startswith("one-qubit phases rewrite every amplitude for runs of")
+    expected = (
+        f"one-qubit phases rewrite every amplitude for runs of {', '.join(map(str, sorted(found)))}"
+        if found
+        else "one-qubit phases store only the amplitudes they change, at every run length"
+    )
+    assert lines[-1].startswith(expected)
     assert lines[-1].endswith("(measured here)")
     code = (
         "from genqsim.backends import numba_phase_rewrite as p\n"
@@ -409,3 +414,21 @@ def test_the_phase_choice_is_measured_once_and_kept_per_machine(tmp_path, monkey
     )
     env = {"GENQSIM_CACHE_DIR": str(tmp_path), "GENQSIM_PHASE_REWRITE": ""}
     assert child(code, env=env) == str(sorted(found))  # read back, not measured again
+
+
+@pytest.mark.parametrize(
+    ("setting", "line"),
+    [
+        ("none", "one-qubit phases store only the amplitudes they change, at every run length"),
+        ("512,128", "one-qubit phases rewrite every amplitude for runs of 128, 512 bytes"),
+    ],
+)
+def test_a_phase_choice_set_in_the_environment_is_shown_as_set(monkeypatch, setting, line):
+    """``GENQSIM_PHASE_REWRITE`` decides the runs and ``genqsim info`` names them, in order,
+    as set rather than measured."""
+    from genqsim.backends import numba_phase_rewrite as phases
+
+    monkeypatch.setenv("GENQSIM_PHASE_REWRITE", setting)
+    expected = frozenset() if setting == "none" else frozenset({128, 512})
+    assert phases.rewrite_run_bytes() == expected
+    assert phases.known_choice() == f"{line} (set)"
